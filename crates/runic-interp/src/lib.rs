@@ -1,0 +1,1 @@
+//! runic-interp: the reference interpreter over the typed AST.
