@@ -1,0 +1,3 @@
+//! `runic test` (data-tests-cli.md §5, §6.2).
+
+pub mod spec;
