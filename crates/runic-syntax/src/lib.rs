@@ -6,8 +6,49 @@
 
 pub mod ast;
 pub mod diag;
+pub mod lexer;
+pub mod normalize;
+mod parser;
+pub mod pretty;
 pub mod source;
 
 pub use ast::*;
 pub use diag::{Diagnostic, Severity};
+pub use parser::fixity;
 pub use source::{FileId, LineCol, SourceFile, SourceMap, Span};
+
+/// Parses a whole source file. `first_id` is the first [`NodeId`] handed out; the result's
+/// `next_id` is one past the last.
+pub fn parse_program(file: FileId, text: &str, first_id: u32) -> Result<Program, Vec<Diagnostic>> {
+    let toks = lexer::lex(file, text)?;
+    let mut p = parser::Parser::new(file, toks, first_id);
+    let decs = p.program();
+    if p.errors.is_empty() {
+        Ok(Program { decs, next_id: p.next_id() })
+    } else {
+        Err(p.errors)
+    }
+}
+
+/// Parses a single expression (the whole text). Returns it with the next free node id.
+pub fn parse_exp(file: FileId, text: &str, first_id: u32) -> Result<(Exp, u32), Vec<Diagnostic>> {
+    let toks = lexer::lex(file, text)?;
+    let mut p = parser::Parser::new(file, toks, first_id);
+    let e = p.whole(|p| p.exp()).map_err(|e| vec![e])?;
+    Ok((e, p.next_id()))
+}
+
+/// Parses a single type (the whole text). Node ids inside size expressions start at 0.
+pub fn parse_type(file: FileId, text: &str) -> Result<TypeExp, Vec<Diagnostic>> {
+    let toks = lexer::lex(file, text)?;
+    let mut p = parser::Parser::new(file, toks, 0);
+    p.whole(|p| p.ty()).map_err(|e| vec![e])
+}
+
+/// Parses a single pattern (the whole text); used by tests and tools.
+pub fn parse_pat(file: FileId, text: &str, first_id: u32) -> Result<(Pat, u32), Vec<Diagnostic>> {
+    let toks = lexer::lex(file, text)?;
+    let mut p = parser::Parser::new(file, toks, first_id);
+    let e = p.whole(|p| p.pat()).map_err(|e| vec![e])?;
+    Ok((e, p.next_id()))
+}
