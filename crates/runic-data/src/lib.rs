@@ -1,1 +1,28 @@
-//! runic-data: run-time values shared by every backend, and the text and binary value formats.
+//! runic-data: run-time values shared by every backend, and the text and binary value formats
+//! (`data-tests-cli.md` §1–§5.8): reading, printing, random generation and comparison.
+
+mod binary;
+mod compare;
+mod error;
+mod generate;
+mod lexer;
+mod print;
+mod reader;
+mod text;
+mod types;
+mod value;
+
+pub use binary::write_binary;
+pub use compare::compare_values;
+pub use error::DataError;
+pub use generate::{generate, Bounds, SplitMix64};
+pub use print::{
+    format_float_f32, format_float_f64, print_scalar, print_value, print_value_repl,
+    print_value_single_line,
+};
+pub use reader::{read_all, read_file_bytes, Reader};
+pub use types::{parse_value_type, ElemType, ValueType};
+pub use value::{shape_product, Array, Buffer, Scalar, Value};
+
+// Re-exported so that users name the same f16 type as `Scalar::F16`.
+pub use half::f16;
