@@ -5,12 +5,122 @@
 //! resolved) plus a [`TypeInfo`] side table keyed by node id. The interpreter and the
 //! lowering consume exactly this.
 
+mod check;
+mod exhaustive;
+mod infer_ty;
+pub mod intrinsics;
+mod signature;
 pub mod ty;
 
-use runic_syntax::ast::{Name, NodeId, Program};
-use runic_syntax::{Diagnostic, Span};
+use runic_syntax::ast::{Dec, Name, NodeId, Program};
+use runic_syntax::{Diagnostic, FileId, SourceMap, Span};
 use std::collections::HashMap;
 pub use ty::{Size, Type};
+
+/// The source of the definable part of the prelude (Section 10).
+pub const PRELUDE_SOURCE: &str = include_str!("prelude.fut");
+
+/// The file name under which the prelude's spans should be registered in a `SourceMap`.
+pub const PRELUDE_NAME: &str = "<prelude>";
+
+/// Type-check a program. The prelude's definitions are prepended (with node ids starting at
+/// 0 when the user's ids do not collide with them, see [`first_user_node_id`]). The
+/// prelude's spans use `FileId(u32::MAX)`; use [`check_program_with_prelude_file`] to give
+/// them a real file.
+pub fn check_program(program: Program, sources: &SourceMap) -> Result<Checked, Vec<Diagnostic>> {
+    check_program_with_prelude_file(program, sources, FileId(u32::MAX))
+}
+
+/// The first node id not used by the prelude: parse user programs with this `first_id`.
+pub fn first_user_node_id() -> u32 {
+    runic_syntax::parse_program(FileId(u32::MAX), PRELUDE_SOURCE, 0).map(|p| p.next_id).unwrap_or(0)
+}
+
+/// As [`check_program`], with the prelude's spans in `prelude_file` (register
+/// [`PRELUDE_SOURCE`] in the source map under [`PRELUDE_NAME`] to get that id).
+pub fn check_program_with_prelude_file(
+    program: Program,
+    _sources: &SourceMap,
+    prelude_file: FileId,
+) -> Result<Checked, Vec<Diagnostic>> {
+    let first = first_user_node_id();
+    match check_with(program.clone(), prelude_file, 0, first) {
+        Ok(Some(c)) => Ok(c),
+        Ok(None) => {
+            // The user's ids overlap the prelude's: put the prelude after them instead.
+            let start = program.next_id;
+            match check_with(program, prelude_file, start, 0) {
+                Ok(Some(c)) => Ok(c),
+                Ok(None) => Err(vec![internal("node ids of the prelude and the program overlap")]),
+                Err(e) => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn internal(msg: &str) -> Diagnostic {
+    Diagnostic { severity: runic_syntax::Severity::Error, message: format!("internal error: {msg}"), span: None, notes: vec![] }
+}
+
+/// Check with the prelude's ids starting at `prelude_first`; `Ok(None)` when a user node
+/// id below `guard` collides with a prelude id.
+fn check_with(
+    mut program: Program,
+    prelude_file: FileId,
+    prelude_first: u32,
+    guard: u32,
+) -> Result<Option<Checked>, Vec<Diagnostic>> {
+    let mut prelude = match runic_syntax::parse_program(prelude_file, PRELUDE_SOURCE, prelude_first) {
+        Ok(p) => p,
+        Err(_) => return Err(vec![internal("the prelude does not parse")]),
+    };
+    let intrinsics = signature::intrinsic_schemes().map_err(|m| vec![internal(&m)])?;
+    let mut ck = check::Checker::new(intrinsics);
+    ck.next_id = prelude.next_id.max(program.next_id);
+    for dec in prelude.decs.iter_mut() {
+        if let Dec::Val(vb) = dec {
+            ck.check_valbind(vb, false, 0);
+        }
+    }
+    if !ck.errors.is_empty() {
+        let mut errs = vec![internal("the prelude does not type-check")];
+        errs.extend(ck.errors);
+        return Err(errs);
+    }
+    let prelude_ids: std::collections::HashSet<NodeId> =
+        ck.info.exp_types.keys().chain(ck.info.pat_types.keys()).copied().collect();
+    ck.warnings.clear();
+    ck.start_file();
+    let prelude_decs = prelude.decs.len();
+    for (i, dec) in program.decs.iter_mut().enumerate() {
+        match dec {
+            Dec::Val(vb) => ck.check_valbind(vb, true, prelude_decs + i),
+            Dec::Type(tb) => ck.check_typebind(tb),
+            Dec::Open(_, span) | Dec::Import(_, span) | Dec::Local(_, span) => {
+                ck.errors.push(Diagnostic::error(*span, "Not supported yet: \"open\", \"import\" and \"local\" declarations."))
+            }
+        }
+    }
+    if guard > 0 {
+        let user_ids = ck.info.exp_types.keys().chain(ck.info.pat_types.keys());
+        let collide = user_ids.filter(|id| id.0 < guard).count() > prelude_ids.len();
+        if collide {
+            return Ok(None);
+        }
+    }
+    if !ck.errors.is_empty() {
+        return Err(ck.errors);
+    }
+    let mut decs = prelude.decs;
+    decs.extend(program.decs);
+    Ok(Some(Checked {
+        program: Program { decs, next_id: ck.next_id },
+        prelude_decs,
+        info: ck.info,
+        warnings: ck.warnings,
+    }))
+}
 
 /// What the type checker learned about a program.
 #[derive(Clone, Debug, Default)]

@@ -1,0 +1,572 @@
+//! Types during inference: type variables with constraints (Section 6.2), flexible size
+//! variables (Section 6.6), and unification of both.
+
+use runic_syntax::ast::{Exp, Name, PrimType};
+use std::collections::{BTreeMap, HashMap};
+
+pub(crate) type Tv = u32;
+
+/// A type under inference. Arrays are nested one dimension at a time so that indexing an
+/// array of not-yet-known rank can peel dimensions off.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum T {
+    Var(Tv),
+    Prim(PrimType),
+    Array(Sz, Box<T>),
+    Record(BTreeMap<Name, T>),
+    Sum(BTreeMap<Name, Vec<T>>),
+    Arrow(Option<Name>, Box<T>, Box<T>),
+    /// A rigid type parameter (explicit `'a`, or generalised).
+    Param(Name),
+}
+
+/// A size term under inference.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Sz {
+    /// A flexible size variable, solved by unification.
+    Flex(u32),
+    /// An `i64` name in scope.
+    Name(Name),
+    Const(i64),
+    /// `a op b` for `+`, `-`, `*`.
+    Op(&'static str, Box<Sz>, Box<Sz>),
+    /// Any other `i64` expression.
+    Exp(Box<Exp>),
+    /// A rigid unknown.
+    Unknown(u32),
+}
+
+impl T {
+    pub fn unit() -> T {
+        T::Record(BTreeMap::new())
+    }
+    pub fn tuple(items: Vec<T>) -> T {
+        T::Record(items.into_iter().enumerate().map(|(i, t)| (i.to_string(), t)).collect())
+    }
+    pub fn arrow(a: T, b: T) -> T {
+        T::Arrow(None, Box::new(a), Box::new(b))
+    }
+    pub fn i64() -> T {
+        T::Prim(PrimType::I64)
+    }
+    pub fn bool() -> T {
+        T::Prim(PrimType::Bool)
+    }
+}
+
+/// What a type variable is known to be (Section 6.2).
+#[derive(Clone, Debug)]
+pub(crate) enum Cons {
+    Free,
+    Prims(Vec<PrimType>),
+    Fields(BTreeMap<Name, T>),
+    Constrs(BTreeMap<Name, Vec<T>>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct VarInfo {
+    pub bound: Option<T>,
+    pub cons: Cons,
+}
+
+/// Why two types failed to unify: the innermost pair that clashed, already printed.
+#[derive(Clone, Debug)]
+pub(crate) struct Clash {
+    pub message: String,
+}
+
+pub(crate) const INTS: [PrimType; 8] = [
+    PrimType::I8,
+    PrimType::I16,
+    PrimType::I32,
+    PrimType::I64,
+    PrimType::U8,
+    PrimType::U16,
+    PrimType::U32,
+    PrimType::U64,
+];
+pub(crate) const FLOATS: [PrimType; 3] = [PrimType::F16, PrimType::F32, PrimType::F64];
+pub(crate) const SIGNED: [PrimType; 4] = [PrimType::I8, PrimType::I16, PrimType::I32, PrimType::I64];
+
+pub(crate) fn numeric() -> Vec<PrimType> {
+    INTS.iter().chain(FLOATS.iter()).copied().collect()
+}
+
+/// The substitution: type variables and flexible sizes.
+#[derive(Default)]
+pub(crate) struct Subst {
+    pub vars: Vec<VarInfo>,
+    pub flex: Vec<Option<Sz>>,
+    pub unknowns: u32,
+}
+
+impl Subst {
+    pub fn fresh(&mut self, cons: Cons) -> T {
+        self.vars.push(VarInfo { bound: None, cons });
+        T::Var(self.vars.len() as u32 - 1)
+    }
+    pub fn fresh_var(&mut self) -> T {
+        self.fresh(Cons::Free)
+    }
+    pub fn fresh_flex(&mut self) -> Sz {
+        self.flex.push(None);
+        Sz::Flex(self.flex.len() as u32 - 1)
+    }
+    pub fn fresh_unknown(&mut self) -> Sz {
+        self.unknowns += 1;
+        Sz::Unknown(self.unknowns - 1)
+    }
+
+    /// Follow bindings at the top of a type.
+    pub fn shallow(&self, t: &T) -> T {
+        let mut t = t.clone();
+        while let T::Var(v) = t {
+            match &self.vars[v as usize].bound {
+                Some(b) => t = b.clone(),
+                None => return T::Var(v),
+            }
+        }
+        t
+    }
+
+    pub fn size(&self, s: &Sz) -> Sz {
+        match s {
+            Sz::Flex(k) => match &self.flex[*k as usize] {
+                Some(b) => self.size(b),
+                None => s.clone(),
+            },
+            Sz::Op(o, a, b) => Sz::Op(o, Box::new(self.size(a)), Box::new(self.size(b))),
+            _ => s.clone(),
+        }
+    }
+
+    /// Apply the substitution everywhere.
+    pub fn zonk(&self, t: &T) -> T {
+        match self.shallow(t) {
+            T::Array(s, e) => T::Array(self.size(&s), Box::new(self.zonk(&e))),
+            T::Record(fs) => T::Record(fs.iter().map(|(n, t)| (n.clone(), self.zonk(t))).collect()),
+            T::Sum(cs) => T::Sum(cs.iter().map(|(n, ts)| (n.clone(), ts.iter().map(|t| self.zonk(t)).collect())).collect()),
+            T::Arrow(n, a, b) => T::Arrow(n, Box::new(self.zonk(&a)), Box::new(self.zonk(&b))),
+            t => t,
+        }
+    }
+
+    fn occurs(&self, v: Tv, t: &T) -> bool {
+        match self.shallow(t) {
+            T::Var(w) => {
+                if v == w {
+                    return true;
+                }
+                match &self.vars[w as usize].cons {
+                    Cons::Fields(fs) => fs.values().any(|t| self.occurs(v, t)),
+                    Cons::Constrs(cs) => cs.values().flatten().any(|t| self.occurs(v, t)),
+                    _ => false,
+                }
+            }
+            T::Array(_, e) => self.occurs(v, &e),
+            T::Record(fs) => fs.values().any(|t| self.occurs(v, t)),
+            T::Sum(cs) => cs.values().flatten().any(|t| self.occurs(v, t)),
+            T::Arrow(_, a, b) => self.occurs(v, &a) || self.occurs(v, &b),
+            T::Prim(_) | T::Param(_) => false,
+        }
+    }
+
+    pub fn unify(&mut self, a: &T, b: &T) -> Result<(), Clash> {
+        let a = self.shallow(a);
+        let b = self.shallow(b);
+        match (&a, &b) {
+            (T::Var(x), T::Var(y)) if x == y => Ok(()),
+            (T::Var(x), _) => self.bind(*x, &b),
+            (_, T::Var(y)) => self.bind(*y, &a),
+            (T::Prim(p), T::Prim(q)) if p == q => Ok(()),
+            (T::Param(p), T::Param(q)) if p == q => Ok(()),
+            (T::Array(s1, e1), T::Array(s2, e2)) => {
+                self.unify_size(s1, s2);
+                self.unify(e1, e2).map_err(|c| self.context(c, &a, &b))
+            }
+            (T::Record(f1), T::Record(f2)) => {
+                if f1.len() != f2.len() || f1.keys().any(|k| !f2.contains_key(k)) {
+                    return Err(self.clash(&a, &b));
+                }
+                for (k, t1) in f1 {
+                    self.unify(t1, &f2[k]).map_err(|c| self.context(c, &a, &b))?;
+                }
+                Ok(())
+            }
+            (T::Sum(c1), T::Sum(c2)) => {
+                if c1.len() != c2.len() || c1.keys().any(|k| !c2.contains_key(k)) {
+                    return Err(self.clash(&a, &b));
+                }
+                for (k, ts1) in c1 {
+                    let ts2 = &c2[k];
+                    if ts1.len() != ts2.len() {
+                        return Err(self.clash(&a, &b));
+                    }
+                    for (t1, t2) in ts1.iter().zip(ts2) {
+                        self.unify(t1, t2).map_err(|c| self.context(c, &a, &b))?;
+                    }
+                }
+                Ok(())
+            }
+            (T::Arrow(_, p1, r1), T::Arrow(_, p2, r2)) => {
+                self.unify(p1, p2).map_err(|c| self.context(c, &a, &b))?;
+                self.unify(r1, r2).map_err(|c| self.context(c, &a, &b))
+            }
+            _ => Err(self.clash(&a, &b)),
+        }
+    }
+
+    fn clash(&self, a: &T, b: &T) -> Clash {
+        Clash { message: format!("Cannot unify \"{}\" with \"{}\".", self.show(a), self.show(b)) }
+    }
+
+    fn context(&self, c: Clash, _a: &T, _b: &T) -> Clash {
+        c
+    }
+
+    fn bind(&mut self, v: Tv, t: &T) -> Result<(), Clash> {
+        if self.occurs(v, t) {
+            return Err(Clash {
+                message: format!(
+                    "Occurs check: cannot construct the infinite type \"{}\" = \"{}\".",
+                    self.show(&T::Var(v)),
+                    self.show(t)
+                ),
+            });
+        }
+        let cons = std::mem::replace(&mut self.vars[v as usize].cons, Cons::Free);
+        let result = self.bind_with(v, &cons, t);
+        if result.is_err() {
+            self.vars[v as usize].cons = cons;
+        }
+        result
+    }
+
+    fn bind_with(&mut self, v: Tv, cons: &Cons, t: &T) -> Result<(), Clash> {
+        match (cons, t) {
+            (Cons::Free, _) => {
+                self.vars[v as usize].bound = Some(t.clone());
+                Ok(())
+            }
+            (_, T::Var(w)) => {
+                // Merge the constraint into the other variable.
+                let other = std::mem::replace(&mut self.vars[*w as usize].cons, Cons::Free);
+                let merged = self.merge(cons, &other);
+                match merged {
+                    Ok(m) => {
+                        self.vars[*w as usize].cons = m;
+                        self.vars[v as usize].bound = Some(t.clone());
+                        Ok(())
+                    }
+                    Err(e) => {
+                        self.vars[*w as usize].cons = other;
+                        Err(e)
+                    }
+                }
+            }
+            (Cons::Prims(ps), T::Prim(p)) if ps.contains(p) => {
+                self.vars[v as usize].bound = Some(t.clone());
+                Ok(())
+            }
+            (Cons::Prims(ps), _) => Err(Clash {
+                message: format!("Cannot unify \"{}\" with a type in {}.", self.show(t), show_prims(ps)),
+            }),
+            (Cons::Fields(fs), T::Record(have)) => {
+                for (f, ft) in fs {
+                    match have.get(f) {
+                        Some(ht) => self.unify(ft, ht)?,
+                        None => {
+                            return Err(Clash {
+                                message: format!("Field \"{f}\" does not exist in type \"{}\".", self.show(t)),
+                            })
+                        }
+                    }
+                }
+                self.vars[v as usize].bound = Some(t.clone());
+                Ok(())
+            }
+            (Cons::Fields(fs), _) => Err(Clash {
+                message: format!(
+                    "Cannot unify \"{}\" with a record type with field{} {}.",
+                    self.show(t),
+                    if fs.len() == 1 { "" } else { "s" },
+                    fs.keys().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ")
+                ),
+            }),
+            (Cons::Constrs(cs), T::Sum(have)) => {
+                for (c, ts) in cs {
+                    match have.get(c) {
+                        Some(hs) if hs.len() == ts.len() => {
+                            for (a, b) in ts.iter().zip(hs) {
+                                self.unify(a, b)?;
+                            }
+                        }
+                        _ => {
+                            return Err(Clash {
+                                message: format!(
+                                    "Constructor \"#{c}\" with {} payload(s) does not exist in type \"{}\".",
+                                    ts.len(),
+                                    self.show(t)
+                                ),
+                            })
+                        }
+                    }
+                }
+                self.vars[v as usize].bound = Some(t.clone());
+                Ok(())
+            }
+            (Cons::Constrs(cs), _) => Err(Clash {
+                message: format!(
+                    "Cannot unify \"{}\" with a sum type with constructor{} {}.",
+                    self.show(t),
+                    if cs.len() == 1 { "" } else { "s" },
+                    cs.keys().map(|k| format!("\"#{k}\"")).collect::<Vec<_>>().join(", ")
+                ),
+            }),
+        }
+    }
+
+    fn merge(&mut self, a: &Cons, b: &Cons) -> Result<Cons, Clash> {
+        match (a, b) {
+            (Cons::Free, c) | (c, Cons::Free) => Ok(c.clone()),
+            (Cons::Prims(x), Cons::Prims(y)) => {
+                let both: Vec<PrimType> = x.iter().filter(|p| y.contains(p)).copied().collect();
+                if both.is_empty() {
+                    Err(Clash { message: format!("Cannot unify a type in {} with a type in {}.", show_prims(x), show_prims(y)) })
+                } else {
+                    Ok(Cons::Prims(both))
+                }
+            }
+            (Cons::Fields(x), Cons::Fields(y)) => {
+                let mut out = x.clone();
+                for (k, t) in y {
+                    match x.get(k) {
+                        Some(t0) => self.unify(t0, t)?,
+                        None => {
+                            out.insert(k.clone(), t.clone());
+                        }
+                    }
+                }
+                Ok(Cons::Fields(out))
+            }
+            (Cons::Constrs(x), Cons::Constrs(y)) => {
+                let mut out = x.clone();
+                for (k, ts) in y {
+                    match x.get(k) {
+                        Some(ts0) if ts0.len() == ts.len() => {
+                            for (a, b) in ts0.iter().zip(ts) {
+                                self.unify(a, b)?;
+                            }
+                        }
+                        Some(_) => {
+                            return Err(Clash {
+                                message: format!("Constructor \"#{k}\" is used with different numbers of payloads."),
+                            })
+                        }
+                        None => {
+                            out.insert(k.clone(), ts.clone());
+                        }
+                    }
+                }
+                Ok(Cons::Constrs(out))
+            }
+            (x, y) => Err(Clash {
+                message: format!("Cannot unify {} with {}.", describe_cons(x), describe_cons(y)),
+            }),
+        }
+    }
+
+    /// Unify two sizes. Flexible variables bind; rigid mismatches are accepted (level 1:
+    /// the interpreter checks them at run time).
+    pub fn unify_size(&mut self, a: &Sz, b: &Sz) {
+        let a = self.size(a);
+        let b = self.size(b);
+        match (&a, &b) {
+            (Sz::Flex(x), Sz::Flex(y)) if x == y => {}
+            (Sz::Flex(x), _) => {
+                if !mentions_flex(&b, *x) {
+                    self.flex[*x as usize] = Some(b.clone());
+                }
+            }
+            (_, Sz::Flex(y)) => {
+                if !mentions_flex(&a, *y) {
+                    self.flex[*y as usize] = Some(a.clone());
+                }
+            }
+            (Sz::Op(o1, a1, b1), Sz::Op(o2, a2, b2)) if o1 == o2 => {
+                self.unify_size(a1, a2);
+                self.unify_size(b1, b2);
+            }
+            _ => {}
+        }
+    }
+
+    pub fn show(&self, t: &T) -> String {
+        let mut names = HashMap::new();
+        self.show_in(&self.zonk(t), &mut names)
+    }
+
+    fn show_in(&self, t: &T, names: &mut HashMap<Tv, String>) -> String {
+        match t {
+            T::Var(v) => match &self.vars[*v as usize].cons {
+                Cons::Prims(ps) if ps.len() == 1 => ps[0].to_string(),
+                Cons::Fields(fs) => {
+                    let inner: Vec<String> = fs.iter().map(|(k, t)| format!("{k}: {}", self.show_in(t, names))).collect();
+                    format!("{{{}, ...}}", inner.join(", "))
+                }
+                _ => {
+                    let n = names.len();
+                    names.entry(*v).or_insert_with(|| var_name(n)).clone()
+                }
+            },
+            T::Prim(p) => p.to_string(),
+            T::Param(n) => n.clone(),
+            T::Array(s, e) => {
+                let inner = self.show_in(e, names);
+                let inner = if matches!(**e, T::Arrow(..) | T::Sum(_)) { format!("({inner})") } else { inner };
+                format!("[{}]{inner}", show_size(s))
+            }
+            T::Record(fs) => {
+                let is_tuple = fs.len() >= 2 && (0..fs.len()).all(|i| fs.contains_key(&i.to_string()));
+                if is_tuple {
+                    let items: Vec<String> = (0..fs.len()).map(|i| self.show_in(&fs[&i.to_string()], names)).collect();
+                    format!("({})", items.join(", "))
+                } else if fs.is_empty() {
+                    "()".to_string()
+                } else {
+                    let mut keys: Vec<&Name> = fs.keys().collect();
+                    keys.sort_by(|a, b| crate::ty::canonical_field_order(a, b));
+                    let items: Vec<String> = keys.iter().map(|k| format!("{k}: {}", self.show_in(&fs[*k], names))).collect();
+                    format!("{{{}}}", items.join(", "))
+                }
+            }
+            T::Sum(cs) => {
+                let items: Vec<String> = cs
+                    .iter()
+                    .map(|(c, ts)| {
+                        let mut s = format!("#{c}");
+                        for t in ts {
+                            let x = self.show_in(t, names);
+                            if matches!(t, T::Prim(_) | T::Param(_) | T::Record(_) | T::Var(_)) {
+                                s.push_str(&format!(" {x}"));
+                            } else {
+                                s.push_str(&format!(" ({x})"));
+                            }
+                        }
+                        s
+                    })
+                    .collect();
+                items.join(" | ")
+            }
+            T::Arrow(n, a, b) => {
+                let pa = self.show_in(a, names);
+                let pb = self.show_in(b, names);
+                match n {
+                    Some(n) => format!("({n}: {pa}) -> {pb}"),
+                    None if matches!(**a, T::Arrow(..) | T::Sum(_)) => format!("({pa}) -> {pb}"),
+                    None => format!("{pa} -> {pb}"),
+                }
+            }
+        }
+    }
+}
+
+fn var_name(n: usize) -> String {
+    let letters = "abcdefghijklmnopqrstuvwxyz".as_bytes();
+    if n < 26 {
+        format!("{}", letters[n] as char)
+    } else {
+        format!("t{n}")
+    }
+}
+
+pub(crate) fn show_size(s: &Sz) -> String {
+    match s {
+        Sz::Flex(_) | Sz::Unknown(_) | Sz::Exp(_) => String::new(),
+        Sz::Name(n) => n.clone(),
+        Sz::Const(k) => k.to_string(),
+        Sz::Op(o, a, b) => format!("{}{o}{}", show_size(a), show_size(b)),
+    }
+}
+
+pub(crate) fn show_prims(ps: &[PrimType]) -> String {
+    let mut v: Vec<PrimType> = ps.to_vec();
+    v.sort();
+    if v == numeric() {
+        return "the numeric types".to_string();
+    }
+    if v == INTS.to_vec() {
+        return "the integer types".to_string();
+    }
+    if v == FLOATS.to_vec() {
+        return "the float types".to_string();
+    }
+    format!("{{{}}}", v.iter().map(|p| p.name()).collect::<Vec<_>>().join(", "))
+}
+
+fn describe_cons(c: &Cons) -> String {
+    match c {
+        Cons::Free => "any type".to_string(),
+        Cons::Prims(ps) => format!("a type in {}", show_prims(ps)),
+        Cons::Fields(fs) => format!(
+            "a record with fields {}",
+            fs.keys().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ")
+        ),
+        Cons::Constrs(cs) => format!(
+            "a sum type with constructors {}",
+            cs.keys().map(|k| format!("\"#{k}\"")).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+fn mentions_flex(s: &Sz, k: u32) -> bool {
+    match s {
+        Sz::Flex(j) => *j == k,
+        Sz::Op(_, a, b) => mentions_flex(a, k) || mentions_flex(b, k),
+        _ => false,
+    }
+}
+
+/// Does the size term mention the name?
+pub(crate) fn size_mentions(s: &Sz, name: &str) -> bool {
+    match s {
+        Sz::Name(n) => n == name,
+        Sz::Op(_, a, b) => size_mentions(a, name) || size_mentions(b, name),
+        Sz::Exp(e) => exp_mentions(e, name),
+        _ => false,
+    }
+}
+
+/// Conservative: does the expression's debug form mention the variable? Size expressions
+/// are small, so a structural walk over the few forms they take is enough.
+fn exp_mentions(e: &Exp, name: &str) -> bool {
+    use runic_syntax::ast::ExpKind as K;
+    match &e.kind {
+        K::Var(q) => q.quals.is_empty() && q.name == name || q.quals.first().is_some_and(|h| h == name),
+        K::Literal(_) => false,
+        K::BinOp { lhs, rhs, .. } => exp_mentions(lhs, name) || exp_mentions(rhs, name),
+        K::Apply(f, args) => exp_mentions(f, name) || args.iter().any(|a| exp_mentions(a, name)),
+        K::Negate(x) | K::Not(x) | K::Project(x, _) => exp_mentions(x, name),
+        _ => true,
+    }
+}
+
+/// Replace sizes throughout a type.
+pub(crate) fn map_sizes(t: &T, f: &mut dyn FnMut(&Sz) -> Sz) -> T {
+    match t {
+        T::Array(s, e) => T::Array(f(s), Box::new(map_sizes(e, f))),
+        T::Record(fs) => T::Record(fs.iter().map(|(n, t)| (n.clone(), map_sizes(t, f))).collect()),
+        T::Sum(cs) => T::Sum(cs.iter().map(|(n, ts)| (n.clone(), ts.iter().map(|t| map_sizes(t, f)).collect())).collect()),
+        T::Arrow(n, a, b) => T::Arrow(n.clone(), Box::new(map_sizes(a, f)), Box::new(map_sizes(b, f))),
+        t => t.clone(),
+    }
+}
+
+/// Substitute a size term for a name inside a size term.
+pub(crate) fn subst_size(s: &Sz, name: &str, by: &Sz) -> Sz {
+    match s {
+        Sz::Name(n) if n == name => by.clone(),
+        Sz::Op(o, a, b) => Sz::Op(o, Box::new(subst_size(a, name, by)), Box::new(subst_size(b, name, by))),
+        s => s.clone(),
+    }
+}
