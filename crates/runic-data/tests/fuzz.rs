@@ -62,7 +62,7 @@ fn random_hints(rng: &mut SplitMix64) -> Vec<Option<ValueType>> {
     (0..4)
         .map(|_| {
             let r = rng.next_u64();
-            (r % 3 != 0).then(|| {
+            (!r.is_multiple_of(3)).then(|| {
                 ValueType::of_rank(
                     ElemType::ALL[(r >> 8) as usize % 12],
                     (r >> 16) as usize % 4,
@@ -79,7 +79,7 @@ fn fuzz_readers_for_a_few_seconds() {
     let mut rng = SplitMix64::new(0x5eed);
     let mut runs = 0u64;
     while start.elapsed() < budget {
-        let mut input = if rng.next_u64() % 4 == 0 {
+        let mut input = if rng.next_u64().is_multiple_of(4) {
             let n = (rng.next_u64() % 64) as usize;
             (0..n).map(|_| (rng.next_u64() >> 56) as u8).collect()
         } else {
@@ -88,7 +88,7 @@ fn fuzz_readers_for_a_few_seconds() {
         for _ in 0..=(rng.next_u64() % 6) {
             mutate(&mut rng, &mut input);
         }
-        let hints = if rng.next_u64() % 2 == 0 {
+        let hints = if rng.next_u64().is_multiple_of(2) {
             Vec::new()
         } else {
             random_hints(&mut rng)
