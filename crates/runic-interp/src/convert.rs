@@ -1,0 +1,196 @@
+//! Conversion between interpreter values and `runic_data` values at the program boundary.
+
+use crate::prim::Prim;
+use crate::value::{Array, Buf, Data, Value};
+use runic_data::{Buffer, Scalar};
+use runic_syntax::ast::PrimType;
+use runic_types::{Size, Type};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+pub fn prim_to_scalar(p: Prim) -> Scalar {
+    match p {
+        Prim::I8(x) => Scalar::I8(x),
+        Prim::I16(x) => Scalar::I16(x),
+        Prim::I32(x) => Scalar::I32(x),
+        Prim::I64(x) => Scalar::I64(x),
+        Prim::U8(x) => Scalar::U8(x),
+        Prim::U16(x) => Scalar::U16(x),
+        Prim::U32(x) => Scalar::U32(x),
+        Prim::U64(x) => Scalar::U64(x),
+        Prim::F16(x) => Scalar::F16(x),
+        Prim::F32(x) => Scalar::F32(x),
+        Prim::F64(x) => Scalar::F64(x),
+        Prim::Bool(x) => Scalar::Bool(x),
+    }
+}
+
+pub fn scalar_to_prim(s: Scalar) -> Prim {
+    match s {
+        Scalar::I8(x) => Prim::I8(x),
+        Scalar::I16(x) => Prim::I16(x),
+        Scalar::I32(x) => Prim::I32(x),
+        Scalar::I64(x) => Prim::I64(x),
+        Scalar::U8(x) => Prim::U8(x),
+        Scalar::U16(x) => Prim::U16(x),
+        Scalar::U32(x) => Prim::U32(x),
+        Scalar::U64(x) => Prim::U64(x),
+        Scalar::F16(x) => Prim::F16(x),
+        Scalar::F32(x) => Prim::F32(x),
+        Scalar::F64(x) => Prim::F64(x),
+        Scalar::Bool(x) => Prim::Bool(x),
+    }
+}
+
+fn buf_from_data(b: Buffer) -> Buf {
+    match b {
+        Buffer::I8(v) => Buf::I8(v),
+        Buffer::I16(v) => Buf::I16(v),
+        Buffer::I32(v) => Buf::I32(v),
+        Buffer::I64(v) => Buf::I64(v),
+        Buffer::U8(v) => Buf::U8(v),
+        Buffer::U16(v) => Buf::U16(v),
+        Buffer::U32(v) => Buf::U32(v),
+        Buffer::U64(v) => Buf::U64(v),
+        Buffer::F16(v) => Buf::F16(v),
+        Buffer::F32(v) => Buf::F32(v),
+        Buffer::F64(v) => Buf::F64(v),
+        Buffer::Bool(v) => Buf::Bool(v),
+    }
+}
+
+fn buf_to_data(b: Buf) -> Buffer {
+    match b {
+        Buf::I8(v) => Buffer::I8(v),
+        Buf::I16(v) => Buffer::I16(v),
+        Buf::I32(v) => Buffer::I32(v),
+        Buf::I64(v) => Buffer::I64(v),
+        Buf::U8(v) => Buffer::U8(v),
+        Buf::U16(v) => Buffer::U16(v),
+        Buf::U32(v) => Buffer::U32(v),
+        Buf::U64(v) => Buffer::U64(v),
+        Buf::F16(v) => Buffer::F16(v),
+        Buf::F32(v) => Buffer::F32(v),
+        Buf::F64(v) => Buffer::F64(v),
+        Buf::Bool(v) => Buffer::Bool(v),
+    }
+}
+
+fn empty_buf(t: PrimType) -> Buffer {
+    buf_to_data(Buf::with_capacity(t, 0))
+}
+
+/// An input data value as an interpreter value.
+pub fn from_data<'a>(v: runic_data::Value) -> Value<'a> {
+    match v {
+        runic_data::Value::Scalar(s) => Value::Prim(scalar_to_prim(s)),
+        runic_data::Value::Array(a) => Value::Array(Rc::new(Array::new(
+            a.shape,
+            Data::Flat(buf_from_data(a.data)),
+        ))),
+        runic_data::Value::Tuple(vs) => {
+            Value::Tuple(Rc::new(vs.into_iter().map(from_data).collect()))
+        }
+        _ => Value::unit(),
+    }
+}
+
+/// Size bindings known at the boundary (entry-point size parameters), for empty arrays.
+pub type SizeEnv = HashMap<String, i64>;
+
+/// An interpreter value as a data value; `ty` (the static type, when known) fixes the
+/// element type and inner shape of empty arrays.
+pub fn to_data(v: &Value, ty: Option<&Type>, sizes: &SizeEnv) -> runic_data::Value {
+    match v {
+        Value::Prim(p) => runic_data::Value::Scalar(prim_to_scalar(*p)),
+        Value::Array(a) => array_to_data(a, ty, sizes),
+        Value::Tuple(items) => {
+            let tys: Option<Vec<&Type>> = match ty {
+                Some(Type::Record(fs)) if fs.len() == items.len() => {
+                    Some(fs.iter().map(|(_, t)| t).collect())
+                }
+                _ => None,
+            };
+            runic_data::Value::Tuple(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| to_data(x, tys.as_ref().map(|t| t[i]), sizes))
+                    .collect(),
+            )
+        }
+        Value::Record(fields) => runic_data::Value::Record(
+            fields
+                .iter()
+                .map(|(n, x)| {
+                    let ft = match ty {
+                        Some(Type::Record(fs)) => fs.iter().find(|(m, _)| m == n).map(|(_, t)| t),
+                        _ => None,
+                    };
+                    (n.to_string(), to_data(x, ft, sizes))
+                })
+                .collect(),
+        ),
+        Value::Sum(s) => {
+            let payload_tys: Option<&Vec<Type>> = match ty {
+                Some(Type::Sum(cs)) => cs.iter().find(|(c, _)| c == s.0).map(|(_, ts)| ts),
+                _ => None,
+            };
+            runic_data::Value::Sum(
+                s.0.to_string(),
+                s.1.iter()
+                    .enumerate()
+                    .map(|(i, x)| to_data(x, payload_tys.and_then(|t| t.get(i)), sizes))
+                    .collect(),
+            )
+        }
+        Value::Fun(_) => runic_data::Value::Opaque("#<fun>".into()),
+    }
+}
+
+fn array_to_data(a: &Array, ty: Option<&Type>, sizes: &SizeEnv) -> runic_data::Value {
+    let (elem_ty, dims) = match ty {
+        Some(Type::Array { elem, shape }) => (Some(&**elem), Some(shape)),
+        _ => (None, None),
+    };
+    match &a.data {
+        Data::Flat(b) => runic_data::Value::Array(runic_data::Array {
+            shape: a.shape.clone(),
+            data: buf_to_data(b.clone()),
+        }),
+        Data::Boxed(items) if items.is_empty() => {
+            let mut shape = a.shape.clone();
+            if let Some(dims) = dims {
+                for (k, s) in dims.iter().enumerate().skip(shape.len()) {
+                    let _ = k;
+                    shape.push(match s {
+                        Size::Const(c) => (*c).max(0) as usize,
+                        Size::Var(n) => sizes.get(n).copied().unwrap_or(0).max(0) as usize,
+                        _ => 0,
+                    });
+                }
+            }
+            match elem_ty {
+                Some(Type::Prim(p)) => runic_data::Value::Array(runic_data::Array {
+                    shape,
+                    data: empty_buf(*p),
+                }),
+                _ => runic_data::Value::Opaque(format!(
+                    "empty({}t)",
+                    crate::value::shape_string(&shape)
+                )),
+            }
+        }
+        Data::Boxed(items) => {
+            // Arrays of non-primitives are opaque at the boundary; show them row by row.
+            let _ = items;
+            let rows: Vec<String> = a.rows().map(|r| show(&r)).collect();
+            runic_data::Value::Opaque(format!("[{}]", rows.join(", ")))
+        }
+    }
+}
+
+/// A value in REPL-like notation (for `trace` and opaque results).
+pub fn show(v: &Value) -> String {
+    runic_data::print_value_repl(&to_data(v, None, &SizeEnv::new()))
+}

@@ -1,0 +1,777 @@
+//! Primitive values and the primitive operations of language.md §9.
+//!
+//! Integer operations are computed on `i128` and wrapped back to the operand width, which gives
+//! the two's-complement wrap-around rules of §9.1 for every width with one code path. Float
+//! operations are computed in `f64` and rounded to the operand type: for `+ - * / sqrt` and
+//! `fmod` this double rounding is exact for `f32` and `f16`.
+
+use half::f16;
+use runic_syntax::ast::PrimType;
+
+/// A scalar of one of the twelve primitive types.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Prim {
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    F16(f16),
+    F32(f32),
+    F64(f64),
+    Bool(bool),
+}
+
+/// Errors of primitive operations (their messages are fixed by §9.6).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PrimError {
+    DivisionByZero,
+    NegativeExponent,
+}
+
+impl PrimError {
+    pub fn message(&self) -> &'static str {
+        match self {
+            PrimError::DivisionByZero => "division by zero",
+            PrimError::NegativeExponent => "negative exponent",
+        }
+    }
+}
+
+impl Prim {
+    pub fn ty(self) -> PrimType {
+        match self {
+            Prim::I8(_) => PrimType::I8,
+            Prim::I16(_) => PrimType::I16,
+            Prim::I32(_) => PrimType::I32,
+            Prim::I64(_) => PrimType::I64,
+            Prim::U8(_) => PrimType::U8,
+            Prim::U16(_) => PrimType::U16,
+            Prim::U32(_) => PrimType::U32,
+            Prim::U64(_) => PrimType::U64,
+            Prim::F16(_) => PrimType::F16,
+            Prim::F32(_) => PrimType::F32,
+            Prim::F64(_) => PrimType::F64,
+            Prim::Bool(_) => PrimType::Bool,
+        }
+    }
+
+    /// The integer value, exactly (unsigned types read as unsigned).
+    pub fn as_int(self) -> Option<i128> {
+        Some(match self {
+            Prim::I8(x) => x as i128,
+            Prim::I16(x) => x as i128,
+            Prim::I32(x) => x as i128,
+            Prim::I64(x) => x as i128,
+            Prim::U8(x) => x as i128,
+            Prim::U16(x) => x as i128,
+            Prim::U32(x) => x as i128,
+            Prim::U64(x) => x as i128,
+            _ => return None,
+        })
+    }
+
+    pub fn as_float(self) -> Option<f64> {
+        Some(match self {
+            Prim::F16(x) => x.to_f64(),
+            Prim::F32(x) => x as f64,
+            Prim::F64(x) => x,
+            _ => return None,
+        })
+    }
+
+    pub fn as_bool(self) -> Option<bool> {
+        match self {
+            Prim::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Any integer as i64 (wrapping); used for indices and sizes.
+    pub fn to_i64(self) -> Option<i64> {
+        self.as_int().map(|v| v as i64)
+    }
+
+    /// An integer of type `t` from an exact value, wrapping modulo 2^N.
+    pub fn int(t: PrimType, v: i128) -> Prim {
+        match t {
+            PrimType::I8 => Prim::I8(v as i8),
+            PrimType::I16 => Prim::I16(v as i16),
+            PrimType::I32 => Prim::I32(v as i32),
+            PrimType::I64 => Prim::I64(v as i64),
+            PrimType::U8 => Prim::U8(v as u8),
+            PrimType::U16 => Prim::U16(v as u16),
+            PrimType::U32 => Prim::U32(v as u32),
+            PrimType::U64 => Prim::U64(v as u64),
+            PrimType::F16 | PrimType::F32 | PrimType::F64 => Prim::float(t, v as f64),
+            PrimType::Bool => Prim::Bool(v != 0),
+        }
+    }
+
+    /// A float of type `t`, rounded to nearest.
+    pub fn float(t: PrimType, v: f64) -> Prim {
+        match t {
+            PrimType::F16 => Prim::F16(f16::from_f64(v)),
+            PrimType::F32 => Prim::F32(v as f32),
+            PrimType::F64 => Prim::F64(v),
+            PrimType::Bool => Prim::Bool(v != 0.0),
+            _ => convert(Prim::F64(v), t),
+        }
+    }
+
+    pub fn zero(t: PrimType) -> Prim {
+        Prim::int(t, 0)
+    }
+    pub fn one(t: PrimType) -> Prim {
+        Prim::int(t, 1)
+    }
+
+    /// Largest value of the type (`inf` for floats).
+    pub fn highest(t: PrimType) -> Prim {
+        if t.is_float() {
+            Prim::float(t, f64::INFINITY)
+        } else if t == PrimType::Bool {
+            Prim::Bool(true)
+        } else if t.is_signed_int() {
+            Prim::int(t, (1i128 << (t.bits() - 1)) - 1)
+        } else {
+            Prim::int(t, (1i128 << t.bits()) - 1)
+        }
+    }
+
+    /// Smallest value of the type (`-inf` for floats).
+    pub fn lowest(t: PrimType) -> Prim {
+        if t.is_float() {
+            Prim::float(t, f64::NEG_INFINITY)
+        } else if t == PrimType::Bool {
+            Prim::Bool(false)
+        } else if t.is_signed_int() {
+            Prim::int(t, -(1i128 << (t.bits() - 1)))
+        } else {
+            Prim::int(t, 0)
+        }
+    }
+
+    /// The value printed without a type suffix (for error messages).
+    pub fn plain(self) -> String {
+        match self {
+            Prim::Bool(b) => b.to_string(),
+            p => match p.as_int() {
+                Some(v) => v.to_string(),
+                None => {
+                    let f = p.as_float().unwrap_or(0.0);
+                    if f.is_nan() {
+                        "nan".into()
+                    } else if f.is_infinite() {
+                        if f > 0.0 {
+                            "inf".into()
+                        } else {
+                            "-inf".into()
+                        }
+                    } else {
+                        format!("{f}")
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// The binary operators of §9 (overloaded and module members alike).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Pow,
+    Quot,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Lshr,
+    Eq,
+    Neq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogAnd,
+    LogOr,
+    Max,
+    Min,
+    MulHi,
+    Atan2,
+    Atan2Pi,
+    Hypot,
+    NextAfter,
+    CopySign,
+    Ldexp,
+    GetBit,
+    FromFraction,
+}
+
+impl BinOp {
+    /// The operator for an overloaded operator symbol.
+    pub fn from_symbol(s: &str) -> Option<BinOp> {
+        Some(match s {
+            "+" => BinOp::Add,
+            "-" => BinOp::Sub,
+            "*" => BinOp::Mul,
+            "/" => BinOp::Div,
+            "%" => BinOp::Mod,
+            "**" => BinOp::Pow,
+            "//" => BinOp::Quot,
+            "%%" => BinOp::Rem,
+            "&" => BinOp::And,
+            "|" => BinOp::Or,
+            "^" => BinOp::Xor,
+            "<<" => BinOp::Shl,
+            ">>" => BinOp::Shr,
+            ">>>" => BinOp::Lshr,
+            "==" => BinOp::Eq,
+            "!=" => BinOp::Neq,
+            "<" => BinOp::Lt,
+            "<=" => BinOp::Le,
+            ">" => BinOp::Gt,
+            ">=" => BinOp::Ge,
+            "&&" => BinOp::LogAnd,
+            "||" => BinOp::LogOr,
+            _ => return None,
+        })
+    }
+}
+
+fn cmp_prims(a: Prim, b: Prim) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (Prim::Bool(x), Prim::Bool(y)) => Some(x.cmp(&y)),
+        _ => match (a.as_int(), b.as_int()) {
+            (Some(x), Some(y)) => Some(x.cmp(&y)),
+            _ => a.as_float()?.partial_cmp(&b.as_float()?),
+        },
+    }
+}
+
+/// Apply a binary operator to two primitives of the same type.
+pub fn binop(op: BinOp, a: Prim, b: Prim) -> Result<Prim, PrimError> {
+    use std::cmp::Ordering::*;
+    let t = a.ty();
+    match op {
+        BinOp::Eq => return Ok(Prim::Bool(cmp_prims(a, b) == Some(Equal))),
+        BinOp::Neq => return Ok(Prim::Bool(cmp_prims(a, b) != Some(Equal))),
+        BinOp::Lt => return Ok(Prim::Bool(cmp_prims(a, b) == Some(Less))),
+        BinOp::Le => return Ok(Prim::Bool(matches!(cmp_prims(a, b), Some(Less | Equal)))),
+        BinOp::Gt => return Ok(Prim::Bool(cmp_prims(a, b) == Some(Greater))),
+        BinOp::Ge => return Ok(Prim::Bool(matches!(cmp_prims(a, b), Some(Greater | Equal)))),
+        _ => {}
+    }
+    if let (Prim::Bool(x), Prim::Bool(y)) = (a, b) {
+        return Ok(Prim::Bool(match op {
+            BinOp::LogAnd | BinOp::And | BinOp::Min | BinOp::Mul => x && y,
+            BinOp::LogOr | BinOp::Or | BinOp::Max | BinOp::Add => x || y,
+            BinOp::Xor | BinOp::Sub => x ^ y,
+            _ => x,
+        }));
+    }
+    if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+        return int_binop(op, t, x, y);
+    }
+    if let (Some(x), Some(y)) = (a.as_float(), b.as_float()) {
+        return Ok(float_binop(op, t, x, y));
+    }
+    // Mixed operand types only arise for operators with an i32/i64 second operand.
+    match (op, a.as_float(), b.as_int()) {
+        (BinOp::Ldexp, Some(x), Some(n)) => Ok(Prim::float(t, ldexp(x, n))),
+        (BinOp::GetBit, _, _) => Ok(Prim::I32(0)),
+        _ => Ok(a),
+    }
+}
+
+fn ldexp(x: f64, n: i128) -> f64 {
+    let n = n.clamp(-2200, 2200) as i32;
+    // Split the exponent so that intermediate powers stay finite.
+    let mut r = x;
+    let mut k = n;
+    while k > 1000 {
+        r *= 2f64.powi(1000);
+        k -= 1000;
+    }
+    while k < -1000 {
+        r *= 2f64.powi(-1000);
+        k += 1000;
+    }
+    r * 2f64.powi(k)
+}
+
+fn int_binop(op: BinOp, t: PrimType, x: i128, y: i128) -> Result<Prim, PrimError> {
+    let bits = t.bits();
+    let signed = t.is_signed_int();
+    let r = match op {
+        BinOp::Add => x.wrapping_add(y),
+        BinOp::Sub => x.wrapping_sub(y),
+        BinOp::Mul => x.wrapping_mul(y),
+        BinOp::Div => {
+            if y == 0 {
+                return Err(PrimError::DivisionByZero);
+            }
+            let q = x / y;
+            if x % y != 0 && ((x < 0) != (y < 0)) {
+                q - 1
+            } else {
+                q
+            }
+        }
+        BinOp::Mod => {
+            if y == 0 {
+                return Err(PrimError::DivisionByZero);
+            }
+            let r = x % y;
+            if r != 0 && ((r < 0) != (y < 0)) {
+                r + y
+            } else {
+                r
+            }
+        }
+        BinOp::Quot => {
+            if y == 0 {
+                return Err(PrimError::DivisionByZero);
+            }
+            x / y
+        }
+        BinOp::Rem => {
+            if y == 0 {
+                return Err(PrimError::DivisionByZero);
+            }
+            x % y
+        }
+        BinOp::Pow => {
+            if y < 0 {
+                return Err(PrimError::NegativeExponent);
+            }
+            let mut base = x;
+            let mut e = y;
+            let mut acc: i128 = 1;
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = wrap(acc.wrapping_mul(base), bits, signed);
+                }
+                base = wrap(base.wrapping_mul(base), bits, signed);
+                e >>= 1;
+            }
+            acc
+        }
+        BinOp::And => x & y,
+        BinOp::Or => x | y,
+        BinOp::Xor => x ^ y,
+        BinOp::Shl => {
+            if y < 0 || y >= bits as i128 {
+                0
+            } else {
+                x << y
+            }
+        }
+        BinOp::Shr => {
+            if y < 0 || y >= bits as i128 {
+                if x < 0 {
+                    -1
+                } else {
+                    0
+                }
+            } else {
+                x >> y
+            }
+        }
+        BinOp::Lshr => {
+            let ux = x & ((1i128 << bits) - 1);
+            if y < 0 || y >= bits as i128 {
+                0
+            } else {
+                ux >> y
+            }
+        }
+        BinOp::Max => x.max(y),
+        BinOp::Min => x.min(y),
+        BinOp::MulHi => {
+            if signed {
+                (x * y) >> bits
+            } else {
+                ((x as u128).wrapping_mul(y as u128) >> bits) as i128
+            }
+        }
+        BinOp::LogAnd | BinOp::LogOr => x,
+        BinOp::GetBit => return Ok(Prim::I32(((x >> y.clamp(0, 127)) & 1) as i32)),
+        _ => x,
+    };
+    Ok(Prim::int(t, r))
+}
+
+fn wrap(v: i128, bits: u32, signed: bool) -> i128 {
+    let mask = (1i128 << bits) - 1;
+    let low = v & mask;
+    if signed && low >> (bits - 1) & 1 == 1 {
+        low - (1i128 << bits)
+    } else {
+        low
+    }
+}
+
+fn float_binop(op: BinOp, t: PrimType, x: f64, y: f64) -> Prim {
+    let r = match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mul => x * y,
+        BinOp::Div => x / y,
+        BinOp::Mod => x % y,
+        BinOp::Pow => {
+            if t == PrimType::F32 {
+                (x as f32).powf(y as f32) as f64
+            } else {
+                x.powf(y)
+            }
+        }
+        BinOp::Max => {
+            if x.is_nan() {
+                y
+            } else if y.is_nan() {
+                x
+            } else {
+                x.max(y)
+            }
+        }
+        BinOp::Min => {
+            if x.is_nan() {
+                y
+            } else if y.is_nan() {
+                x
+            } else {
+                x.min(y)
+            }
+        }
+        BinOp::Atan2 => y_atan2(x, y),
+        BinOp::Atan2Pi => y_atan2(x, y) / std::f64::consts::PI,
+        BinOp::Hypot => x.hypot(y),
+        BinOp::CopySign => x.copysign(y),
+        BinOp::NextAfter => return next_after(t, x, y),
+        _ => x,
+    };
+    Prim::float(t, r)
+}
+
+fn y_atan2(y: f64, x: f64) -> f64 {
+    y.atan2(x)
+}
+
+fn next_after(t: PrimType, x: f64, y: f64) -> Prim {
+    if x.is_nan() || y.is_nan() {
+        return Prim::float(t, f64::NAN);
+    }
+    if x == y {
+        return Prim::float(t, y);
+    }
+    let up = y > x;
+    match t {
+        PrimType::F32 => {
+            let v = x as f32;
+            Prim::F32(step_f32(v, up))
+        }
+        PrimType::F16 => {
+            let v = f16::from_f64(x);
+            let bits = v.to_bits();
+            let nb = if v == f16::ZERO || v == f16::NEG_ZERO {
+                if up {
+                    1
+                } else {
+                    0x8001
+                }
+            } else if (v.to_f64() > 0.0) == up {
+                bits + 1
+            } else {
+                bits - 1
+            };
+            Prim::F16(f16::from_bits(nb))
+        }
+        _ => Prim::F64(step_f64(x, up)),
+    }
+}
+
+fn step_f64(v: f64, up: bool) -> f64 {
+    if v == 0.0 {
+        let tiny = f64::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    let b = v.to_bits();
+    f64::from_bits(if (v > 0.0) == up { b + 1 } else { b - 1 })
+}
+
+fn step_f32(v: f32, up: bool) -> f32 {
+    if v == 0.0 {
+        let tiny = f32::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    let b = v.to_bits();
+    f32::from_bits(if (v > 0.0) == up { b + 1 } else { b - 1 })
+}
+
+/// Unary operations: prefix operators and one-argument module members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    /// Prefix `!`: boolean negation or bitwise complement.
+    Not,
+    Abs,
+    Sgn,
+    Popc,
+    Clz,
+    Ctz,
+    ToBits,
+    FromBits,
+    Recip,
+    Sqrt,
+    Rsqrt,
+    Cbrt,
+    Exp,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    SinPi,
+    CosPi,
+    TanPi,
+    AsinPi,
+    AcosPi,
+    AtanPi,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Gamma,
+    Lgamma,
+    Erf,
+    Erfc,
+    Ceil,
+    Floor,
+    Trunc,
+    Round,
+    IsInf,
+    IsNan,
+}
+
+extern "C" {
+    fn tgamma(x: f64) -> f64;
+    fn lgamma(x: f64) -> f64;
+    fn erf(x: f64) -> f64;
+    fn erfc(x: f64) -> f64;
+}
+
+/// Apply a unary operation.
+pub fn unop(op: UnOp, a: Prim) -> Prim {
+    let t = a.ty();
+    if let Prim::Bool(b) = a {
+        return Prim::Bool(match op {
+            UnOp::Not => !b,
+            _ => b,
+        });
+    }
+    if let Some(x) = a.as_int() {
+        let bits = t.bits();
+        let ux = x & ((1i128 << bits) - 1);
+        return match op {
+            UnOp::Neg => Prim::int(t, -x),
+            UnOp::Not => Prim::int(t, !x),
+            UnOp::Abs => Prim::int(t, x.abs()),
+            UnOp::Sgn => Prim::int(t, x.signum()),
+            UnOp::Popc => Prim::I32(ux.count_ones() as i32),
+            UnOp::Clz => Prim::I32((ux.leading_zeros() - (128 - bits)) as i32),
+            UnOp::Ctz => Prim::I32(if ux == 0 {
+                bits as i32
+            } else {
+                ux.trailing_zeros() as i32
+            }),
+            UnOp::FromBits => match t {
+                PrimType::U16 => Prim::F16(f16::from_bits(ux as u16)),
+                PrimType::U32 => Prim::F32(f32::from_bits(ux as u32)),
+                _ => Prim::F64(f64::from_bits(ux as u64)),
+            },
+            _ => a,
+        };
+    }
+    let x = a.as_float().unwrap_or(0.0);
+    let pi = std::f64::consts::PI;
+    let r = match op {
+        UnOp::Neg => -x,
+        UnOp::Abs => x.abs(),
+        UnOp::Sgn => {
+            if x.is_nan() {
+                x
+            } else if x == 0.0 {
+                0.0
+            } else {
+                x.signum()
+            }
+        }
+        UnOp::ToBits => {
+            return match a {
+                Prim::F16(v) => Prim::U16(v.to_bits()),
+                Prim::F32(v) => Prim::U32(v.to_bits()),
+                _ => Prim::U64(x.to_bits()),
+            }
+        }
+        UnOp::IsInf => return Prim::Bool(x.is_infinite()),
+        UnOp::IsNan => return Prim::Bool(x.is_nan()),
+        UnOp::Popc | UnOp::Clz | UnOp::Ctz | UnOp::Not | UnOp::FromBits => x,
+        UnOp::Recip => 1.0 / x,
+        UnOp::Sqrt => x.sqrt(),
+        UnOp::Rsqrt => 1.0 / x.sqrt(),
+        UnOp::Cbrt => x.cbrt(),
+        UnOp::Exp => x.exp(),
+        UnOp::Log => x.ln(),
+        UnOp::Log2 => x.log2(),
+        UnOp::Log10 => x.log10(),
+        UnOp::Log1p => x.ln_1p(),
+        UnOp::Sin => x.sin(),
+        UnOp::Cos => x.cos(),
+        UnOp::Tan => x.tan(),
+        UnOp::Asin => x.asin(),
+        UnOp::Acos => x.acos(),
+        UnOp::Atan => x.atan(),
+        UnOp::SinPi => sin_pi(x),
+        UnOp::CosPi => sin_pi(x + 0.5),
+        UnOp::TanPi => sin_pi(x) / sin_pi(x + 0.5),
+        UnOp::AsinPi => x.asin() / pi,
+        UnOp::AcosPi => x.acos() / pi,
+        UnOp::AtanPi => x.atan() / pi,
+        UnOp::Sinh => x.sinh(),
+        UnOp::Cosh => x.cosh(),
+        UnOp::Tanh => x.tanh(),
+        UnOp::Asinh => x.asinh(),
+        UnOp::Acosh => x.acosh(),
+        UnOp::Atanh => x.atanh(),
+        // SAFETY: plain C math functions from the platform's libm, no pointers involved.
+        UnOp::Gamma => unsafe { tgamma(x) },
+        UnOp::Lgamma => unsafe { lgamma(x) },
+        UnOp::Erf => unsafe { erf(x) },
+        UnOp::Erfc => unsafe { erfc(x) },
+        UnOp::Ceil => x.ceil(),
+        UnOp::Floor => x.floor(),
+        UnOp::Trunc => x.trunc(),
+        UnOp::Round => x.round_ties_even(),
+    };
+    Prim::float(t, r)
+}
+
+/// sin(πx), exact at integers and half-integers.
+fn sin_pi(x: f64) -> f64 {
+    if !x.is_finite() {
+        return f64::NAN;
+    }
+    let r = x.rem_euclid(2.0);
+    if r == 0.0 || r == 1.0 {
+        return if r == 0.0 {
+            0.0f64.copysign(x)
+        } else {
+            -0.0f64.copysign(x)
+        };
+    }
+    if r == 0.5 {
+        return 1.0;
+    }
+    if r == 1.5 {
+        return -1.0;
+    }
+    (std::f64::consts::PI * r).sin()
+}
+
+/// Convert a primitive to type `to` by the rules of §9.4.
+pub fn convert(a: Prim, to: PrimType) -> Prim {
+    if a.ty() == to {
+        return a;
+    }
+    match a {
+        Prim::Bool(b) => Prim::int(to, b as i128),
+        _ => {
+            if let Some(x) = a.as_int() {
+                if to.is_float() {
+                    Prim::float(to, x as f64)
+                } else {
+                    Prim::int(to, x)
+                }
+            } else {
+                let x = a.as_float().unwrap_or(0.0);
+                if to == PrimType::Bool {
+                    Prim::Bool(x != 0.0)
+                } else if to.is_float() {
+                    Prim::float(to, x)
+                } else if !x.is_finite() {
+                    Prim::int(to, 0)
+                } else {
+                    Prim::int(to, x.trunc() as i128)
+                }
+            }
+        }
+    }
+}
+
+/// `T.set_bit i x b`.
+pub fn set_bit(i: Prim, x: Prim, b: Prim) -> Prim {
+    let i = i.as_int().unwrap_or(0);
+    let bit = b.as_int().unwrap_or(0) & 1;
+    let t = x.ty();
+    if !(0..t.bits() as i128).contains(&i) {
+        return x;
+    }
+    if t.is_float() {
+        let bits = unop(UnOp::ToBits, x).as_int().unwrap_or(0);
+        let nb = (bits & !(1 << i)) | (bit << i);
+        let ut = match t {
+            PrimType::F16 => PrimType::U16,
+            PrimType::F32 => PrimType::U32,
+            _ => PrimType::U64,
+        };
+        return unop(UnOp::FromBits, Prim::int(ut, nb));
+    }
+    let v = x.as_int().unwrap_or(0);
+    Prim::int(t, (v & !(1 << i)) | (bit << i))
+}
+
+/// `T.get_bit i x`.
+pub fn get_bit(i: Prim, x: Prim) -> Prim {
+    let i = i.as_int().unwrap_or(0);
+    let t = x.ty();
+    if !(0..t.bits() as i128).contains(&i) {
+        return Prim::I32(0);
+    }
+    let bits = if t.is_float() {
+        unop(UnOp::ToBits, x).as_int().unwrap_or(0)
+    } else {
+        x.as_int().unwrap_or(0)
+    };
+    Prim::I32(((bits >> i) & 1) as i32)
+}
+
+/// Parse a float literal's decimal text at a float type, rounding once where possible.
+pub fn float_literal(text: &str, t: PrimType) -> Prim {
+    match t {
+        PrimType::F32 => Prim::F32(text.parse::<f32>().unwrap_or(f32::NAN)),
+        PrimType::F16 => {
+            let v = text.parse::<f64>().unwrap_or(f64::NAN);
+            Prim::F16(f16::from_f64(v))
+        }
+        PrimType::F64 => Prim::F64(text.parse::<f64>().unwrap_or(f64::NAN)),
+        other => convert(Prim::F64(text.parse::<f64>().unwrap_or(0.0)), other),
+    }
+}
