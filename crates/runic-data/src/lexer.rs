@@ -72,16 +72,6 @@ impl Lit {
 /// A lexical error: byte offset and message.
 pub(crate) type LexError = (usize, String);
 
-const INT_SUFFIXES: [ElemType; 8] = [
-    ElemType::I8,
-    ElemType::I16,
-    ElemType::I32,
-    ElemType::I64,
-    ElemType::U8,
-    ElemType::U16,
-    ElemType::U32,
-    ElemType::U64,
-];
 const FLOAT_SUFFIXES: [ElemType; 3] = [ElemType::F16, ElemType::F32, ElemType::F64];
 
 /// Describes what is at `pos` for "found …" parts of messages.
@@ -272,16 +262,22 @@ fn lex_special(bytes: &[u8], start: usize, p: usize, sign: Option<u8>) -> Result
 
 /// Scans an optional type suffix at `p`; returns it and the position after it.
 fn lex_suffix(bytes: &[u8], p: usize) -> (Option<ElemType>, usize) {
-    if !matches!(bytes.get(p), Some(b'i' | b'u' | b'f')) {
-        return (None, p);
-    }
-    for t in INT_SUFFIXES.into_iter().chain(FLOAT_SUFFIXES) {
-        let name = t.name().as_bytes();
-        if starts_with_at(bytes, p, name) {
-            return (Some(t), p + name.len());
-        }
-    }
-    (None, p)
+    let at = |i: usize| bytes.get(p + i).copied().unwrap_or(0);
+    let t = match (at(0), at(1), at(2)) {
+        (b'i', b'8', _) => ElemType::I8,
+        (b'u', b'8', _) => ElemType::U8,
+        (b'i', b'1', b'6') => ElemType::I16,
+        (b'i', b'3', b'2') => ElemType::I32,
+        (b'i', b'6', b'4') => ElemType::I64,
+        (b'u', b'1', b'6') => ElemType::U16,
+        (b'u', b'3', b'2') => ElemType::U32,
+        (b'u', b'6', b'4') => ElemType::U64,
+        (b'f', b'1', b'6') => ElemType::F16,
+        (b'f', b'3', b'2') => ElemType::F32,
+        (b'f', b'6', b'4') => ElemType::F64,
+        _ => return (None, p),
+    };
+    (Some(t), p + t.name().len())
 }
 
 /// `0x…` and `0b…` integers; digits are read greedily before the suffix.
@@ -473,17 +469,19 @@ impl Converter {
         })
     }
 
+    /// Puts the number text (sign, digits without underscores) into the scratch buffer.
     fn fill_scratch(&mut self, bytes: &[u8], range: (usize, usize), negative: bool) {
         self.scratch.clear();
         if negative {
             self.scratch.push('-');
         }
-        self.scratch.extend(
-            bytes[range.0..range.1]
-                .iter()
-                .filter(|&&b| b != b'_')
-                .map(|&b| b as char),
-        );
+        let text = &bytes[range.0..range.1];
+        match std::str::from_utf8(text) {
+            Ok(s) if !s.contains('_') => self.scratch.push_str(s),
+            _ => self
+                .scratch
+                .extend(text.iter().filter(|&&b| b != b'_').map(|&b| b as char)),
+        }
     }
 
     /// Parses the scratch text straight into the final float type (one rounding; f16 goes
