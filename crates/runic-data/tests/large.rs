@@ -30,7 +30,7 @@ fn exercise(n: usize) {
         let back_bin = read_all(&bin, "big", &[]).unwrap();
         let binary = t.elapsed();
         let t = Instant::now();
-        assert!(compare_values(&[v.clone()], &back, 5).is_empty());
+        assert!(compare_values(std::slice::from_ref(&v), &back, 5).is_empty());
         let compared = t.elapsed();
         assert!(back_bin[0].bit_eq(&v));
         eprintln!(
