@@ -707,6 +707,9 @@ pub fn convert(a: Prim, to: PrimType) -> Prim {
             if let Some(x) = a.as_int() {
                 if to.is_float() {
                     Prim::float(to, x as f64)
+                } else if to.is_unsigned_int() && to.bits() > a.ty().bits() {
+                    // Widening to unsigned zero-extends the source bit pattern.
+                    Prim::int(to, x & ((1i128 << a.ty().bits()) - 1))
                 } else {
                     Prim::int(to, x)
                 }

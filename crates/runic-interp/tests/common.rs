@@ -40,8 +40,11 @@ pub fn run1(src: &str, entry: &str, args: Vec<Value>) -> Value {
     let p = load(src);
     match p.interp.call_entry(entry, args) {
         Ok(mut vs) => {
-            assert_eq!(vs.len(), 1, "expected one result");
-            vs.remove(0)
+            if vs.len() == 1 {
+                vs.remove(0)
+            } else {
+                Value::Tuple(vs)
+            }
         }
         Err(e) => panic!("runtime error:\n{}", e.render(&p.sources)),
     }
