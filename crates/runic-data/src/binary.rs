@@ -15,6 +15,15 @@ pub fn write_binary(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
         Value::Array(a) => (&a.shape, a.elem_type()),
         _ => return Err("only scalars and arrays of primitive type can be written".into()),
     };
+    if shape.len() > u8::MAX as usize {
+        return Err(format!(
+            "arrays of rank {} cannot be written in the binary format",
+            shape.len()
+        ));
+    }
+    if matches!(v, Value::Array(a) if !a.is_valid()) {
+        return Err("invalid array: element count does not match its shape".into());
+    }
     out.reserve(HEADER + 8 * shape.len() + elem.size_bytes() * v_len(v));
     out.push(b'b');
     out.push(VERSION);

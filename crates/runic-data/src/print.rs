@@ -131,6 +131,15 @@ fn one_line(style: Style) -> Style {
 }
 
 fn write_array(out: &mut String, scratch: &mut String, a: &Array, style: Style) {
+    if !a.is_valid() {
+        let _ = write!(
+            out,
+            "#<invalid array: shape {:?} with {} elements>",
+            a.shape,
+            a.data.len()
+        );
+        return;
+    }
     if a.data.is_empty() {
         out.push_str("empty(");
         for d in &a.shape {
@@ -416,6 +425,18 @@ mod tests {
             "1.0e-2"
         );
         assert_eq!(print_value_repl(&Value::Scalar(Scalar::Bool(true))), "true");
+    }
+
+    #[test]
+    fn invalid_arrays_do_not_panic() {
+        let bad = Value::Array(Array {
+            shape: vec![2],
+            data: Buffer::I32(vec![1]),
+        });
+        assert_eq!(
+            print_value(&bad),
+            "#<invalid array: shape [2] with 1 elements>"
+        );
     }
 
     #[test]

@@ -260,6 +260,13 @@ impl Array {
         from_bool: bool => Bool;
     }
 
+    /// Whether the invariant holds (rank ≥ 1, element count matches the shape). Arrays built
+    /// through the public fields may break it; printers and comparisons check it rather than
+    /// panic.
+    pub fn is_valid(&self) -> bool {
+        !self.shape.is_empty() && shape_product(&self.shape) == Some(self.data.len())
+    }
+
     pub fn elem_type(&self) -> ElemType {
         self.data.elem_type()
     }
@@ -406,6 +413,11 @@ mod tests {
         assert!(Array::from_i32(vec![2, 2], vec![1, 2, 3, 4]).is_some());
         assert!(Array::from_i32(vec![2, 2], vec![1, 2, 3]).is_none());
         assert!(Array::from_i32(vec![], vec![1]).is_none());
+        let bad = Array {
+            shape: vec![0],
+            data: Buffer::I8(vec![1]),
+        };
+        assert!(!bad.is_valid());
         let a = Array::from_f32(vec![0, 3], vec![]).unwrap();
         assert_eq!(
             Value::from(a).value_type().unwrap().to_string(),
