@@ -319,7 +319,7 @@ impl Parser {
             } else if first && after_with && matches!(self.peek(), Tok::Name(_) | Tok::Int(_, None)) {
                 let (f, s) = self.field_name()?;
                 steps.push(UpdateStep::Field(f, s));
-            } else if self.is(&Tok::Dot) && !self.token(0).ws_before {
+            } else if self.is(&Tok::Dot) && (!self.token(0).ws_before || (first && after_with)) {
                 self.bump();
                 let (f, _) = self.field_name()?;
                 steps.push(UpdateStep::Field(f, self.since(start)));

@@ -355,6 +355,9 @@ pub fn fixity(op: &BinOpName) -> (u8, bool) {
 
 /// Precedence rows that are not binary operators (spec §3.4).
 pub(crate) mod prec {
+    /// `if`, `let`, `loop`, `match`, lambdas, `assert`, `#[attr] e`: they extend as far right
+    /// as possible, so they are only left bare where nothing can follow them.
+    pub const OPEN: u8 = 0;
     /// `e : t`, `e :> t`
     pub const ASCRIBE: u8 = 1;
     pub const RANGE: u8 = 2;

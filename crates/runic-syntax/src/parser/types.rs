@@ -46,10 +46,17 @@ impl Parser {
     pub(crate) fn type_term(&mut self) -> PResult<TypeExp> {
         self.nested(|p| {
             let start = p.span();
-            if p.is_symbol("*") {
-                p.bump();
-                let t = p.type_term()?;
-                return Ok(TypeExp::Unique(Box::new(t), p.since(start)));
+            // `*t`; `**t` lexes as one symbol but means `*(*t)`.
+            if let Tok::Symbol(s) = p.peek() {
+                if s.bytes().all(|b| b == b'*') {
+                    let stars = s.len();
+                    p.bump();
+                    let mut t = p.type_term()?;
+                    for _ in 0..stars {
+                        t = TypeExp::Unique(Box::new(t), p.since(start));
+                    }
+                    return Ok(t);
+                }
             }
             if matches!(p.peek(), Tok::Constructor(_)) {
                 let mut clauses = Vec::new();
