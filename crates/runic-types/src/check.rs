@@ -1,7 +1,9 @@
 //! The checker proper: name resolution, inference of expressions and patterns, and the
 //! per-definition solving steps of Section 6.1.
 
-use crate::infer_ty::{map_sizes, numeric, show_prims, size_mentions, Cons, Subst, Sz, Tv, FLOATS, INTS, SIGNED, T};
+use crate::infer_ty::{
+    map_sizes, numeric, show_prims, size_mentions, Cons, Subst, Sz, Tv, FLOATS, INTS, SIGNED, T,
+};
 use crate::intrinsics::{self, module_member, module_type_member};
 use crate::ty::{canonical_field_order, Size, Type};
 use crate::{EntryParam, EntryPoint, TypeInfo};
@@ -49,7 +51,10 @@ impl Default for Scheme {
 
 impl Scheme {
     pub fn mono(ty: T) -> Scheme {
-        Scheme { ty, ..Scheme::default() }
+        Scheme {
+            ty,
+            ..Scheme::default()
+        }
     }
 }
 
@@ -91,7 +96,7 @@ struct LitCheck {
 
 /// What an unqualified or qualified name denotes.
 enum Denot {
-    Value(Rc<Scheme>, bool),
+    Value(Rc<Scheme>),
     /// A member of a numeric module.
     Member(PrimType, Name),
     /// An overloaded built-in operator.
@@ -107,7 +112,7 @@ pub(crate) struct Checker {
     pub next_id: u32,
     // Per top-level definition.
     var_start: usize,
-    exp_rec: Vec<(NodeId, T)>,
+    exp_rec: Vec<(NodeId, T, Span)>,
     pat_rec: Vec<(NodeId, T)>,
     occs: Vec<Occurrence>,
     lits: Vec<LitCheck>,
@@ -214,7 +219,8 @@ impl Checker {
             Ok(()) => Ok(()),
             Err(c) => {
                 let mut d = Diagnostic::error(span, c.message);
-                if !what.is_empty() {
+                let informative = |t: &T| !matches!(self.s.shallow(t), T::Var(_));
+                if !what.is_empty() && informative(expected) && informative(found) {
                     d = d.with_note(format!(
                         "Expected type \"{}\" but found \"{}\" in {what}.",
                         self.s.show(expected),
@@ -232,7 +238,7 @@ impl Checker {
     fn lookup_local(&self, name: &str) -> Option<Denot> {
         for sc in self.scopes.iter().rev() {
             match sc {
-                Scope::Val(n, s) if n == name => return Some(Denot::Value(s.clone(), false)),
+                Scope::Val(n, s) if n == name => return Some(Denot::Value(s.clone())),
                 Scope::Open(m) if module_member(*m, name).is_some() => {
                     return Some(Denot::Member(*m, name.to_string()))
                 }
@@ -247,10 +253,10 @@ impl Checker {
             return Some(d);
         }
         if let Some(s) = self.top.get(name) {
-            return Some(Denot::Value(s.clone(), true));
+            return Some(Denot::Value(s.clone()));
         }
         if let Some(s) = self.intrinsics.get(name) {
-            return Some(Denot::Value(s.clone(), true));
+            return Some(Denot::Value(s.clone()));
         }
         if intrinsics::OVERLOADED_OPS.contains(&name) {
             return Some(Denot::Builtin(name.to_string()));
@@ -274,7 +280,10 @@ impl Checker {
         let mut best: Option<(usize, String)> = None;
         for cand in self.visible_names() {
             let d = edit_distance(name, &cand);
-            if d <= 2.max(name.len() / 3) && d < name.len().max(1) && best.as_ref().is_none_or(|(bd, _)| d < *bd) {
+            if d <= 2.max(name.len() / 3)
+                && d < name.len().max(1)
+                && best.as_ref().is_none_or(|(bd, _)| d < *bd)
+            {
                 best = Some((d, cand));
             }
         }
@@ -312,7 +321,11 @@ impl Checker {
         let mut fmap: HashMap<u32, Sz> = HashMap::new();
         let ty = self.inst_type(&sc.ty, &tmap, &smap, &sc.implicit, &mut umap, &mut fmap);
         let readable = readable_sizes(&sc.ty);
-        let sizes = sc.sparams.iter().map(|n| (n.clone(), smap[n].clone(), readable.contains(n))).collect();
+        let sizes = sc
+            .sparams
+            .iter()
+            .map(|n| (n.clone(), smap[n].clone(), readable.contains(n)))
+            .collect();
         (ty, sizes)
     }
 
@@ -330,14 +343,31 @@ impl Checker {
             T::Var(_) | T::Prim(_) => t.clone(),
             T::Array(s, e) => {
                 let s = self.inst_size(s, smap, implicit, umap, fmap);
-                T::Array(s, Box::new(self.inst_type(e, tmap, smap, implicit, umap, fmap)))
+                T::Array(
+                    s,
+                    Box::new(self.inst_type(e, tmap, smap, implicit, umap, fmap)),
+                )
             }
-            T::Record(fs) => {
-                T::Record(fs.iter().map(|(n, t)| (n.clone(), self.inst_type(t, tmap, smap, implicit, umap, fmap))).collect())
-            }
+            T::Record(fs) => T::Record(
+                fs.iter()
+                    .map(|(n, t)| {
+                        (
+                            n.clone(),
+                            self.inst_type(t, tmap, smap, implicit, umap, fmap),
+                        )
+                    })
+                    .collect(),
+            ),
             T::Sum(cs) => T::Sum(
                 cs.iter()
-                    .map(|(n, ts)| (n.clone(), ts.iter().map(|t| self.inst_type(t, tmap, smap, implicit, umap, fmap)).collect()))
+                    .map(|(n, ts)| {
+                        (
+                            n.clone(),
+                            ts.iter()
+                                .map(|t| self.inst_type(t, tmap, smap, implicit, umap, fmap))
+                                .collect(),
+                        )
+                    })
                     .collect(),
             ),
             T::Arrow(n, a, b) => {
@@ -370,7 +400,11 @@ impl Checker {
                 if let Some(x) = umap.get(k) {
                     return x.clone();
                 }
-                let x = if implicit.contains(k) { self.s.fresh_flex() } else { self.s.fresh_unknown() };
+                let x = if implicit.contains(k) {
+                    self.s.fresh_flex()
+                } else {
+                    self.s.fresh_unknown()
+                };
                 umap.insert(*k, x.clone());
                 x
             }
@@ -391,9 +425,20 @@ impl Checker {
         }
     }
 
-    fn record_occurrence(&mut self, id: NodeId, span: Span, name: &str, sizes: Vec<(Name, Sz, bool)>) {
+    fn record_occurrence(
+        &mut self,
+        id: NodeId,
+        span: Span,
+        name: &str,
+        sizes: Vec<(Name, Sz, bool)>,
+    ) {
         if !sizes.is_empty() {
-            self.occs.push(Occurrence { id, span, name: name.to_string(), sizes });
+            self.occs.push(Occurrence {
+                id,
+                span,
+                name: name.to_string(),
+                sizes,
+            });
         }
     }
 
@@ -410,7 +455,11 @@ impl Checker {
         if class == "eq" {
             self.eqs.push((a.clone(), span));
         }
-        let r = if matches!(class, "eq" | "cmp" | "bool") { T::bool() } else { a.clone() };
+        let r = if matches!(class, "eq" | "cmp" | "bool") {
+            T::bool()
+        } else {
+            a.clone()
+        };
         T::arrow(a.clone(), T::arrow(a, r))
     }
 
@@ -420,14 +469,17 @@ impl Checker {
         let q = &op.name;
         if q.quals.is_empty() {
             match self.lookup(&q.name) {
-                Some(Denot::Value(sc, _)) => {
+                Some(Denot::Value(sc)) => {
                     let (t, sizes) = self.instantiate(&sc);
                     let name = q.name.clone();
                     self.record_occurrence(node, op.span, &name, sizes);
                     Ok(t)
                 }
                 Some(Denot::Member(m, n)) => {
-                    op.name = QualName { quals: vec![m.name().to_string()], name: n.clone() };
+                    op.name = QualName {
+                        quals: vec![m.name().to_string()],
+                        name: n.clone(),
+                    };
                     self.member_type(m, &n, node, op.span)
                 }
                 Some(Denot::Builtin(n)) => Ok(self.builtin_op_type(&n, op.span)),
@@ -436,7 +488,11 @@ impl Checker {
         } else {
             let (quals, name) = (q.quals.clone(), q.name.clone());
             match (quals.len(), Self::module_of(&quals[0])) {
-                (1, Some(m)) if self.lookup(&quals[0]).is_none_or(|d| matches!(d, Denot::Builtin(_))) => {
+                (1, Some(m))
+                    if self
+                        .lookup(&quals[0])
+                        .is_none_or(|d| matches!(d, Denot::Builtin(_))) =>
+                {
                     self.member_type(m, &name, node, op.span)
                 }
                 _ => err(op.span, format!("Unknown operator \"{}\".", op.name)),
@@ -463,9 +519,14 @@ impl Checker {
             }
             None => {
                 let names = intrinsics::module_member_names(m);
-                let best = names.iter().filter(|c| edit_distance(name, c) <= 2).min_by_key(|c| edit_distance(name, c));
+                let best = names
+                    .iter()
+                    .filter(|c| edit_distance(name, c) <= 2)
+                    .min_by_key(|c| edit_distance(name, c));
                 let msg = match best {
-                    Some(c) => format!("Module \"{m}\" has no member \"{name}\"; did you mean \"{m}.{c}\"?"),
+                    Some(c) => format!(
+                        "Module \"{m}\" has no member \"{name}\"; did you mean \"{m}.{c}\"?"
+                    ),
                     None => format!("Module \"{m}\" has no member \"{name}\"."),
                 };
                 err(span, msg)
@@ -483,14 +544,9 @@ impl Checker {
                 let span = te.span();
                 let mut args: Vec<&mut TypeArg> = Vec::new();
                 let mut head = te;
-                loop {
-                    match head {
-                        TypeExp::Apply(f, a, _) => {
-                            args.push(a);
-                            head = f;
-                        }
-                        _ => break,
-                    }
+                while let TypeExp::Apply(f, a, _) = head {
+                    args.push(a);
+                    head = f;
                 }
                 args.reverse();
                 let q = match head {
@@ -518,7 +574,10 @@ impl Checker {
                 for (n, t) in fs {
                     let ct = self.convert_type(t, mode)?;
                     if out.insert(n.clone(), ct).is_some() {
-                        return err(*span, format!("Field \"{n}\" is given more than once in the record type."));
+                        return err(
+                            *span,
+                            format!("Field \"{n}\" is given more than once in the record type."),
+                        );
                     }
                 }
                 Ok(T::Record(out))
@@ -533,7 +592,8 @@ impl Checker {
                 let at = self.convert_type(a, mode)?;
                 let bt = match name {
                     Some(n) => {
-                        self.scopes.push(Scope::Val(n.clone(), Rc::new(Scheme::mono(at.clone()))));
+                        self.scopes
+                            .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(at.clone()))));
                         let r = self.convert_type(b, mode);
                         self.scopes.pop();
                         r?
@@ -550,14 +610,18 @@ impl Checker {
                         v.push(self.convert_type(t, mode)?);
                     }
                     if out.insert(c.clone(), v).is_some() {
-                        return err(*span, format!("Constructor \"#{c}\" occurs more than once in the sum type."));
+                        return err(
+                            *span,
+                            format!("Constructor \"#{c}\" occurs more than once in the sum type."),
+                        );
                     }
                 }
                 Ok(T::Sum(out))
             }
             TypeExp::Exists(names, t, _) => {
                 for n in names.iter() {
-                    self.scopes.push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
+                    self.scopes
+                        .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
                 }
                 let r = self.convert_type(t, mode);
                 for _ in names.iter() {
@@ -613,7 +677,10 @@ impl Checker {
             if let Scope::TParam(n) = sc {
                 if n == name {
                     if !args.is_empty() {
-                        return err(span, format!("Type parameter \"{name}\" cannot be applied to arguments."));
+                        return err(
+                            span,
+                            format!("Type parameter \"{name}\" cannot be applied to arguments."),
+                        );
                     }
                     return Ok(T::Param(name.clone()));
                 }
@@ -666,7 +733,9 @@ impl Checker {
     fn size_term(&mut self, e: &Exp) -> Sz {
         match &e.kind {
             ExpKind::Var(q) if q.quals.is_empty() => Sz::Name(q.name.clone()),
-            ExpKind::Literal(Literal::Int { value, .. }) if *value <= i64::MAX as u128 => Sz::Const(*value as i64),
+            ExpKind::Literal(Literal::Int { value, .. }) if *value <= i64::MAX as u128 => {
+                Sz::Const(*value as i64)
+            }
             ExpKind::BinOp { op, lhs, rhs }
                 if matches!(op.name.name.as_str(), "+" | "-" | "*")
                     && (op.name.quals.is_empty() || op.name.quals == ["i64"]) =>
@@ -676,7 +745,11 @@ impl Checker {
                     "-" => "-",
                     _ => "*",
                 };
-                Sz::Op(o, Box::new(self.size_term(lhs)), Box::new(self.size_term(rhs)))
+                Sz::Op(
+                    o,
+                    Box::new(self.size_term(lhs)),
+                    Box::new(self.size_term(rhs)),
+                )
             }
             ExpKind::Attr(_, x) => self.size_term(x),
             _ if simple_exp(e) => Sz::Exp(Box::new(e.clone())),
@@ -689,17 +762,27 @@ impl Checker {
 
     pub fn infer(&mut self, e: &mut Exp) -> R<T> {
         let t = self.infer_kind(e)?;
-        self.exp_rec.push((e.id, t.clone()));
+        self.exp_rec.push((e.id, t.clone(), e.span));
         Ok(t)
     }
 
     fn literal_type(&mut self, lit: &Literal, span: Span) -> T {
         match lit {
-            Literal::Int { suffix: Some(p), .. } | Literal::Float { suffix: Some(p), .. } => T::Prim(*p),
-            Literal::Int { suffix: None, .. } | Literal::Char(_) => self.fresh_prims(numeric(), span),
+            Literal::Int {
+                suffix: Some(p), ..
+            }
+            | Literal::Float {
+                suffix: Some(p), ..
+            } => T::Prim(*p),
+            Literal::Int { suffix: None, .. } | Literal::Char(_) => {
+                self.fresh_prims(numeric(), span)
+            }
             Literal::Float { suffix: None, .. } => self.fresh_prims(FLOATS.to_vec(), span),
             Literal::Bool(_) => T::bool(),
-            Literal::String(bytes) => T::Array(Sz::Const(bytes.len() as i64), Box::new(T::Prim(PrimType::U8))),
+            Literal::String(bytes) => T::Array(
+                Sz::Const(bytes.len() as i64),
+                Box::new(T::Prim(PrimType::U8)),
+            ),
         }
     }
 
@@ -709,7 +792,12 @@ impl Checker {
         match &mut e.kind {
             ExpKind::Literal(lit) => {
                 let t = self.literal_type(lit, span);
-                self.lits.push(LitCheck { ty: t.clone(), lit: lit.clone(), negated: false, span });
+                self.lits.push(LitCheck {
+                    ty: t.clone(),
+                    lit: lit.clone(),
+                    negated: false,
+                    span,
+                });
                 Ok(t)
             }
             ExpKind::Var(q) => {
@@ -733,7 +821,7 @@ impl Checker {
                         }
                         RecordField::Punned(n, s) => {
                             let t = match self.lookup(n) {
-                                Some(Denot::Value(sc, _)) => self.instantiate(&sc).0,
+                                Some(Denot::Value(sc)) => self.instantiate(&sc).0,
                                 Some(Denot::Member(m, x)) => self.member_type(m, &x, id, *s)?,
                                 _ => return Err(self.unknown_name(n, *s)),
                             };
@@ -741,7 +829,10 @@ impl Checker {
                         }
                     };
                     if out.insert(name.clone(), t).is_some() {
-                        return err(fspan, format!("Field \"{name}\" is given more than once in the record."));
+                        return err(
+                            fspan,
+                            format!("Field \"{name}\" is given more than once in the record."),
+                        );
                     }
                 }
                 Ok(T::Record(out))
@@ -756,7 +847,12 @@ impl Checker {
                 }
                 Ok(T::Array(Sz::Const(n as i64), Box::new(elem)))
             }
-            ExpKind::Range { start, second, end, kind } => {
+            ExpKind::Range {
+                start,
+                second,
+                end,
+                kind,
+            } => {
                 let a = self.fresh_prims(INTS.to_vec(), span);
                 let t = self.infer(start)?;
                 self.expect(&a, &t, start.span, "the start of the range")?;
@@ -785,7 +881,10 @@ impl Checker {
             }
             ExpKind::Negate(x) => {
                 let t = self.infer(x)?;
-                if matches!(x.kind, ExpKind::Literal(Literal::Int { .. } | Literal::Float { .. })) {
+                if matches!(
+                    x.kind,
+                    ExpKind::Literal(Literal::Int { .. } | Literal::Float { .. })
+                ) {
                     if let Some(l) = self.lits.last_mut() {
                         l.negated = true;
                         l.span = span;
@@ -847,21 +946,36 @@ impl Checker {
                 self.scopes.truncate(depth);
                 r
             }
-            ExpKind::If { cond, then_branch, else_branch } => {
+            ExpKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
                 let ct = self.infer(cond)?;
                 self.expect(&T::bool(), &ct, cond.span, "the condition of \"if\"")?;
                 let t1 = self.infer(then_branch)?;
                 let t2 = self.infer(else_branch)?;
-                self.expect(&t1, &t2, else_branch.span, "the \"else\" branch (it must have the type of the \"then\" branch)")?;
+                self.expect(
+                    &t1,
+                    &t2,
+                    else_branch.span,
+                    "the \"else\" branch (it must have the type of the \"then\" branch)",
+                )?;
                 Ok(self.join(&t1, &t2))
             }
-            ExpKind::LetPat { sizes, pat, rhs, body } => {
+            ExpKind::LetPat {
+                sizes,
+                pat,
+                rhs,
+                body,
+            } => {
                 let rt = self.infer(rhs)?;
                 let depth = self.scopes.len();
                 let r: R<T> = (|| {
                     let mut bound_names = Vec::new();
                     for (n, _) in sizes.iter() {
-                        self.scopes.push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
+                        self.scopes
+                            .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
                         bound_names.push(n.clone());
                     }
                     let vars = self.bind_pattern(pat, &rt, Anon::Flex, false)?;
@@ -872,7 +986,15 @@ impl Checker {
                 self.scopes.truncate(depth);
                 r
             }
-            ExpKind::LetFun { name, name_span: _, type_params, params, ret, rhs, body } => {
+            ExpKind::LetFun {
+                name,
+                name_span: _,
+                type_params,
+                params,
+                ret,
+                rhs,
+                body,
+            } => {
                 let depth = self.scopes.len();
                 let sc = self.infer_function(type_params, params, ret, rhs, false);
                 self.scopes.truncate(depth);
@@ -883,9 +1005,15 @@ impl Checker {
                 let bt = r?;
                 Ok(bt)
             }
-            ExpKind::LetUpdate { name, name_span, steps, rhs, body } => {
+            ExpKind::LetUpdate {
+                name,
+                name_span,
+                steps,
+                rhs,
+                body,
+            } => {
                 let vt = match self.lookup_local(name) {
-                    Some(Denot::Value(sc, _)) => sc.ty.clone(),
+                    Some(Denot::Value(sc)) => sc.ty.clone(),
                     _ => {
                         return match self.lookup(name) {
                             Some(_) => err(*name_span, format!("\"{name}\" is not a local variable; only local variables can be updated in place.")),
@@ -895,21 +1023,41 @@ impl Checker {
                 };
                 let target = self.update_path(&vt, steps)?;
                 let rt = self.infer(rhs)?;
-                self.expect(&target, &rt, rhs.span, "the value written by the in-place update")?;
+                self.expect(
+                    &target,
+                    &rt,
+                    rhs.span,
+                    "the value written by the in-place update",
+                )?;
                 let depth = self.scopes.len();
-                self.scopes.push(Scope::Val(name.clone(), Rc::new(Scheme::mono(vt))));
+                self.scopes
+                    .push(Scope::Val(name.clone(), Rc::new(Scheme::mono(vt))));
                 let r = self.infer(body);
                 self.scopes.truncate(depth);
                 r
             }
-            ExpKind::Update { target, steps, value } => {
+            ExpKind::Update {
+                target,
+                steps,
+                value,
+            } => {
                 let tt = self.infer(target)?;
                 let slot = self.update_path(&tt, steps)?;
                 let vt = self.infer(value)?;
-                self.expect(&slot, &vt, value.span, "the new value of the \"with\" update")?;
+                self.expect(
+                    &slot,
+                    &vt,
+                    value.span,
+                    "the new value of the \"with\" update",
+                )?;
                 Ok(tt)
             }
-            ExpKind::Loop { pat, init, form, body } => {
+            ExpKind::Loop {
+                pat,
+                init,
+                form,
+                body,
+            } => {
                 let depth = self.scopes.len();
                 let r = self.infer_loop(pat, init, form, body, span);
                 self.scopes.truncate(depth);
@@ -930,7 +1078,12 @@ impl Checker {
                     result = Some(match result {
                         None => bt,
                         Some(prev) => {
-                            self.expect(&prev, &bt, case.body.span, "this case (all cases must have the same type)")?;
+                            self.expect(
+                                &prev,
+                                &bt,
+                                case.body.span,
+                                "this case (all cases must have the same type)",
+                            )?;
                             self.join(&prev, &bt)
                         }
                     });
@@ -987,12 +1140,22 @@ impl Checker {
                 self.scopes.pop();
                 let t = r?;
                 // Replace the local open by its body, whose names are now qualified.
-                let inner = std::mem::replace(&mut **inner, Exp { id, span, kind: ExpKind::Hole });
+                let inner = std::mem::replace(
+                    &mut **inner,
+                    Exp {
+                        id,
+                        span,
+                        kind: ExpKind::Hole,
+                    },
+                );
                 *e = inner;
                 Ok(t)
             }
             ExpKind::Hole => {
-                self.warnings.push(Diagnostic::warning(span, "Typed hole \"???\" will fail if evaluated."));
+                self.warnings.push(Diagnostic::warning(
+                    span,
+                    "Typed hole \"???\" will fail if evaluated.",
+                ));
                 Ok(self.s.fresh_var())
             }
         }
@@ -1003,7 +1166,11 @@ impl Checker {
         out = map_sizes(&out, &mut |s| s.clone());
         let mut fresh = Vec::new();
         count_sizes(&out, &mut fresh);
-        let mut it = fresh.into_iter().map(|_| self.s.fresh_flex()).collect::<Vec<_>>().into_iter();
+        let mut it = fresh
+            .into_iter()
+            .map(|_| self.s.fresh_flex())
+            .collect::<Vec<_>>()
+            .into_iter();
         map_sizes(&out, &mut |_| it.next().unwrap_or(Sz::Const(0)))
     }
 
@@ -1012,13 +1179,16 @@ impl Checker {
         let id = e.id;
         if q.quals.is_empty() {
             return match self.lookup(&q.name) {
-                Some(Denot::Value(sc, _)) => {
+                Some(Denot::Value(sc)) => {
                     let (t, sizes) = self.instantiate(&sc);
                     self.record_occurrence(id, span, &q.name, sizes);
                     Ok(t)
                 }
                 Some(Denot::Member(m, n)) => {
-                    e.kind = ExpKind::Var(QualName { quals: vec![m.name().to_string()], name: n.clone() });
+                    e.kind = ExpKind::Var(QualName {
+                        quals: vec![m.name().to_string()],
+                        name: n.clone(),
+                    });
                     self.member_type(m, &n, id, span)
                 }
                 Some(Denot::Builtin(n)) => Ok(self.builtin_op_type(&n, span)),
@@ -1029,13 +1199,28 @@ impl Checker {
         let mut parts: Vec<Name> = q.quals.clone();
         parts.push(q.name.clone());
         let head = &parts[0];
-        let head_is_value = matches!(self.lookup(head), Some(Denot::Value(..)) | Some(Denot::Member(..)));
+        let head_is_value = matches!(
+            self.lookup(head),
+            Some(Denot::Value(_)) | Some(Denot::Member(..))
+        );
         let (consumed, base_kind) = if head_is_value {
             (1, ExpKind::Var(QualName::unqual(head.clone())))
         } else if let Some(m) = Self::module_of(head) {
-            (2, ExpKind::Var(QualName { quals: vec![m.name().to_string()], name: parts[1].clone() }))
+            (
+                2,
+                ExpKind::Var(QualName {
+                    quals: vec![m.name().to_string()],
+                    name: parts[1].clone(),
+                }),
+            )
         } else {
-            return Err(self.unknown_name(head, Span { end: span.start + head.len() as u32, ..span }));
+            return Err(self.unknown_name(
+                head,
+                Span {
+                    end: span.start + head.len() as u32,
+                    ..span
+                },
+            ));
         };
         if consumed == parts.len() {
             // `M.x` stays a qualified variable.
@@ -1046,12 +1231,18 @@ impl Checker {
         let prefix_len = |k: usize| parts[..k].iter().map(|p| p.len()).sum::<usize>() + k - 1;
         let mut cur = Exp {
             id: self.fresh_id(),
-            span: Span { end: span.start + prefix_len(consumed) as u32, ..span },
+            span: Span {
+                end: span.start + prefix_len(consumed) as u32,
+                ..span
+            },
             kind: base_kind,
         };
         for k in consumed..parts.len() {
             let last = k + 1 == parts.len();
-            let pspan = Span { end: (span.start + prefix_len(k + 1) as u32).min(span.end), ..span };
+            let pspan = Span {
+                end: (span.start + prefix_len(k + 1) as u32).min(span.end),
+                ..span
+            };
             cur = Exp {
                 id: if last { id } else { self.fresh_id() },
                 span: if last { span } else { pspan },
@@ -1060,7 +1251,9 @@ impl Checker {
         }
         // Infer the inner parts (records their types); the outer node's type is recorded by
         // the caller.
-        let ExpKind::Project(inner, f) = &mut cur.kind else { unreachable!() };
+        let ExpKind::Project(inner, f) = &mut cur.kind else {
+            unreachable!()
+        };
         let it = self.infer(inner)?;
         let f = f.clone();
         let t = self.field_of(&it, &f, span)?;
@@ -1102,7 +1295,12 @@ impl Checker {
     fn apply_one(&mut self, ft: T, at: T, arg: &Exp, pos: usize, fname: &str, fspan: Span) -> R<T> {
         match self.s.shallow(&ft) {
             T::Arrow(pn, p, r) => {
-                self.expect(&p, &at, arg.span, &format!("the {} argument of {fname}", ordinal(pos)))?;
+                self.expect(
+                    &p,
+                    &at,
+                    arg.span,
+                    &format!("the {} argument of {fname}", ordinal(pos)),
+                )?;
                 let r = *r;
                 Ok(match pn {
                     Some(n) => {
@@ -1116,13 +1314,21 @@ impl Checker {
             T::Var(_) => {
                 let r = self.s.fresh_var();
                 let want = T::arrow(at.clone(), r.clone());
-                self.expect(&ft, &want, arg.span, &format!("the {} argument of {fname}", ordinal(pos)))?;
+                self.expect(
+                    &ft,
+                    &want,
+                    arg.span,
+                    &format!("the {} argument of {fname}", ordinal(pos)),
+                )?;
                 Ok(r)
             }
             other => err(
                 arg.span.to(fspan),
-                format!("{fname} takes {} argument{} but is applied to more.", pos - 1, if pos == 2 { "" } else { "s" })
-                    + &format!(" (its result has type \"{}\")", self.s.show(&other)),
+                format!(
+                    "{fname} takes {} argument{} but is applied to more.",
+                    pos - 1,
+                    if pos == 2 { "" } else { "s" }
+                ) + &format!(" (its result has type \"{}\")", self.s.show(&other)),
             ),
         }
     }
@@ -1131,7 +1337,13 @@ impl Checker {
         match self.s.shallow(t) {
             T::Record(fs) => match fs.get(f) {
                 Some(ft) => Ok(ft.clone()),
-                None => err(span, format!("Field \"{f}\" does not exist in type \"{}\".", self.s.show(t))),
+                None => err(
+                    span,
+                    format!(
+                        "Field \"{f}\" does not exist in type \"{}\".",
+                        self.s.show(t)
+                    ),
+                ),
             },
             T::Var(v) => {
                 let ft = self.s.fresh_var();
@@ -1146,7 +1358,13 @@ impl Checker {
                     Err(c) => err(span, c.message),
                 }
             }
-            other => err(span, format!("Cannot access field \"{f}\" of a value of type \"{}\".", self.s.show(&other))),
+            other => err(
+                span,
+                format!(
+                    "Cannot access field \"{f}\" of a value of type \"{}\".",
+                    self.s.show(&other)
+                ),
+            ),
         }
     }
 
@@ -1173,7 +1391,10 @@ impl Checker {
         }
         let z = self.s.zonk(t);
         if !matches!(z, T::Var(_) | T::Array(..)) && k > 0 {
-            return err(span, format!("Cannot index into a value of type \"{}\".", self.s.show(&z)));
+            return err(
+                span,
+                format!("Cannot index into a value of type \"{}\".", self.s.show(&z)),
+            );
         }
         if let T::Array(..) = z {
             let mut rank = 0;
@@ -1185,7 +1406,10 @@ impl Checker {
             if rank < k && !matches!(cur, T::Var(_)) {
                 return err(
                     span,
-                    format!("Too many indices: {k} given for an array of rank {rank} (type \"{}\").", self.s.show(&z)),
+                    format!(
+                        "Too many indices: {k} given for an array of rank {rank} (type \"{}\").",
+                        self.s.show(&z)
+                    ),
                 );
             }
         }
@@ -1209,10 +1433,18 @@ impl Checker {
         Ok(result)
     }
 
-    fn slice_size(&mut self, d: &Sz, start: Option<&Exp>, end: Option<&Exp>, stride: Option<&Exp>) -> Sz {
+    fn slice_size(
+        &mut self,
+        d: &Sz,
+        start: Option<&Exp>,
+        end: Option<&Exp>,
+        stride: Option<&Exp>,
+    ) -> Sz {
         let is_lit = |e: Option<&Exp>, v: u128| matches!(e.map(|e| &e.kind), Some(ExpKind::Literal(Literal::Int { value, .. })) if *value == v);
         let is_neg_one = |e: Option<&Exp>| match e.map(|e| &e.kind) {
-            Some(ExpKind::Negate(x)) => matches!(&x.kind, ExpKind::Literal(Literal::Int { value: 1, .. })),
+            Some(ExpKind::Negate(x)) => {
+                matches!(&x.kind, ExpKind::Literal(Literal::Int { value: 1, .. }))
+            }
             _ => false,
         };
         let unit_stride = stride.is_none() || is_lit(stride, 1);
@@ -1246,7 +1478,9 @@ impl Checker {
         let lit = |e: &Exp, v: u128| matches!(&e.kind, ExpKind::Literal(Literal::Int { value, suffix }) if *value == v && suffix.is_none_or(|p| p == PrimType::I64));
         match (kind, second) {
             (RangeEnd::UpToExclusive, None) if lit(start, 0) => self.size_term(end),
-            (RangeEnd::UpToExclusive, Some(s2)) if lit(start, 0) && lit(s2, 1) => self.size_term(end),
+            (RangeEnd::UpToExclusive, Some(s2)) if lit(start, 0) && lit(s2, 1) => {
+                self.size_term(end)
+            }
             (RangeEnd::UpToExclusive, None) => {
                 let e = self.size_term(end);
                 let s = self.size_term(start);
@@ -1255,7 +1489,11 @@ impl Checker {
             (RangeEnd::Inclusive, None) => {
                 let e = self.size_term(end);
                 let s = self.size_term(start);
-                Sz::Op("+", Box::new(Sz::Op("-", Box::new(e), Box::new(s))), Box::new(Sz::Const(1)))
+                Sz::Op(
+                    "+",
+                    Box::new(Sz::Op("-", Box::new(e), Box::new(s))),
+                    Box::new(Sz::Const(1)),
+                )
             }
             (RangeEnd::Inclusive, Some(s2)) if lit(start, 1) && lit(s2, 2) => self.size_term(end),
             _ => self.s.fresh_unknown(),
@@ -1290,12 +1528,26 @@ impl Checker {
     fn join_z(&mut self, a: &T, b: &T) -> T {
         match (a, b) {
             (T::Array(s1, e1), T::Array(s2, e2)) => {
-                let s = if s1 == s2 { s1.clone() } else { self.s.fresh_unknown() };
+                let s = if s1 == s2 {
+                    s1.clone()
+                } else {
+                    self.s.fresh_unknown()
+                };
                 T::Array(s, Box::new(self.join_z(e1, e2)))
             }
-            (T::Record(f1), T::Record(f2)) => {
-                T::Record(f1.iter().map(|(k, t)| (k.clone(), match f2.get(k) { Some(u) => self.join_z(t, u), None => t.clone() })).collect())
-            }
+            (T::Record(f1), T::Record(f2)) => T::Record(
+                f1.iter()
+                    .map(|(k, t)| {
+                        (
+                            k.clone(),
+                            match f2.get(k) {
+                                Some(u) => self.join_z(t, u),
+                                None => t.clone(),
+                            },
+                        )
+                    })
+                    .collect(),
+            ),
             _ => a.clone(),
         }
     }
@@ -1330,7 +1582,12 @@ impl Checker {
         map_sizes(&z, &mut |s| it.next().unwrap_or_else(|| s.clone()))
     }
 
-    fn infer_lambda(&mut self, params: &mut [Pat], ret: &mut Option<TypeExp>, body: &mut Exp) -> R<T> {
+    fn infer_lambda(
+        &mut self,
+        params: &mut [Pat],
+        ret: &mut Option<TypeExp>,
+        body: &mut Exp,
+    ) -> R<T> {
         let mut pts = Vec::new();
         let mut names = Vec::new();
         for p in params.iter_mut() {
@@ -1342,7 +1599,12 @@ impl Checker {
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Flex)?;
-                self.expect(&rt, &bt, body.span, "the body of the lambda (its declared return type)")?;
+                self.expect(
+                    &rt,
+                    &bt,
+                    body.span,
+                    "the body of the lambda (its declared return type)",
+                )?;
                 rt
             }
             None => bt,
@@ -1351,7 +1613,14 @@ impl Checker {
         Ok(pts.into_iter().rev().fold(rt, |acc, p| T::arrow(p, acc)))
     }
 
-    fn infer_loop(&mut self, pat: &mut Pat, init: &mut Option<Box<Exp>>, form: &mut LoopForm, body: &mut Exp, span: Span) -> R<T> {
+    fn infer_loop(
+        &mut self,
+        pat: &mut Pat,
+        init: &mut Option<Box<Exp>>,
+        form: &mut LoopForm,
+        body: &mut Exp,
+        span: Span,
+    ) -> R<T> {
         let pt = match init {
             Some(x) => self.infer(x)?,
             None => {
@@ -1371,10 +1640,15 @@ impl Checker {
                 self.scopes.truncate(depth);
                 for (n, bt) in bound {
                     let outer = match self.lookup(&n) {
-                        Some(Denot::Value(sc, _)) => self.instantiate(&sc).0,
+                        Some(Denot::Value(sc)) => self.instantiate(&sc).0,
                         _ => return Err(self.unknown_name(&n, pat.span)),
                     };
-                    self.expect(&bt, &outer, pat.span, &format!("the initial value of loop variable \"{n}\""))?;
+                    self.expect(
+                        &bt,
+                        &outer,
+                        pat.span,
+                        &format!("the initial value of loop variable \"{n}\""),
+                    )?;
                 }
                 self.pat_rec.retain(|_| true);
                 t
@@ -1383,15 +1657,22 @@ impl Checker {
         let depth = self.scopes.len();
         // The loop parameter: the type of the initial value, or the annotation.
         let param_t = self.s.fresh_var();
-        self.s.unify(&param_t, &pt).map_err(|c| Box::new(Diagnostic::error(span, c.message)))?;
+        self.s
+            .unify(&param_t, &pt)
+            .map_err(|c| Box::new(Diagnostic::error(span, c.message)))?;
         let names = self.bind_pattern(pat, &param_t, Anon::Flex, false)?;
         let mut bound = names.clone();
         match form {
-            LoopForm::For { var, var_span: _, bound: b } => {
+            LoopForm::For {
+                var,
+                var_span: _,
+                bound: b,
+            } => {
                 let bt = self.infer(b)?;
                 let a = self.fresh_prims(INTS.to_vec(), b.span);
                 self.expect(&a, &bt, b.span, "the bound of a \"for\" loop")?;
-                self.scopes.push(Scope::Val(var.clone(), Rc::new(Scheme::mono(a))));
+                self.scopes
+                    .push(Scope::Val(var.clone(), Rc::new(Scheme::mono(a))));
                 bound.push(var.clone());
             }
             LoopForm::ForIn { pat: ip, array } => {
@@ -1408,7 +1689,12 @@ impl Checker {
             }
         }
         let bt = self.infer(body)?;
-        self.expect(&param_t, &bt, body.span, "the body of the loop (it must have the type of the loop parameter)")?;
+        self.expect(
+            &param_t,
+            &bt,
+            body.span,
+            "the body of the loop (it must have the type of the loop parameter)",
+        )?;
         self.scopes.truncate(depth);
         let joined = self.join(&param_t, &bt);
         Ok(self.escape(&joined, &bound))
@@ -1428,13 +1714,23 @@ impl Checker {
         Ok(names)
     }
 
-    fn pattern(&mut self, p: &mut Pat, t: &T, mode: Anon, refutable: bool, vars: &mut Vec<(Name, T, Span)>) -> R<()> {
+    fn pattern(
+        &mut self,
+        p: &mut Pat,
+        t: &T,
+        mode: Anon,
+        refutable: bool,
+        vars: &mut Vec<(Name, T, Span)>,
+    ) -> R<()> {
         self.pat_rec.push((p.id, t.clone()));
         let span = p.span;
         match &mut p.kind {
             PatKind::Var(n) => {
                 if vars.iter().any(|(m, _, _)| m == n) {
-                    return err(span, format!("Variable \"{n}\" is bound twice in the same pattern."));
+                    return err(
+                        span,
+                        format!("Variable \"{n}\" is bound twice in the same pattern."),
+                    );
                 }
                 vars.push((n.clone(), t.clone(), span));
                 Ok(())
@@ -1454,7 +1750,10 @@ impl Checker {
                 for (n, _) in fs.iter() {
                     let v = self.s.fresh_var();
                     if want.insert(n.clone(), v).is_some() {
-                        return err(span, format!("Field \"{n}\" occurs more than once in the record pattern."));
+                        return err(
+                            span,
+                            format!("Field \"{n}\" occurs more than once in the record pattern."),
+                        );
                     }
                 }
                 let want_t = T::Record(want.clone());
@@ -1479,7 +1778,12 @@ impl Checker {
                     let a = self.fresh_prims(numeric(), span);
                     self.expect(&a, &lt, span, "a negated literal pattern")?;
                 }
-                self.lits.push(LitCheck { ty: lt.clone(), lit: lit.clone(), negated: *negated, span });
+                self.lits.push(LitCheck {
+                    ty: lt.clone(),
+                    lit: lit.clone(),
+                    negated: *negated,
+                    span,
+                });
                 self.eqs.push((lt.clone(), span));
                 self.expect(t, &lt, span, "a literal pattern")
             }
@@ -1522,11 +1826,15 @@ impl Checker {
         let mut seen = HashSet::new();
         for tp in type_params {
             if !seen.insert(tp.name().clone()) {
-                return err(tp.span(), format!("Type parameter \"{}\" is given more than once.", tp.name()));
+                return err(
+                    tp.span(),
+                    format!("Type parameter \"{}\" is given more than once.", tp.name()),
+                );
             }
             match tp {
                 TypeParam::Size(n, _) => {
-                    self.scopes.push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
+                    self.scopes
+                        .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
                     sparams.push(n.clone());
                 }
                 TypeParam::Type(n, _, _) => {
@@ -1548,7 +1856,12 @@ impl Checker {
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Exist)?;
-                self.expect(&rt, &bt, body.span, "the body of the function (its declared return type)")?;
+                self.expect(
+                    &rt,
+                    &bt,
+                    body.span,
+                    "the body of the function (its declared return type)",
+                )?;
                 rt
             }
             None => bt,
@@ -1564,7 +1877,10 @@ impl Checker {
         for (i, pt) in zp.iter().enumerate().rev() {
             let mut name = None;
             if let Some(n) = &names[i] {
-                let later = zp[i + 1..].iter().chain(std::iter::once(&zr)).any(|t| type_mentions_size(t, n));
+                let later = zp[i + 1..]
+                    .iter()
+                    .chain(std::iter::once(&zr))
+                    .any(|t| type_mentions_size(t, n));
                 if later {
                     name = Some(n.clone());
                 }
@@ -1572,7 +1888,18 @@ impl Checker {
             ty = T::Arrow(name, Box::new(pt.clone()), Box::new(ty));
         }
         let poly = !tparams.is_empty() || !sparams.is_empty() || !implicit.is_empty() || top;
-        Ok((Scheme { tparams, sparams, hidden: vec![], exist: vec![], implicit, poly, ty }, pts))
+        Ok((
+            Scheme {
+                tparams,
+                sparams,
+                hidden: vec![],
+                exist: vec![],
+                implicit,
+                poly,
+                ty,
+            },
+            pts,
+        ))
     }
 
     fn begin_def(&mut self, span: Span) {
@@ -1594,7 +1921,10 @@ impl Checker {
     /// `self.errors`; the name is bound regardless, so that later uses do not cascade.
     pub fn check_valbind(&mut self, vb: &mut ValBind, main_file: bool, dec_index: usize) {
         if !self.file_values.insert(vb.name.clone()) {
-            self.errors.push(Diagnostic::error(vb.name_span, format!("Duplicate definition of \"{}\".", vb.name)));
+            self.errors.push(Diagnostic::error(
+                vb.name_span,
+                format!("Duplicate definition of \"{}\".", vb.name),
+            ));
         }
         self.begin_def(vb.span);
         let r = self.check_valbind_inner(vb, main_file, dec_index);
@@ -1605,17 +1935,36 @@ impl Checker {
             }
             Err(d) => {
                 self.errors.push(*d);
-                let sc = Scheme { tparams: vec!["a".into()], poly: true, ty: T::Param("a".into()), ..Scheme::default() };
+                let sc = Scheme {
+                    tparams: vec!["a".into()],
+                    poly: true,
+                    ty: T::Param("a".into()),
+                    ..Scheme::default()
+                };
                 self.top.insert(vb.name.clone(), Rc::new(sc));
             }
         }
     }
 
-    fn check_valbind_inner(&mut self, vb: &mut ValBind, main_file: bool, dec_index: usize) -> R<Scheme> {
+    fn check_valbind_inner(
+        &mut self,
+        vb: &mut ValBind,
+        main_file: bool,
+        dec_index: usize,
+    ) -> R<Scheme> {
         if vb.name == "&&" || vb.name == "||" || vb.name == "=" {
-            return err(vb.name_span, format!("The operator \"{}\" cannot be redefined.", vb.name));
+            return err(
+                vb.name_span,
+                format!("The operator \"{}\" cannot be redefined.", vb.name),
+            );
         }
-        let (mut sc, _pts) = self.infer_function(&vb.type_params, &mut vb.params, &mut vb.ret, &mut vb.body, true)?;
+        let (mut sc, _pts) = self.infer_function(
+            &vb.type_params,
+            &mut vb.params,
+            &mut vb.ret,
+            &mut vb.body,
+            true,
+        )?;
         self.solve_def()?;
         // Generalise: remaining free type variables of the type become type parameters.
         let zty = self.s.zonk(&sc.ty);
@@ -1628,7 +1977,11 @@ impl Checker {
                 continue;
             }
             let name = loop {
-                let cand = if letter < 26 { ((b'a' + letter as u8) as char).to_string() } else { format!("t{letter}") };
+                let cand = if letter < 26 {
+                    ((b'a' + letter as u8) as char).to_string()
+                } else {
+                    format!("t{letter}")
+                };
                 letter += 1;
                 if !used.contains(&cand) {
                     break cand;
@@ -1677,7 +2030,10 @@ impl Checker {
                     }
                     None => {
                         let span = self.origin(v as Tv);
-                        return err(span, format!("Type is ambiguous (could be one of {}).", show_prims(ps)));
+                        return err(
+                            span,
+                            format!("Type is ambiguous (could be one of {}).", show_prims(ps)),
+                        );
                     }
                 }
             }
@@ -1731,7 +2087,13 @@ impl Checker {
         for (t, span) in std::mem::take(&mut self.eqs) {
             let z = self.s.zonk(&t);
             if t_functional(&z) {
-                return err(span, format!("Equality is not defined on functional type \"{}\".", self.s.show(&z)));
+                return err(
+                    span,
+                    format!(
+                        "Equality is not defined on functional type \"{}\".",
+                        self.s.show(&z)
+                    ),
+                );
             }
         }
         for (span, t) in std::mem::take(&mut self.irrefutable) {
@@ -1748,15 +2110,19 @@ impl Checker {
                 return err(span, "Unmatched cases in match expression.");
             }
         }
-        let recs: Vec<(NodeId, T)> = self.exp_rec.iter().chain(self.pat_rec.iter()).cloned().collect();
-        for (_, t) in recs {
+        let recs: Vec<(T, Span)> = self
+            .exp_rec
+            .iter()
+            .map(|(_, t, s)| (t.clone(), *s))
+            .collect();
+        for (t, span) in recs {
             let z = self.s.zonk(&t);
             if let Some(bad) = array_of_functions(&z) {
-                let span = self.def_span;
-                let _ = span;
                 let shown = self.s.show(&bad);
-                let at = self.span_of_type(&t).unwrap_or(self.def_span);
-                return err(at, format!("Arrays of functions are not allowed (element type \"{shown}\")."));
+                return err(
+                    span,
+                    format!("Arrays of functions are not allowed (element type \"{shown}\")."),
+                );
             }
         }
         for oc in &self.occs {
@@ -1775,14 +2141,10 @@ impl Checker {
         Ok(())
     }
 
-    fn span_of_type(&self, _t: &T) -> Option<Span> {
-        None
-    }
-
     /// Move the definition's node types into `info`.
     fn export_def(&mut self) {
         let exps = std::mem::take(&mut self.exp_rec);
-        for (id, t) in exps {
+        for (id, t, _) in exps {
             let ty = self.export(&t);
             self.info.exp_types.insert(id, ty);
         }
@@ -1793,7 +2155,11 @@ impl Checker {
         }
         let occs = std::mem::take(&mut self.occs);
         for oc in occs {
-            let sizes = oc.sizes.iter().map(|(n, s, _)| (n.clone(), self.export_size(s))).collect();
+            let sizes = oc
+                .sizes
+                .iter()
+                .map(|(n, s, _)| (n.clone(), self.export_size(s)))
+                .collect();
             self.info.size_args.insert(oc.id, sizes);
         }
     }
@@ -1808,12 +2174,23 @@ impl Checker {
                 self.export(&e).array_of(vec![size])
             }
             T::Record(fs) => {
-                let mut v: Vec<(Name, Type)> = fs.iter().map(|(n, t)| (n.clone(), self.export(t))).collect();
+                let mut v: Vec<(Name, Type)> = fs
+                    .iter()
+                    .map(|(n, t)| (n.clone(), self.export(t)))
+                    .collect();
                 v.sort_by(|a, b| canonical_field_order(&a.0, &b.0));
                 Type::Record(v)
             }
-            T::Sum(cs) => Type::Sum(cs.iter().map(|(n, ts)| (n.clone(), ts.iter().map(|t| self.export(t)).collect())).collect()),
-            T::Arrow(n, a, b) => Type::Arrow { param_name: n, param: Box::new(self.export(&a)), ret: Box::new(self.export(&b)) },
+            T::Sum(cs) => Type::Sum(
+                cs.iter()
+                    .map(|(n, ts)| (n.clone(), ts.iter().map(|t| self.export(t)).collect()))
+                    .collect(),
+            ),
+            T::Arrow(n, a, b) => Type::Arrow {
+                param_name: n,
+                param: Box::new(self.export(&a)),
+                ret: Box::new(self.export(&b)),
+            },
         }
     }
 
@@ -1841,9 +2218,19 @@ impl Checker {
         let id = self.fresh_id();
         let kind = match s {
             Sz::Name(n) => ExpKind::Var(QualName::unqual(n.clone())),
-            Sz::Const(c) => ExpKind::Literal(Literal::Int { value: *c as u128, suffix: Some(PrimType::I64) }),
+            Sz::Const(c) => ExpKind::Literal(Literal::Int {
+                value: *c as u128,
+                suffix: Some(PrimType::I64),
+            }),
             Sz::Op(o, a, b) => ExpKind::BinOp {
-                op: BinOpName { name: QualName { quals: vec!["i64".into()], name: o.to_string() }, backtick: false, span },
+                op: BinOpName {
+                    name: QualName {
+                        quals: vec!["i64".into()],
+                        name: o.to_string(),
+                    },
+                    backtick: false,
+                    span,
+                },
                 lhs: Box::new(self.size_exp(a)),
                 rhs: Box::new(self.size_exp(b)),
             },
@@ -1856,7 +2243,10 @@ impl Checker {
 
     fn entry_point(&mut self, vb: &ValBind, sc: &Scheme, dec_index: usize) -> R<()> {
         if vb.name.contains('\'') {
-            return err(vb.name_span, format!("Entry point names may not contain \"'\": \"{}\".", vb.name));
+            return err(
+                vb.name_span,
+                format!("Entry point names may not contain \"'\": \"{}\".", vb.name),
+            );
         }
         let full = self.export(&sc.ty);
         let mut params = Vec::new();
@@ -1874,25 +2264,46 @@ impl Checker {
         };
         for p in &params {
             if p.ty.is_functional() {
-                return err(vb.name_span, "Entry point functions may not be higher-order.");
+                return err(
+                    vb.name_span,
+                    "Entry point functions may not be higher-order.",
+                );
             }
         }
-        let poly = params.iter().map(|p| &p.ty).chain(results.iter()).any(type_has_param);
+        let poly = params
+            .iter()
+            .map(|p| &p.ty)
+            .chain(results.iter())
+            .any(type_has_param);
         if poly {
-            return err(vb.name_span, "Entry point functions may not be polymorphic.");
+            return err(
+                vb.name_span,
+                "Entry point functions may not be polymorphic.",
+            );
         }
-        self.info.entries.push(EntryPoint { name: vb.name.clone(), dec_index, params, results, span: vb.span });
+        self.info.entries.push(EntryPoint {
+            name: vb.name.clone(),
+            dec_index,
+            params,
+            results,
+            span: vb.span,
+        });
         Ok(())
     }
 
     pub fn check_typebind(&mut self, tb: &mut TypeBind) {
         if !self.file_types.insert(tb.name.clone()) {
-            self.errors.push(Diagnostic::error(tb.span, format!("Duplicate definition of type \"{}\".", tb.name)));
+            self.errors.push(Diagnostic::error(
+                tb.span,
+                format!("Duplicate definition of type \"{}\".", tb.name),
+            ));
         }
         self.begin_def(tb.span);
         for p in &tb.params {
             match p {
-                TypeParam::Size(n, _) => self.scopes.push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64())))),
+                TypeParam::Size(n, _) => self
+                    .scopes
+                    .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64())))),
                 TypeParam::Type(n, _, _) => self.scopes.push(Scope::TParam(n.clone())),
             }
         }
@@ -1902,11 +2313,23 @@ impl Checker {
             Ok(t) => {
                 let t = self.s.zonk(&t);
                 self.export_def();
-                self.types.insert(tb.name.clone(), Rc::new(TypeAbbr { params: tb.params.clone(), body: t }));
+                self.types.insert(
+                    tb.name.clone(),
+                    Rc::new(TypeAbbr {
+                        params: tb.params.clone(),
+                        body: t,
+                    }),
+                );
             }
             Err(d) => {
                 self.errors.push(*d);
-                self.types.insert(tb.name.clone(), Rc::new(TypeAbbr { params: tb.params.clone(), body: T::unit() }));
+                self.types.insert(
+                    tb.name.clone(),
+                    Rc::new(TypeAbbr {
+                        params: tb.params.clone(),
+                        body: T::unit(),
+                    }),
+                );
             }
         }
     }
@@ -1915,7 +2338,11 @@ impl Checker {
 fn rename_sizes(s: &Sz, map: &HashMap<Name, Sz>) -> Sz {
     match s {
         Sz::Name(n) => map.get(n).cloned().unwrap_or_else(|| s.clone()),
-        Sz::Op(o, a, b) => Sz::Op(o, Box::new(rename_sizes(a, map)), Box::new(rename_sizes(b, map))),
+        Sz::Op(o, a, b) => Sz::Op(
+            o,
+            Box::new(rename_sizes(a, map)),
+            Box::new(rename_sizes(b, map)),
+        ),
         _ => s.clone(),
     }
 }
@@ -1966,11 +2393,8 @@ fn type_mentions_size(t: &T, n: &str) -> bool {
 
 fn free_vars(t: &T, out: &mut Vec<Tv>) {
     match t {
-        T::Var(v) => {
-            if !out.contains(v) {
-                out.push(*v)
-            }
-        }
+        T::Var(v) if !out.contains(v) => out.push(*v),
+        T::Var(_) => {}
         T::Array(_, e) => free_vars(e, out),
         T::Record(fs) => fs.values().for_each(|t| free_vars(t, out)),
         T::Sum(cs) => cs.values().flatten().for_each(|t| free_vars(t, out)),
@@ -2025,7 +2449,9 @@ fn simple_pat_name(p: &Pat) -> Option<Name> {
 fn pattern_names(p: &Pat, out: &mut Vec<Name>) {
     match &p.kind {
         PatKind::Var(n) => out.push(n.clone()),
-        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter().for_each(|p| pattern_names(p, out)),
+        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => {
+            ps.iter().for_each(|p| pattern_names(p, out))
+        }
         PatKind::Record(fs) => fs.iter().for_each(|(_, p)| pattern_names(p, out)),
         PatKind::Ascribe(q, _) | PatKind::Attr(_, q) => pattern_names(q, out),
         PatKind::Wildcard | PatKind::Literal { .. } => {}
@@ -2060,11 +2486,21 @@ fn simple_exp(e: &Exp) -> bool {
 /// Section 6.3: literal range checks after defaulting.
 fn check_literal(lit: &Literal, negated: bool, p: PrimType, span: Span) -> R<()> {
     match lit {
+        // Suffixed literals wrap (`256u8` is 0); only unsuffixed ones are range-checked.
+        Literal::Int {
+            suffix: Some(_), ..
+        }
+        | Literal::Float {
+            suffix: Some(_), ..
+        } => Ok(()),
         Literal::Int { value, .. } => check_int(*value, negated, p, span, "integer literal"),
         Literal::Char(c) => check_int(*c as u128, negated, p, span, "character literal"),
         Literal::Float { text, .. } => {
             if p.is_int() {
-                return err(span, format!("Float literal {text} cannot have integer type \"{p}\"."));
+                return err(
+                    span,
+                    format!("Float literal {text} cannot have integer type \"{p}\"."),
+                );
             }
             let v: f64 = text.parse().unwrap_or(f64::INFINITY);
             let overflow = match p {
@@ -2073,7 +2509,10 @@ fn check_literal(lit: &Literal, negated: bool, p: PrimType, span: Span) -> R<()>
                 _ => v.is_infinite(),
             };
             if overflow {
-                return err(span, format!("Float literal {text} is too large for type \"{p}\"."));
+                return err(
+                    span,
+                    format!("Float literal {text} is too large for type \"{p}\"."),
+                );
             }
             Ok(())
         }
@@ -2102,7 +2541,14 @@ fn check_int(value: u128, negated: bool, p: PrimType, span: Span, what: &str) ->
     if fits {
         Ok(())
     } else {
-        let shown = if negated { format!("-{value}") } else { value.to_string() };
-        err(span, format!("The {what} {shown} does not fit in type \"{p}\"."))
+        let shown = if negated {
+            format!("-{value}")
+        } else {
+            value.to_string()
+        };
+        err(
+            span,
+            format!("The {what} {shown} does not fit in type \"{p}\"."),
+        )
     }
 }

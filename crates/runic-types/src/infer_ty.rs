@@ -41,7 +41,13 @@ impl T {
         T::Record(BTreeMap::new())
     }
     pub fn tuple(items: Vec<T>) -> T {
-        T::Record(items.into_iter().enumerate().map(|(i, t)| (i.to_string(), t)).collect())
+        T::Record(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (i.to_string(), t))
+                .collect(),
+        )
     }
     pub fn arrow(a: T, b: T) -> T {
         T::Arrow(None, Box::new(a), Box::new(b))
@@ -86,7 +92,8 @@ pub(crate) const INTS: [PrimType; 8] = [
     PrimType::U64,
 ];
 pub(crate) const FLOATS: [PrimType; 3] = [PrimType::F16, PrimType::F32, PrimType::F64];
-pub(crate) const SIGNED: [PrimType; 4] = [PrimType::I8, PrimType::I16, PrimType::I32, PrimType::I64];
+pub(crate) const SIGNED: [PrimType; 4] =
+    [PrimType::I8, PrimType::I16, PrimType::I32, PrimType::I64];
 
 pub(crate) fn numeric() -> Vec<PrimType> {
     INTS.iter().chain(FLOATS.iter()).copied().collect()
@@ -145,7 +152,11 @@ impl Subst {
         match self.shallow(t) {
             T::Array(s, e) => T::Array(self.size(&s), Box::new(self.zonk(&e))),
             T::Record(fs) => T::Record(fs.iter().map(|(n, t)| (n.clone(), self.zonk(t))).collect()),
-            T::Sum(cs) => T::Sum(cs.iter().map(|(n, ts)| (n.clone(), ts.iter().map(|t| self.zonk(t)).collect())).collect()),
+            T::Sum(cs) => T::Sum(
+                cs.iter()
+                    .map(|(n, ts)| (n.clone(), ts.iter().map(|t| self.zonk(t)).collect()))
+                    .collect(),
+            ),
             T::Arrow(n, a, b) => T::Arrow(n, Box::new(self.zonk(&a)), Box::new(self.zonk(&b))),
             t => t,
         }
@@ -189,7 +200,8 @@ impl Subst {
                     return Err(self.clash(&a, &b));
                 }
                 for (k, t1) in f1 {
-                    self.unify(t1, &f2[k]).map_err(|c| self.context(c, &a, &b))?;
+                    self.unify(t1, &f2[k])
+                        .map_err(|c| self.context(c, &a, &b))?;
                 }
                 Ok(())
             }
@@ -217,7 +229,13 @@ impl Subst {
     }
 
     fn clash(&self, a: &T, b: &T) -> Clash {
-        Clash { message: format!("Cannot unify \"{}\" with \"{}\".", self.show(a), self.show(b)) }
+        Clash {
+            message: format!(
+                "Cannot unify \"{}\" with \"{}\".",
+                self.show(a),
+                self.show(b)
+            ),
+        }
     }
 
     fn context(&self, c: Clash, _a: &T, _b: &T) -> Clash {
@@ -269,7 +287,7 @@ impl Subst {
                 Ok(())
             }
             (Cons::Prims(ps), _) => Err(Clash {
-                message: format!("Cannot unify \"{}\" with a type in {}.", self.show(t), show_prims(ps)),
+                message: format!("Cannot unify \"{}\" with {}.", self.show(t), show_prims(ps)),
             }),
             (Cons::Fields(fs), T::Record(have)) => {
                 for (f, ft) in fs {
@@ -277,7 +295,10 @@ impl Subst {
                         Some(ht) => self.unify(ft, ht)?,
                         None => {
                             return Err(Clash {
-                                message: format!("Field \"{f}\" does not exist in type \"{}\".", self.show(t)),
+                                message: format!(
+                                    "Field \"{f}\" does not exist in type \"{}\".",
+                                    self.show(t)
+                                ),
                             })
                         }
                     }
@@ -290,7 +311,10 @@ impl Subst {
                     "Cannot unify \"{}\" with a record type with field{} {}.",
                     self.show(t),
                     if fs.len() == 1 { "" } else { "s" },
-                    fs.keys().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ")
+                    fs.keys()
+                        .map(|k| format!("\"{k}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             }),
             (Cons::Constrs(cs), T::Sum(have)) => {
@@ -320,7 +344,10 @@ impl Subst {
                     "Cannot unify \"{}\" with a sum type with constructor{} {}.",
                     self.show(t),
                     if cs.len() == 1 { "" } else { "s" },
-                    cs.keys().map(|k| format!("\"#{k}\"")).collect::<Vec<_>>().join(", ")
+                    cs.keys()
+                        .map(|k| format!("\"#{k}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             }),
         }
@@ -332,7 +359,9 @@ impl Subst {
             (Cons::Prims(x), Cons::Prims(y)) => {
                 let both: Vec<PrimType> = x.iter().filter(|p| y.contains(p)).copied().collect();
                 if both.is_empty() {
-                    Err(Clash { message: format!("Cannot unify a type in {} with a type in {}.", show_prims(x), show_prims(y)) })
+                    Err(Clash {
+                        message: format!("Cannot unify {} with {}.", show_prims(x), show_prims(y)),
+                    })
                 } else {
                     Ok(Cons::Prims(both))
                 }
@@ -360,7 +389,9 @@ impl Subst {
                         }
                         Some(_) => {
                             return Err(Clash {
-                                message: format!("Constructor \"#{k}\" is used with different numbers of payloads."),
+                                message: format!(
+                                "Constructor \"#{k}\" is used with different numbers of payloads."
+                            ),
                             })
                         }
                         None => {
@@ -371,7 +402,11 @@ impl Subst {
                 Ok(Cons::Constrs(out))
             }
             (x, y) => Err(Clash {
-                message: format!("Cannot unify {} with {}.", describe_cons(x), describe_cons(y)),
+                message: format!(
+                    "Cannot unify {} with {}.",
+                    describe_cons(x),
+                    describe_cons(y)
+                ),
             }),
         }
     }
@@ -383,16 +418,8 @@ impl Subst {
         let b = self.size(b);
         match (&a, &b) {
             (Sz::Flex(x), Sz::Flex(y)) if x == y => {}
-            (Sz::Flex(x), _) => {
-                if !mentions_flex(&b, *x) {
-                    self.flex[*x as usize] = Some(b.clone());
-                }
-            }
-            (_, Sz::Flex(y)) => {
-                if !mentions_flex(&a, *y) {
-                    self.flex[*y as usize] = Some(a.clone());
-                }
-            }
+            (Sz::Flex(x), _) if !mentions_flex(&b, *x) => self.flex[*x as usize] = Some(b.clone()),
+            (_, Sz::Flex(y)) if !mentions_flex(&a, *y) => self.flex[*y as usize] = Some(a.clone()),
             (Sz::Op(o1, a1, b1), Sz::Op(o2, a2, b2)) if o1 == o2 => {
                 self.unify_size(a1, a2);
                 self.unify_size(b1, b2);
@@ -411,7 +438,10 @@ impl Subst {
             T::Var(v) => match &self.vars[*v as usize].cons {
                 Cons::Prims(ps) if ps.len() == 1 => ps[0].to_string(),
                 Cons::Fields(fs) => {
-                    let inner: Vec<String> = fs.iter().map(|(k, t)| format!("{k}: {}", self.show_in(t, names))).collect();
+                    let inner: Vec<String> = fs
+                        .iter()
+                        .map(|(k, t)| format!("{k}: {}", self.show_in(t, names)))
+                        .collect();
                     format!("{{{}, ...}}", inner.join(", "))
                 }
                 _ => {
@@ -423,20 +453,30 @@ impl Subst {
             T::Param(n) => n.clone(),
             T::Array(s, e) => {
                 let inner = self.show_in(e, names);
-                let inner = if matches!(**e, T::Arrow(..) | T::Sum(_)) { format!("({inner})") } else { inner };
+                let inner = if matches!(**e, T::Arrow(..) | T::Sum(_)) {
+                    format!("({inner})")
+                } else {
+                    inner
+                };
                 format!("[{}]{inner}", show_size(s))
             }
             T::Record(fs) => {
-                let is_tuple = fs.len() >= 2 && (0..fs.len()).all(|i| fs.contains_key(&i.to_string()));
+                let is_tuple =
+                    fs.len() >= 2 && (0..fs.len()).all(|i| fs.contains_key(&i.to_string()));
                 if is_tuple {
-                    let items: Vec<String> = (0..fs.len()).map(|i| self.show_in(&fs[&i.to_string()], names)).collect();
+                    let items: Vec<String> = (0..fs.len())
+                        .map(|i| self.show_in(&fs[&i.to_string()], names))
+                        .collect();
                     format!("({})", items.join(", "))
                 } else if fs.is_empty() {
                     "()".to_string()
                 } else {
                     let mut keys: Vec<&Name> = fs.keys().collect();
                     keys.sort_by(|a, b| crate::ty::canonical_field_order(a, b));
-                    let items: Vec<String> = keys.iter().map(|k| format!("{k}: {}", self.show_in(&fs[*k], names))).collect();
+                    let items: Vec<String> = keys
+                        .iter()
+                        .map(|k| format!("{k}: {}", self.show_in(&fs[*k], names)))
+                        .collect();
                     format!("{{{}}}", items.join(", "))
                 }
             }
@@ -493,28 +533,40 @@ pub(crate) fn show_prims(ps: &[PrimType]) -> String {
     let mut v: Vec<PrimType> = ps.to_vec();
     v.sort();
     if v == numeric() {
-        return "the numeric types".to_string();
+        return "a numeric type".to_string();
     }
     if v == INTS.to_vec() {
-        return "the integer types".to_string();
+        return "an integer type".to_string();
     }
     if v == FLOATS.to_vec() {
-        return "the float types".to_string();
+        return "a float type (f16, f32 or f64)".to_string();
     }
-    format!("{{{}}}", v.iter().map(|p| p.name()).collect::<Vec<_>>().join(", "))
+    if v == SIGNED.to_vec() {
+        return "a signed integer type (i8, i16, i32 or i64)".to_string();
+    }
+    format!(
+        "one of {}",
+        v.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+    )
 }
 
 fn describe_cons(c: &Cons) -> String {
     match c {
         Cons::Free => "any type".to_string(),
-        Cons::Prims(ps) => format!("a type in {}", show_prims(ps)),
+        Cons::Prims(ps) => show_prims(ps),
         Cons::Fields(fs) => format!(
             "a record with fields {}",
-            fs.keys().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ")
+            fs.keys()
+                .map(|k| format!("\"{k}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Cons::Constrs(cs) => format!(
             "a sum type with constructors {}",
-            cs.keys().map(|k| format!("\"#{k}\"")).collect::<Vec<_>>().join(", ")
+            cs.keys()
+                .map(|k| format!("\"#{k}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -542,7 +594,9 @@ pub(crate) fn size_mentions(s: &Sz, name: &str) -> bool {
 fn exp_mentions(e: &Exp, name: &str) -> bool {
     use runic_syntax::ast::ExpKind as K;
     match &e.kind {
-        K::Var(q) => q.quals.is_empty() && q.name == name || q.quals.first().is_some_and(|h| h == name),
+        K::Var(q) => {
+            q.quals.is_empty() && q.name == name || q.quals.first().is_some_and(|h| h == name)
+        }
         K::Literal(_) => false,
         K::BinOp { lhs, rhs, .. } => exp_mentions(lhs, name) || exp_mentions(rhs, name),
         K::Apply(f, args) => exp_mentions(f, name) || args.iter().any(|a| exp_mentions(a, name)),
@@ -555,9 +609,21 @@ fn exp_mentions(e: &Exp, name: &str) -> bool {
 pub(crate) fn map_sizes(t: &T, f: &mut dyn FnMut(&Sz) -> Sz) -> T {
     match t {
         T::Array(s, e) => T::Array(f(s), Box::new(map_sizes(e, f))),
-        T::Record(fs) => T::Record(fs.iter().map(|(n, t)| (n.clone(), map_sizes(t, f))).collect()),
-        T::Sum(cs) => T::Sum(cs.iter().map(|(n, ts)| (n.clone(), ts.iter().map(|t| map_sizes(t, f)).collect())).collect()),
-        T::Arrow(n, a, b) => T::Arrow(n.clone(), Box::new(map_sizes(a, f)), Box::new(map_sizes(b, f))),
+        T::Record(fs) => T::Record(
+            fs.iter()
+                .map(|(n, t)| (n.clone(), map_sizes(t, f)))
+                .collect(),
+        ),
+        T::Sum(cs) => T::Sum(
+            cs.iter()
+                .map(|(n, ts)| (n.clone(), ts.iter().map(|t| map_sizes(t, f)).collect()))
+                .collect(),
+        ),
+        T::Arrow(n, a, b) => T::Arrow(
+            n.clone(),
+            Box::new(map_sizes(a, f)),
+            Box::new(map_sizes(b, f)),
+        ),
         t => t.clone(),
     }
 }
@@ -566,7 +632,11 @@ pub(crate) fn map_sizes(t: &T, f: &mut dyn FnMut(&Sz) -> Sz) -> T {
 pub(crate) fn subst_size(s: &Sz, name: &str, by: &Sz) -> Sz {
     match s {
         Sz::Name(n) if n == name => by.clone(),
-        Sz::Op(o, a, b) => Sz::Op(o, Box::new(subst_size(a, name, by)), Box::new(subst_size(b, name, by))),
+        Sz::Op(o, a, b) => Sz::Op(
+            o,
+            Box::new(subst_size(a, name, by)),
+            Box::new(subst_size(b, name, by)),
+        ),
         s => s.clone(),
     }
 }

@@ -10,9 +10,21 @@ pub const INTRINSICS: &[(&str, &str, &str)] = &[
     // Section 10.3: second-order array combinators.
     ("map", "'a [n] 'x", "(a -> x) -> [n]a -> *[n]x"),
     ("map1", "'a [n] 'x", "(a -> x) -> [n]a -> *[n]x"),
-    ("map2", "'a 'b [n] 'x", "(a -> b -> x) -> [n]a -> [n]b -> *[n]x"),
-    ("map3", "'a 'b 'c [n] 'x", "(a -> b -> c -> x) -> [n]a -> [n]b -> [n]c -> *[n]x"),
-    ("map4", "'a 'b 'c 'd [n] 'x", "(a -> b -> c -> d -> x) -> [n]a -> [n]b -> [n]c -> [n]d -> *[n]x"),
+    (
+        "map2",
+        "'a 'b [n] 'x",
+        "(a -> b -> x) -> [n]a -> [n]b -> *[n]x",
+    ),
+    (
+        "map3",
+        "'a 'b 'c [n] 'x",
+        "(a -> b -> c -> x) -> [n]a -> [n]b -> [n]c -> *[n]x",
+    ),
+    (
+        "map4",
+        "'a 'b 'c 'd [n] 'x",
+        "(a -> b -> c -> d -> x) -> [n]a -> [n]b -> [n]c -> [n]d -> *[n]x",
+    ),
     (
         "map5",
         "'a 'b 'c 'd 'e [n] 'x",
@@ -22,8 +34,16 @@ pub const INTRINSICS: &[(&str, &str, &str)] = &[
     ("reduce_comm", "[n] 'a", "(a -> a -> a) -> a -> [n]a -> a"),
     ("scan", "[n] 'a", "(a -> a -> a) -> a -> [n]a -> *[n]a"),
     ("exscan", "[n] 'a", "(a -> a -> a) -> a -> [n]a -> *[n]a"),
-    ("hist", "'a [n]", "(a -> a -> a) -> a -> (k: i64) -> [n]i64 -> [n]a -> *[k]a"),
-    ("reduce_by_index", "'a [k] [n]", "*[k]a -> (a -> a -> a) -> a -> [n]i64 -> [n]a -> *[k]a"),
+    (
+        "hist",
+        "'a [n]",
+        "(a -> a -> a) -> a -> (k: i64) -> [n]i64 -> [n]a -> *[k]a",
+    ),
+    (
+        "reduce_by_index",
+        "'a [k] [n]",
+        "*[k]a -> (a -> a -> a) -> a -> [n]i64 -> [n]a -> *[k]a",
+    ),
     (
         "reduce_by_index_2d",
         "'a [k] [n] [m]",
@@ -35,12 +55,32 @@ pub const INTRINSICS: &[(&str, &str, &str)] = &[
         "*[k][m][l]a -> (a -> a -> a) -> a -> [n](i64, i64, i64) -> [n]a -> *[k][m][l]a",
     ),
     ("scatter", "'t [k] [n]", "*[k]t -> [n]i64 -> [n]t -> *[k]t"),
-    ("scatter_2d", "'t [k] [n] [l]", "*[k][n]t -> [l](i64, i64) -> [l]t -> *[k][n]t"),
-    ("scatter_3d", "'t [k] [n] [o] [l]", "*[k][n][o]t -> [l](i64, i64, i64) -> [l]t -> *[k][n][o]t"),
-    ("spread", "'t [n]", "(k: i64) -> t -> [n]i64 -> [n]t -> *[k]t"),
+    (
+        "scatter_2d",
+        "'t [k] [n] [l]",
+        "*[k][n]t -> [l](i64, i64) -> [l]t -> *[k][n]t",
+    ),
+    (
+        "scatter_3d",
+        "'t [k] [n] [o] [l]",
+        "*[k][n][o]t -> [l](i64, i64, i64) -> [l]t -> *[k][n][o]t",
+    ),
+    (
+        "spread",
+        "'t [n]",
+        "(k: i64) -> t -> [n]i64 -> [n]t -> *[k]t",
+    ),
     ("filter", "[n] 'a", "(a -> bool) -> [n]a -> *[]a"),
-    ("partition", "[n] 'a", "(a -> bool) -> [n]a -> ?[k].([k]a, [n-k]a)"),
-    ("partition2", "[n] 'a", "(a -> bool) -> (a -> bool) -> [n]a -> ?[k][l].([k]a, [l]a, [n-k-l]a)"),
+    (
+        "partition",
+        "[n] 'a",
+        "(a -> bool) -> [n]a -> ?[k].([k]a, [n-k]a)",
+    ),
+    (
+        "partition2",
+        "[n] 'a",
+        "(a -> bool) -> (a -> bool) -> [n]a -> ?[k][l].([k]a, [l]a, [n-k-l]a)",
+    ),
     ("all", "[n] 'a", "(a -> bool) -> [n]a -> bool"),
     ("any", "[n] 'a", "(a -> bool) -> [n]a -> bool"),
     (
@@ -48,25 +88,45 @@ pub const INTRINSICS: &[(&str, &str, &str)] = &[
         "[n] 'a 'b 'c",
         "(a -> ?[k].([k]b, c)) -> [n]a -> ?[m].([n]i64, [m]bool, [n]i64, [m]b, [n]c)",
     ),
-    ("flatmap'", "[n] 'a 'b", "(a -> ?[k].[k]b) -> [n]a -> ?[m].([n]i64, [m]bool, [n]i64, [m]b)"),
+    (
+        "flatmap'",
+        "[n] 'a 'b",
+        "(a -> ?[k].[k]b) -> [n]a -> ?[m].([n]i64, [m]bool, [n]i64, [m]b)",
+    ),
     // Section 10.4: construction and reshaping.
     ("iota", "", "(n: i64) -> *[n]i64"),
     ("indices", "[n] 't", "[n]t -> *[n]i64"),
     ("replicate", "'t", "(n: i64) -> t -> *[n]t"),
     ("rep", "'t [n]", "t -> *[n]t"),
     ("tabulate", "'a", "(n: i64) -> (i64 -> a) -> *[n]a"),
-    ("tabulate_2d", "'a", "(n: i64) -> (m: i64) -> (i64 -> i64 -> a) -> *[n][m]a"),
-    ("tabulate_3d", "'a", "(n: i64) -> (m: i64) -> (o: i64) -> (i64 -> i64 -> i64 -> a) -> *[n][m][o]a"),
+    (
+        "tabulate_2d",
+        "'a",
+        "(n: i64) -> (m: i64) -> (i64 -> i64 -> a) -> *[n][m]a",
+    ),
+    (
+        "tabulate_3d",
+        "'a",
+        "(n: i64) -> (m: i64) -> (o: i64) -> (i64 -> i64 -> i64 -> a) -> *[n][m][o]a",
+    ),
     ("copy", "'t", "t -> *t"),
     ("manifest", "'t", "t -> *t"),
     ("concat", "[n] [m] 't", "[n]t -> [m]t -> *[n+m]t"),
     ("++", "[n] [m] 't", "[n]t -> [m]t -> *[n+m]t"),
     ("flatten", "[n] [m] 't", "[n][m]t -> [n*m]t"),
     ("flatten_3d", "[n] [m] [l] 't", "[n][m][l]t -> [n*m*l]t"),
-    ("flatten_4d", "[n] [m] [l] [k] 't", "[n][m][l][k]t -> [n*m*l*k]t"),
+    (
+        "flatten_4d",
+        "[n] [m] [l] [k] 't",
+        "[n][m][l][k]t -> [n*m*l*k]t",
+    ),
     ("unflatten", "'t [n] [m]", "[n*m]t -> [n][m]t"),
     ("unflatten_3d", "'t [n] [m] [l]", "[n*m*l]t -> [n][m][l]t"),
-    ("unflatten_4d", "'t [n] [m] [l] [k]", "[n*m*l*k]t -> [n][m][l][k]t"),
+    (
+        "unflatten_4d",
+        "'t [n] [m] [l] [k]",
+        "[n*m*l*k]t -> [n][m][l][k]t",
+    ),
     ("transpose", "[n] [m] 't", "[n][m]t -> [m][n]t"),
     ("reverse", "[n] 't", "[n]t -> [n]t"),
     ("rotate", "[n] 't", "i64 -> [n]t -> [n]t"),
@@ -84,14 +144,38 @@ pub const INTRINSICS: &[(&str, &str, &str)] = &[
     // Section 10.6: zipping.
     ("zip", "[n] 'a 'b", "[n]a -> [n]b -> *[n](a, b)"),
     ("zip2", "[n] 'a 'b", "[n]a -> [n]b -> *[n](a, b)"),
-    ("zip3", "[n] 'a 'b 'c", "[n]a -> [n]b -> [n]c -> *[n](a, b, c)"),
-    ("zip4", "[n] 'a 'b 'c 'd", "[n]a -> [n]b -> [n]c -> [n]d -> *[n](a, b, c, d)"),
-    ("zip5", "[n] 'a 'b 'c 'd 'e", "[n]a -> [n]b -> [n]c -> [n]d -> [n]e -> *[n](a, b, c, d, e)"),
+    (
+        "zip3",
+        "[n] 'a 'b 'c",
+        "[n]a -> [n]b -> [n]c -> *[n](a, b, c)",
+    ),
+    (
+        "zip4",
+        "[n] 'a 'b 'c 'd",
+        "[n]a -> [n]b -> [n]c -> [n]d -> *[n](a, b, c, d)",
+    ),
+    (
+        "zip5",
+        "[n] 'a 'b 'c 'd 'e",
+        "[n]a -> [n]b -> [n]c -> [n]d -> [n]e -> *[n](a, b, c, d, e)",
+    ),
     ("unzip", "[n] 'a 'b", "[n](a, b) -> ([n]a, [n]b)"),
     ("unzip2", "[n] 'a 'b", "[n](a, b) -> ([n]a, [n]b)"),
-    ("unzip3", "[n] 'a 'b 'c", "[n](a, b, c) -> ([n]a, [n]b, [n]c)"),
-    ("unzip4", "[n] 'a 'b 'c 'd", "[n](a, b, c, d) -> ([n]a, [n]b, [n]c, [n]d)"),
-    ("unzip5", "[n] 'a 'b 'c 'd 'e", "[n](a, b, c, d, e) -> ([n]a, [n]b, [n]c, [n]d, [n]e)"),
+    (
+        "unzip3",
+        "[n] 'a 'b 'c",
+        "[n](a, b, c) -> ([n]a, [n]b, [n]c)",
+    ),
+    (
+        "unzip4",
+        "[n] 'a 'b 'c 'd",
+        "[n](a, b, c, d) -> ([n]a, [n]b, [n]c, [n]d)",
+    ),
+    (
+        "unzip5",
+        "[n] 'a 'b 'c 'd 'e",
+        "[n](a, b, c, d, e) -> ([n]a, [n]b, [n]c, [n]d, [n]e)",
+    ),
     // Section 10.7 and 10.8 (the definable combinators live in prelude.fut).
     ("and", "[n]", "[n]bool -> bool"),
     ("or", "[n]", "[n]bool -> bool"),
@@ -110,14 +194,16 @@ pub const INTRINSICS: &[(&str, &str, &str)] = &[
 /// type syntax, so the checker types them itself. Unqualified uses of these names (when not
 /// shadowed) are intrinsic too.
 pub const OVERLOADED_OPS: &[&str] = &[
-    "+", "-", "*", "/", "%", "**", "//", "%%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=", "&&",
-    "||",
+    "+", "-", "*", "/", "%", "**", "//", "%%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=",
+    ">", ">=", "&&", "||",
 ];
 
 /// The numeric modules.
 pub const MODULES: [PrimType; 12] = PrimType::ALL;
 
-const FROM_PRIM: &[&str] = &["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool"];
+const FROM_PRIM: &[&str] = &[
+    "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool",
+];
 const ARITH: &[&str] = &["+", "-", "*", "/", "%", "**", "max", "min"];
 const CMP: &[&str] = &["==", "!=", "<", ">", "<=", ">="];
 const NUM_UNARY: &[&str] = &["neg", "abs", "sgn"];
@@ -126,9 +212,10 @@ const NUM_REDUCE: &[&str] = &["sum", "product", "maximum", "minimum"];
 const INT_BINARY: &[&str] = &["//", "%%", "&", "|", "^", "<<", ">>", ">>>", "mul_hi"];
 const INT_TO_I32: &[&str] = &["popc", "clz", "ctz"];
 const REAL_UNARY: &[&str] = &[
-    "recip", "sqrt", "rsqrt", "cbrt", "exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinpi", "cospi", "tanpi", "asinpi", "acospi", "atanpi", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "gamma",
-    "lgamma", "erf", "erfc", "ceil", "floor", "trunc", "round",
+    "recip", "sqrt", "rsqrt", "cbrt", "exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinpi", "cospi", "tanpi", "asinpi", "acospi", "atanpi", "sinh",
+    "cosh", "tanh", "asinh", "acosh", "atanh", "gamma", "lgamma", "erf", "erfc", "ceil", "floor",
+    "trunc", "round",
 ];
 const REAL_BINARY: &[&str] = &["atan2", "atan2pi", "hypot", "nextafter", "copysign"];
 const REAL_TERNARY: &[&str] = &["lerp", "mad", "fma"];
@@ -247,9 +334,24 @@ pub(crate) fn module_member_names(m: PrimType) -> Vec<&'static str> {
         REAL_TERNARY,
         REAL_CONST,
         &[
-            "to_i64", "not", "mad_hi", "num_bits", "get_bit", "set_bit", "from_fraction", "to_f64", "isinf", "isnan",
-            "to_bits", "from_bits", "ldexp",
+            "to_i64",
+            "not",
+            "mad_hi",
+            "num_bits",
+            "get_bit",
+            "set_bit",
+            "from_fraction",
+            "to_f64",
+            "isinf",
+            "isnan",
+            "to_bits",
+            "from_bits",
+            "ldexp",
         ],
     ];
-    lists.iter().flat_map(|l| l.iter().copied()).filter(|n| module_member(m, n).is_some()).collect()
+    lists
+        .iter()
+        .flat_map(|l| l.iter().copied())
+        .filter(|n| module_member(m, n).is_some())
+        .collect()
 }

@@ -33,7 +33,9 @@ pub fn check_program(program: Program, sources: &SourceMap) -> Result<Checked, V
 
 /// The first node id not used by the prelude: parse user programs with this `first_id`.
 pub fn first_user_node_id() -> u32 {
-    runic_syntax::parse_program(FileId(u32::MAX), PRELUDE_SOURCE, 0).map(|p| p.next_id).unwrap_or(0)
+    runic_syntax::parse_program(FileId(u32::MAX), PRELUDE_SOURCE, 0)
+        .map(|p| p.next_id)
+        .unwrap_or(0)
 }
 
 /// As [`check_program`], with the prelude's spans in `prelude_file` (register
@@ -51,7 +53,9 @@ pub fn check_program_with_prelude_file(
             let start = program.next_id;
             match check_with(program, prelude_file, start, 0) {
                 Ok(Some(c)) => Ok(c),
-                Ok(None) => Err(vec![internal("node ids of the prelude and the program overlap")]),
+                Ok(None) => Err(vec![internal(
+                    "node ids of the prelude and the program overlap",
+                )]),
                 Err(e) => Err(e),
             }
         }
@@ -60,7 +64,12 @@ pub fn check_program_with_prelude_file(
 }
 
 fn internal(msg: &str) -> Diagnostic {
-    Diagnostic { severity: runic_syntax::Severity::Error, message: format!("internal error: {msg}"), span: None, notes: vec![] }
+    Diagnostic {
+        severity: runic_syntax::Severity::Error,
+        message: format!("internal error: {msg}"),
+        span: None,
+        notes: vec![],
+    }
 }
 
 /// Check with the prelude's ids starting at `prelude_first`; `Ok(None)` when a user node
@@ -71,7 +80,8 @@ fn check_with(
     prelude_first: u32,
     guard: u32,
 ) -> Result<Option<Checked>, Vec<Diagnostic>> {
-    let mut prelude = match runic_syntax::parse_program(prelude_file, PRELUDE_SOURCE, prelude_first) {
+    let mut prelude = match runic_syntax::parse_program(prelude_file, PRELUDE_SOURCE, prelude_first)
+    {
         Ok(p) => p,
         Err(_) => return Err(vec![internal("the prelude does not parse")]),
     };
@@ -88,8 +98,13 @@ fn check_with(
         errs.extend(ck.errors);
         return Err(errs);
     }
-    let prelude_ids: std::collections::HashSet<NodeId> =
-        ck.info.exp_types.keys().chain(ck.info.pat_types.keys()).copied().collect();
+    let prelude_ids: std::collections::HashSet<NodeId> = ck
+        .info
+        .exp_types
+        .keys()
+        .chain(ck.info.pat_types.keys())
+        .copied()
+        .collect();
     ck.warnings.clear();
     ck.start_file();
     let prelude_decs = prelude.decs.len();
@@ -98,7 +113,10 @@ fn check_with(
             Dec::Val(vb) => ck.check_valbind(vb, true, prelude_decs + i),
             Dec::Type(tb) => ck.check_typebind(tb),
             Dec::Open(_, span) | Dec::Import(_, span) | Dec::Local(_, span) => {
-                ck.errors.push(Diagnostic::error(*span, "Not supported yet: \"open\", \"import\" and \"local\" declarations."))
+                ck.errors.push(Diagnostic::error(
+                    *span,
+                    "Not supported yet: \"open\", \"import\" and \"local\" declarations.",
+                ))
             }
         }
     }
@@ -115,7 +133,10 @@ fn check_with(
     let mut decs = prelude.decs;
     decs.extend(program.decs);
     Ok(Some(Checked {
-        program: Program { decs, next_id: ck.next_id },
+        program: Program {
+            decs,
+            next_id: ck.next_id,
+        },
         prelude_decs,
         info: ck.info,
         warnings: ck.warnings,

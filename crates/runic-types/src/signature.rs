@@ -17,14 +17,20 @@ struct Ctx {
 pub(crate) fn intrinsic_schemes() -> Result<HashMap<Name, Rc<Scheme>>, String> {
     let mut out = HashMap::new();
     for (name, params, ty) in INTRINSICS {
-        let te = runic_syntax::parse_type(FileId(u32::MAX), ty).map_err(|_| format!("bad intrinsic type for {name}"))?;
-        let mut ctx = Ctx { tparams: vec![], hidden: vec![], exist: vec![] };
+        let te = runic_syntax::parse_type(FileId(u32::MAX), ty)
+            .map_err(|_| format!("bad intrinsic type for {name}"))?;
+        let mut ctx = Ctx {
+            tparams: vec![],
+            hidden: vec![],
+            exist: vec![],
+        };
         let mut sparams = Vec::new();
         for p in params.split_whitespace() {
             if let Some(s) = p.strip_prefix('[').and_then(|p| p.strip_suffix(']')) {
                 sparams.push(s.to_string());
             } else {
-                ctx.tparams.push(p.trim_start_matches(['\'', '^', '~']).to_string());
+                ctx.tparams
+                    .push(p.trim_start_matches(['\'', '^', '~']).to_string());
             }
         }
         let t = convert(&te, &mut ctx, false);
@@ -50,7 +56,11 @@ fn convert(te: &TypeExp, ctx: &mut Ctx, param_pos: bool) -> T {
         },
         TypeExp::Apply(f, _, _) => convert(f, ctx, param_pos),
         TypeExp::Tuple(ts, _) => T::tuple(ts.iter().map(|t| convert(t, ctx, param_pos)).collect()),
-        TypeExp::Record(fs, _) => T::Record(fs.iter().map(|(n, t)| (n.clone(), convert(t, ctx, param_pos))).collect()),
+        TypeExp::Record(fs, _) => T::Record(
+            fs.iter()
+                .map(|(n, t)| (n.clone(), convert(t, ctx, param_pos)))
+                .collect(),
+        ),
         TypeExp::Array(s, e, _) => {
             let sz = match s {
                 SizeExp::Anon(_) => {
@@ -67,12 +77,21 @@ fn convert(te: &TypeExp, ctx: &mut Ctx, param_pos: bool) -> T {
             T::Array(sz, Box::new(convert(e, ctx, param_pos)))
         }
         TypeExp::Unique(t, _) => convert(t, ctx, param_pos),
-        TypeExp::Arrow(n, a, b, _) => {
-            T::Arrow(n.clone(), Box::new(convert(a, ctx, true)), Box::new(convert(b, ctx, param_pos)))
-        }
+        TypeExp::Arrow(n, a, b, _) => T::Arrow(
+            n.clone(),
+            Box::new(convert(a, ctx, true)),
+            Box::new(convert(b, ctx, param_pos)),
+        ),
         TypeExp::Sum(cs, _) => {
-            let m: BTreeMap<Name, Vec<T>> =
-                cs.iter().map(|(c, ts)| (c.clone(), ts.iter().map(|t| convert(t, ctx, param_pos)).collect())).collect();
+            let m: BTreeMap<Name, Vec<T>> = cs
+                .iter()
+                .map(|(c, ts)| {
+                    (
+                        c.clone(),
+                        ts.iter().map(|t| convert(t, ctx, param_pos)).collect(),
+                    )
+                })
+                .collect();
             T::Sum(m)
         }
         TypeExp::Exists(names, t, _) => {

@@ -25,13 +25,20 @@ pub enum Size {
 pub enum Type {
     Prim(PrimType),
     /// An array of rank `shape.len() >= 1` whose element type `elem` is not itself an array.
-    Array { elem: Box<Type>, shape: Vec<Size> },
+    Array {
+        elem: Box<Type>,
+        shape: Vec<Size>,
+    },
     /// Fields in canonical order (see [`canonical_field_order`]).
     Record(Vec<(Name, Type)>),
     /// Constructors sorted by name, each with its payload types.
     Sum(Vec<(Name, Vec<Type>)>),
     /// `t1 -> t2`, or `(x: t1) -> t2` when the parameter is named.
-    Arrow { param_name: Option<Name>, param: Box<Type>, ret: Box<Type> },
+    Arrow {
+        param_name: Option<Name>,
+        param: Box<Type>,
+        ret: Box<Type>,
+    },
     /// A type parameter of the enclosing polymorphic definition (explicit, or generalised).
     Param(Name),
 }
@@ -51,12 +58,21 @@ impl Type {
         Type::Record(Vec::new())
     }
     pub fn tuple(items: Vec<Type>) -> Type {
-        Type::Record(items.into_iter().enumerate().map(|(i, t)| (i.to_string(), t)).collect())
+        Type::Record(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (i.to_string(), t))
+                .collect(),
+        )
     }
     /// The components if this is a tuple type (a record with fields 0..n-1, n >= 2).
     pub fn as_tuple(&self) -> Option<Vec<&Type>> {
         match self {
-            Type::Record(fs) if fs.len() >= 2 && fs.iter().enumerate().all(|(i, (n, _))| *n == i.to_string()) => {
+            Type::Record(fs)
+                if fs.len() >= 2
+                    && fs.iter().enumerate().all(|(i, (n, _))| *n == i.to_string()) =>
+            {
                 Some(fs.iter().map(|(_, t)| t).collect())
             }
             _ => None,
@@ -70,7 +86,10 @@ impl Type {
                 Type::Array { elem, shape: dims }
             }
             t if dims.is_empty() => t,
-            t => Type::Array { elem: Box::new(t), shape: dims },
+            t => Type::Array {
+                elem: Box::new(t),
+                shape: dims,
+            },
         }
     }
     pub fn rank(&self) -> usize {
@@ -164,7 +183,11 @@ impl fmt::Display for Type {
                 }
                 Ok(())
             }
-            Type::Arrow { param_name, param, ret } => {
+            Type::Arrow {
+                param_name,
+                param,
+                ret,
+            } => {
                 match (param_name, &**param) {
                     (Some(n), p) => write!(f, "({n}: {p})")?,
                     (None, p @ (Type::Arrow { .. } | Type::Sum(_))) => write!(f, "({p})")?,

@@ -31,7 +31,11 @@ pub fn def_type(c: &Checked, name: &str) -> String {
         .expect("definition exists");
     let mut t = c.info.exp_types[&vb.body.id].clone();
     for p in vb.params.iter().rev() {
-        t = Type::Arrow { param_name: None, param: Box::new(c.info.pat_types[&p.id].clone()), ret: Box::new(t) };
+        t = Type::Arrow {
+            param_name: None,
+            param: Box::new(c.info.pat_types[&p.id].clone()),
+            ret: Box::new(t),
+        };
     }
     t.to_string()
 }

@@ -1,0 +1,5 @@
+-- A binary operator without a right operand.
+-- ==
+-- error: 
+
+def main = 1 +

@@ -1,0 +1,5 @@
+-- A keyword used as a definition name.
+-- ==
+-- error: 
+
+def if = 1

@@ -1,0 +1,5 @@
+-- A `match` with no cases.
+-- ==
+-- error: 
+
+def main = match 1

@@ -1,0 +1,5 @@
+-- A definition without `=`.
+-- ==
+-- error: 
+
+def main : i32 1

@@ -1,0 +1,6 @@
+-- A let binding without `in` or a following let.
+-- ==
+-- error: 
+
+def main =
+  let x = 1

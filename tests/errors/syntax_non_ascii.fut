@@ -1,0 +1,5 @@
+-- A non-ASCII character outside a string literal.
+-- ==
+-- error: 
+
+def main = λ

@@ -1,0 +1,5 @@
+-- A top-level binding must bind a single name.
+-- ==
+-- error: 
+
+def (a, b) = (1, 2)

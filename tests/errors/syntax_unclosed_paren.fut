@@ -1,0 +1,5 @@
+-- An opening parenthesis is never closed.
+-- ==
+-- error: 
+
+def main = (1 + 2

@@ -1,0 +1,5 @@
+-- A string literal that is never closed.
+-- ==
+-- error: 
+
+def main = "abc

@@ -1,0 +1,5 @@
+-- An array literal mixing numbers and booleans.
+-- ==
+-- error: Cannot unify
+
+def main = [1, true]

@@ -1,0 +1,5 @@
+-- Indexing a scalar.
+-- ==
+-- error: Cannot index into a value of type "i32"
+
+def main (x: i32) = x[0]

@@ -1,0 +1,5 @@
+-- `&&` cannot be redefined.
+-- ==
+-- error: cannot be (re)?defined
+
+def (&&) (a: bool) (b: bool) = a

@@ -1,0 +1,5 @@
+-- A misspelt type name.
+-- ==
+-- error: Unknown type "flot"
+
+def main (x: flot) = x
