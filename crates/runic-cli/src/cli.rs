@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "runic", version, about = "runic: a differentiable data-parallel array language")]
+#[command(
+    name = "runic",
+    version,
+    about = "runic: a differentiable data-parallel array language"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

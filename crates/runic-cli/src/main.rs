@@ -1,20 +1,28 @@
 //! The `runic` command: check, run, test, bench, dataset, repl and dev.
 
 mod cli;
+mod cmd_bench;
+mod cmd_check;
+mod cmd_dataset;
+mod cmd_dev;
+mod cmd_repl;
+mod cmd_run;
 mod cmd_test;
+mod driver;
 mod error;
+mod exec;
+mod hints;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use cli::{Cli, Command};
-use error::{CliError, CliResult};
+use error::CliResult;
 
 fn main() {
+    exec::install_panic_hook();
     let matches = Cli::command().get_matches();
-    let cli = match Cli::from_arg_matches(&matches) {
-        Ok(c) => c,
-        Err(e) => e.exit(),
-    };
-    let status = match dispatch(&cli) {
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // Everything runs on a thread with a large stack: the interpreter recurses deeply.
+    let status = driver::with_big_stack(|| match dispatch(&cli, &matches) {
         Ok(()) => 0,
         Err(e) => {
             let text = e.to_string();
@@ -23,12 +31,21 @@ fn main() {
             }
             e.exit_status()
         }
-    };
+    });
     std::process::exit(status);
 }
 
-fn dispatch(cli: &Cli) -> CliResult {
+fn dispatch(cli: &Cli, matches: &ArgMatches) -> CliResult {
     match &cli.command {
-        _ => Err(CliError::user("Error: not supported yet in this build")),
+        Command::Check(a) => cmd_check::run(a),
+        Command::Run(a) => cmd_run::run(a),
+        Command::Test(a) => cmd_test::run(a),
+        Command::Bench(a) => cmd_bench::run(a),
+        Command::Dataset(_) => match matches.subcommand_matches("dataset") {
+            Some(m) => cmd_dataset::run(m),
+            None => Ok(()),
+        },
+        Command::Repl(a) => cmd_repl::run(a),
+        Command::Dev(a) => cmd_dev::run(a),
     }
 }

@@ -124,7 +124,11 @@ fn find_blocks(source: &str) -> Vec<RawBlock> {
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let lineno = idx + 1;
         if is_block_start(line) {
-            blocks.push(RawBlock { line: lineno, text: String::new(), lines: Vec::new() });
+            blocks.push(RawBlock {
+                line: lineno,
+                text: String::new(),
+                lines: Vec::new(),
+            });
             open = true;
         } else if open && line.starts_with("--") {
             let b = blocks.last_mut().expect("a block is open");
@@ -141,7 +145,9 @@ fn find_blocks(source: &str) -> Vec<RawBlock> {
 /// Parse every test block of a source file. `Ok(None)` if the file has no test block.
 pub fn parse_spec(source: &str) -> Result<Option<TestSpec>, SpecError> {
     let raw = find_blocks(source);
-    let Some(first) = raw.first() else { return Ok(None) };
+    let Some(first) = raw.first() else {
+        return Ok(None);
+    };
     let first_line = first.line;
     let mut tags = Vec::new();
     let mut blocks = Vec::new();
@@ -163,17 +169,27 @@ pub fn parse_spec(source: &str) -> Result<Option<TestSpec>, SpecError> {
                     return Err(SpecError {
                         line,
                         col,
-                        message: "a file expecting a compile-time error may not have further test blocks".into(),
+                        message:
+                            "a file expecting a compile-time error may not have further test blocks"
+                                .into(),
                     });
                 }
-                return Ok(Some(TestSpec { tags, first_line, kind: SpecKind::CompileError { regex, line } }));
+                return Ok(Some(TestSpec {
+                    tags,
+                    first_line,
+                    kind: SpecKind::CompileError { regex, line },
+                }));
             }
         }
         if let Some(block) = p.io_block(i == 0)? {
             blocks.push(block);
         }
     }
-    Ok(Some(TestSpec { tags, first_line, kind: SpecKind::Blocks(blocks) }))
+    Ok(Some(TestSpec {
+        tags,
+        first_line,
+        kind: SpecKind::Blocks(blocks),
+    }))
 }
 
 struct BlockParser<'a> {
@@ -182,7 +198,9 @@ struct BlockParser<'a> {
 }
 
 fn is_tag_word(w: &str) -> bool {
-    !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
 impl BlockParser<'_> {
@@ -208,7 +226,11 @@ impl BlockParser<'_> {
     }
     fn error(&self, message: impl Into<String>) -> SpecError {
         let (line, col) = self.here();
-        SpecError { line, col, message: message.into() }
+        SpecError {
+            line,
+            col,
+            message: message.into(),
+        }
     }
     fn skip_ws(&mut self) {
         let rest = &self.text()[self.pos..];
@@ -224,7 +246,8 @@ impl BlockParser<'_> {
         } else if let Some(body) = rest.strip_prefix('"') {
             body.find('"').map(|i| i + 2).unwrap_or(rest.len())
         } else {
-            rest.find(|c: char| c.is_whitespace() || c == '{' || c == '}').unwrap_or(rest.len())
+            rest.find(|c: char| c.is_whitespace() || c == '{' || c == '}')
+                .unwrap_or(rest.len())
         };
         &rest[..len]
     }
@@ -320,14 +343,22 @@ impl BlockParser<'_> {
             "property:" => return Ok(None),
             "entry:" => {
                 self.pos += "entry:".len();
-                let names: Vec<String> = self.rest_of_line().split_whitespace().map(String::from).collect();
+                let names: Vec<String> = self
+                    .rest_of_line()
+                    .split_whitespace()
+                    .map(String::from)
+                    .collect();
                 if names.is_empty() {
                     return Err(self.error("entry: needs at least one name"));
                 }
                 entries = names;
             }
             "tags" => return Err(self.error("tags { } may appear only in the first test block")),
-            "error:" => return Err(self.error("a compile-time error: may appear only in the first test block")),
+            "error:" => {
+                return Err(
+                    self.error("a compile-time error: may appear only in the first test block")
+                )
+            }
             _ => {}
         }
         let mut cases: Vec<Case> = Vec::new();
@@ -355,7 +386,11 @@ impl BlockParser<'_> {
                 }
             }
         }
-        Ok(Some(Block { line: self.rb.line, entries, cases }))
+        Ok(Some(Block {
+            line: self.rb.line,
+            entries,
+            cases,
+        }))
     }
 
     fn case(&mut self, index: usize) -> Result<Case, SpecError> {
@@ -373,12 +408,18 @@ impl BlockParser<'_> {
             match w.as_str() {
                 "input" => break,
                 "" => return Err(self.error("expected \"input\", found end of block")),
-                "structure" | "warning:" => return Err(self.error(format!("expected \"input\", found \"{w}\""))),
+                "structure" | "warning:" => {
+                    return Err(self.error(format!("expected \"input\", found \"{w}\"")))
+                }
                 w if is_tag_word(w) => {
                     tags.push(w.to_string());
                     self.pos += w.len();
                 }
-                w => return Err(self.error(format!("expected a case tag or \"input\", found \"{w}\""))),
+                w => {
+                    return Err(
+                        self.error(format!("expected a case tag or \"input\", found \"{w}\""))
+                    )
+                }
             }
         }
         let line = self.here().0;
@@ -419,13 +460,22 @@ impl BlockParser<'_> {
             }
             _ => Expect::None,
         };
-        Ok(Case { index, line, name, tags, input, expect })
+        Ok(Case {
+            index,
+            line,
+            name,
+            tags,
+            input,
+            expect,
+        })
     }
 
     /// `@ FILE` or `@FILE`, if that comes next.
     fn at_file(&mut self) -> Result<Option<String>, SpecError> {
         let w = self.peek_word().to_string();
-        let Some(rest) = w.strip_prefix('@') else { return Ok(None) };
+        let Some(rest) = w.strip_prefix('@') else {
+            return Ok(None);
+        };
         self.pos += w.len();
         if !rest.is_empty() {
             return Ok(Some(rest.to_string()));
@@ -475,7 +525,10 @@ mod tests {
 
     #[test]
     fn no_blocks() {
-        assert_eq!(parse_spec("-- just a comment\ndef main = 1\n").unwrap(), None);
+        assert_eq!(
+            parse_spec("-- just a comment\ndef main = 1\n").unwrap(),
+            None
+        );
     }
 
     #[test]
@@ -510,27 +563,49 @@ entry grad [n] (xs: [n]f32) (ys: [n]f32) = vjp (\\xs -> dot xs ys) xs 1
         assert_eq!(c0.line, 5);
         assert_eq!(
             c0.input,
-            Input::Values(Located { text: " [1.0f32, 2, 3] [4f32, 5, 6] ".into(), line: 5, col: 11 })
+            Input::Values(Located {
+                text: " [1.0f32, 2, 3] [4f32, 5, 6] ".into(),
+                line: 5,
+                col: 11
+            })
         );
         assert!(matches!(&c0.expect, Expect::Values(l) if l.text.trim() == "32f32" && l.line == 6));
         assert_eq!(b[0].cases[1].name.as_deref(), Some("zeros"));
         assert_eq!(b[0].cases[1].line, 7);
         let c2 = &b[0].cases[2];
         assert_eq!(c2.tags, vec!["compiled", "random"]);
-        assert_eq!(c2.input, Input::Random(vec!["[100000]f32".into(), "[100000]f32".into()]));
+        assert_eq!(
+            c2.input,
+            Input::Random(vec!["[100000]f32".into(), "[100000]f32".into()])
+        );
         assert_eq!(c2.expect, Expect::None);
         assert_eq!(b[1].entries, vec!["grad"]);
         assert_eq!(b[1].line, 12);
-        assert_eq!(b[1].cases[1].expect, Expect::Error("invalid size|cannot match".into()));
+        assert_eq!(
+            b[1].cases[1].expect,
+            Expect::Error("invalid size|cannot match".into())
+        );
     }
 
     #[test]
     fn compile_error_block() {
         let spec = parse("-- ==\n-- error: Cannot unify\ndef main = 1 + true\n");
-        assert_eq!(spec.kind, SpecKind::CompileError { regex: "Cannot unify".into(), line: 2 });
+        assert_eq!(
+            spec.kind,
+            SpecKind::CompileError {
+                regex: "Cannot unify".into(),
+                line: 2
+            }
+        );
         assert_eq!(spec.case_count(), 1);
         let spec = parse("--  ==\n-- error:\n");
-        assert_eq!(spec.kind, SpecKind::CompileError { regex: "".into(), line: 2 });
+        assert_eq!(
+            spec.kind,
+            SpecKind::CompileError {
+                regex: "".into(),
+                line: 2
+            }
+        );
     }
 
     #[test]
@@ -541,7 +616,8 @@ entry grad [n] (xs: [n]f32) (ys: [n]f32) = vjp (\\xs -> dot xs ys) xs 1
 
     #[test]
     fn compile_only_file_with_structure() {
-        let spec = parse("-- Description\n-- ==\n-- structure gpu { SegMap 1 }\n-- structure { Map 2 }\n");
+        let spec =
+            parse("-- Description\n-- ==\n-- structure gpu { SegMap 1 }\n-- structure { Map 2 }\n");
         assert_eq!(blocks(&spec)[0].cases.len(), 0);
         assert_eq!(spec.case_count(), 1);
     }
@@ -553,9 +629,14 @@ entry grad [n] (xs: [n]f32) (ys: [n]f32) = vjp (\\xs -> dot xs ys) xs 1
         let cases = &blocks(&spec)[0].cases;
         assert_eq!(cases[0].input, Input::File("data/in.gz".into()));
         assert_eq!(cases[0].expect, Expect::File("out.data".into()));
-        assert!(matches!(&cases[1].input, Input::Values(l) if l.text.contains("[3,4]]") && l.line == 3));
+        assert!(
+            matches!(&cases[1].input, Input::Values(l) if l.text.contains("[3,4]]") && l.line == 3)
+        );
         assert_eq!(cases[1].expect, Expect::Auto);
-        assert_eq!(cases[2].input, Input::Random(vec!["[2][3]i32".into(), "10i64".into()]));
+        assert_eq!(
+            cases[2].input,
+            Input::Random(vec!["[2][3]i32".into(), "10i64".into()])
+        );
     }
 
     #[test]
@@ -583,7 +664,8 @@ entry grad [n] (xs: [n]f32) (ys: [n]f32) = vjp (\\xs -> dot xs ys) xs 1
 
     #[test]
     fn script_and_warning_and_property() {
-        let src = "-- ==\n-- script input { f 1 2 }\n-- warning: unused\n-- ==\n-- property: prop\n";
+        let src =
+            "-- ==\n-- script input { f 1 2 }\n-- warning: unused\n-- ==\n-- property: prop\n";
         let spec = parse(src);
         let b = blocks(&spec);
         assert_eq!(b.len(), 1);

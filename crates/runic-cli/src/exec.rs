@@ -1,0 +1,129 @@
+//! Calling entry points on a backend, with a time limit and with interpreter panics turned
+//! into reportable failures (a panic is a runic bug, but one bad case must not take down a
+//! whole `test` or `bench` run).
+
+use crate::driver::Loaded;
+use runic_data::Value;
+use runic_interp::Interpreter;
+use std::cell::Cell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+/// Why a call produced no results.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    /// A runtime error: the full report of §6.1.3.
+    Runtime(String),
+    /// The time limit passed (seconds).
+    Timeout(f64),
+    /// The backend panicked: a bug in runic.
+    Internal(String),
+}
+
+impl CallError {
+    /// The text as it would be printed to stderr (and matched by `error:` regexes).
+    pub fn text(&self) -> String {
+        match self {
+            CallError::Runtime(r) => r.clone(),
+            CallError::Timeout(s) => format!("Error: timed out after {s} seconds"),
+            CallError::Internal(m) => format!("Error: internal error (a bug in runic): {m}"),
+        }
+    }
+}
+
+/// A program prepared for calls on one backend.
+pub struct Executor {
+    interp: Interpreter,
+    loaded: Loaded,
+}
+
+impl Executor {
+    pub fn new(backend: &str, loaded: &Loaded) -> Result<Executor, String> {
+        if backend != "interp" {
+            return Err(format!("backend {backend} is not available in this build"));
+        }
+        let interp = quietly(|| Interpreter::new(loaded.checked.clone(), loaded.sources.clone()))
+            .map_err(|m| format!("internal error (a bug in runic): {m}"))?;
+        Ok(Executor {
+            interp,
+            loaded: loaded.clone(),
+        })
+    }
+
+    /// Call an entry point; with a limit, the call is interrupted once it has passed.
+    pub fn call(
+        &mut self,
+        entry: &str,
+        args: Vec<Value>,
+        limit: Option<Duration>,
+    ) -> Result<Vec<Value>, CallError> {
+        let flag = Arc::new(AtomicBool::new(false));
+        self.interp.set_interrupt(flag.clone());
+        // The watchdog sets the flag unless the call finishes first (dropping `done`).
+        let (done, wait) = mpsc::channel::<()>();
+        let watchdog = limit.map(|d| {
+            let flag = flag.clone();
+            std::thread::spawn(move || {
+                if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(d) {
+                    flag.store(true, Ordering::SeqCst);
+                }
+            })
+        });
+        let interp = &self.interp;
+        let result = quietly(|| interp.call_entry(entry, args));
+        drop(done);
+        if let Some(w) = watchdog {
+            let _ = w.join();
+        }
+        match result {
+            Err(m) => Err(CallError::Internal(m)),
+            Ok(Ok(values)) => Ok(values),
+            Ok(Err(e)) => {
+                if flag.load(Ordering::SeqCst) {
+                    Err(CallError::Timeout(
+                        limit.map(|d| d.as_secs_f64()).unwrap_or(0.0),
+                    ))
+                } else {
+                    Err(CallError::Runtime(e.render(&self.loaded.sources)))
+                }
+            }
+        }
+    }
+}
+
+thread_local! {
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Install the process-wide panic hook: silent inside [`quietly`], otherwise a short
+/// "internal error" line (never Rust's default panic text, which looks like a crash report).
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        if !QUIET.with(|q| q.get()) {
+            eprintln!(
+                "Error: internal error (a bug in runic): {}",
+                panic_text(info.payload())
+            );
+        }
+    }));
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".to_string()
+    }
+}
+
+/// Run `f`, turning a panic into `Err(message)` without printing anything.
+pub fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let was = QUIET.with(|q| q.replace(true));
+    let r = catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    r.map_err(|p| panic_text(&*p))
+}

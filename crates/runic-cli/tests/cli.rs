@@ -1,0 +1,568 @@
+//! End-to-end tests of the `runic` binary: small programs written to a temporary directory,
+//! run through the subcommands; exit statuses and outputs are checked exactly.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Out {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn runic_bytes(dir: &Path, args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_runic"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start runic");
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let out = child.wait_with_output().expect("wait for runic");
+    writer.join().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn runic(dir: &Path, args: &[&str], stdin: &str) -> Out {
+    let (status, stdout, stderr) = runic_bytes(dir, args, stdin.as_bytes());
+    Out {
+        status,
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr,
+    }
+}
+
+/// A fresh directory holding the given files.
+fn dir_with(files: &[(&str, &str)]) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "runic-cli-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+// ---------------------------------------------------------------------------------------
+// General conventions
+
+#[test]
+fn version_help_and_usage_errors() {
+    let d = dir_with(&[]);
+    let o = runic(&d, &["--version"], "");
+    assert_eq!((o.status, o.stdout.as_str()), (0, "runic 0.1.0\n"));
+    let o = runic(&d, &["--help"], "");
+    assert_eq!(o.status, 0);
+    assert!(o.stdout.contains("dataset"));
+    let o = runic(&d, &["test", "--help"], "");
+    assert_eq!(o.status, 0);
+    assert!(o.stdout.contains("--max-mismatches"));
+    assert_eq!(runic(&d, &["frobnicate"], "").status, 2);
+    assert_eq!(
+        runic(&d, &["run", "--no-such-option", "x.fut"], "").status,
+        2
+    );
+    assert_eq!(runic(&d, &["run"], "").status, 2);
+    let o = runic(&d, &["run", "--backend=ir", "x.fut"], "");
+    assert_eq!(o.status, 2);
+    assert!(o.stderr.contains("available: interp"), "{}", o.stderr);
+}
+
+// ---------------------------------------------------------------------------------------
+// check
+
+#[test]
+fn check_reports_diagnostics_with_locations() {
+    let d = dir_with(&[
+        ("ok.fut", "def main (x: i32) = x + 1\n"),
+        ("bad.fut", "def main (x: i32) = x +\n"),
+    ]);
+    let o = runic(&d, &["check", "ok.fut"], "");
+    assert_eq!(
+        (o.status, o.stdout.as_str(), o.stderr.as_str()),
+        (0, "", "")
+    );
+    let o = runic(&d, &["check", "bad.fut"], "");
+    assert_eq!(o.status, 1);
+    assert!(o.stderr.starts_with("bad.fut:"), "{}", o.stderr);
+    assert!(o.stderr.contains(": Error: "), "{}", o.stderr);
+    let o = runic(&d, &["check", "missing.fut"], "");
+    assert_eq!(o.status, 1);
+    assert!(o.stderr.contains("missing.fut"), "{}", o.stderr);
+}
+
+// ---------------------------------------------------------------------------------------
+// dev
+
+#[test]
+fn dev_passes() {
+    let d = dir_with(&[("p.fut", "def main (x: i32) = x + 1\n")]);
+    let o = runic(&d, &["dev", "--list-passes"], "");
+    assert_eq!((o.status, o.stdout.as_str()), (0, "parse\ntypecheck\n"));
+    let o = runic(
+        &d,
+        &[
+            "dev",
+            "--print-ir-after=parse",
+            "--stop-after=parse",
+            "p.fut",
+        ],
+        "",
+    );
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.starts_with("=== after parse ===\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("def main"), "{}", o.stdout);
+    assert!(o.stdout.ends_with("\n\n"));
+    assert!(!o.stdout.contains("=== after typecheck"));
+    let o = runic(&d, &["dev", "--print-ir-after=all", "p.fut"], "");
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("=== after parse ===\n")
+            && o.stdout.contains("=== after typecheck ===\n")
+    );
+    let o = runic(&d, &["dev", "--print-ir-after=fuse", "p.fut"], "");
+    assert_eq!(o.status, 2);
+    assert!(o.stderr.contains("parse, typecheck"), "{}", o.stderr);
+    let o = runic(&d, &["dev", "--backend=ir", "p.fut"], "");
+    assert_eq!(o.status, 2);
+    assert!(o
+        .stderr
+        .contains("backend ir is not available in this build; available: interp"));
+}
+
+// ---------------------------------------------------------------------------------------
+// dataset (golden vectors of §5.6, conversion)
+
+#[test]
+fn dataset_golden_vectors() {
+    let d = dir_with(&[]);
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["-g", "[3]i32"],
+            "[151149761i32, -443618201i32, 2066896222i32]\n",
+        ),
+        (&["-g", "[4]u8"], "[193u8, 103u8, 94u8, 11u8]\n"),
+        (
+            &["--i64-bounds=0:9", "-g", "[5]i64"],
+            "[5i64, 9i64, 0i64, 5i64, 1i64]\n",
+        ),
+        (
+            &["-g", "[3]f32"],
+            "[0.5665616f32, 0.7457818f32, 0.97100276f32]\n",
+        ),
+        (
+            &["-g", "[2]f64"],
+            "[0.5665615751722809f64, 0.7457817572627011f64]\n",
+        ),
+        (&["-g", "[4]bool"], "[true, true, true, false]\n"),
+        (
+            &["-s", "5", "-g", "i32", "-g", "[2]u8"],
+            "596231002i32\n[0u8, 153u8]\n",
+        ),
+        (&["-g", "5i64", "-g", "[1,2]"], "5i64\n[1i32, 2i32]\n"),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["dataset"];
+        all.extend_from_slice(args);
+        let o = runic(&d, &all, "");
+        assert_eq!(
+            (o.status, o.stdout.as_str()),
+            (0, *expected),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+}
+
+#[test]
+fn dataset_conversion_and_options_in_order() {
+    let d = dir_with(&[]);
+    let (status, bin, err) = runic_bytes(
+        &d,
+        &[
+            "dataset",
+            "-g",
+            "[2][3]i32",
+            "--f32-bounds=-1:1",
+            "-b",
+            "-g",
+            "[4]f32",
+        ],
+        b"",
+    );
+    assert_eq!(status, 0, "{err}");
+    // The first value is text (the -b comes after it), the second binary: 7 + 8 + 16 bytes.
+    let text = "[[151149761i32, -443618201i32, 2066896222i32],\n [1849870603i32, 1359066553i32, 269812352i32]]\n";
+    assert!(bin.starts_with(text.as_bytes()));
+    assert_eq!(bin.len(), text.len() + 7 + 8 + 16);
+    assert_eq!(&bin[text.len()..text.len() + 7], b"b\x02\x01 f32");
+    let (_, types, _) = runic_bytes(&d, &["dataset", "-t"], &bin);
+    assert_eq!(String::from_utf8_lossy(&types), "[2][3]i32\n[4]f32\n");
+    // Every f32 is within the bounds.
+    let (_, back, _) = runic_bytes(&d, &["dataset", "--text"], &bin[text.len()..]);
+    let back = String::from_utf8_lossy(&back).into_owned();
+    for x in back.trim().trim_matches(['[', ']']).split(", ") {
+        let v: f32 = x.trim_end_matches("f32").parse().unwrap();
+        assert!((-1.0..=1.0).contains(&v), "{v}");
+    }
+    // Text -> binary -> text is the identity (§4 example bytes for 5i32).
+    let (_, b5, _) = runic_bytes(&d, &["dataset", "-b"], b"5");
+    assert_eq!(b5, b"b\x02\x00 i32\x05\x00\x00\x00");
+    let o = runic(&d, &["dataset"], "-- comment\n[[1, 2], [3, 4]] true 2.5f32");
+    assert_eq!(o.stdout, "[[1i32, 2i32],\n [3i32, 4i32]]\ntrue\n2.5f32\n");
+}
+
+#[test]
+fn dataset_errors() {
+    let d = dir_with(&[]);
+    let o = runic(&d, &["dataset"], "[1, 2");
+    assert_eq!(o.status, 1);
+    assert!(
+        o.stderr
+            .starts_with("Error: malformed data on standard input"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("<stdin>:1:"), "{}", o.stderr);
+    assert_eq!(runic(&d, &["dataset", "-g", "[2]x"], "").status, 2);
+    assert_eq!(
+        runic(&d, &["dataset", "--i32-bounds=5:1", "-g", "i32"], "").status,
+        2
+    );
+    assert_eq!(
+        runic(&d, &["dataset", "--i32-bounds=oops", "-g", "i32"], "").status,
+        2
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// run
+
+const ADD: &str = "def main (x: i32) (y: []f32) = (x + 1, map (+ 1) y)\nentry grad (x: f64) = x\n";
+
+#[test]
+fn run_prints_results() {
+    let d = dir_with(&[("add.fut", ADD)]);
+    let o = runic(&d, &["run", "add.fut"], "1 [1, 2.5]");
+    assert_eq!(
+        (o.status, o.stdout.as_str()),
+        (0, "2i32\n[2.0f32, 3.5f32]\n"),
+        "{}",
+        o.stderr
+    );
+    let o = runic(&d, &["run", "-e", "grad", "add.fut"], "3");
+    assert_eq!(
+        (o.status, o.stdout.as_str()),
+        (0, "3.0f64\n"),
+        "{}",
+        o.stderr
+    );
+    let (status, bin, _) = runic_bytes(&d, &["run", "-b", "-e", "grad", "add.fut"], b"0");
+    assert_eq!(status, 0);
+    assert_eq!(bin, b"b\x02\x00 f64\x00\x00\x00\x00\x00\x00\x00\x00");
+}
+
+#[test]
+fn run_input_errors() {
+    let d = dir_with(&[
+        ("add.fut", ADD),
+        (
+            "rec.fut",
+            "def f (r: {x: i32}) = r.x\nentry g (r: {x: i32}) = r.x\n",
+        ),
+    ]);
+    let o = runic(&d, &["run", "add.fut"], "1");
+    assert_eq!(o.status, 1);
+    assert_eq!(
+        o.stderr,
+        "Error: entry point \"main\" takes 2 arguments, but 1 value was given\n"
+    );
+    assert_eq!(o.stdout, "");
+    let o = runic(&d, &["run", "add.fut"], "1\n[1f64]");
+    assert_eq!(o.status, 1);
+    assert_eq!(
+        o.stderr,
+        "<stdin>:2:1: Error: argument 2 of \"main\" must have type []f32, but has type []f64\n"
+    );
+    let o = runic(&d, &["run", "-e", "foo", "add.fut"], "");
+    assert_eq!(o.status, 1);
+    assert_eq!(
+        o.stderr,
+        "Error: no entry point named \"foo\"; entry points: main, grad\n"
+    );
+    let o = runic(&d, &["run", "-e", "g", "rec.fut"], "");
+    assert_eq!(o.status, 1);
+    assert_eq!(
+        o.stderr,
+        "Error: parameter 1 of \"g\" has type {x: i32} which cannot be given as input data\n"
+    );
+    let o = runic(&d, &["run", "add.fut"], "1 [1,");
+    assert_eq!(o.status, 1);
+    assert!(o.stderr.starts_with("<stdin>:1:"), "{}", o.stderr);
+}
+
+#[test]
+fn run_runtime_error() {
+    let d = dir_with(&[("idx.fut", "def main (xs: []i32) (i: i64) = xs[i]\n")]);
+    let o = runic(&d, &["run", "idx.fut"], "[1,2,3] 5");
+    assert_eq!(o.status, 1);
+    assert_eq!(o.stdout, "");
+    assert!(o.stderr.starts_with("idx.fut:1:"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("Error: Index [5] out of bounds for array of shape [3]."),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("Backtrace:\n-> #0  idx.fut:1:"),
+        "{}",
+        o.stderr
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// test
+
+const TESTED: &str = "\
+-- Addition.
+-- ==
+-- tags { example }
+-- entry: add add2
+-- input { 1 2 } output { 3 }
+-- \"named\" input { 10 20 } output { 30 }
+-- notest input { 0 0 } output { 1 }
+-- input { 1 2 }
+
+entry add (x: i32) (y: i32) = x + y
+entry add2 (x: i32) (y: i32) = y + x
+
+-- ==
+-- entry: sum
+-- input @ data/xs.txt output @ data/sum.txt
+-- random input { [10]i32 } auto output
+-- input { [1, 2] } error: out of bounds
+-- input { [1, 2, 3] } error: out of bounds
+
+entry sum (xs: []i32) = xs[0] + xs[2]
+";
+
+#[test]
+fn test_passing_file() {
+    let d = dir_with(&[
+        ("t.fut", TESTED),
+        ("data/xs.txt", "[1, 2, 3]\n"),
+        ("data/sum.txt", "4"),
+    ]);
+    let o = runic(&d, &["test", "t.fut"], "");
+    assert_eq!(o.stderr, "");
+    // 2 entries x 4 cases (2 of them skipped by notest) + 4 cases of the second block, of
+    // which the last one fails (no error happens).
+    assert_eq!(
+        o.stdout,
+        "FAIL t.fut:18 entry=sum case=3 backend=interp\n  dataset: #3 (\"[1i32, 2i32, 3i32]\")\n  expected an error matching /out of bounds/, but execution succeeded\n2 skipped\n9 passed, 1 failed\n"
+    );
+    assert_eq!(o.status, 1);
+    let o = runic(&d, &["test", "-v", "-e", "add", "t.fut"], "");
+    assert!(
+        o.stdout
+            .contains("PASS t.fut:5 entry=add case=0 backend=interp\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("SKIP t.fut:7 entry=add case=2 backend=interp (tag notest)\n"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.ends_with("9 skipped\n3 passed, 0 failed\n"),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(o.status, 0);
+    let o = runic(&d, &["test", "--exclude=example", "t.fut"], "");
+    assert_eq!(o.stdout, "12 skipped\n0 passed, 0 failed\n");
+}
+
+#[test]
+fn test_failure_reports() {
+    let prog = "\
+-- ==
+-- input { [1f32, 2, 3] } output { [1f32, 2, 4] }
+-- input { [1f32] } output { [1f32] [2f32] }
+-- input { [1i32] }
+-- input { [1f32, 2] } output { [1f32, 2.0049] }
+def main (xs: []f32) = xs
+";
+    let d = dir_with(&[("f.fut", prog)]);
+    let o = runic(&d, &["test", "f.fut"], "");
+    let expected = "\
+FAIL f.fut:2 entry=main case=0 backend=interp
+  dataset: #0 (\"[1.0f32, 2.0f32, 3.0f32]\")
+  Value #0 index [2]: expected 4.0f32, got 3.0f32
+  expected: [1.0f32, 2.0f32, 4.0f32]
+  got:      [1.0f32, 2.0f32, 3.0f32]
+FAIL f.fut:3 entry=main case=1 backend=interp
+  dataset: #1 (\"[1.0f32]\")
+  Expected 2 values, got 1
+  expected: [1.0f32] [2.0f32]
+  got:      [1.0f32]
+FAIL f.fut:4 entry=main case=2 backend=interp
+  dataset: #2 (\"[1i32]\")
+  cannot construct input: expected input of types: []f32
+  provided input of types: []i32
+FAIL f.fut:5 entry=main case=3 backend=interp
+  dataset: #3 (\"[1.0f32, 2.0f32]\")
+  Value #0 index [1]: expected 2.0049f32, got 2.0f32
+  expected: [1.0f32, 2.0049f32]
+  got:      [1.0f32, 2.0f32]
+0 passed, 4 failed
+";
+    assert_eq!(o.stdout, expected);
+    assert_eq!(o.status, 1);
+}
+
+#[test]
+fn test_compile_errors_and_compile_only() {
+    let d = dir_with(&[
+        ("a_err_ok.fut", "-- ==\n-- error: Error\ndef main = 1 +\n"),
+        ("b_err_bad.fut", "-- ==\n-- error: Error\ndef main = 1\n"),
+        ("c_only.fut", "-- ==\n-- structure { Map 1 }\ndef f (x: i32) = x\n"),
+        ("d_broken.fut", "-- ==\n-- input { 1 } output { 1 }\n-- input { 2 } output { 2 }\ndef main (x: i32) = x +\n"),
+        ("e_spec.fut", "-- ==\n-- input { 1 } outptu { 1 }\ndef main (x: i32) = x\n"),
+        ("no_blocks.fut", "def main (x: i32) = x\n"),
+    ]);
+    let o = runic(&d, &["test", "."], "");
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines[0], "FAIL ./b_err_bad.fut:1 backend=interp");
+    assert_eq!(
+        lines[1],
+        "  expected compilation to fail with an error matching /Error/, but it succeeded"
+    );
+    assert_eq!(lines[2], "FAIL ./d_broken.fut:1 backend=interp (2 cases)");
+    assert_eq!(lines[3], "  program failed to compile:");
+    assert!(
+        lines[4].starts_with("    ./d_broken.fut:5:"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains(
+            "FAIL ./e_spec.fut:2 backend=interp\n  test specification error: ./e_spec.fut:2:"
+        ),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.ends_with("2 passed, 4 failed\n"), "{}", o.stdout);
+    let o = runic(&d, &["test", "-t", "d_broken.fut", "c_only.fut"], "");
+    assert!(o.stdout.ends_with("1 passed, 1 failed\n"), "{}", o.stdout);
+    let o = runic(&d, &["test", "nowhere"], "");
+    assert_eq!(o.status, 1);
+    assert_eq!(o.stdout, "");
+}
+
+#[test]
+fn test_the_repository_block_examples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/blocks");
+    if !root.exists() {
+        return;
+    }
+    let o = runic(&root, &["test", "-j", "2", "."], "");
+    assert!(o.stdout.ends_with(" failed\n"), "{}", o.stdout);
+}
+
+// ---------------------------------------------------------------------------------------
+// bench
+
+#[test]
+fn bench_json() {
+    let prog = "\
+-- ==
+-- entry: inc
+-- input { [1, 2, 3] } output { [2, 3, 4] }
+-- \"wrong\" input { [1] } output { [5] }
+-- nobench input { [1] }
+-- input { [1] } error: x
+entry inc (xs: []i32) = map (+ 1) xs
+";
+    let d = dir_with(&[("b.fut", prog)]);
+    let o = runic(
+        &d,
+        &[
+            "bench",
+            "-r",
+            "3",
+            "--min-time=0",
+            "--json=out.json",
+            "b.fut",
+        ],
+        "",
+    );
+    assert_eq!(o.status, 1, "{}", o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Benchmarking with backend interp: at least 3 runs and 0 s per dataset."
+    );
+    assert_eq!(lines[1], "b.fut:inc:");
+    assert!(
+        lines[2].starts_with("  #0 (\"[1i32, 2i32, 3i32]\"): "),
+        "{}",
+        lines[2]
+    );
+    assert!(lines[2].ends_with("μs median (3 runs)"), "{}", lines[2]);
+    assert_eq!(
+        lines[3],
+        "  wrong: FAILED: Value #0 index [0]: expected 5i32, got 2i32"
+    );
+    assert_eq!(lines.len(), 4);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out.json")).unwrap()).unwrap();
+    let ds = &json["b.fut:inc"]["datasets"];
+    assert_eq!(ds.as_object().unwrap().len(), 2);
+    let ok = &ds["#0 (\"[1i32, 2i32, 3i32]\")"];
+    assert_eq!(ok["runtimes"].as_array().unwrap().len(), 3);
+    assert!(ok["runtimes"][0].is_u64());
+    assert_eq!(ok["bytes"], serde_json::json!({}));
+    assert_eq!(ds["wrong"], "Value #0 index [0]: expected 5i32, got 2i32");
+}
+
+// ---------------------------------------------------------------------------------------
+// repl
+
+#[test]
+fn repl_scripted() {
+    let d = dir_with(&[("lib.fut", "def sq (x: i32) = x * x\n")]);
+    let script = "1 + 2\ndef f (x: i32) = x * 10\nf 4\n[1.5, 2]\n:type f 1\n:x\n1 +\nsq 3\n:load lib.fut\nsq 3\n:quit\n7\n";
+    let o = runic(&d, &["repl"], script);
+    assert_eq!(o.status, 0);
+    assert_eq!(o.stdout, "3\n40\n[1.5, 2.0]\nf 1 : i32\n9\n");
+    assert!(o.stderr.contains("Unknown command ':x'"), "{}", o.stderr);
+    assert!(o.stderr.contains("Error"), "{}", o.stderr);
+}
