@@ -1,5 +1,14 @@
 //! runic-data: run-time values shared by every backend, and the text and binary value formats
 //! (`data-tests-cli.md` §1–§5.8): reading, printing, random generation and comparison.
+//!
+//! - [`Value`] / [`Array`] / [`Buffer`] / [`Scalar`]: data values (row-major typed buffers) plus
+//!   the non-data values that only exist for printing results.
+//! - [`Reader`] / [`read_all`]: mixed text and binary streams. A hint ([`ValueType`]) fixes the
+//!   element type and rank of a value (§2.4); its dimensions are not checked here (size checks
+//!   belong to the caller). Errors ([`DataError`]) carry line:col for text and a byte offset for
+//!   binary data.
+//! - [`print_value`], [`print_value_single_line`], [`print_value_repl`]: §3; [`write_binary`]: §4.
+//! - [`generate`] with [`SplitMix64`] and [`Bounds`]: §5.6. [`compare_values`]: §5.8.
 
 mod binary;
 mod compare;

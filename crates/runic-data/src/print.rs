@@ -66,6 +66,20 @@ pub fn format_float_f64(x: f64) -> String {
     print_scalar(Scalar::F64(x))
 }
 
+/// `{}` formats a value in canonical multi-line form, like [`print_value`].
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&print_value(self))
+    }
+}
+
+/// `{}` formats a scalar canonically, like [`print_scalar`].
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&print_scalar(*self))
+    }
+}
+
 fn print_with(v: &Value, style: Style) -> String {
     let mut out = String::new();
     let mut scratch = String::new();
@@ -370,6 +384,8 @@ mod tests {
         );
         assert_eq!(print_scalar(Scalar::I8(-128)), "-128i8");
         assert_eq!(print_scalar(Scalar::Bool(true)), "true");
+        assert_eq!(Scalar::I16(-5).to_string(), "-5i16");
+        assert_eq!(Value::Scalar(Scalar::U32(7)).to_string(), "7u32");
     }
 
     fn iota2(rows: usize, cols: usize) -> Value {
