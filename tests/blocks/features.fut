@@ -9,7 +9,7 @@
 -- random input { [100]i32 } auto output
 -- input @ data/ints.txt output @ data/ints_sum.txt
 -- input @ data/ints.bin output { 15 }
--- input @ data/ints.txt.gz output { 15 }
+-- input @ data/more_ints.txt.gz output { 15 }
 -- input { [7] }
 
 entry sum_a (xs: []i32) = i32.sum xs

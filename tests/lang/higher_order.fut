@@ -26,10 +26,10 @@ entry combinators (a: i32) (b: i32) =
   (flip (-) a b, curry (\(p, q) -> p + q) a b, const a b, id a, iterate 10 (*2) 1)
 
 -- ==
--- entry: iterate_until
+-- entry: until_while
 -- input { 1 } output { 128 64 }
 
-entry iterate_until (x: i32) = (iterate_until (> 100) (*2) x, iterate_while (< 50) (*2) x)
+entry until_while (x: i32) = (iterate_until (> 100) (*2) x, iterate_while (< 50) (*2) x)
 
 -- ==
 -- entry: hof_param

@@ -5,8 +5,8 @@
 -- input { [1.0, 2.0, 3.0] [4.0, 5.0, 6.0] } output { 32.0 }
 -- input { [1.0, 2.0] [4.0, 5.0, 6.0] } error: invalid sizes
 
-def dot [n] (a: [n]f64) (b: [n]f64) : f64 = f64.sum (map2 (*) a b)
-entry dot [n] (a: [n]f64) (b: [n]f64) = dot a b
+def dot_prod [n] (a: [n]f64) (b: [n]f64) : f64 = f64.sum (map2 (*) a b)
+entry dot [n] (a: [n]f64) (b: [n]f64) = dot_prod a b
 
 -- ==
 -- entry: zeros_ctx

@@ -8,7 +8,7 @@
 
 type shape = #circle f64 | #rect f64 f64 | #point
 
-def area (s: shape) : f64 =
+def shape_area (s: shape) : f64 =
   match s
   case #circle r -> f64.pi * r * r
   case #rect w h -> w * h
@@ -16,7 +16,7 @@ def area (s: shape) : f64 =
 
 entry area (k: i32) (a: f64) (b: f64) =
   let s : shape = if k == 0 then #circle a else if k == 1 then #rect a b else #point
-  in area s
+  in shape_area s
 
 -- ==
 -- entry: classify

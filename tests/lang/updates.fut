@@ -4,7 +4,7 @@
 -- entry: prefix_max
 -- input { [3, 1, 4, 1, 5, 9, 2, 6] } output { [3, 3, 4, 4, 5, 9, 9, 9] }
 
-def prefix_max [n] (xs: [n]i32) : [n]i32 =
+def prefix_max_of [n] (xs: [n]i32) : [n]i32 =
   let out = copy xs
   let (out, _) =
     loop (out, best) = (out, i32.lowest) for i < n do
@@ -13,7 +13,7 @@ def prefix_max [n] (xs: [n]i32) : [n]i32 =
       in (out, best)
   in out
 
-entry prefix_max = prefix_max
+entry prefix_max = prefix_max_of
 
 -- ==
 -- entry: with_update

@@ -19,7 +19,7 @@ entry unsigned_div (a: u8) (b: u8) = (a / b, a % b, a // b, a %% b)
 -- ==
 -- entry: wrap
 -- input { 2147483647 255u8 } output { -2147483648 0u8 -2147483648 }
--- input { 0 0u8 } output { 1 1u8 0 }
+-- input { 0 0u8 } output { 1 1u8 -1 }
 
 entry wrap (x: i32) (y: u8) = (x + 1, y + 1, -(x + 1))
 

@@ -16,10 +16,10 @@ entry rbi (dest: []i32) (is: []i64) (vs: []i32) =
    reduce_by_index (copy dest) i32.min i32.highest is vs)
 
 -- ==
--- entry: scatter
+-- entry: scatter_1d
 -- input { [0, 0, 0, 0] [1i64, 3, -1, 9] [5, 6, 7, 8] } output { [0, 5, 0, 6] }
 
-entry scatter (dest: *[]i32) (is: []i64) (vs: []i32) = scatter dest is vs
+entry scatter_1d (dest: *[]i32) (is: []i64) (vs: []i32) = scatter dest is vs
 
 -- ==
 -- entry: scatter_dup
@@ -28,10 +28,10 @@ entry scatter (dest: *[]i32) (is: []i64) (vs: []i32) = scatter dest is vs
 entry scatter_dup (dest: *[]i32) (is: []i64) (vs: []i32) = scatter dest is vs
 
 -- ==
--- entry: spread
+-- entry: spread_e
 -- input { [2i64, 0] [5, 6] } output { [6, -1, 5] }
 
-entry spread (is: []i64) (vs: []i32) = spread 3 (-1) is vs
+entry spread_e (is: []i64) (vs: []i32) = spread 3 (-1) is vs
 
 -- ==
 -- entry: rbi_2d
@@ -41,10 +41,10 @@ entry rbi_2d (rs: []i64) (cs: []i64) (vs: []i32) =
   reduce_by_index_2d (replicate 2 (replicate 2 0)) (+) 0 (zip rs cs) vs
 
 -- ==
--- entry: scatter_2d
+-- entry: scatter_2d_e
 -- input { [0i64, 1] [1i64, 0] [7, 8] } output { [[0, 7], [8, 0]] }
 
-entry scatter_2d (rs: []i64) (cs: []i64) (vs: []i32) =
+entry scatter_2d_e (rs: []i64) (cs: []i64) (vs: []i32) =
   scatter_2d (replicate 2 (replicate 2 0)) (zip rs cs) vs
 
 -- ==
