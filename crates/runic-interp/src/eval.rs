@@ -93,6 +93,27 @@ impl<'a> Eval<'a> {
         let vb = self
             .valbind(idx)
             .ok_or_else(|| RuntimeError::new("internal error: not a value"))?;
+        let has_size_params = vb
+            .type_params
+            .iter()
+            .any(|t| matches!(t, TypeParam::Size(..)));
+        if vb.params.is_empty() && has_size_params {
+            // A size-polymorphic constant (`def zeros [n] : [n]f32 = rep 0`): evaluate per
+            // occurrence, with the sizes recorded there.
+            let mut env0 = Env::top(idx);
+            if let Some(id) = occ {
+                for (n, v) in self.occurrence_sizes(id, env) {
+                    if let Some(v) = v {
+                        env0.bind(n, Value::i64(v));
+                    }
+                }
+            }
+            let v = self.eval(&vb.body, &env0)?;
+            if let Some(rt) = &vb.ret {
+                self.check_ret(&v, rt, &env0, vb.body.span)?;
+            }
+            return Ok(v);
+        }
         if vb.params.is_empty() {
             if let Some(v) = self.consts.borrow().get(&idx) {
                 return Ok(v.clone());
@@ -853,7 +874,9 @@ impl<'a> Eval<'a> {
                 Ok(true)
             }
             PatKind::Ascribe(inner, _) => {
-                if let Some(t) = self.checked.info.pat_types.get(&p.id) {
+                // The declared type is recorded on the inner pattern.
+                let info = &self.checked.info.pat_types;
+                if let Some(t) = info.get(&inner.id).or_else(|| info.get(&p.id)) {
                     if !self.match_shape(&v, t, env, pending) {
                         return Err(RuntimeError::at(self.shape_error(&v, t, env), p.span));
                     }
