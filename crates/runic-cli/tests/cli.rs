@@ -566,3 +566,34 @@ fn repl_scripted() {
     assert!(o.stderr.contains("Unknown command ':x'"), "{}", o.stderr);
     assert!(o.stderr.contains("Error"), "{}", o.stderr);
 }
+
+#[test]
+fn test_timeout_interrupts_a_case() {
+    let prog = "-- ==\n-- input { 1 }\n-- input { 2 } error: timed out\ndef main (n: i32) = loop x = n while x > 0 do x + 1\n";
+    let d = dir_with(&[("loop.fut", prog)]);
+    let o = runic(&d, &["test", "--timeout=0.3", "loop.fut"], "");
+    assert_eq!(
+        o.stdout,
+        "FAIL loop.fut:2 entry=main case=0 backend=interp\n  dataset: #0 (\"1i32\")\n  expected success, but execution failed:\n    Error: timed out after 0.3 seconds\n1 passed, 1 failed\n"
+    );
+    assert_eq!(o.status, 1);
+}
+
+#[test]
+fn test_reports_come_in_sorted_file_order_in_parallel() {
+    let fail =
+        |k: i32| format!("-- ==\n-- input {{ {k} }} output {{ 0 }}\ndef main (x: i32) = x\n");
+    let (a, b, c) = (fail(1), fail(2), fail(3));
+    let d = dir_with(&[("c.fut", &c), ("a.fut", &a), ("sub/b.fut", &b)]);
+    let o = runic(&d, &["test", "-j", "3", "c.fut", "sub", "a.fut"], "");
+    let headers: Vec<&str> = o.stdout.lines().filter(|l| l.starts_with("FAIL")).collect();
+    assert_eq!(
+        headers,
+        vec![
+            "FAIL a.fut:2 entry=main case=0 backend=interp",
+            "FAIL c.fut:2 entry=main case=0 backend=interp",
+            "FAIL sub/b.fut:2 entry=main case=0 backend=interp",
+        ]
+    );
+    assert!(o.stdout.ends_with("0 passed, 3 failed\n"));
+}
