@@ -13,7 +13,7 @@ mod env;
 mod error;
 mod eval;
 mod index;
-pub mod prim;
+pub use runic_prim as prim;
 mod value;
 
 pub use error::RuntimeError;

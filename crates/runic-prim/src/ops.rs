@@ -5,8 +5,8 @@
 //! operations are computed in `f64` and rounded to the operand type: for `+ - * / sqrt` and
 //! `fmod` this double rounding is exact for `f32` and `f16`.
 
+use crate::types::PrimType;
 use half::f16;
-use runic_syntax::ast::PrimType;
 
 /// A scalar of one of the twelve primitive types.
 #[derive(Clone, Copy, Debug, PartialEq)]
