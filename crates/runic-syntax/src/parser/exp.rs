@@ -29,7 +29,8 @@ impl Parser {
 
     /// `exp2`: everything but ascription; ranges are the loosest binding form.
     pub(crate) fn exp2(&mut self) -> PResult<Exp> {
-        self.nested(|p| {
+        let p = self;
+        {
             let start = p.span();
             let first = p.binary(prec::RANGE + 1)?;
             let mut second = None;
@@ -49,7 +50,7 @@ impl Parser {
             p.bump();
             let end = p.binary(prec::RANGE + 1)?;
             Ok(p.mk_exp(ExpKind::Range { start: Box::new(first), second, end: Box::new(end), kind }, p.since(start)))
-        })
+        }
     }
 
     /// Precedence climbing over binary operators of row `min` and above, plus `with`.
@@ -95,17 +96,18 @@ impl Parser {
 
     /// Prefix `-` and `!`, and the keyword forms that extend as far right as possible.
     fn unary(&mut self) -> PResult<Exp> {
-        self.nested(|p| {
+        let p = self;
+        {
             let start = p.span();
             match p.peek() {
                 Tok::Symbol(s) if s == "-" => {
                     p.bump();
-                    let e = p.unary()?;
+                    let e = p.nested(|p| p.unary())?;
                     Ok(p.mk_exp(ExpKind::Negate(Box::new(e)), p.since(start)))
                 }
                 Tok::Symbol(s) if s == "!" => {
                     p.bump();
-                    let e = p.unary()?;
+                    let e = p.nested(|p| p.unary())?;
                     Ok(p.mk_exp(ExpKind::Not(Box::new(e)), p.since(start)))
                 }
                 Tok::Keyword(Keyword::If) => p.if_exp(),
@@ -126,7 +128,7 @@ impl Parser {
                 }
                 _ => p.application(),
             }
-        })
+        }
     }
 
     fn if_exp(&mut self) -> PResult<Exp> {
@@ -406,7 +408,8 @@ impl Parser {
     }
 
     pub(crate) fn atom(&mut self) -> PResult<Exp> {
-        self.nested(|p| {
+        let p = self;
+        {
             let start = p.span();
             let mut e = p.atom_base()?;
             let saved_depth = p.depth;
@@ -427,7 +430,7 @@ impl Parser {
             }
             p.depth = saved_depth;
             Ok(e)
-        })
+        }
     }
 
     fn atom_base(&mut self) -> PResult<Exp> {

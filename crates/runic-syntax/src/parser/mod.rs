@@ -17,7 +17,7 @@ use crate::source::{FileId, Span};
 
 /// How deeply expressions, types and patterns may nest before the parser gives up (this keeps
 /// the parser and every later recursive pass clear of stack overflows).
-pub(crate) const MAX_DEPTH: u32 = 400;
+pub(crate) const MAX_DEPTH: u32 = 1000;
 
 pub(crate) type PResult<T> = Result<T, Diagnostic>;
 

@@ -44,14 +44,15 @@ impl Parser {
 
     /// `*t`, a sum type, or a type application.
     pub(crate) fn type_term(&mut self) -> PResult<TypeExp> {
-        self.nested(|p| {
+        let p = self;
+        {
             let start = p.span();
             // `*t`; `**t` lexes as one symbol but means `*(*t)`.
             if let Tok::Symbol(s) = p.peek() {
                 if s.bytes().all(|b| b == b'*') {
                     let stars = s.len();
                     p.bump();
-                    let mut t = p.type_term()?;
+                    let mut t = p.nested(|p| p.type_term())?;
                     for _ in 0..stars {
                         t = TypeExp::Unique(Box::new(t), p.since(start));
                     }
@@ -96,7 +97,7 @@ impl Parser {
             }
             p.depth = saved_depth;
             Ok(t)
-        })
+        }
     }
 
     fn type_atom_start(&self) -> bool {
