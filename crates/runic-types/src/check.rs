@@ -130,6 +130,10 @@ pub(crate) struct Checker {
     /// Names defined so far in the file being checked (for duplicate detection).
     file_values: HashSet<Name>,
     file_types: HashSet<Name>,
+    /// Node ids below this belong to the prelude; seeing one in the user's file means the
+    /// two id ranges collide.
+    pub id_guard: u32,
+    pub id_collision: bool,
 }
 
 fn ordinal(i: usize) -> String {
@@ -197,6 +201,8 @@ impl Checker {
             warnings: Vec::new(),
             file_values: HashSet::new(),
             file_types: HashSet::new(),
+            id_guard: 0,
+            id_collision: false,
         }
     }
 
@@ -2144,6 +2150,9 @@ impl Checker {
     /// Move the definition's node types into `info`.
     fn export_def(&mut self) {
         let exps = std::mem::take(&mut self.exp_rec);
+        if exps.iter().any(|(id, _, _)| id.0 < self.id_guard) {
+            self.id_collision = true;
+        }
         for (id, t, _) in exps {
             let ty = self.export(&t);
             self.info.exp_types.insert(id, ty);

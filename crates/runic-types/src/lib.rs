@@ -98,13 +98,7 @@ fn check_with(
         errs.extend(ck.errors);
         return Err(errs);
     }
-    let prelude_ids: std::collections::HashSet<NodeId> = ck
-        .info
-        .exp_types
-        .keys()
-        .chain(ck.info.pat_types.keys())
-        .copied()
-        .collect();
+    ck.id_guard = guard;
     ck.warnings.clear();
     ck.start_file();
     let prelude_decs = prelude.decs.len();
@@ -120,12 +114,8 @@ fn check_with(
             }
         }
     }
-    if guard > 0 {
-        let user_ids = ck.info.exp_types.keys().chain(ck.info.pat_types.keys());
-        let collide = user_ids.filter(|id| id.0 < guard).count() > prelude_ids.len();
-        if collide {
-            return Ok(None);
-        }
+    if ck.id_collision {
+        return Ok(None);
     }
     if !ck.errors.is_empty() {
         return Err(ck.errors);

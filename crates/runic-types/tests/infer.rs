@@ -246,3 +246,80 @@ fn appendix_b_types() {
     let g = &c.info.entries[0];
     assert_eq!(g.params[0].ty.to_string(), "[n]f32");
 }
+
+#[test]
+fn assorted_forms() {
+    let c = ok("def a = -128 : i8\n\
+                def b = 'A' + 1u8\n\
+                def s = \"héllo\"\n\
+                def l (n: i64) = loop acc = 0 for i < n do acc + i\n\
+                def w = loop x = 1 while x < 1000 do x * 3\n\
+                def fi (xs: []f32) = loop s = 0 for x in xs do s + x\n\
+                def imp (acc: i32) = loop acc for i < 10 do acc + 1\n\
+                def asr (x: i32) = assert (x > 0) (#[trace] x)\n\
+                def r (n: i64) = (0..<n, 1...n, 0..2..<n)\n\
+                def sl (xs: [10]i32) = (xs[1:], xs[:3], xs[::-1])\n\
+                def sec = (map (+ 1) [1, 2], map (2 -) [1, 2], map (`i32.max` 3) [1])\n\
+                def bits = (1u32 u32.>>> 2, i64.f32 2.5, (2: f32.int_t), (1: f64.t))");
+    assert_eq!(def_type(&c, "a"), "i8");
+    assert_eq!(def_type(&c, "b"), "u8");
+    assert_eq!(def_type(&c, "s"), "[6]u8");
+    assert_eq!(def_type(&c, "l"), "i64 -> i64");
+    assert_eq!(def_type(&c, "w"), "i32");
+    assert_eq!(def_type(&c, "fi"), "[]f32 -> f32");
+    assert_eq!(def_type(&c, "imp"), "i32 -> i32");
+    assert_eq!(def_type(&c, "r"), "i64 -> ([n]i64, [?]i64, []i64)");
+    assert_eq!(def_type(&c, "sl"), "[10]i32 -> ([?]i32, [3]i32, [10]i32)");
+    assert_eq!(def_type(&c, "sec"), "([2]i32, [2]i32, [1]i32)");
+}
+
+#[test]
+fn sums_and_match() {
+    let c = ok("type opt = #some i32 | #none\n\
+                def get (o: opt) = match o case #some x -> x case #none -> 0\n\
+                def mk : opt = #some 3\n\
+                def lit (x: i32) = match x case 0 -> true case _ -> false");
+    assert_eq!(def_type(&c, "get"), "(#none | #some i32) -> i32");
+    assert_eq!(def_type(&c, "mk"), "#none | #some i32");
+    let e = fails("def lit (x: i32) = match x case 0 -> true case 1 -> false");
+    assert!(e.contains("Unmatched cases"), "{e}");
+}
+
+#[test]
+fn literal_types_are_recorded() {
+    let c = ok("def f (x: f32) = x + 1");
+    let vb = c
+        .program
+        .decs
+        .iter()
+        .rev()
+        .find_map(|d| match d {
+            Dec::Val(v) => Some(v),
+            _ => None,
+        })
+        .unwrap();
+    let ExpKind::BinOp { rhs, .. } = &vb.body.kind else {
+        panic!()
+    };
+    assert_eq!(
+        c.info.exp_types[&rhs.id],
+        Type::Prim(runic_syntax::PrimType::F32)
+    );
+}
+
+#[test]
+fn user_ids_starting_at_zero_are_accepted() {
+    let mut sm = runic_syntax::SourceMap::new();
+    let src = "def main (x: i32) = x + 1";
+    let f = sm.add("p.fut", src);
+    let prog = runic_syntax::parse_program(f, src, 0).unwrap();
+    let c = runic_types::check_program(prog, &sm).unwrap();
+    // Prelude ids were moved after the user's; every id has one type.
+    let main = c.program.decs.last().unwrap();
+    let Dec::Val(vb) = main else { panic!() };
+    assert_eq!(
+        c.info.exp_types[&vb.body.id],
+        Type::Prim(runic_syntax::PrimType::I32)
+    );
+    assert!(c.prelude_decs > 0);
+}
