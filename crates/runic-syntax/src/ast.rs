@@ -8,6 +8,10 @@
 //! printing then re-parsing gives back the same tree (modulo spans and ids; see
 //! [`crate::normalize`]).
 
+// Trees are built once and moved around by reference; boxing the big variants would only
+// make every pattern match noisier.
+#![allow(clippy::large_enum_variant)]
+
 use crate::source::Span;
 
 /// A plain name: a variable, a function, a field, a type, a module or an operator symbol.
@@ -26,7 +30,10 @@ pub struct QualName {
 
 impl QualName {
     pub fn unqual(name: impl Into<Name>) -> Self {
-        QualName { quals: Vec::new(), name: name.into() }
+        QualName {
+            quals: Vec::new(),
+            name: name.into(),
+        }
     }
     pub fn is_qualified(&self) -> bool {
         !self.quals.is_empty()
@@ -217,11 +224,17 @@ pub enum SizeExp {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
     /// Integer literal: exact value (underscores removed) and optional suffix.
-    Int { value: u128, suffix: Option<PrimType> },
+    Int {
+        value: u128,
+        suffix: Option<PrimType>,
+    },
     /// Float literal. `text` is the decimal text without underscores and suffix (e.g.
     /// `"1.5e3"`), so that it can be rounded directly to any float type; hexadecimal floats
     /// are stored already converted, as the shortest decimal text of their f64 value.
-    Float { text: String, suffix: Option<PrimType> },
+    Float {
+        text: String,
+        suffix: Option<PrimType>,
+    },
     Bool(bool),
     /// Character literal: its code point (typed like an unsuffixed integer).
     Char(u32),
@@ -250,7 +263,11 @@ pub enum RangeEnd {
 #[derive(Clone, Debug, PartialEq)]
 pub enum DimIndex {
     Index(Exp),
-    Slice { start: Option<Exp>, end: Option<Exp>, stride: Option<Exp> },
+    Slice {
+        start: Option<Exp>,
+        end: Option<Exp>,
+        stride: Option<Exp>,
+    },
 }
 
 /// A step of an in-place or functional update path: `[i, j]` or `.f` / `f`.
@@ -288,7 +305,11 @@ pub struct BinOpName {
 #[derive(Clone, Debug, PartialEq)]
 pub enum LoopForm {
     /// `for i < bound`
-    For { var: Name, var_span: Span, bound: Box<Exp> },
+    For {
+        var: Name,
+        var_span: Span,
+        bound: Box<Exp>,
+    },
     /// `for pat in array`
     ForIn { pat: Pat, array: Box<Exp> },
     /// `while cond`
@@ -315,7 +336,12 @@ pub enum ExpKind {
     /// `[e1, ..., en]`
     ArrayLit(Vec<Exp>),
     /// `start [.. second] (..< | ..> | ...) end`
-    Range { start: Box<Exp>, second: Option<Box<Exp>>, end: Box<Exp>, kind: RangeEnd },
+    Range {
+        start: Box<Exp>,
+        second: Option<Box<Exp>>,
+        end: Box<Exp>,
+        kind: RangeEnd,
+    },
     /// `e.f` (also `e.0`)
     Project(Box<Exp>, Name),
     /// `a[i, j:k]`
@@ -327,20 +353,43 @@ pub enum ExpKind {
     /// Prefix `!e`
     Not(Box<Exp>),
     /// `lhs op rhs`, including `&&`, `||` and backtick operators.
-    BinOp { op: BinOpName, lhs: Box<Exp>, rhs: Box<Exp> },
+    BinOp {
+        op: BinOpName,
+        lhs: Box<Exp>,
+        rhs: Box<Exp>,
+    },
     /// `(op)`
     OpSection(BinOpName),
     /// `(e op)`
-    LeftSection { op: BinOpName, lhs: Box<Exp> },
+    LeftSection {
+        op: BinOpName,
+        lhs: Box<Exp>,
+    },
     /// `(op e)`
-    RightSection { op: BinOpName, rhs: Box<Exp> },
+    RightSection {
+        op: BinOpName,
+        rhs: Box<Exp>,
+    },
     /// `(.f.g)`, `(.[i])`
     ProjSection(Vec<ProjStep>),
     /// `\p1 p2 [: t] -> body`
-    Lambda { params: Vec<Pat>, ret: Option<TypeExp>, body: Box<Exp> },
-    If { cond: Box<Exp>, then_branch: Box<Exp>, else_branch: Box<Exp> },
+    Lambda {
+        params: Vec<Pat>,
+        ret: Option<TypeExp>,
+        body: Box<Exp>,
+    },
+    If {
+        cond: Box<Exp>,
+        then_branch: Box<Exp>,
+        else_branch: Box<Exp>,
+    },
     /// `let [n] pat = rhs in body`
-    LetPat { sizes: Vec<(Name, Span)>, pat: Pat, rhs: Box<Exp>, body: Box<Exp> },
+    LetPat {
+        sizes: Vec<(Name, Span)>,
+        pat: Pat,
+        rhs: Box<Exp>,
+        body: Box<Exp>,
+    },
     /// `let f tparams params [: ret] = rhs in body`
     LetFun {
         name: Name,
@@ -352,19 +401,40 @@ pub enum ExpKind {
         body: Box<Exp>,
     },
     /// `let a[i].f = rhs in body` (in-place update of the variable `name`).
-    LetUpdate { name: Name, name_span: Span, steps: Vec<UpdateStep>, rhs: Box<Exp>, body: Box<Exp> },
+    LetUpdate {
+        name: Name,
+        name_span: Span,
+        steps: Vec<UpdateStep>,
+        rhs: Box<Exp>,
+        body: Box<Exp>,
+    },
     /// `target with steps = value`
-    Update { target: Box<Exp>, steps: Vec<UpdateStep>, value: Box<Exp> },
+    Update {
+        target: Box<Exp>,
+        steps: Vec<UpdateStep>,
+        value: Box<Exp>,
+    },
     /// `loop pat [= init] form do body`
-    Loop { pat: Pat, init: Option<Box<Exp>>, form: LoopForm, body: Box<Exp> },
+    Loop {
+        pat: Pat,
+        init: Option<Box<Exp>>,
+        form: LoopForm,
+        body: Box<Exp>,
+    },
     /// `match e case p -> e ...`
-    Match { scrutinee: Box<Exp>, cases: Vec<MatchCase> },
+    Match {
+        scrutinee: Box<Exp>,
+        cases: Vec<MatchCase>,
+    },
     /// `e : t`
     Ascribe(Box<Exp>, TypeExp),
     /// `e :> t`
     Coerce(Box<Exp>, TypeExp),
     /// `assert cond body`
-    Assert { cond: Box<Exp>, body: Box<Exp> },
+    Assert {
+        cond: Box<Exp>,
+        body: Box<Exp>,
+    },
     /// `#[attr] e`
     Attr(Attr, Box<Exp>),
     /// `#c e1 ... en`

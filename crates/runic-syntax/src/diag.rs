@@ -30,10 +30,20 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, message: message.into(), span: Some(span), notes: vec![] }
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            span: Some(span),
+            notes: vec![],
+        }
     }
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, message: message.into(), span: Some(span), notes: vec![] }
+        Diagnostic {
+            severity: Severity::Warning,
+            message: message.into(),
+            span: Some(span),
+            notes: vec![],
+        }
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
@@ -53,7 +63,11 @@ impl Diagnostic {
         match self.span {
             None => out.push_str(&format!("{word}: {}\n", self.message)),
             Some(span) => {
-                out.push_str(&format!("{}: {word}: {}\n", sources.location(span), self.message));
+                out.push_str(&format!(
+                    "{}: {word}: {}\n",
+                    sources.location(span),
+                    self.message
+                ));
                 out.push_str(&excerpt(sources, span));
             }
         }
@@ -74,7 +88,11 @@ fn excerpt(sources: &SourceMap, span: Span) -> String {
     let text = file.line_text(line);
     let a = file.line_col(start);
     let b = file.line_col(end);
-    let end_col = if b.line == a.line { b.col.max(a.col + 1) } else { a.col.max(expanded_width(text) + 1) };
+    let end_col = if b.line == a.line {
+        b.col.max(a.col + 1)
+    } else {
+        a.col.max(expanded_width(text) + 1)
+    };
     let gutter = format!("{:>4}", a.line);
     let pad = " ".repeat(gutter.len());
     format!(
@@ -106,7 +124,11 @@ fn expanded_width(s: &str) -> usize {
 pub fn render_all(diags: &[Diagnostic], sources: &SourceMap) -> String {
     let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
     sorted.sort_by_key(|d| d.span.map(|s| (s.file, s.start)));
-    sorted.iter().map(|d| d.render(sources)).collect::<Vec<_>>().join("\n")
+    sorted
+        .iter()
+        .map(|d| d.render(sources))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]
@@ -119,7 +141,10 @@ mod tests {
         let src = "\n\n\ndef main = (2.0 + 3.0) / (2 + 3i32)\n";
         let f = sm.add("prog.fut", src);
         let start = src.find("(2 +").unwrap();
-        let d = Diagnostic::error(Span::new(f, start, start + 10), "Cannot unify \"f64\" with \"i32\".");
+        let d = Diagnostic::error(
+            Span::new(f, start, start + 10),
+            "Cannot unify \"f64\" with \"i32\".",
+        );
         assert_eq!(
             d.render(&sm),
             "prog.fut:4:26-36: Error: Cannot unify \"f64\" with \"i32\".\n   4 | def main = (2.0 + 3.0) / (2 + 3i32)\n     |                          ^^^^^^^^^^\n"

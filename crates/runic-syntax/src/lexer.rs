@@ -39,7 +39,7 @@ pub enum Keyword {
 }
 
 impl Keyword {
-    pub fn from_str(s: &str) -> Option<Keyword> {
+    pub fn from_name(s: &str) -> Option<Keyword> {
         use Keyword::*;
         Some(match s {
             "assert" => Assert,
@@ -103,7 +103,7 @@ impl Keyword {
 
 /// Whether a name is reserved (cannot be bound).
 pub fn is_keyword(s: &str) -> bool {
-    Keyword::from_str(s).is_some()
+    Keyword::from_name(s).is_some()
 }
 
 /// A token class with its payload.
@@ -315,7 +315,8 @@ fn lex_number(lex: &mut logos::Lexer<Raw>) -> Result<Number, RawError> {
     let src = lex.source().as_bytes();
     let start = lex.span().start;
     // Rule 4: right after a single `.` (a projection), only an integer is possible.
-    let after_proj_dot = start >= 1 && src[start - 1] == b'.' && !(start >= 2 && src[start - 2] == b'.');
+    let after_proj_dot =
+        start >= 1 && src[start - 1] == b'.' && !(start >= 2 && src[start - 2] == b'.');
     let mut i = start;
     let err = |m: &str| Err(RawError::Msg(m.to_string()));
     let digits_while = |mut i: usize, pred: &dyn Fn(u8) -> bool| {
@@ -332,7 +333,8 @@ fn lex_number(lex: &mut logos::Lexer<Raw>) -> Result<Number, RawError> {
         let int_start = i;
         i = digits_while(i, &|b| b.is_ascii_hexdigit());
         let int_text = strip_underscores(&src[int_start..i]);
-        if !after_proj_dot && i + 1 < src.len() && src[i] == b'.' && src[i + 1].is_ascii_hexdigit() {
+        if !after_proj_dot && i + 1 < src.len() && src[i] == b'.' && src[i + 1].is_ascii_hexdigit()
+        {
             // Hexadecimal float: 0xH.Fp±E
             let frac_start = i + 1;
             i = digits_while(frac_start, &|b| b.is_ascii_hexdigit());
@@ -353,13 +355,18 @@ fn lex_number(lex: &mut logos::Lexer<Raw>) -> Result<Number, RawError> {
             if exp_start == i {
                 return err("a hexadecimal float needs digits after `p`");
             }
-            let exp: i64 = std::str::from_utf8(&src[exp_start..i]).ok().and_then(|s| s.parse().ok()).unwrap_or(i64::MAX);
+            let exp: i64 = std::str::from_utf8(&src[exp_start..i])
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(i64::MAX);
             let exp = if neg { -exp } else { exp };
             let mut mant = 0f64;
             for c in int_text.chars().chain(frac_text.chars()) {
                 mant = mant * 16.0 + c.to_digit(16).unwrap_or(0) as f64;
             }
-            let scale = exp.saturating_sub(4 * frac_text.len() as i64).clamp(-4000, 4000) as i32;
+            let scale = exp
+                .saturating_sub(4 * frac_text.len() as i64)
+                .clamp(-4000, 4000) as i32;
             // Two steps so that tiny scales do not underflow before the multiplication.
             let value = mant * 2f64.powi(scale / 2) * 2f64.powi(scale - scale / 2);
             if !value.is_finite() {
@@ -369,7 +376,8 @@ fn lex_number(lex: &mut logos::Lexer<Raw>) -> Result<Number, RawError> {
             i = ni;
             result = Number::Float(format!("{value:?}"), suffix);
         } else {
-            let value = u128::from_str_radix(&int_text, 16).map_err(|_| RawError::Msg("integer literal is too large".into()))?;
+            let value = u128::from_str_radix(&int_text, 16)
+                .map_err(|_| RawError::Msg("integer literal is too large".into()))?;
             let (suffix, ni) = int_suffix(src, i);
             i = ni;
             result = Number::Int(value, suffix);
@@ -379,7 +387,8 @@ fn lex_number(lex: &mut logos::Lexer<Raw>) -> Result<Number, RawError> {
         let s = i;
         i = digits_while(i, &|b| b == b'0' || b == b'1');
         let text = strip_underscores(&src[s..i]);
-        let value = u128::from_str_radix(&text, 2).map_err(|_| RawError::Msg("integer literal is too large".into()))?;
+        let value = u128::from_str_radix(&text, 2)
+            .map_err(|_| RawError::Msg("integer literal is too large".into()))?;
         let (suffix, ni) = int_suffix(src, i);
         i = ni;
         result = Number::Int(value, suffix);
@@ -417,7 +426,9 @@ fn lex_number(lex: &mut logos::Lexer<Raw>) -> Result<Number, RawError> {
         } else if is_float {
             result = Number::Float(text, None);
         } else {
-            let value = int_text.parse::<u128>().map_err(|_| RawError::Msg("integer literal is too large".into()))?;
+            let value = int_text
+                .parse::<u128>()
+                .map_err(|_| RawError::Msg("integer literal is too large".into()))?;
             let (suffix, ni) = int_suffix(src, i);
             i = ni;
             result = Number::Int(value, suffix);
@@ -431,7 +442,10 @@ fn lex_number(lex: &mut logos::Lexer<Raw>) -> Result<Number, RawError> {
 }
 
 fn strip_underscores(b: &[u8]) -> String {
-    b.iter().filter(|&&c| c != b'_').map(|&c| c as char).collect()
+    b.iter()
+        .filter(|&&c| c != b'_')
+        .map(|&c| c as char)
+        .collect()
 }
 
 fn suffix_at(src: &[u8], i: usize, allowed: &[PrimType]) -> (Option<PrimType>, usize) {
@@ -463,7 +477,9 @@ fn decode_escapes(body: &str) -> Result<Vec<char>, RawError> {
             out.push(c);
             continue;
         }
-        let e = chars.next().ok_or(RawError::Msg("unfinished escape sequence".into()))?;
+        let e = chars
+            .next()
+            .ok_or(RawError::Msg("unfinished escape sequence".into()))?;
         let code = match e {
             'n' => '\n' as u32,
             't' => '\t' as u32,
@@ -475,7 +491,10 @@ fn decode_escapes(body: &str) -> Result<Vec<char>, RawError> {
                 let mut v = 0u32;
                 for _ in 0..2 {
                     let d = chars.next().and_then(|c| c.to_digit(16));
-                    v = v * 16 + d.ok_or(RawError::Msg("`\\x` must be followed by two hexadecimal digits".into()))?;
+                    v = v * 16
+                        + d.ok_or(RawError::Msg(
+                            "`\\x` must be followed by two hexadecimal digits".into(),
+                        ))?;
                 }
                 v
             }
@@ -487,9 +506,15 @@ fn decode_escapes(body: &str) -> Result<Vec<char>, RawError> {
                 }
                 v
             }
-            other => return Err(RawError::Msg(format!("unknown escape sequence `\\{other}`"))),
+            other => {
+                return Err(RawError::Msg(format!(
+                    "unknown escape sequence `\\{other}`"
+                )))
+            }
         };
-        out.push(char::from_u32(code).ok_or(RawError::Msg(format!("escape `{code}` is not a valid character")))?);
+        out.push(char::from_u32(code).ok_or(RawError::Msg(format!(
+            "escape `{code}` is not a valid character"
+        )))?);
     }
     Ok(out)
 }
@@ -499,7 +524,9 @@ fn lex_char(lex: &mut logos::Lexer<Raw>) -> Result<u32, RawError> {
     let chars = decode_escapes(&s[1..s.len() - 1])?;
     match chars.as_slice() {
         [c] => Ok(*c as u32),
-        _ => Err(RawError::Msg("a character literal must contain exactly one character".into())),
+        _ => Err(RawError::Msg(
+            "a character literal must contain exactly one character".into(),
+        )),
     }
 }
 
@@ -542,7 +569,9 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
                 } else if let Some(d) = doc.as_mut() {
                     // A continuation line: only directly on the next line.
                     let between = &text[doc_last_line_end..range.start];
-                    if between.chars().filter(|&c| c == '\n').count() == 1 && between.trim().is_empty() {
+                    if between.chars().filter(|&c| c == '\n').count() == 1
+                        && between.trim().is_empty()
+                    {
                         let rest = &body[2..];
                         d.push('\n');
                         d.push_str(rest.strip_prefix(' ').unwrap_or(rest));
@@ -557,17 +586,24 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
             Ok(r) => convert(r, raw.slice()),
         };
         let tok = match tok {
-            Tok::LBracket if !ws_before && range.start > 0 && {
-                let b = bytes[range.start - 1];
-                is_name_char(b) || b == b')' || b == b']'
-            } =>
+            Tok::LBracket
+                if !ws_before && range.start > 0 && {
+                    let b = bytes[range.start - 1];
+                    is_name_char(b) || b == b')' || b == b']'
+                } =>
             {
                 Tok::IndexLBracket
             }
             t => t,
         };
         prev_end = range.end;
-        out.push(Token { tok, span, ws_before, at_line_start, doc: doc.take() });
+        out.push(Token {
+            tok,
+            span,
+            ws_before,
+            at_line_start,
+            doc: doc.take(),
+        });
     }
     if !errors.is_empty() {
         return Err(errors);
@@ -575,7 +611,13 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
     let merged = merge_qualified_symbols(out);
     let end = Span::new(file, text.len(), text.len());
     let mut merged = merged;
-    merged.push(Token { tok: Tok::Eof, span: end, ws_before: true, at_line_start: false, doc: None });
+    merged.push(Token {
+        tok: Tok::Eof,
+        span: end,
+        ws_before: true,
+        at_line_start: false,
+        doc: None,
+    });
     Ok(merged)
 }
 
@@ -595,7 +637,9 @@ fn describe_bad_char(text: &str, at: usize) -> String {
         Some('\0') => "unexpected NUL character".to_string(),
         Some('"') => "unterminated string literal (strings may not span lines)".to_string(),
         Some('#') => "`#` must be followed by a constructor name or `[`".to_string(),
-        Some(c) if c.is_ascii_control() => format!("unexpected control character (code {})", c as u32),
+        Some(c) if c.is_ascii_control() => {
+            format!("unexpected control character (code {})", c as u32)
+        }
         Some(c) => format!("unexpected character `{c}`"),
         None => "unexpected end of file".to_string(),
     }
@@ -629,7 +673,7 @@ fn convert(r: Raw, slice: &str) -> Tok {
         Raw::DotDotDot => Tok::DotDotDot,
         Raw::DotDotLt => Tok::DotDotLt,
         Raw::DotDotGt => Tok::DotDotGt,
-        Raw::Name => match Keyword::from_str(slice) {
+        Raw::Name => match Keyword::from_name(slice) {
             Some(k) => Tok::Keyword(k),
             None => Tok::Name(slice.to_string()),
         },
@@ -658,7 +702,11 @@ fn merge_qualified_symbols(toks: Vec<Token>) -> Vec<Token> {
             let mut found = None;
             while let Tok::Name(n) = &toks[j].tok {
                 quals.push(n.clone());
-                if j + 2 < toks.len() && toks[j + 1].tok == Tok::Dot && !toks[j + 1].ws_before && !toks[j + 2].ws_before {
+                if j + 2 < toks.len()
+                    && toks[j + 1].tok == Tok::Dot
+                    && !toks[j + 1].ws_before
+                    && !toks[j + 2].ws_before
+                {
                     match &toks[j + 2].tok {
                         Tok::Name(_) => j += 2,
                         Tok::Symbol(s) => {

@@ -28,7 +28,10 @@ fn parse_program_here(file: FileId, text: &str, first_id: u32) -> Result<Program
     let mut p = parser::Parser::new(file, toks, first_id);
     let decs = p.program();
     if p.errors.is_empty() {
-        Ok(Program { decs, next_id: p.next_id() })
+        Ok(Program {
+            decs,
+            next_id: p.next_id(),
+        })
     } else {
         Err(p.errors)
     }
@@ -75,7 +78,9 @@ fn with_parser_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     let slot = std::sync::Mutex::new(Some(f));
     let take = || slot.lock().ok().and_then(|mut g| g.take());
     let spawned = std::thread::scope(|s| {
-        let handle = std::thread::Builder::new().stack_size(PARSER_STACK).spawn_scoped(s, || take().map(|f| f()));
+        let handle = std::thread::Builder::new()
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(s, || take().map(|f| f()));
         match handle {
             Ok(h) => match h.join() {
                 Ok(r) => r,

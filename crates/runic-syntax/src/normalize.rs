@@ -87,14 +87,18 @@ pub fn normalize_exp(e: &mut Exp) {
                 }
             }
         }
-        ExpKind::Range { start, second, end, .. } => {
+        ExpKind::Range {
+            start, second, end, ..
+        } => {
             normalize_exp(start);
             if let Some(s) = second {
                 normalize_exp(s);
             }
             normalize_exp(end);
         }
-        ExpKind::Project(e, _) | ExpKind::Negate(e) | ExpKind::Not(e) | ExpKind::Attr(_, e) => normalize_exp(e),
+        ExpKind::Project(e, _) | ExpKind::Negate(e) | ExpKind::Not(e) | ExpKind::Attr(_, e) => {
+            normalize_exp(e)
+        }
         ExpKind::LocalOpen(_, e) => normalize_exp(e),
         ExpKind::Index(e, idx) => {
             normalize_exp(e);
@@ -128,18 +132,35 @@ pub fn normalize_exp(e: &mut Exp) {
             }
             normalize_exp(body);
         }
-        ExpKind::If { cond, then_branch, else_branch } => {
+        ExpKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => {
             normalize_exp(cond);
             normalize_exp(then_branch);
             normalize_exp(else_branch);
         }
-        ExpKind::LetPat { sizes, pat, rhs, body } => {
+        ExpKind::LetPat {
+            sizes,
+            pat,
+            rhs,
+            body,
+        } => {
             sizes.iter_mut().for_each(|(_, s)| *s = Span::default());
             normalize_pat(pat);
             normalize_exp(rhs);
             normalize_exp(body);
         }
-        ExpKind::LetFun { name_span, type_params, params, ret, rhs, body, .. } => {
+        ExpKind::LetFun {
+            name_span,
+            type_params,
+            params,
+            ret,
+            rhs,
+            body,
+            ..
+        } => {
             *name_span = Span::default();
             type_params.iter_mut().for_each(normalize_type_param);
             params.iter_mut().for_each(normalize_pat);
@@ -149,24 +170,41 @@ pub fn normalize_exp(e: &mut Exp) {
             normalize_exp(rhs);
             normalize_exp(body);
         }
-        ExpKind::LetUpdate { name_span, steps, rhs, body, .. } => {
+        ExpKind::LetUpdate {
+            name_span,
+            steps,
+            rhs,
+            body,
+            ..
+        } => {
             *name_span = Span::default();
             normalize_steps(steps);
             normalize_exp(rhs);
             normalize_exp(body);
         }
-        ExpKind::Update { target, steps, value } => {
+        ExpKind::Update {
+            target,
+            steps,
+            value,
+        } => {
             normalize_exp(target);
             normalize_steps(steps);
             normalize_exp(value);
         }
-        ExpKind::Loop { pat, init, form, body } => {
+        ExpKind::Loop {
+            pat,
+            init,
+            form,
+            body,
+        } => {
             normalize_pat(pat);
             if let Some(i) = init {
                 normalize_exp(i);
             }
             match form {
-                LoopForm::For { var_span, bound, .. } => {
+                LoopForm::For {
+                    var_span, bound, ..
+                } => {
                     *var_span = Span::default();
                     normalize_exp(bound);
                 }
@@ -247,7 +285,8 @@ pub fn normalize_type(t: &mut TypeExp) {
         }
         TypeExp::Sum(cs, s) => {
             *s = Span::default();
-            cs.iter_mut().for_each(|(_, ts)| ts.iter_mut().for_each(normalize_type));
+            cs.iter_mut()
+                .for_each(|(_, ts)| ts.iter_mut().for_each(normalize_type));
         }
         TypeExp::Exists(_, t, s) => {
             *s = Span::default();

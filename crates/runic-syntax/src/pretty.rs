@@ -24,13 +24,22 @@ struct Ctx {
 }
 
 impl Ctx {
-    const TOP: Ctx = Ctx { min: level::OPEN, no_open_match: false };
+    const TOP: Ctx = Ctx {
+        min: level::OPEN,
+        no_open_match: false,
+    };
     fn at(min: u8) -> Ctx {
-        Ctx { min, no_open_match: false }
+        Ctx {
+            min,
+            no_open_match: false,
+        }
     }
     /// The tail position of an open form inherits the restriction on trailing `match`es.
     fn tail(self) -> Ctx {
-        Ctx { min: level::OPEN, no_open_match: self.no_open_match }
+        Ctx {
+            min: level::OPEN,
+            no_open_match: self.no_open_match,
+        }
     }
 }
 
@@ -67,7 +76,9 @@ fn indent(n: usize) -> String {
 }
 
 fn doc_comment(doc: &Option<String>) -> String {
-    let Some(text) = doc else { return String::new() };
+    let Some(text) = doc else {
+        return String::new();
+    };
     let mut out = String::new();
     for (i, line) in text.split('\n').enumerate() {
         let lead = if i == 0 { "-- |" } else { "--" };
@@ -85,7 +96,10 @@ fn attr(a: &Attr) -> String {
     match a {
         Attr::Name(n) => n.clone(),
         Attr::Int(i) => i.to_string(),
-        Attr::Call(n, args) => format!("{n}({})", args.iter().map(attr).collect::<Vec<_>>().join(", ")),
+        Attr::Call(n, args) => format!(
+            "{n}({})",
+            args.iter().map(attr).collect::<Vec<_>>().join(", ")
+        ),
     }
 }
 
@@ -129,7 +143,12 @@ fn dec(d: &Dec) -> String {
                 Liftedness::SizeLifted => "type~",
                 Liftedness::Lifted => "type^",
             };
-            out.push_str(&format!("{kw} {}{} = {}", t.name, type_params(&t.params), ty(&t.def, 0)));
+            out.push_str(&format!(
+                "{kw} {}{} = {}",
+                t.name,
+                type_params(&t.params),
+                ty(&t.def, 0)
+            ));
             out
         }
         Dec::Open(q, _) => format!("open {q}"),
@@ -252,7 +271,12 @@ fn exp_bare(e: &Exp, ctx: Ctx, ind: usize) -> String {
                 .collect();
             format!("{{{}}}", parts.join(", "))
         }
-        ExpKind::Range { start, second, end, kind } => {
+        ExpKind::Range {
+            start,
+            second,
+            end,
+            kind,
+        } => {
             let part = |e: &Exp| exp(e, Ctx::at(level::RANGE + 1), ind);
             let simple = |e: &Exp| exp_level(e) >= level::APPLY;
             let all_simple = simple(start) && simple(end) && second.as_deref().is_none_or(simple);
@@ -273,7 +297,9 @@ fn exp_bare(e: &Exp, ctx: Ctx, ind: usize) -> String {
             let field_follows = !is_numeric_field(f);
             format!("{}.{f}", postfix_target(target, field_follows, ind))
         }
-        ExpKind::Index(target, idx) => format!("{}[{}]", postfix_target(target, false, ind), dims(idx, ind)),
+        ExpKind::Index(target, idx) => {
+            format!("{}[{}]", postfix_target(target, false, ind), dims(idx, ind))
+        }
         ExpKind::Apply(f, args) => {
             let head = match &f.kind {
                 ExpKind::Constr(..) => format!("({})", exp(f, Ctx::TOP, ind + 1)),
@@ -298,22 +324,41 @@ fn exp_bare(e: &Exp, ctx: Ctx, ind: usize) -> String {
         ExpKind::Not(x) => format!("!{}", unary_operand(x, ind)),
         ExpKind::BinOp { op, lhs, rhs } => {
             let (row, right) = fixity(op);
-            let (lmin, rmin) = if right { (row + 1, row) } else { (row, row + 1) };
-            format!("{} {} {}", exp(lhs, Ctx::at(lmin), ind), binop(op), exp(rhs, Ctx::at(rmin), ind))
+            let (lmin, rmin) = if right {
+                (row + 1, row)
+            } else {
+                (row, row + 1)
+            };
+            format!(
+                "{} {} {}",
+                exp(lhs, Ctx::at(lmin), ind),
+                binop(op),
+                exp(rhs, Ctx::at(rmin), ind)
+            )
         }
         ExpKind::OpSection(op) => format!("({})", binop(op)),
         ExpKind::LeftSection { op, lhs } => {
-            format!("({} {})", exp(lhs, Ctx::at(level::RANGE), ind + 1), binop(op))
+            format!(
+                "({} {})",
+                exp(lhs, Ctx::at(level::RANGE), ind + 1),
+                binop(op)
+            )
         }
         ExpKind::RightSection { op, rhs } => {
-            format!("({} {})", binop(op), exp(rhs, Ctx::at(level::RANGE), ind + 1))
+            format!(
+                "({} {})",
+                binop(op),
+                exp(rhs, Ctx::at(level::RANGE), ind + 1)
+            )
         }
         ExpKind::ProjSection(steps) => {
             let mut out = String::from("(");
             for (i, s) in steps.iter().enumerate() {
                 match s {
                     ProjStep::Field(f) => out.push_str(&format!(".{f}")),
-                    ProjStep::Index(idx) if i == 0 => out.push_str(&format!(".[{}]", dims(idx, ind))),
+                    ProjStep::Index(idx) if i == 0 => {
+                        out.push_str(&format!(".[{}]", dims(idx, ind)))
+                    }
                     ProjStep::Index(idx) => out.push_str(&format!("[{}]", dims(idx, ind))),
                 }
             }
@@ -321,9 +366,17 @@ fn exp_bare(e: &Exp, ctx: Ctx, ind: usize) -> String {
             out
         }
         ExpKind::LocalOpen(q, e) => format!("{q}.({})", exp(e, Ctx::TOP, ind + 2)),
-        ExpKind::Ascribe(e, t) => format!("{} : {}", exp(e, Ctx::at(level::ASCRIBE), ind), ty(t, 0)),
-        ExpKind::Coerce(e, t) => format!("{} :> {}", exp(e, Ctx::at(level::ASCRIBE), ind), ty(t, 0)),
-        ExpKind::Update { target, steps, value } => format!(
+        ExpKind::Ascribe(e, t) => {
+            format!("{} : {}", exp(e, Ctx::at(level::ASCRIBE), ind), ty(t, 0))
+        }
+        ExpKind::Coerce(e, t) => {
+            format!("{} :> {}", exp(e, Ctx::at(level::ASCRIBE), ind), ty(t, 0))
+        }
+        ExpKind::Update {
+            target,
+            steps,
+            value,
+        } => format!(
             "{} with {} = {}",
             exp(target, Ctx::at(level::WITH), ind),
             update_steps(steps, true, ind),
@@ -331,7 +384,13 @@ fn exp_bare(e: &Exp, ctx: Ctx, ind: usize) -> String {
         ),
         ExpKind::Lambda { params, ret, body } => {
             let mut head = String::from("\\");
-            head.push_str(&params.iter().map(|p| pat(p, PAT_ATOM)).collect::<Vec<_>>().join(" "));
+            head.push_str(
+                &params
+                    .iter()
+                    .map(|p| pat(p, PAT_ATOM))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
             if let Some(t) = ret {
                 head.push_str(&format!(" : {}", ty(t, T_TERM)));
             }
@@ -343,7 +402,11 @@ fn exp_bare(e: &Exp, ctx: Ctx, ind: usize) -> String {
                 format!("{head} {b}")
             }
         }
-        ExpKind::If { cond, then_branch, else_branch } => {
+        ExpKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => {
             let c = exp(cond, Ctx::TOP, ind + 3);
             let t = exp(then_branch, Ctx::TOP, ind + 2);
             let el = exp(else_branch, ctx.tail(), ind + 2);
@@ -355,8 +418,15 @@ fn exp_bare(e: &Exp, ctx: Ctx, ind: usize) -> String {
                 one
             }
         }
-        ExpKind::LetPat { .. } | ExpKind::LetFun { .. } | ExpKind::LetUpdate { .. } => let_chain(e, ctx, ind),
-        ExpKind::Loop { pat: p, init, form, body } => {
+        ExpKind::LetPat { .. } | ExpKind::LetFun { .. } | ExpKind::LetUpdate { .. } => {
+            let_chain(e, ctx, ind)
+        }
+        ExpKind::Loop {
+            pat: p,
+            init,
+            form,
+            body,
+        } => {
             let mut head = format!("loop {}", pat(p, PAT_TERM));
             if let Some(i) = init {
                 head.push_str(&format!(" = {}", exp(i, Ctx::TOP, ind + 4)));
@@ -365,20 +435,34 @@ fn exp_bare(e: &Exp, ctx: Ctx, ind: usize) -> String {
                 LoopForm::For { var, bound, .. } => {
                     head.push_str(&format!(" for {var} < {}", exp(bound, Ctx::TOP, ind + 4)))
                 }
-                LoopForm::ForIn { pat: p, array } => {
-                    head.push_str(&format!(" for {} in {}", pat(p, PAT_TERM), exp(array, Ctx::TOP, ind + 4)))
+                LoopForm::ForIn { pat: p, array } => head.push_str(&format!(
+                    " for {} in {}",
+                    pat(p, PAT_TERM),
+                    exp(array, Ctx::TOP, ind + 4)
+                )),
+                LoopForm::While(c) => {
+                    head.push_str(&format!(" while {}", exp(c, Ctx::TOP, ind + 4)))
                 }
-                LoopForm::While(c) => head.push_str(&format!(" while {}", exp(c, Ctx::TOP, ind + 4))),
             }
             let b = exp(body, ctx.tail(), ind + 2);
             format!("{head} do\n{}{b}", indent(ind + 2))
         }
         ExpKind::Match { scrutinee, cases } => {
-            let scrutinee_ctx = Ctx { min: level::OPEN, no_open_match: true };
+            let scrutinee_ctx = Ctx {
+                min: level::OPEN,
+                no_open_match: true,
+            };
             let mut out = format!("match {}", exp(scrutinee, scrutinee_ctx, ind + 2));
             for (i, c) in cases.iter().enumerate() {
                 let last = i + 1 == cases.len();
-                let body_ctx = if last { ctx.tail() } else { Ctx { min: level::OPEN, no_open_match: true } };
+                let body_ctx = if last {
+                    ctx.tail()
+                } else {
+                    Ctx {
+                        min: level::OPEN,
+                        no_open_match: true,
+                    }
+                };
                 out.push_str(&format!(
                     "\n{}case {} -> {}",
                     indent(ind),
@@ -389,7 +473,11 @@ fn exp_bare(e: &Exp, ctx: Ctx, ind: usize) -> String {
             out
         }
         ExpKind::Assert { cond, body } => {
-            format!("assert {} {}", arg(cond, ind + 2), exp(body, ctx.tail(), ind))
+            format!(
+                "assert {} {}",
+                arg(cond, ind + 2),
+                exp(body, ctx.tail(), ind)
+            )
         }
         ExpKind::Attr(a, body) => format!("#[{}] {}", attr(a), exp(body, ctx.tail(), ind)),
     }
@@ -411,7 +499,12 @@ fn let_chain(e: &Exp, ctx: Ctx, ind: usize) -> String {
     let mut cur = e;
     loop {
         let (head, rhs, body) = match &cur.kind {
-            ExpKind::LetPat { sizes, pat: p, rhs, body } => {
+            ExpKind::LetPat {
+                sizes,
+                pat: p,
+                rhs,
+                body,
+            } => {
                 let mut head = String::from("let");
                 for (n, _) in sizes {
                     head.push_str(&format!(" [{n}]"));
@@ -419,7 +512,15 @@ fn let_chain(e: &Exp, ctx: Ctx, ind: usize) -> String {
                 head.push_str(&format!(" {}", pat(p, PAT_FULL)));
                 (head, rhs, body)
             }
-            ExpKind::LetFun { name, type_params: tps, params, ret, rhs, body, .. } => {
+            ExpKind::LetFun {
+                name,
+                type_params: tps,
+                params,
+                ret,
+                rhs,
+                body,
+                ..
+            } => {
                 let mut head = format!("let {}{}", bind_name(name), type_params(tps));
                 for p in params {
                     head.push_str(&format!(" {}", pat(p, PAT_ATOM)));
@@ -429,9 +530,17 @@ fn let_chain(e: &Exp, ctx: Ctx, ind: usize) -> String {
                 }
                 (head, rhs, body)
             }
-            ExpKind::LetUpdate { name, steps, rhs, body, .. } => {
-                (format!("let {name}{}", update_steps(steps, false, ind)), rhs, body)
-            }
+            ExpKind::LetUpdate {
+                name,
+                steps,
+                rhs,
+                body,
+                ..
+            } => (
+                format!("let {name}{}", update_steps(steps, false, ind)),
+                rhs,
+                body,
+            ),
             _ => {
                 lines.push(format!("in {}", exp(cur, ctx.tail(), ind + 3)));
                 break;
@@ -449,7 +558,10 @@ fn let_chain(e: &Exp, ctx: Ctx, ind: usize) -> String {
 }
 
 fn comma_exps(es: &[Exp], ind: usize) -> String {
-    es.iter().map(|e| exp(e, Ctx::TOP, ind)).collect::<Vec<_>>().join(", ")
+    es.iter()
+        .map(|e| exp(e, Ctx::TOP, ind))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn dims(idx: &[DimIndex], ind: usize) -> String {
@@ -478,7 +590,9 @@ fn update_steps(steps: &[UpdateStep], after_with: bool, ind: usize) -> String {
         match s {
             UpdateStep::Index(idx, _) => out.push_str(&format!("[{}]", dims(idx, ind))),
             // `r with 0.1 = v` would lex `0.1` as a float: write `r with .0.1 = v` instead.
-            UpdateStep::Field(f, _) if i == 0 && after_with && !(is_numeric_field(f) && steps.len() > 1) => {
+            UpdateStep::Field(f, _)
+                if i == 0 && after_with && !(is_numeric_field(f) && steps.len() > 1) =>
+            {
                 out.push_str(f)
             }
             UpdateStep::Field(f, _) => out.push_str(&format!(".{f}")),
@@ -499,8 +613,12 @@ fn binop(op: &BinOpName) -> String {
 
 fn literal(l: &Literal) -> String {
     match l {
-        Literal::Int { value, suffix } => format!("{value}{}", suffix.map(|s| s.name()).unwrap_or("")),
-        Literal::Float { text, suffix } => format!("{text}{}", suffix.map(|s| s.name()).unwrap_or("")),
+        Literal::Int { value, suffix } => {
+            format!("{value}{}", suffix.map(|s| s.name()).unwrap_or(""))
+        }
+        Literal::Float { text, suffix } => {
+            format!("{text}{}", suffix.map(|s| s.name()).unwrap_or(""))
+        }
         Literal::Bool(b) => b.to_string(),
         Literal::Char(c) => {
             let ch = char::from_u32(*c).unwrap_or('\u{FFFD}');
@@ -580,14 +698,25 @@ fn ty_bare(t: &TypeExp) -> String {
             };
             format!("{} {arg}", ty(f, T_TERM))
         }
-        TypeExp::Tuple(ts, _) => format!("({})", ts.iter().map(|t| ty(t, T_FULL)).collect::<Vec<_>>().join(", ")),
+        TypeExp::Tuple(ts, _) => format!(
+            "({})",
+            ts.iter()
+                .map(|t| ty(t, T_FULL))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         TypeExp::Record(fs, _) => format!(
             "{{{}}}",
-            fs.iter().map(|(n, t)| format!("{n}: {}", ty(t, T_FULL))).collect::<Vec<_>>().join(", ")
+            fs.iter()
+                .map(|(n, t)| format!("{n}: {}", ty(t, T_FULL)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         TypeExp::Array(d, elem, _) => format!("{}{}", size(d), ty(elem, T_TERM)),
         TypeExp::Unique(t, _) => format!("*{}", ty(t, T_TERM)),
-        TypeExp::Arrow(Some(n), a, b, _) => format!("({n}: {}) -> {}", ty(a, T_FULL), ty(b, T_FULL)),
+        TypeExp::Arrow(Some(n), a, b, _) => {
+            format!("({n}: {}) -> {}", ty(a, T_FULL), ty(b, T_FULL))
+        }
         TypeExp::Arrow(None, a, b, _) => format!("{} -> {}", ty(a, T_TERM), ty(b, T_FULL)),
         TypeExp::Sum(cs, _) => cs
             .iter()
@@ -602,7 +731,11 @@ fn ty_bare(t: &TypeExp) -> String {
             .collect::<Vec<_>>()
             .join(" | "),
         TypeExp::Exists(ns, t, _) => {
-            format!("?{}.{}", ns.iter().map(|n| format!("[{n}]")).collect::<String>(), ty(t, T_FULL))
+            format!(
+                "?{}.{}",
+                ns.iter().map(|n| format!("[{n}]")).collect::<String>(),
+                ty(t, T_FULL)
+            )
         }
     }
 }
@@ -634,7 +767,13 @@ fn pat_bare(p: &Pat) -> String {
     match &p.kind {
         PatKind::Var(n) => bind_name(n),
         PatKind::Wildcard => "_".to_string(),
-        PatKind::Tuple(ps) => format!("({})", ps.iter().map(|p| pat(p, PAT_FULL)).collect::<Vec<_>>().join(", ")),
+        PatKind::Tuple(ps) => format!(
+            "({})",
+            ps.iter()
+                .map(|p| pat(p, PAT_FULL))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         PatKind::Record(fs) => {
             let parts: Vec<String> = fs
                 .iter()
@@ -649,7 +788,9 @@ fn pat_bare(p: &Pat) -> String {
             format!("{{{}}}", parts.join(", "))
         }
         PatKind::Ascribe(p, t) => format!("{}: {}", pat(p, PAT_TERM), ty(t, T_FULL)),
-        PatKind::Literal { lit, negated } => format!("{}{}", if *negated { "-" } else { "" }, literal(lit)),
+        PatKind::Literal { lit, negated } => {
+            format!("{}{}", if *negated { "-" } else { "" }, literal(lit))
+        }
         PatKind::Constr(c, args) => {
             let mut s = format!("#{c}");
             for a in args {
@@ -665,7 +806,10 @@ fn pat_bare(p: &Pat) -> String {
 /// Whether `n` can be printed as a plain name (used by tests that generate trees).
 pub fn is_plain_name(n: &str) -> bool {
     let b = n.as_bytes();
-    let ok_rest = |s: &[u8]| s.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'\'');
+    let ok_rest = |s: &[u8]| {
+        s.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'\'')
+    };
     let shape = match b {
         [c, rest @ ..] if c.is_ascii_alphabetic() => ok_rest(rest),
         [b'_', c, rest @ ..] if c.is_ascii_alphanumeric() => ok_rest(rest),

@@ -14,11 +14,19 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
-        Span { file, start: start as u32, end: end as u32 }
+        Span {
+            file,
+            start: start as u32,
+            end: end as u32,
+        }
     }
     /// The smallest span covering both (they must be in the same file).
     pub fn to(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -48,7 +56,11 @@ impl SourceFile {
                 line_starts.push(i + 1);
             }
         }
-        SourceFile { name: name.into(), text, line_starts }
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        }
     }
 
     /// 0-based index of the line containing byte `offset`.
@@ -62,7 +74,11 @@ impl SourceFile {
     /// The text of 0-based line `idx`, without its line terminator.
     pub fn line_text(&self, idx: usize) -> &str {
         let start = self.line_starts[idx];
-        let end = self.line_starts.get(idx + 1).copied().unwrap_or(self.text.len());
+        let end = self
+            .line_starts
+            .get(idx + 1)
+            .copied()
+            .unwrap_or(self.text.len());
         self.text[start..end].trim_end_matches(['\n', '\r'])
     }
 
@@ -81,10 +97,17 @@ impl SourceFile {
             if idx >= offset {
                 break;
             }
-            col = if ch == '\t' { (col - 1) / 8 * 8 + 8 + 1 } else { col + 1 };
+            col = if ch == '\t' {
+                (col - 1) / 8 * 8 + 8 + 1
+            } else {
+                col + 1
+            };
             idx += ch.len_utf8();
         }
-        LineCol { line: line + 1, col }
+        LineCol {
+            line: line + 1,
+            col,
+        }
     }
 
     /// The source text covered by a span.

@@ -43,15 +43,19 @@ def f = assert (1 < 2) (#[trace] ???) :> [0]i32
 /// Byte offsets of the tokens of `src` (the samples all lex).
 fn token_ranges(src: &str) -> Vec<(usize, usize)> {
     let toks = lexer::lex(FileId(0), src).unwrap_or_default();
-    toks.iter().map(|t| (t.span.start as usize, t.span.end as usize)).filter(|(s, e)| s < e).collect()
+    toks.iter()
+        .map(|t| (t.span.start as usize, t.span.end as usize))
+        .filter(|(s, e)| s < e)
+        .collect()
 }
 
 /// If `text` parses, printing and re-parsing must give the same tree.
 fn check(text: &str) -> Result<(), TestCaseError> {
     if let Ok(mut p) = parse_program(FileId(0), text, 0) {
         let printed = print_program(&p);
-        let mut back = parse_program(FileId(0), &printed, 0)
-            .map_err(|d| TestCaseError::fail(format!("reprint of {text:?} fails:\n{printed}\n{d:?}")))?;
+        let mut back = parse_program(FileId(0), &printed, 0).map_err(|d| {
+            TestCaseError::fail(format!("reprint of {text:?} fails:\n{printed}\n{d:?}"))
+        })?;
         normalize_program(&mut p);
         normalize_program(&mut back);
         prop_assert_eq!(back, p, "input {:?} printed as\n{}", text, printed);
@@ -110,11 +114,11 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 }
 
 const VOCAB: &[&str] = &[
-    "def", "entry", "let", "in", "if", "then", "else", "loop", "for", "while", "do", "match", "case", "type", "type^",
-    "with", "assert", "local", "open", "import", "module", "(", ")", "[", "]", "{", "}", ",", ":", ":>", "->", "=",
-    "\\", "?", "???", "_", "'", "'^", "'~", "`", "#[", "#c", ".", "..", "...", "..<", "..>", "x", "f32", "f32.+",
-    "M.x", "+", "-", "*", "!", "|>", "<|", "**", "&&", "1", "2.5", "3i32", "'c'", "\"s\"", "\n", "\ndef", "--",
-    "-- |", "\0",
+    "def", "entry", "let", "in", "if", "then", "else", "loop", "for", "while", "do", "match",
+    "case", "type", "type^", "with", "assert", "local", "open", "import", "module", "(", ")", "[",
+    "]", "{", "}", ",", ":", ":>", "->", "=", "\\", "?", "???", "_", "'", "'^", "'~", "`", "#[",
+    "#c", ".", "..", "...", "..<", "..>", "x", "f32", "f32.+", "M.x", "+", "-", "*", "!", "|>",
+    "<|", "**", "&&", "1", "2.5", "3i32", "'c'", "\"s\"", "\n", "\ndef", "--", "-- |", "\0",
 ];
 
 proptest! {

@@ -11,15 +11,26 @@ fn sp() -> Span {
 }
 
 fn mk(kind: ExpKind) -> Exp {
-    Exp { id: NodeId(0), span: sp(), kind }
+    Exp {
+        id: NodeId(0),
+        span: sp(),
+        kind,
+    }
 }
 
 fn mkp(kind: PatKind) -> Pat {
-    Pat { id: NodeId(0), span: sp(), kind }
+    Pat {
+        id: NodeId(0),
+        span: sp(),
+        kind,
+    }
 }
 
 fn name() -> impl Strategy<Value = String> {
-    prop::sample::select(vec!["x", "y", "f", "xs", "a'", "_b", "n", "foo_1", "i32", "acc"]).prop_map(String::from)
+    prop::sample::select(vec![
+        "x", "y", "f", "xs", "a'", "_b", "n", "foo_1", "i32", "acc",
+    ])
+    .prop_map(String::from)
 }
 
 fn field() -> impl Strategy<Value = String> {
@@ -27,14 +38,20 @@ fn field() -> impl Strategy<Value = String> {
 }
 
 fn qual_name() -> impl Strategy<Value = QualName> {
-    (prop::collection::vec(prop::sample::select(vec!["M", "f32", "N"]), 0..3), name())
-        .prop_map(|(q, n)| QualName { quals: q.into_iter().map(String::from).collect(), name: n })
+    (
+        prop::collection::vec(prop::sample::select(vec!["M", "f32", "N"]), 0..3),
+        name(),
+    )
+        .prop_map(|(q, n)| QualName {
+            quals: q.into_iter().map(String::from).collect(),
+            name: n,
+        })
 }
 
 fn op() -> impl Strategy<Value = BinOpName> {
     let sym = prop::sample::select(vec![
-        "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "|>", "<|", "&&", "||", "**", "++", "<+>", ">>=",
-        "%%", "//", "&", "^", "|", "<<", ">>", "=>", "!+", "+--", "+.", "<->",
+        "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "|>", "<|", "&&", "||", "**",
+        "++", "<+>", ">>=", "%%", "//", "&", "^", "|", "<<", ">>", "=>", "!+", "+--", "+.", "<->",
     ]);
     prop_oneof![
         6 => sym.prop_map(|s| BinOpName { name: QualName::unqual(s), backtick: false, span: Span::default() }),
@@ -48,26 +65,46 @@ fn op() -> impl Strategy<Value = BinOpName> {
 }
 
 fn prim_suffix(ints: bool) -> impl Strategy<Value = Option<PrimType>> {
-    let opts: Vec<PrimType> = PrimType::ALL.iter().copied().filter(|p| if ints { p.is_int() } else { p.is_float() }).collect();
+    let opts: Vec<PrimType> = PrimType::ALL
+        .iter()
+        .copied()
+        .filter(|p| if ints { p.is_int() } else { p.is_float() })
+        .collect();
     prop::option::of(prop::sample::select(opts))
 }
 
 fn literal() -> impl Strategy<Value = Literal> {
     prop_oneof![
-        (any::<u64>(), prim_suffix(true)).prop_map(|(v, suffix)| Literal::Int { value: v as u128, suffix }),
-        (prop::sample::select(vec!["1.5", "2e3", "0.25", "1.5e-3", "10.0", "3E+2"]), prim_suffix(false))
-            .prop_map(|(t, suffix)| Literal::Float { text: t.into(), suffix }),
+        (any::<u64>(), prim_suffix(true)).prop_map(|(v, suffix)| Literal::Int {
+            value: v as u128,
+            suffix
+        }),
+        (
+            prop::sample::select(vec!["1.5", "2e3", "0.25", "1.5e-3", "10.0", "3E+2"]),
+            prim_suffix(false)
+        )
+            .prop_map(|(t, suffix)| Literal::Float {
+                text: t.into(),
+                suffix
+            }),
         prim_suffix(false)
             .prop_filter("needs a suffix", |s| s.is_some())
-            .prop_map(|suffix| Literal::Float { text: "3".into(), suffix }),
+            .prop_map(|suffix| Literal::Float {
+                text: "3".into(),
+                suffix
+            }),
         any::<bool>().prop_map(Literal::Bool),
-        prop::sample::select(vec!['a', '\'', '\\', '\n', '\u{1}', 'é', '"', ' ']).prop_map(|c| Literal::Char(c as u32)),
+        prop::sample::select(vec!['a', '\'', '\\', '\n', '\u{1}', 'é', '"', ' '])
+            .prop_map(|c| Literal::Char(c as u32)),
         "[a-z\"\\\\\n\tλ ]{0,6}".prop_map(|s| Literal::String(s.into_bytes())),
     ]
 }
 
 fn attr() -> impl Strategy<Value = Attr> {
-    let leaf = prop_oneof![name().prop_map(Attr::Name), (0i64..1000).prop_map(Attr::Int)];
+    let leaf = prop_oneof![
+        name().prop_map(Attr::Name),
+        (0i64..1000).prop_map(Attr::Int)
+    ];
     leaf.prop_recursive(2, 6, 3, |inner| {
         (name(), prop::collection::vec(inner, 0..3)).prop_map(|(n, args)| Attr::Call(n, args))
     })
@@ -88,19 +125,27 @@ fn type_exp() -> impl Strategy<Value = TypeExp> {
     let leaf = qual_name().prop_map(|q| TypeExp::Var(q, sp()));
     leaf.prop_recursive(4, 24, 3, |inner| {
         prop_oneof![
-            (qual_name(), prop::collection::vec(prop_oneof![
-                size_exp().prop_map(TypeArg::Size),
-                inner.clone().prop_map(TypeArg::Type)
-            ], 1..3))
-                .prop_map(|(q, args)| args.into_iter().fold(TypeExp::Var(q, sp()), |f, a| TypeExp::Apply(
-                    Box::new(f),
-                    Box::new(a),
-                    sp()
-                ))),
+            (
+                qual_name(),
+                prop::collection::vec(
+                    prop_oneof![
+                        size_exp().prop_map(TypeArg::Size),
+                        inner.clone().prop_map(TypeArg::Type)
+                    ],
+                    1..3
+                )
+            )
+                .prop_map(|(q, args)| args.into_iter().fold(
+                    TypeExp::Var(q, sp()),
+                    |f, a| TypeExp::Apply(Box::new(f), Box::new(a), sp())
+                )),
             no_singleton(inner.clone()).prop_map(|ts| TypeExp::Tuple(ts, sp())),
-            prop::collection::vec((field(), inner.clone()), 0..3).prop_map(|fs| TypeExp::Record(fs, sp())),
+            prop::collection::vec((field(), inner.clone()), 0..3)
+                .prop_map(|fs| TypeExp::Record(fs, sp())),
             (size_exp(), inner.clone()).prop_map(|(d, t)| TypeExp::Array(d, Box::new(t), sp())),
-            inner.clone().prop_map(|t| TypeExp::Unique(Box::new(t), sp())),
+            inner
+                .clone()
+                .prop_map(|t| TypeExp::Unique(Box::new(t), sp())),
             (prop::option::of(name()), inner.clone(), inner.clone())
                 .prop_map(|(n, a, b)| TypeExp::Arrow(n, Box::new(a), Box::new(b), sp())),
             prop::collection::vec((name(), prop::collection::vec(inner.clone(), 0..3)), 1..3)
@@ -121,15 +166,18 @@ fn pattern() -> impl Strategy<Value = Pat> {
         name().prop_map(|n| mkp(PatKind::Var(n))),
         prop::sample::select(vec!["+", "<+>", "-"]).prop_map(|n| mkp(PatKind::Var(n.into()))),
         Just(mkp(PatKind::Wildcard)),
-        (literal(), any::<bool>()).prop_map(|(lit, negated)| mkp(PatKind::Literal { lit, negated })),
+        (literal(), any::<bool>())
+            .prop_map(|(lit, negated)| mkp(PatKind::Literal { lit, negated })),
         name().prop_map(|c| mkp(PatKind::Constr(c, vec![]))),
     ];
     leaf.prop_recursive(3, 16, 3, |inner| {
         prop_oneof![
             no_singleton(inner.clone()).prop_map(|ps| mkp(PatKind::Tuple(ps))),
-            prop::collection::vec((field(), inner.clone()), 0..3).prop_map(|fs| mkp(PatKind::Record(fs))),
+            prop::collection::vec((field(), inner.clone()), 0..3)
+                .prop_map(|fs| mkp(PatKind::Record(fs))),
             (inner.clone(), type_exp()).prop_map(|(p, t)| mkp(PatKind::Ascribe(Box::new(p), t))),
-            (name(), prop::collection::vec(inner.clone(), 1..3)).prop_map(|(c, ps)| mkp(PatKind::Constr(c, ps))),
+            (name(), prop::collection::vec(inner.clone(), 1..3))
+                .prop_map(|(c, ps)| mkp(PatKind::Constr(c, ps))),
             (attr(), inner.clone()).prop_map(|(a, p)| mkp(PatKind::Attr(a, Box::new(p)))),
         ]
     })
@@ -140,7 +188,11 @@ fn dims(e: BoxedStrategy<Exp>) -> impl Strategy<Value = Vec<DimIndex>> {
     prop::collection::vec(
         prop_oneof![
             e.prop_map(DimIndex::Index),
-            (opt.clone(), opt.clone(), opt).prop_map(|(start, end, stride)| DimIndex::Slice { start, end, stride }),
+            (opt.clone(), opt.clone(), opt).prop_map(|(start, end, stride)| DimIndex::Slice {
+                start,
+                end,
+                stride
+            }),
         ],
         0..3,
     )
@@ -149,7 +201,8 @@ fn dims(e: BoxedStrategy<Exp>) -> impl Strategy<Value = Vec<DimIndex>> {
 fn update_steps(e: BoxedStrategy<Exp>) -> impl Strategy<Value = Vec<UpdateStep>> {
     prop::collection::vec(
         prop_oneof![
-            prop::collection::vec(e.prop_map(DimIndex::Index), 1..3).prop_map(|d| UpdateStep::Index(d, sp())),
+            prop::collection::vec(e.prop_map(DimIndex::Index), 1..3)
+                .prop_map(|d| UpdateStep::Index(d, sp())),
             field().prop_map(|f| UpdateStep::Field(f, sp())),
         ],
         1..3,
@@ -162,7 +215,14 @@ fn type_params() -> impl Strategy<Value = Vec<TypeParam>> {
     prop::collection::vec(
         prop_oneof![
             name().prop_map(|n| TypeParam::Size(n, sp())),
-            (tname, prop::sample::select(vec![Liftedness::Unlifted, Liftedness::SizeLifted, Liftedness::Lifted]))
+            (
+                tname,
+                prop::sample::select(vec![
+                    Liftedness::Unlifted,
+                    Liftedness::SizeLifted,
+                    Liftedness::Lifted
+                ])
+            )
                 .prop_map(|(n, l)| TypeParam::Type(n, l, sp())),
         ],
         0..3,
@@ -176,7 +236,8 @@ fn expression() -> BoxedStrategy<Exp> {
         Just(mk(ExpKind::Hole)),
         name().prop_map(|c| mk(ExpKind::Constr(c, vec![]))),
         op().prop_map(|o| mk(ExpKind::OpSection(o))),
-        prop::collection::vec(field().prop_map(ProjStep::Field), 1..3).prop_map(|s| mk(ExpKind::ProjSection(s))),
+        prop::collection::vec(field().prop_map(ProjStep::Field), 1..3)
+            .prop_map(|s| mk(ExpKind::ProjSection(s))),
     ];
     leaf.prop_recursive(4, 40, 4, |inner| {
         let e = inner.clone().boxed();
@@ -197,7 +258,11 @@ fn expression() -> BoxedStrategy<Exp> {
                 inner.clone(),
                 opt.clone(),
                 inner.clone(),
-                prop::sample::select(vec![RangeEnd::UpToExclusive, RangeEnd::DownToExclusive, RangeEnd::Inclusive])
+                prop::sample::select(vec![
+                    RangeEnd::UpToExclusive,
+                    RangeEnd::DownToExclusive,
+                    RangeEnd::Inclusive
+                ])
             )
                 .prop_map(move |(s, m, en, kind)| mk(ExpKind::Range {
                     start: bx(s),
@@ -211,26 +276,51 @@ fn expression() -> BoxedStrategy<Exp> {
                 .prop_map(|(f, args)| mk(ExpKind::Apply(Box::new(f), args))),
             inner.clone().prop_map(|e| mk(ExpKind::Negate(Box::new(e)))),
             inner.clone().prop_map(|e| mk(ExpKind::Not(Box::new(e)))),
-            (op(), inner.clone(), inner.clone())
-                .prop_map(|(op, l, r)| mk(ExpKind::BinOp { op, lhs: Box::new(l), rhs: Box::new(r) })),
-            (op(), inner.clone()).prop_map(|(op, l)| mk(ExpKind::LeftSection { op, lhs: Box::new(l) })),
-            (op().prop_filter("(-e) is negation", |o| o.name.to_string() != "-" || o.backtick), inner.clone())
-                .prop_map(|(op, r)| mk(ExpKind::RightSection { op, rhs: Box::new(r) })),
-            (prop::collection::vec(pattern(), 1..3), prop::option::of(type_exp()), inner.clone())
-                .prop_map(|(params, ret, b)| mk(ExpKind::Lambda { params, ret, body: Box::new(b) })),
+            (op(), inner.clone(), inner.clone()).prop_map(|(op, l, r)| mk(ExpKind::BinOp {
+                op,
+                lhs: Box::new(l),
+                rhs: Box::new(r)
+            })),
+            (op(), inner.clone()).prop_map(|(op, l)| mk(ExpKind::LeftSection {
+                op,
+                lhs: Box::new(l)
+            })),
+            (
+                op().prop_filter("(-e) is negation", |o| o.name.to_string() != "-"
+                    || o.backtick),
+                inner.clone()
+            )
+                .prop_map(|(op, r)| mk(ExpKind::RightSection {
+                    op,
+                    rhs: Box::new(r)
+                })),
+            (
+                prop::collection::vec(pattern(), 1..3),
+                prop::option::of(type_exp()),
+                inner.clone()
+            )
+                .prop_map(|(params, ret, b)| mk(ExpKind::Lambda {
+                    params,
+                    ret,
+                    body: Box::new(b)
+                })),
             (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, t, f)| mk(ExpKind::If {
                 cond: Box::new(c),
                 then_branch: Box::new(t),
                 else_branch: Box::new(f)
             })),
-            (prop::collection::vec(name(), 0..2), pattern(), inner.clone(), inner.clone()).prop_map(
-                |(sizes, pat, rhs, body)| mk(ExpKind::LetPat {
+            (
+                prop::collection::vec(name(), 0..2),
+                pattern(),
+                inner.clone(),
+                inner.clone()
+            )
+                .prop_map(|(sizes, pat, rhs, body)| mk(ExpKind::LetPat {
                     sizes: sizes.into_iter().map(|n| (n, sp())).collect(),
                     pat,
                     rhs: Box::new(rhs),
                     body: Box::new(body)
-                })
-            ),
+                })),
             (
                 prop_oneof![name(), Just("<+>".to_string())],
                 type_params(),
@@ -239,23 +329,37 @@ fn expression() -> BoxedStrategy<Exp> {
                 inner.clone(),
                 inner.clone()
             )
-                .prop_map(|(name, type_params, params, ret, rhs, body)| mk(ExpKind::LetFun {
+                .prop_map(|(name, type_params, params, ret, rhs, body)| mk(
+                    ExpKind::LetFun {
+                        name,
+                        name_span: sp(),
+                        type_params,
+                        params,
+                        ret,
+                        rhs: Box::new(rhs),
+                        body: Box::new(body)
+                    }
+                )),
+            (
+                name(),
+                update_steps(e.clone()),
+                inner.clone(),
+                inner.clone()
+            )
+                .prop_map(|(name, steps, rhs, body)| mk(ExpKind::LetUpdate {
                     name,
                     name_span: sp(),
-                    type_params,
-                    params,
-                    ret,
+                    steps,
                     rhs: Box::new(rhs),
                     body: Box::new(body)
                 })),
-            (name(), update_steps(e.clone()), inner.clone(), inner.clone()).prop_map(|(name, steps, rhs, body)| mk(
-                ExpKind::LetUpdate { name, name_span: sp(), steps, rhs: Box::new(rhs), body: Box::new(body) }
+            (inner.clone(), update_steps(e.clone()), inner.clone()).prop_map(|(t, steps, v)| mk(
+                ExpKind::Update {
+                    target: Box::new(t),
+                    steps,
+                    value: Box::new(v)
+                }
             )),
-            (inner.clone(), update_steps(e.clone()), inner.clone()).prop_map(|(t, steps, v)| mk(ExpKind::Update {
-                target: Box::new(t),
-                steps,
-                value: Box::new(v)
-            })),
             (
                 pattern(),
                 opt.clone(),
@@ -265,7 +369,10 @@ fn expression() -> BoxedStrategy<Exp> {
                         var_span: sp(),
                         bound: Box::new(b)
                     }),
-                    (pattern(), inner.clone()).prop_map(|(pat, a)| LoopForm::ForIn { pat, array: Box::new(a) }),
+                    (pattern(), inner.clone()).prop_map(|(pat, a)| LoopForm::ForIn {
+                        pat,
+                        array: Box::new(a)
+                    }),
                     inner.clone().prop_map(|c| LoopForm::While(Box::new(c))),
                 ],
                 inner.clone()
@@ -279,22 +386,33 @@ fn expression() -> BoxedStrategy<Exp> {
             (
                 inner.clone(),
                 prop::collection::vec(
-                    (pattern(), inner.clone()).prop_map(|(pat, body)| MatchCase { pat, body, span: sp() }),
+                    (pattern(), inner.clone()).prop_map(|(pat, body)| MatchCase {
+                        pat,
+                        body,
+                        span: sp()
+                    }),
                     1..3
                 )
             )
-                .prop_map(|(s, cases)| mk(ExpKind::Match { scrutinee: Box::new(s), cases })),
+                .prop_map(|(s, cases)| mk(ExpKind::Match {
+                    scrutinee: Box::new(s),
+                    cases
+                })),
             (inner.clone(), type_exp()).prop_map(|(e, t)| mk(ExpKind::Ascribe(Box::new(e), t))),
             (inner.clone(), type_exp()).prop_map(|(e, t)| mk(ExpKind::Coerce(Box::new(e), t))),
-            (inner.clone(), inner.clone())
-                .prop_map(|(c, b)| mk(ExpKind::Assert { cond: Box::new(c), body: Box::new(b) })),
+            (inner.clone(), inner.clone()).prop_map(|(c, b)| mk(ExpKind::Assert {
+                cond: Box::new(c),
+                body: Box::new(b)
+            })),
             (attr(), inner.clone()).prop_map(|(a, e)| mk(ExpKind::Attr(a, Box::new(e)))),
-            (name(), prop::collection::vec(inner.clone(), 1..3)).prop_map(|(c, es)| mk(ExpKind::Constr(c, es))),
+            (name(), prop::collection::vec(inner.clone(), 1..3))
+                .prop_map(|(c, es)| mk(ExpKind::Constr(c, es))),
             (qual_name(), inner.clone()).prop_map(|(q, e)| mk(ExpKind::LocalOpen(q, Box::new(e)))),
             (prop::collection::vec(
                 prop_oneof![
                     field().prop_map(ProjStep::Field),
-                    prop::collection::vec(inner.clone().prop_map(DimIndex::Index), 1..2).prop_map(ProjStep::Index),
+                    prop::collection::vec(inner.clone().prop_map(DimIndex::Index), 1..2)
+                        .prop_map(ProjStep::Index),
                 ],
                 1..3
             ))
@@ -305,10 +423,18 @@ fn expression() -> BoxedStrategy<Exp> {
 }
 
 fn declaration() -> impl Strategy<Value = Dec> {
-    let doc = prop::option::of(prop::sample::select(vec!["", "Adds things.", "Two\nlines", "ends\n"]));
+    let doc = prop::option::of(prop::sample::select(vec![
+        "",
+        "Adds things.",
+        "Two\nlines",
+        "ends\n",
+    ]));
     let val = (
         prop::sample::select(vec![ValKind::Def, ValKind::Entry, ValKind::Let]),
-        prop_oneof![name(), prop::sample::select(vec!["<+>", "+", "|>>"]).prop_map(String::from)],
+        prop_oneof![
+            name(),
+            prop::sample::select(vec!["<+>", "+", "|>>"]).prop_map(String::from)
+        ],
         type_params(),
         prop::collection::vec(pattern(), 0..3),
         prop::option::of(type_exp()),
@@ -332,14 +458,26 @@ fn declaration() -> impl Strategy<Value = Dec> {
         });
     let ty = (
         name(),
-        prop::sample::select(vec![Liftedness::Unlifted, Liftedness::SizeLifted, Liftedness::Lifted]),
+        prop::sample::select(vec![
+            Liftedness::Unlifted,
+            Liftedness::SizeLifted,
+            Liftedness::Lifted,
+        ]),
         type_params(),
         type_exp(),
         prop::collection::vec(attr(), 0..2),
         doc,
     )
         .prop_map(|(name, lifted, params, def, attrs, doc)| {
-            Dec::Type(TypeBind { name, lifted, params, def, attrs, doc: doc.map(String::from), span: sp() })
+            Dec::Type(TypeBind {
+                name,
+                lifted,
+                params,
+                def,
+                attrs,
+                doc: doc.map(String::from),
+                span: sp(),
+            })
         });
     prop_oneof![
         6 => val,

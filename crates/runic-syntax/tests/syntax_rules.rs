@@ -13,7 +13,11 @@ fn sx(e: &Exp) -> String {
         ExpKind::Literal(l) => format!("{l:?}"),
         ExpKind::Var(q) => q.to_string(),
         ExpKind::Apply(f, args) => {
-            format!("(app {} {})", sx(f), args.iter().map(sx).collect::<Vec<_>>().join(" "))
+            format!(
+                "(app {} {})",
+                sx(f),
+                args.iter().map(sx).collect::<Vec<_>>().join(" ")
+            )
         }
         ExpKind::BinOp { op, lhs, rhs } => format!("({} {} {})", op.name, sx(lhs), sx(rhs)),
         ExpKind::Negate(x) => format!("(neg {})", sx(x)),
@@ -21,7 +25,10 @@ fn sx(e: &Exp) -> String {
         ExpKind::Index(a, idx) => format!("(idx {} {})", sx(a), idx.len()),
         ExpKind::Project(a, f) => format!("(proj {} {f})", sx(a)),
         ExpKind::ArrayLit(es) => format!("[{}]", es.iter().map(sx).collect::<Vec<_>>().join(" ")),
-        ExpKind::Tuple(es) => format!("(tuple {})", es.iter().map(sx).collect::<Vec<_>>().join(" ")),
+        ExpKind::Tuple(es) => format!(
+            "(tuple {})",
+            es.iter().map(sx).collect::<Vec<_>>().join(" ")
+        ),
         ExpKind::Update { target, value, .. } => format!("(with {} {})", sx(target), sx(value)),
         ExpKind::Range { start, end, .. } => format!("(range {} {})", sx(start), sx(end)),
         ExpKind::Coerce(e, _) => format!("(coerce {})", sx(e)),
@@ -30,10 +37,17 @@ fn sx(e: &Exp) -> String {
         ExpKind::LeftSection { op, lhs } => format!("(lsection {} {})", sx(lhs), op.name),
         ExpKind::RightSection { op, rhs } => format!("(rsection {} {})", op.name, sx(rhs)),
         ExpKind::Lambda { body, .. } => format!("(lambda {})", sx(body)),
-        ExpKind::If { cond, then_branch, else_branch } => {
+        ExpKind::If {
+            cond,
+            then_branch,
+            else_branch,
+        } => {
             format!("(if {} {} {})", sx(cond), sx(then_branch), sx(else_branch))
         }
-        ExpKind::Constr(c, args) => format!("(#{c} {})", args.iter().map(sx).collect::<Vec<_>>().join(" ")),
+        ExpKind::Constr(c, args) => format!(
+            "(#{c} {})",
+            args.iter().map(sx).collect::<Vec<_>>().join(" ")
+        ),
         ExpKind::LocalOpen(q, e) => format!("(open {q} {})", sx(e)),
         other => format!("{other:?}"),
     }
@@ -49,12 +63,20 @@ fn parse(src: &str) -> String {
 fn error_of(src: &str) -> String {
     match parse_program(FileId(0), src, 0) {
         Ok(_) => panic!("{src:?} should not parse"),
-        Err(d) => d.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("\n"),
+        Err(d) => d
+            .iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join("\n"),
     }
 }
 
 fn toks(src: &str) -> Vec<Tok> {
-    let mut t: Vec<Tok> = lex(FileId(0), src).unwrap().into_iter().map(|t| t.tok).collect();
+    let mut t: Vec<Tok> = lex(FileId(0), src)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.tok)
+        .collect();
     t.pop(); // Eof
     t
 }
@@ -140,18 +162,25 @@ fn constructor_payloads() {
 #[test]
 fn type_application_with_sizes() {
     let t = parse_type(FileId(0), "t [n]u8").unwrap();
-    let TypeExp::Apply(f, arg, _) = t else { panic!("{t:?}") };
+    let TypeExp::Apply(f, arg, _) = t else {
+        panic!("{t:?}")
+    };
     assert!(matches!(*arg, TypeArg::Type(TypeExp::Var(..))));
     assert!(matches!(*f, TypeExp::Apply(_, ref a, _) if matches!(**a, TypeArg::Size(_))));
     let t = parse_type(FileId(0), "t ([n]u8)").unwrap();
-    assert!(matches!(t, TypeExp::Apply(_, ref a, _) if matches!(**a, TypeArg::Type(TypeExp::Array(..)))));
+    assert!(
+        matches!(t, TypeExp::Apply(_, ref a, _) if matches!(**a, TypeArg::Type(TypeExp::Array(..))))
+    );
 }
 
 // ----- §3.4 consequences -----
 
 #[test]
 fn pipes() {
-    assert_eq!(parse("xs |> map f |> reduce (+) 0"), "(|> (|> xs (app map f)) (app reduce (section +) 0))");
+    assert_eq!(
+        parse("xs |> map f |> reduce (+) 0"),
+        "(|> (|> xs (app map f)) (app reduce (section +) 0))"
+    );
     assert_eq!(parse("a + b |> f"), "(|> (+ a b) f)");
     assert_eq!(parse("c || d |> not"), "(|> (|| c d) not)");
     assert_eq!(parse("f <| g <| x"), "(<| f (<| g x))");
@@ -187,7 +216,9 @@ fn with_has_low_precedence() {
 fn ranges() {
     assert_eq!(parse("0..<n-1"), "(range 0 (- n 1))");
     assert_eq!(parse("map f (0..<n)"), "(app map f (range 0 n))");
-    assert!(parse_exp(FileId(0), "1..3", 0).unwrap_err()[0].message.contains("needs `...`, `..<` or `..>`"));
+    assert!(parse_exp(FileId(0), "1..3", 0).unwrap_err()[0]
+        .message
+        .contains("needs `...`, `..<` or `..>`"));
 }
 
 #[test]
@@ -198,7 +229,10 @@ fn coercion_is_outermost() {
 
 #[test]
 fn lambda_as_last_argument() {
-    assert_eq!(parse("foo xs \\x -> x + 1"), "(app foo xs (lambda (+ x 1)))");
+    assert_eq!(
+        parse("foo xs \\x -> x + 1"),
+        "(app foo xs (lambda (+ x 1)))"
+    );
 }
 
 // ----- user-defined operator fixity -----
@@ -221,7 +255,12 @@ fn user_operators_take_the_fixity_of_their_longest_builtin_prefix() {
 
 #[test]
 fn operator_definitions() {
-    let p = parse_program(FileId(0), "def (a: i32) <+> (b: i32) = a\ndef (<&>) 'a (x: a) = x", 0).unwrap();
+    let p = parse_program(
+        FileId(0),
+        "def (a: i32) <+> (b: i32) = a\ndef (<&>) 'a (x: a) = x",
+        0,
+    )
+    .unwrap();
     let names: Vec<_> = p
         .decs
         .iter()
@@ -230,7 +269,10 @@ fn operator_definitions() {
             _ => panic!(),
         })
         .collect();
-    assert_eq!(names, vec![("<+>".to_string(), 2, 0), ("<&>".to_string(), 1, 1)]);
+    assert_eq!(
+        names,
+        vec![("<+>".to_string(), 2, 0), ("<&>".to_string(), 1, 1)]
+    );
     assert!(error_of("def (&&) a b = a").contains("cannot be defined"));
 }
 
@@ -239,52 +281,106 @@ fn operator_definitions() {
 #[test]
 fn number_rules() {
     assert_eq!(toks("1_000_000"), vec![Tok::Int(1_000_000, None)]);
-    assert_eq!(toks("3f32"), vec![Tok::Float("3".into(), Some(PrimType::F32))]);
+    assert_eq!(
+        toks("3f32"),
+        vec![Tok::Float("3".into(), Some(PrimType::F32))]
+    );
     assert_eq!(toks("1e3"), vec![Tok::Float("1e3".into(), None)]);
     assert_eq!(toks("2"), vec![Tok::Int(2, None)]);
     assert_eq!(toks("1."), vec![Tok::Int(1, None), Tok::Dot]);
-    assert_eq!(toks("2 i32"), vec![Tok::Int(2, None), Tok::Name("i32".into())]);
+    assert_eq!(
+        toks("2 i32"),
+        vec![Tok::Int(2, None), Tok::Name("i32".into())]
+    );
     assert_eq!(toks("255u8"), vec![Tok::Int(255, Some(PrimType::U8))]);
-    assert_eq!(toks("0xFF_FFi64"), vec![Tok::Int(0xFFFF, Some(PrimType::I64))]);
+    assert_eq!(
+        toks("0xFF_FFi64"),
+        vec![Tok::Int(0xFFFF, Some(PrimType::I64))]
+    );
     assert_eq!(toks("0b1010"), vec![Tok::Int(10, None)]);
-    assert_eq!(toks("1_0.2_5e-2f64"), vec![Tok::Float("10.25e-2".into(), Some(PrimType::F64))]);
+    assert_eq!(
+        toks("1_0.2_5e-2f64"),
+        vec![Tok::Float("10.25e-2".into(), Some(PrimType::F64))]
+    );
     // 0x1.8p3 = (1 + 8/16) * 2^3 = 12
-    assert_eq!(toks("0x1.8p3f32"), vec![Tok::Float("12.0".into(), Some(PrimType::F32))]);
+    assert_eq!(
+        toks("0x1.8p3f32"),
+        vec![Tok::Float("12.0".into(), Some(PrimType::F32))]
+    );
     assert_eq!(
         toks("x.0.1"),
-        vec![Tok::Name("x".into()), Tok::Dot, Tok::Int(0, None), Tok::Dot, Tok::Int(1, None)]
+        vec![
+            Tok::Name("x".into()),
+            Tok::Dot,
+            Tok::Int(0, None),
+            Tok::Dot,
+            Tok::Int(1, None)
+        ]
     );
     assert_eq!(toks("-5"), vec![Tok::Symbol("-".into()), Tok::Int(5, None)]);
-    assert_eq!(toks("1..<n"), vec![Tok::Int(1, None), Tok::DotDotLt, Tok::Name("n".into())]);
+    assert_eq!(
+        toks("1..<n"),
+        vec![Tok::Int(1, None), Tok::DotDotLt, Tok::Name("n".into())]
+    );
 }
 
 #[test]
 fn names_wildcards_constructors_and_attributes() {
-    assert_eq!(toks("x' f'_2 _ _x _1"), vec![
-        Tok::Name("x'".into()),
-        Tok::Name("f'_2".into()),
-        Tok::Underscore,
-        Tok::Name("_x".into()),
-        Tok::Name("_1".into())
-    ]);
-    assert_eq!(toks("#some #["), vec![Tok::Constructor("some".into()), Tok::HashLBracket]);
-    assert_eq!(toks("f32.+ M.N.<+>"), vec![
-        Tok::QualSymbol(vec!["f32".into()], "+".into()),
-        Tok::QualSymbol(vec!["M".into(), "N".into()], "<+>".into())
-    ]);
+    assert_eq!(
+        toks("x' f'_2 _ _x _1"),
+        vec![
+            Tok::Name("x'".into()),
+            Tok::Name("f'_2".into()),
+            Tok::Underscore,
+            Tok::Name("_x".into()),
+            Tok::Name("_1".into())
+        ]
+    );
+    assert_eq!(
+        toks("#some #["),
+        vec![Tok::Constructor("some".into()), Tok::HashLBracket]
+    );
+    assert_eq!(
+        toks("f32.+ M.N.<+>"),
+        vec![
+            Tok::QualSymbol(vec!["f32".into()], "+".into()),
+            Tok::QualSymbol(vec!["M".into(), "N".into()], "<+>".into())
+        ]
+    );
 }
 
 #[test]
 fn comments_and_symbols() {
     assert_eq!(toks("a -- comment"), vec![Tok::Name("a".into())]);
-    assert_eq!(toks("a +-- b"), vec![Tok::Name("a".into()), Tok::Symbol("+--".into()), Tok::Name("b".into())]);
-    assert_eq!(toks("== = -> !"), vec![Tok::Symbol("==".into()), Tok::Equals, Tok::Arrow, Tok::Symbol("!".into())]);
+    assert_eq!(
+        toks("a +-- b"),
+        vec![
+            Tok::Name("a".into()),
+            Tok::Symbol("+--".into()),
+            Tok::Name("b".into())
+        ]
+    );
+    assert_eq!(
+        toks("== = -> !"),
+        vec![
+            Tok::Symbol("==".into()),
+            Tok::Equals,
+            Tok::Arrow,
+            Tok::Symbol("!".into())
+        ]
+    );
 }
 
 #[test]
 fn char_and_string_literals() {
-    assert_eq!(toks(r"'A' '\n' '\x41' '\65'"), vec![Tok::Char(65), Tok::Char(10), Tok::Char(65), Tok::Char(65)]);
-    assert_eq!(toks("\"hé\\t\""), vec![Tok::Str(vec![b'h', 0xc3, 0xa9, b'\t'])]);
+    assert_eq!(
+        toks(r"'A' '\n' '\x41' '\65'"),
+        vec![Tok::Char(65), Tok::Char(10), Tok::Char(65), Tok::Char(65)]
+    );
+    assert_eq!(
+        toks("\"hé\\t\""),
+        vec![Tok::Str(vec![b'h', 0xc3, 0xa9, b'\t'])]
+    );
 }
 
 #[test]
@@ -295,8 +391,23 @@ fn non_ascii_outside_strings_is_an_error() {
 
 #[test]
 fn doc_comments_are_kept() {
-    let p = parse_program(FileId(0), "-- | Adds one.\n-- More.\ndef f x = x + 1\n-- plain\ndef g = 1", 0).unwrap();
-    let docs: Vec<_> = p.decs.iter().map(|d| if let Dec::Val(v) = d { v.doc.clone() } else { None }).collect();
+    let p = parse_program(
+        FileId(0),
+        "-- | Adds one.\n-- More.\ndef f x = x + 1\n-- plain\ndef g = 1",
+        0,
+    )
+    .unwrap();
+    let docs: Vec<_> = p
+        .decs
+        .iter()
+        .map(|d| {
+            if let Dec::Val(v) = d {
+                v.doc.clone()
+            } else {
+                None
+            }
+        })
+        .collect();
     assert_eq!(docs, vec![Some("Adds one.\nMore.".to_string()), None]);
 }
 
@@ -317,15 +428,27 @@ fn node_ids_are_fresh_from_the_first_id() {
 
 #[test]
 fn prelude_style_types_parse() {
-    for t in ["(a -> x) -> [n]a -> *[n]x", "(n: i64) -> t -> *[n]t", "?[n].[n]i32", "#a i32 | #b", "{x: f32, y: f32}"] {
+    for t in [
+        "(a -> x) -> [n]a -> *[n]x",
+        "(n: i64) -> t -> *[n]t",
+        "?[n].[n]i32",
+        "#a i32 | #b",
+        "{x: f32, y: f32}",
+    ] {
         parse_type(FileId(0), t).unwrap_or_else(|e| panic!("{t}: {e:?}"));
     }
 }
 
 #[test]
 fn helpful_errors() {
-    assert_eq!(error_of("def f = if x else y"), "expected `then`, found `else`");
-    assert_eq!(error_of("def f = let x = 1"), "unexpected end of file: this `let` needs an `in`");
+    assert_eq!(
+        error_of("def f = if x else y"),
+        "expected `then`, found `else`"
+    );
+    assert_eq!(
+        error_of("def f = let x = 1"),
+        "unexpected end of file: this `let` needs an `in`"
+    );
     assert!(error_of("module M = { }").contains("not supported yet: modules"));
 }
 
@@ -360,7 +483,10 @@ fn nesting_up_to_the_limit_fits_in_a_small_stack() {
     assert!(parse_program(FileId(0), &ok, 0).is_ok());
     let ok = format!("def x = {} 1", "let a = 1 in ".repeat(300));
     assert!(parse_program(FileId(0), &ok, 0).is_ok());
-    let ok = format!("def x = {} 1", "let a = 1 ".repeat(900).replacen("1 ", "1 in ", 0) + "in");
+    let ok = format!(
+        "def x = {} 1",
+        "let a = 1 ".repeat(900).replacen("1 ", "1 in ", 0) + "in"
+    );
     let _ = parse_program(FileId(0), &ok, 0);
     let ok = format!("def x = {} in 1", "\\x -> f (".repeat(300));
     let _ = parse_program(FileId(0), &ok, 0);

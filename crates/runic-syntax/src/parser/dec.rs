@@ -95,7 +95,9 @@ impl Parser {
                 let inner = self.dec()?;
                 Ok(Dec::Local(Box::new(inner), self.since(start)))
             }
-            Tok::Keyword(Keyword::Module) => Err(Diagnostic::error(self.span(), "not supported yet: modules")),
+            Tok::Keyword(Keyword::Module) => {
+                Err(Diagnostic::error(self.span(), "not supported yet: modules"))
+            }
             Tok::Keyword(Keyword::Val | Keyword::Include) => Err(Diagnostic::error(
                 self.span(),
                 "`val` and `include` only appear in module types (not supported yet: modules)",
@@ -106,39 +108,59 @@ impl Parser {
 
     /// After `def`/`entry`/`let`.
     fn val_bind(&mut self, kind: ValKind, start: Span) -> PResult<ValBind> {
-        let infix_by_name = matches!(self.peek(), Tok::Name(_)) && matches!(self.peek_at(1), Tok::Symbol(s) if s != "!");
+        let infix_by_name = matches!(self.peek(), Tok::Name(_))
+            && matches!(self.peek_at(1), Tok::Symbol(s) if s != "!");
         let prefix_op = self.is(&Tok::LParen)
             && matches!(self.peek_at(1), Tok::Symbol(_))
             && *self.peek_at(2) == Tok::RParen;
-        let (name, name_span, type_params, params) = if infix_by_name || (self.is(&Tok::LParen) && !prefix_op) {
-            // Infix operator definition: `def p1 op p2`.
-            let lhs = self.pat_atom()?;
-            let (name, name_span) = match self.peek().clone() {
-                Tok::Symbol(s) if s != "!" => (s, self.bump().span),
-                Tok::Equals | Tok::Colon => {
-                    return Err(Diagnostic::error(lhs.span, "a top-level binding must bind a single name"));
-                }
-                _ => return Err(self.expected("an operator symbol in this infix definition")),
-            };
-            check_definable(&name, name_span)?;
-            let rhs = self.pat_atom()?;
-            (name, name_span, Vec::new(), vec![lhs, rhs])
-        } else {
-            let (name, name_span) = self.bind_name()?;
-            if prefix_op {
+        let (name, name_span, type_params, params) =
+            if infix_by_name || (self.is(&Tok::LParen) && !prefix_op) {
+                // Infix operator definition: `def p1 op p2`.
+                let lhs = self.pat_atom()?;
+                let (name, name_span) = match self.peek().clone() {
+                    Tok::Symbol(s) if s != "!" => (s, self.bump().span),
+                    Tok::Equals | Tok::Colon => {
+                        return Err(Diagnostic::error(
+                            lhs.span,
+                            "a top-level binding must bind a single name",
+                        ));
+                    }
+                    _ => return Err(self.expected("an operator symbol in this infix definition")),
+                };
                 check_definable(&name, name_span)?;
-            }
-            let type_params = self.type_params()?;
-            let mut params = Vec::new();
-            while self.pat_atom_start() {
-                params.push(self.pat_atom()?);
-            }
-            (name, name_span, type_params, params)
+                let rhs = self.pat_atom()?;
+                (name, name_span, Vec::new(), vec![lhs, rhs])
+            } else {
+                let (name, name_span) = self.bind_name()?;
+                if prefix_op {
+                    check_definable(&name, name_span)?;
+                }
+                let type_params = self.type_params()?;
+                let mut params = Vec::new();
+                while self.pat_atom_start() {
+                    params.push(self.pat_atom()?);
+                }
+                (name, name_span, type_params, params)
+            };
+        let ret = if self.eat(&Tok::Colon) {
+            Some(self.ty()?)
+        } else {
+            None
         };
-        let ret = if self.eat(&Tok::Colon) { Some(self.ty()?) } else { None };
         self.expect(&Tok::Equals, "`=` in this definition")?;
         let body = self.exp()?;
-        Ok(ValBind { kind, name, name_span, type_params, params, ret, body, attrs: Vec::new(), doc: None, span: self.since(start) })
+        Ok(ValBind {
+            kind,
+            name,
+            name_span,
+            type_params,
+            params,
+            ret,
+            body,
+            attrs: Vec::new(),
+            doc: None,
+            span: self.since(start),
+        })
     }
 
     /// `NAME` or `(op)`.
@@ -197,13 +219,24 @@ impl Parser {
         let params = self.type_params()?;
         self.expect(&Tok::Equals, "`=` in this type definition")?;
         let def = self.ty()?;
-        Ok(TypeBind { name, lifted, params, def, attrs: Vec::new(), doc: None, span: self.since(start) })
+        Ok(TypeBind {
+            name,
+            lifted,
+            params,
+            def,
+            attrs: Vec::new(),
+            doc: None,
+            span: self.since(start),
+        })
     }
 }
 
 fn check_definable(name: &str, span: Span) -> PResult<()> {
     if matches!(name, "&&" | "||" | "=" | "!") {
-        return Err(Diagnostic::error(span, format!("the operator `{name}` cannot be defined")));
+        return Err(Diagnostic::error(
+            span,
+            format!("the operator `{name}` cannot be defined"),
+        ));
     }
     Ok(())
 }

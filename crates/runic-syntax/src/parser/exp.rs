@@ -43,13 +43,24 @@ impl Parser {
                 Tok::DotDotLt => RangeEnd::UpToExclusive,
                 Tok::DotDotGt => RangeEnd::DownToExclusive,
                 _ if second.is_some() => {
-                    return Err(Diagnostic::error(p.since(start), "`a..b` needs `...`, `..<` or `..>` after it, e.g. `a..b...c` or `a..<c`"));
+                    return Err(Diagnostic::error(
+                        p.since(start),
+                        "`a..b` needs `...`, `..<` or `..>` after it, e.g. `a..b...c` or `a..<c`",
+                    ));
                 }
                 _ => return Ok(first),
             };
             p.bump();
             let end = p.binary(prec::RANGE + 1)?;
-            Ok(p.mk_exp(ExpKind::Range { start: Box::new(first), second, end: Box::new(end), kind }, p.since(start)))
+            Ok(p.mk_exp(
+                ExpKind::Range {
+                    start: Box::new(first),
+                    second,
+                    end: Box::new(end),
+                    kind,
+                },
+                p.since(start),
+            ))
         }
     }
 
@@ -70,12 +81,18 @@ impl Parser {
                     let value = p.binary(prec::WITH + 1)?;
                     p.deeper()?;
                     lhs = p.mk_exp(
-                        ExpKind::Update { target: Box::new(lhs), steps, value: Box::new(value) },
+                        ExpKind::Update {
+                            target: Box::new(lhs),
+                            steps,
+                            value: Box::new(value),
+                        },
                         p.since(start),
                     );
                     continue;
                 }
-                let Some((op, ntoks)) = p.peek_binop() else { break };
+                let Some((op, ntoks)) = p.peek_binop() else {
+                    break;
+                };
                 let (row, right) = fixity(&op);
                 if row < min {
                     break;
@@ -87,7 +104,14 @@ impl Parser {
                 p.skip(ntoks);
                 let rhs = p.binary(if right { row } else { row + 1 })?;
                 p.deeper()?;
-                lhs = p.mk_exp(ExpKind::BinOp { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, p.since(start));
+                lhs = p.mk_exp(
+                    ExpKind::BinOp {
+                        op,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                    },
+                    p.since(start),
+                );
             }
             p.depth = saved_depth;
             Ok(lhs)
@@ -118,7 +142,13 @@ impl Parser {
                     p.bump();
                     let cond = p.atom()?;
                     let body = p.exp()?;
-                    Ok(p.mk_exp(ExpKind::Assert { cond: Box::new(cond), body: Box::new(body) }, p.since(start)))
+                    Ok(p.mk_exp(
+                        ExpKind::Assert {
+                            cond: Box::new(cond),
+                            body: Box::new(body),
+                        },
+                        p.since(start),
+                    ))
                 }
                 Tok::Backslash => p.lambda(),
                 Tok::HashLBracket => {
@@ -139,7 +169,11 @@ impl Parser {
         self.expect_kw(Keyword::Else)?;
         let else_branch = self.exp()?;
         Ok(self.mk_exp(
-            ExpKind::If { cond: Box::new(cond), then_branch: Box::new(then_branch), else_branch: Box::new(else_branch) },
+            ExpKind::If {
+                cond: Box::new(cond),
+                then_branch: Box::new(then_branch),
+                else_branch: Box::new(else_branch),
+            },
             self.since(start),
         ))
     }
@@ -153,28 +187,51 @@ impl Parser {
         if params.is_empty() {
             return Err(self.expected("a parameter after `\\`"));
         }
-        let ret = if self.eat(&Tok::Colon) { Some(self.type_term()?) } else { None };
+        let ret = if self.eat(&Tok::Colon) {
+            Some(self.type_term()?)
+        } else {
+            None
+        };
         self.expect(&Tok::Arrow, "`->` after the lambda's parameters")?;
         let body = self.exp()?;
-        Ok(self.mk_exp(ExpKind::Lambda { params, ret, body: Box::new(body) }, self.since(start)))
+        Ok(self.mk_exp(
+            ExpKind::Lambda {
+                params,
+                ret,
+                body: Box::new(body),
+            },
+            self.since(start),
+        ))
     }
 
     fn loop_exp(&mut self) -> PResult<Exp> {
         let start = self.expect_kw(Keyword::Loop)?;
         let pat = self.pat()?;
-        let init = if self.eat(&Tok::Equals) { Some(Box::new(self.exp()?)) } else { None };
+        let init = if self.eat(&Tok::Equals) {
+            Some(Box::new(self.exp()?))
+        } else {
+            None
+        };
         let form = if self.eat_kw(Keyword::For) {
-            let counted = matches!(self.peek(), Tok::Name(_)) && matches!(self.peek_at(1), Tok::Symbol(s) if s == "<");
+            let counted = matches!(self.peek(), Tok::Name(_))
+                && matches!(self.peek_at(1), Tok::Symbol(s) if s == "<");
             if counted {
                 let (var, var_span) = self.name("a loop variable")?;
                 self.bump();
                 let bound = self.exp()?;
-                LoopForm::For { var, var_span, bound: Box::new(bound) }
+                LoopForm::For {
+                    var,
+                    var_span,
+                    bound: Box::new(bound),
+                }
             } else {
                 let pat = self.pat()?;
                 self.expect_kw(Keyword::In)?;
                 let array = self.exp()?;
-                LoopForm::ForIn { pat, array: Box::new(array) }
+                LoopForm::ForIn {
+                    pat,
+                    array: Box::new(array),
+                }
             }
         } else if self.eat_kw(Keyword::While) {
             LoopForm::While(Box::new(self.exp()?))
@@ -183,7 +240,15 @@ impl Parser {
         };
         self.expect_kw(Keyword::Do)?;
         let body = self.exp()?;
-        Ok(self.mk_exp(ExpKind::Loop { pat, init, form, body: Box::new(body) }, self.since(start)))
+        Ok(self.mk_exp(
+            ExpKind::Loop {
+                pat,
+                init,
+                form,
+                body: Box::new(body),
+            },
+            self.since(start),
+        ))
     }
 
     fn match_exp(&mut self) -> PResult<Exp> {
@@ -195,12 +260,22 @@ impl Parser {
             let pat = self.pat()?;
             self.expect(&Tok::Arrow, "`->` after the case pattern")?;
             let body = self.exp()?;
-            cases.push(MatchCase { pat, body, span: self.since(cstart) });
+            cases.push(MatchCase {
+                pat,
+                body,
+                span: self.since(cstart),
+            });
         }
         if cases.is_empty() {
             return Err(self.expected("`case` after the `match` expression"));
         }
-        Ok(self.mk_exp(ExpKind::Match { scrutinee: Box::new(scrutinee), cases }, self.since(start)))
+        Ok(self.mk_exp(
+            ExpKind::Match {
+                scrutinee: Box::new(scrutinee),
+                cases,
+            },
+            self.since(start),
+        ))
     }
 
     /// All `let` forms; the body is `in exp` or another `let`.
@@ -213,18 +288,48 @@ impl Parser {
             } else if p.is_kw(Keyword::Let) {
                 p.let_exp()?
             } else if p.at_eof() {
-                return Err(Diagnostic::error(start, "unexpected end of file: this `let` needs an `in`"));
+                return Err(Diagnostic::error(
+                    start,
+                    "unexpected end of file: this `let` needs an `in`",
+                ));
             } else {
                 return Err(p.expected("`in` (or another `let`) after this `let` binding"));
             };
             let kind = match kind {
-                LetHead::Pat { sizes, pat, rhs } => ExpKind::LetPat { sizes, pat, rhs, body: Box::new(body) },
-                LetHead::Fun { name, name_span, type_params, params, ret, rhs } => {
-                    ExpKind::LetFun { name, name_span, type_params, params, ret, rhs, body: Box::new(body) }
-                }
-                LetHead::Update { name, name_span, steps, rhs } => {
-                    ExpKind::LetUpdate { name, name_span, steps, rhs, body: Box::new(body) }
-                }
+                LetHead::Pat { sizes, pat, rhs } => ExpKind::LetPat {
+                    sizes,
+                    pat,
+                    rhs,
+                    body: Box::new(body),
+                },
+                LetHead::Fun {
+                    name,
+                    name_span,
+                    type_params,
+                    params,
+                    ret,
+                    rhs,
+                } => ExpKind::LetFun {
+                    name,
+                    name_span,
+                    type_params,
+                    params,
+                    ret,
+                    rhs,
+                    body: Box::new(body),
+                },
+                LetHead::Update {
+                    name,
+                    name_span,
+                    steps,
+                    rhs,
+                } => ExpKind::LetUpdate {
+                    name,
+                    name_span,
+                    steps,
+                    rhs,
+                    body: Box::new(body),
+                },
             };
             Ok(p.mk_exp(kind, p.since(start)))
         })
@@ -234,9 +339,14 @@ impl Parser {
     fn let_binding(&mut self, let_span: Span) -> PResult<LetHead> {
         let name_tok = matches!(self.peek(), Tok::Name(_));
         // `let (op) x y = ...` defines a local operator; `let (op) = ...` binds a pattern.
-        let op_len = if self.is(&Tok::LParen) { self.peek_binop_at(1) } else { None };
+        let op_len = if self.is(&Tok::LParen) {
+            self.peek_binop_at(1)
+        } else {
+            None
+        };
         let op_name = op_len.is_some_and(|n| {
-            *self.peek_at(1 + n) == Tok::RParen && !matches!(self.peek_at(2 + n), Tok::Equals | Tok::Colon)
+            *self.peek_at(1 + n) == Tok::RParen
+                && !matches!(self.peek_at(2 + n), Tok::Equals | Tok::Colon)
         });
         if name_tok {
             match self.peek_at(1) {
@@ -244,7 +354,8 @@ impl Parser {
                 Tok::Dot if !self.token(1).ws_before => return self.let_update(),
                 Tok::LBracket => {
                     // `let f [n] ...` is a local function; `let a [i] = v` a mistaken update.
-                    let single_name = matches!(self.peek_at(2), Tok::Name(_)) && *self.peek_at(3) == Tok::RBracket;
+                    let single_name = matches!(self.peek_at(2), Tok::Name(_))
+                        && *self.peek_at(3) == Tok::RBracket;
                     if !single_name || *self.peek_at(4) == Tok::Equals {
                         return Err(Diagnostic::error(
                             self.token(1).span,
@@ -257,7 +368,8 @@ impl Parser {
                 _ => {
                     let t = self.token(1).clone();
                     self.pos += 1;
-                    let fun = self.pat_atom_start() || matches!(t.tok, Tok::Tick | Tok::TickCaret | Tok::TickTilde);
+                    let fun = self.pat_atom_start()
+                        || matches!(t.tok, Tok::Tick | Tok::TickCaret | Tok::TickTilde);
                     self.pos -= 1;
                     if fun {
                         return self.let_fun();
@@ -269,7 +381,10 @@ impl Parser {
         }
         let _ = let_span;
         let mut sizes = Vec::new();
-        while self.is(&Tok::LBracket) && matches!(self.peek_at(1), Tok::Name(_)) && *self.peek_at(2) == Tok::RBracket {
+        while self.is(&Tok::LBracket)
+            && matches!(self.peek_at(1), Tok::Name(_))
+            && *self.peek_at(2) == Tok::RBracket
+        {
             self.bump();
             sizes.push(self.name("a size name")?);
             self.bump();
@@ -294,10 +409,21 @@ impl Parser {
         while self.pat_atom_start() {
             params.push(self.pat_atom()?);
         }
-        let ret = if self.eat(&Tok::Colon) { Some(self.ty()?) } else { None };
+        let ret = if self.eat(&Tok::Colon) {
+            Some(self.ty()?)
+        } else {
+            None
+        };
         self.expect(&Tok::Equals, "`=` in this local function definition")?;
         let rhs = Box::new(self.exp()?);
-        Ok(LetHead::Fun { name, name_span, type_params, params, ret, rhs })
+        Ok(LetHead::Fun {
+            name,
+            name_span,
+            type_params,
+            params,
+            ret,
+            rhs,
+        })
     }
 
     fn let_update(&mut self) -> PResult<LetHead> {
@@ -305,7 +431,12 @@ impl Parser {
         let steps = self.update_steps(false)?;
         self.expect(&Tok::Equals, "`=` in this in-place update")?;
         let rhs = Box::new(self.exp()?);
-        Ok(LetHead::Update { name, name_span, steps, rhs })
+        Ok(LetHead::Update {
+            name,
+            name_span,
+            steps,
+            rhs,
+        })
     }
 
     /// Update steps: `[i, j]` and `.f`; after `with`, the first may also be a bare field name.
@@ -318,7 +449,8 @@ impl Parser {
                 self.bump();
                 let idx = self.indices()?;
                 steps.push(UpdateStep::Index(idx, self.since(start)));
-            } else if first && after_with && matches!(self.peek(), Tok::Name(_) | Tok::Int(_, None)) {
+            } else if first && after_with && matches!(self.peek(), Tok::Name(_) | Tok::Int(_, None))
+            {
                 let (f, s) = self.field_name()?;
                 steps.push(UpdateStep::Field(f, s));
             } else if self.is(&Tok::Dot) && (!self.token(0).ws_before || (first && after_with)) {
@@ -336,14 +468,19 @@ impl Parser {
     /// Index components up to and including `]`.
     pub(crate) fn indices(&mut self) -> PResult<Vec<DimIndex>> {
         self.comma_list(&Tok::RBracket, "`]`", |p| {
-            let start = if p.is(&Tok::Colon) { None } else { Some(p.exp2()?) };
+            let start = if p.is(&Tok::Colon) {
+                None
+            } else {
+                Some(p.exp2()?)
+            };
             if !p.eat(&Tok::Colon) {
                 return match start {
                     Some(e) => Ok(DimIndex::Index(e)),
                     None => Err(p.expected("an index")),
                 };
             }
-            let ends_part = |p: &Parser| matches!(p.peek(), Tok::Colon | Tok::Comma | Tok::RBracket);
+            let ends_part =
+                |p: &Parser| matches!(p.peek(), Tok::Colon | Tok::Comma | Tok::RBracket);
             let end = if ends_part(p) { None } else { Some(p.exp2()?) };
             let stride = if p.eat(&Tok::Colon) {
                 if ends_part(p) {
@@ -482,7 +619,10 @@ impl Parser {
                     } else if punnable {
                         Ok(RecordField::Punned(f, fspan))
                     } else {
-                        Err(Diagnostic::error(fstart, "a numbered field needs a value: write `0 = e`"))
+                        Err(Diagnostic::error(
+                            fstart,
+                            "a numbered field needs a value: write `0 = e`",
+                        ))
                     }
                 })?;
                 Ok(self.mk_exp(ExpKind::Record(fields), self.since(start)))
@@ -508,7 +648,13 @@ impl Parser {
                 self.skip(n);
                 let rhs = self.exp2()?;
                 self.expect(&Tok::RParen, "`)` to close the operator section")?;
-                return Ok(self.mk_exp(ExpKind::RightSection { op, rhs: Box::new(rhs) }, self.since(start)));
+                return Ok(self.mk_exp(
+                    ExpKind::RightSection {
+                        op,
+                        rhs: Box::new(rhs),
+                    },
+                    self.since(start),
+                ));
             }
         }
         if self.is(&Tok::Dot) {
@@ -520,7 +666,13 @@ impl Parser {
         if let Some((op, n)) = self.peek_binop() {
             if *self.peek_at(n) == Tok::RParen {
                 self.skip(n + 1);
-                return Ok(self.mk_exp(ExpKind::LeftSection { op, lhs: Box::new(first) }, self.since(start)));
+                return Ok(self.mk_exp(
+                    ExpKind::LeftSection {
+                        op,
+                        lhs: Box::new(first),
+                    },
+                    self.since(start),
+                ));
             }
         }
         if self.eat(&Tok::RParen) {

@@ -34,7 +34,15 @@ pub(crate) struct Parser {
 
 impl Parser {
     pub fn new(file: FileId, toks: Vec<Token>, first_id: u32) -> Parser {
-        Parser { toks, pos: 0, file, next_id: first_id, depth: 0, last_end: 0, errors: Vec::new() }
+        Parser {
+            toks,
+            pos: 0,
+            file,
+            next_id: first_id,
+            depth: 0,
+            last_end: 0,
+            errors: Vec::new(),
+        }
     }
 
     pub fn next_id(&self) -> u32 {
@@ -48,11 +56,19 @@ impl Parser {
     }
 
     fn mk_exp(&mut self, kind: ExpKind, span: Span) -> Exp {
-        Exp { id: self.fresh_id(), span, kind }
+        Exp {
+            id: self.fresh_id(),
+            span,
+            kind,
+        }
     }
 
     fn mk_pat(&mut self, kind: PatKind, span: Span) -> Pat {
-        Pat { id: self.fresh_id(), span, kind }
+        Pat {
+            id: self.fresh_id(),
+            span,
+            kind,
+        }
     }
 
     // ----- token access -----
@@ -89,7 +105,11 @@ impl Parser {
 
     /// The span from `start` to the end of the last consumed token.
     fn since(&self, start: Span) -> Span {
-        Span { file: self.file, start: start.start, end: self.last_end.max(start.start) }
+        Span {
+            file: self.file,
+            start: start.start,
+            end: self.last_end.max(start.start),
+        }
     }
 
     fn is(&self, t: &Tok) -> bool {
@@ -126,9 +146,15 @@ impl Parser {
     fn expected(&self, what: &str) -> Diagnostic {
         let found = self.peek();
         if *found == Tok::Eof {
-            Diagnostic::error(self.span(), format!("unexpected end of file: expected {what}"))
+            Diagnostic::error(
+                self.span(),
+                format!("unexpected end of file: expected {what}"),
+            )
         } else {
-            Diagnostic::error(self.span(), format!("expected {what}, found {}", found.describe()))
+            Diagnostic::error(
+                self.span(),
+                format!("expected {what}, found {}", found.describe()),
+            )
         }
     }
 
@@ -160,7 +186,10 @@ impl Parser {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
-            return Err(Diagnostic::error(self.span(), "expression nested too deeply"));
+            return Err(Diagnostic::error(
+                self.span(),
+                "expression nested too deeply",
+            ));
         }
         Ok(())
     }
@@ -171,7 +200,10 @@ impl Parser {
             Tok::Name(n) => Ok((n, self.bump().span)),
             Tok::Keyword(k) => Err(Diagnostic::error(
                 self.span(),
-                format!("expected {what}, found the reserved word `{}` (it cannot be used as a name)", k.as_str()),
+                format!(
+                    "expected {what}, found the reserved word `{}` (it cannot be used as a name)",
+                    k.as_str()
+                ),
             )),
             _ => Err(self.expected(what)),
         }
@@ -212,9 +244,9 @@ impl Parser {
         self.nested(|p| match p.peek().clone() {
             Tok::Int(v, None) => {
                 p.bump();
-                i64::try_from(v)
-                    .map(Attr::Int)
-                    .map_err(|_| Diagnostic::error(p.since(p.span()), "attribute number is too large"))
+                i64::try_from(v).map(Attr::Int).map_err(|_| {
+                    Diagnostic::error(p.since(p.span()), "attribute number is too large")
+                })
             }
             Tok::Name(_) => {
                 let (n, _) = p.name("an attribute")?;
@@ -263,11 +295,23 @@ impl Parser {
     fn peek_binop(&self) -> Option<(BinOpName, usize)> {
         let t = self.token(0);
         match &t.tok {
-            Tok::Symbol(s) if s != "!" => {
-                Some((BinOpName { name: QualName::unqual(s.clone()), backtick: false, span: t.span }, 1))
-            }
+            Tok::Symbol(s) if s != "!" => Some((
+                BinOpName {
+                    name: QualName::unqual(s.clone()),
+                    backtick: false,
+                    span: t.span,
+                },
+                1,
+            )),
             Tok::QualSymbol(q, s) => Some((
-                BinOpName { name: QualName { quals: q.clone(), name: s.clone() }, backtick: false, span: t.span },
+                BinOpName {
+                    name: QualName {
+                        quals: q.clone(),
+                        name: s.clone(),
+                    },
+                    backtick: false,
+                    span: t.span,
+                },
                 1,
             )),
             Tok::Backtick => {
@@ -287,7 +331,14 @@ impl Parser {
                 }
                 let name = parts.pop()?;
                 let span = t.span.to(self.token(i).span);
-                Some((BinOpName { name: QualName { quals: parts, name }, backtick: true, span }, i + 1))
+                Some((
+                    BinOpName {
+                        name: QualName { quals: parts, name },
+                        backtick: true,
+                        span,
+                    },
+                    i + 1,
+                ))
             }
             _ => None,
         }

@@ -38,7 +38,9 @@ impl Parser {
             }
             Tok::Symbol(s) if s == "-" => {
                 self.bump();
-                let lit = self.literal_token().ok_or_else(|| self.expected("a number after `-` in a pattern"))?;
+                let lit = self
+                    .literal_token()
+                    .ok_or_else(|| self.expected("a number after `-` in a pattern"))?;
                 self.bump();
                 Ok(self.mk_pat(PatKind::Literal { lit, negated: true }, self.since(start)))
             }
@@ -80,7 +82,13 @@ impl Parser {
             let start = p.span();
             if let Some(lit) = p.literal_token() {
                 p.bump();
-                return Ok(p.mk_pat(PatKind::Literal { lit, negated: false }, start));
+                return Ok(p.mk_pat(
+                    PatKind::Literal {
+                        lit,
+                        negated: false,
+                    },
+                    start,
+                ));
             }
             match p.peek().clone() {
                 Tok::Name(n) => {

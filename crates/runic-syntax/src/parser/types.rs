@@ -9,7 +9,10 @@ impl Parser {
     pub(crate) fn ty(&mut self) -> PResult<TypeExp> {
         self.nested(|p| {
             let start = p.span();
-            if p.is(&Tok::LParen) && matches!(p.peek_at(1), Tok::Name(_)) && *p.peek_at(2) == Tok::Colon {
+            if p.is(&Tok::LParen)
+                && matches!(p.peek_at(1), Tok::Name(_))
+                && *p.peek_at(2) == Tok::Colon
+            {
                 p.bump();
                 let (name, _) = p.name("a parameter name")?;
                 p.bump();
@@ -17,7 +20,12 @@ impl Parser {
                 p.expect(&Tok::RParen, "`)` after the named parameter's type")?;
                 p.expect(&Tok::Arrow, "`->` after a named parameter `(n: t)`")?;
                 let result = p.ty()?;
-                return Ok(TypeExp::Arrow(Some(name), Box::new(param), Box::new(result), p.since(start)));
+                return Ok(TypeExp::Arrow(
+                    Some(name),
+                    Box::new(param),
+                    Box::new(result),
+                    p.since(start),
+                ));
             }
             if p.eat(&Tok::Question) {
                 let mut names = Vec::new();
@@ -36,7 +44,12 @@ impl Parser {
             let t = p.type_term()?;
             if p.eat(&Tok::Arrow) {
                 let result = p.ty()?;
-                return Ok(TypeExp::Arrow(None, Box::new(t), Box::new(result), p.since(start)));
+                return Ok(TypeExp::Arrow(
+                    None,
+                    Box::new(t),
+                    Box::new(result),
+                    p.since(start),
+                ));
             }
             Ok(t)
         })
@@ -101,7 +114,10 @@ impl Parser {
     }
 
     fn type_atom_start(&self) -> bool {
-        matches!(self.peek(), Tok::LParen | Tok::LBrace | Tok::LBracket | Tok::IndexLBracket | Tok::Name(_))
+        matches!(
+            self.peek(),
+            Tok::LParen | Tok::LBrace | Tok::LBracket | Tok::IndexLBracket | Tok::Name(_)
+        )
     }
 
     /// `[e]` or `[]`.
