@@ -1,0 +1,434 @@
+//! The IR's data types.
+
+pub use runic_prim::{BinOp, Prim, PrimType, UnOp};
+use std::fmt;
+
+/// A variable. Ids are unique within a [`Prog`]; [`Prog::names`] gives each a name hint for
+/// printing (`xs_12`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VName(pub u32);
+
+/// Hands out fresh variables and remembers their name hints.
+#[derive(Clone, Debug, Default)]
+pub struct NameSource {
+    hints: Vec<String>,
+}
+
+impl NameSource {
+    pub fn fresh(&mut self, hint: &str) -> VName {
+        self.hints.push(hint.to_string());
+        VName(self.hints.len() as u32 - 1)
+    }
+    pub fn hint(&self, v: VName) -> &str {
+        self.hints
+            .get(v.0 as usize)
+            .map(String::as_str)
+            .unwrap_or("v")
+    }
+    pub fn len(&self) -> usize {
+        self.hints.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.hints.is_empty()
+    }
+}
+
+/// A source location (byte range in a file of the program's source map). The IR keeps
+/// locations as plain numbers so that it does not depend on the front end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Loc {
+    pub file: u32,
+    pub start: u32,
+    pub end: u32,
+}
+
+/// Where a statement came from: its own location plus the call sites it was inlined
+/// through (innermost first), so run-time errors report the same backtrace as the
+/// interpreter.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct SrcInfo {
+    pub loc: Option<Loc>,
+    pub inlined_from: Vec<Loc>,
+}
+
+/// An operand: a variable or a constant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubExp {
+    Var(VName),
+    Const(Prim),
+}
+
+impl SubExp {
+    pub fn i64(v: i64) -> SubExp {
+        SubExp::Const(Prim::I64(v))
+    }
+    pub fn as_var(&self) -> Option<VName> {
+        match self {
+            SubExp::Var(v) => Some(*v),
+            SubExp::Const(_) => None,
+        }
+    }
+}
+
+/// Types of IR variables. Array dimensions are `i64` operands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Type {
+    Prim(PrimType),
+    Array {
+        elem: PrimType,
+        shape: Vec<SubExp>,
+    },
+    /// A write-only accumulator for arrays of the given shape and element types (used by
+    /// reverse-mode AD for adjoints of free arrays): see [`Exp::WithAcc`].
+    Acc {
+        shape: Vec<SubExp>,
+        elems: Vec<PrimType>,
+    },
+}
+
+impl Type {
+    pub fn rank(&self) -> usize {
+        match self {
+            Type::Array { shape, .. } => shape.len(),
+            _ => 0,
+        }
+    }
+    pub fn elem(&self) -> Option<PrimType> {
+        match self {
+            Type::Prim(p) | Type::Array { elem: p, .. } => Some(*p),
+            Type::Acc { .. } => None,
+        }
+    }
+    /// This type with an extra outer dimension.
+    pub fn array_of(&self, outer: SubExp) -> Type {
+        match self {
+            Type::Prim(p) => Type::Array {
+                elem: *p,
+                shape: vec![outer],
+            },
+            Type::Array { elem, shape } => {
+                let mut s = vec![outer];
+                s.extend(shape.iter().cloned());
+                Type::Array {
+                    elem: *elem,
+                    shape: s,
+                }
+            }
+            Type::Acc { .. } => self.clone(),
+        }
+    }
+    /// The type of one row (the outer dimension removed).
+    pub fn row(&self) -> Type {
+        match self {
+            Type::Array { elem, shape } if shape.len() == 1 => Type::Prim(*elem),
+            Type::Array { elem, shape } => Type::Array {
+                elem: *elem,
+                shape: shape[1..].to_vec(),
+            },
+            t => t.clone(),
+        }
+    }
+}
+
+/// A typed variable binding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: VName,
+    pub ty: Type,
+}
+
+/// One component of an index, kept in source form so that bounds errors can print the
+/// index exactly as written (language.md §7.6).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DimIndex {
+    Fix(SubExp),
+    Slice {
+        start: Option<SubExp>,
+        end: Option<SubExp>,
+        stride: Option<SubExp>,
+    },
+}
+
+/// Scalar operations of three operands (language.md §10.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TernOp {
+    /// `set_bit i x b`
+    SetBit,
+    /// `mad_hi a b c`
+    MadHi,
+    /// `lerp v0 v1 t`
+    Lerp,
+    /// `mad a b c`
+    Mad,
+    /// `fma a b c` (single rounding)
+    Fma,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RangeKind {
+    /// `..<`
+    UpToExclusive,
+    /// `..>`
+    DownToExclusive,
+    /// `...`
+    Inclusive,
+}
+
+/// Operations that are not control flow and not SOACs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BasicOp {
+    SubExp(SubExp),
+    BinOp(BinOp, SubExp, SubExp),
+    UnOp(UnOp, SubExp),
+    /// Three-operand scalar operations (module members such as `f32.fma`).
+    TernOp(TernOp, SubExp, SubExp, SubExp),
+    Convert(PrimType, SubExp),
+    /// `a[i, j:k]` (a row, an element, or a slice).
+    Index(VName, Vec<DimIndex>),
+    /// `a with [idx] = v`: consumes `a`.
+    Update(VName, Vec<DimIndex>, SubExp),
+    /// `start [.. second] (..< | ..> | ...) end` at integer type `elem` (iota n is
+    /// `0 .. 1 ..< n` at i64).
+    Range {
+        start: SubExp,
+        second: Option<SubExp>,
+        end: SubExp,
+        kind: RangeKind,
+        elem: PrimType,
+    },
+    /// An array of the given shape filled with `value` (a scalar or an array).
+    Replicate(Vec<SubExp>, SubExp),
+    /// Reinterpret a row-major array with a new shape of the same element count (a
+    /// mismatch is unflatten's run-time error).
+    Reshape {
+        arr: VName,
+        shape: Vec<SubExp>,
+    },
+    /// Permute the dimensions (`[1, 0]` is transpose).
+    Rearrange(Vec<usize>, VName),
+    /// Concatenate along dimension `dim`.
+    Concat(usize, Vec<VName>),
+    Copy(VName),
+    /// An array literal of rows (scalars or arrays of equal shape).
+    ArrayLit(Vec<SubExp>, Type),
+    /// An array of the given shape with unspecified contents.
+    Scratch(PrimType, Vec<SubExp>),
+    /// The size of dimension `dim` of an array.
+    ArraySize(VName, usize),
+    /// Fail with `message` (already worded per language.md §9.6) unless `cond` holds.
+    Assert {
+        cond: SubExp,
+        message: String,
+    },
+    /// Fail with the shape-mismatch message of §9.6 unless `arr` has exactly `shape`;
+    /// `type_text` is the expected type as the user wrote it (e.g. `[1][4]i64`).
+    ShapeCheck {
+        arr: VName,
+        shape: Vec<SubExp>,
+        type_text: String,
+    },
+    /// Write `vals` at index `is` of the accumulator `acc` (out-of-bounds writes are
+    /// ignored); returns the updated accumulator.
+    UpdateAcc {
+        acc: VName,
+        is: Vec<SubExp>,
+        vals: Vec<SubExp>,
+    },
+}
+
+/// A lambda: parameters, a body, and the types of its results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lambda {
+    pub params: Vec<Param>,
+    pub body: Body,
+    pub ret: Vec<Type>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopForm {
+    /// `for i < bound` (`i` has the integer type of `bound`).
+    For { i: VName, bound: SubExp },
+    /// `while cond`, where `cond` is one of the loop parameters (a bool); the body computes
+    /// its next value along with the others.
+    While { cond: VName },
+}
+
+/// Second-order array combinators. `w` is the outer size of every input array.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Soac {
+    /// Results: one array per lambda result.
+    Map {
+        w: SubExp,
+        lam: Lambda,
+        arrs: Vec<VName>,
+    },
+    /// `reduce red ne (map pre arrs)`; `pre` is the identity when `None` (vertical fusion
+    /// puts a producer map here). Results: one value per neutral element.
+    Reduce {
+        w: SubExp,
+        arrs: Vec<VName>,
+        pre: Option<Lambda>,
+        lam: Lambda,
+        neutral: Vec<SubExp>,
+        commutative: bool,
+    },
+    /// Inclusive `scan op ne (map pre arrs)`. Results: one array per neutral element.
+    Scan {
+        w: SubExp,
+        arrs: Vec<VName>,
+        pre: Option<Lambda>,
+        lam: Lambda,
+        neutral: Vec<SubExp>,
+    },
+    /// `reduce_by_index dests op ne is vals` with one index array per destination
+    /// dimension (1 for `hist`/`reduce_by_index`, 2 for `_2d`, …). Consumes `dests`.
+    Hist {
+        w: SubExp,
+        dests: Vec<VName>,
+        lam: Lambda,
+        neutral: Vec<SubExp>,
+        is: Vec<VName>,
+        vals: Vec<VName>,
+    },
+    /// `scatter dests is vals` with one index array per destination dimension. Consumes
+    /// `dests`; on duplicate indices the largest position wins.
+    Scatter {
+        w: SubExp,
+        dests: Vec<VName>,
+        is: Vec<VName>,
+        vals: Vec<VName>,
+    },
+}
+
+/// One accumulator input of [`Exp::WithAcc`]: the arrays it writes into, and an optional
+/// combining operator (with neutral elements) for writes to the same position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccInput {
+    pub shape: Vec<SubExp>,
+    pub arrays: Vec<VName>,
+    pub op: Option<(Lambda, Vec<SubExp>)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Exp {
+    Basic(BasicOp),
+    /// Call of a top-level function.
+    Apply {
+        fun: String,
+        args: Vec<SubExp>,
+        ret: Vec<Type>,
+    },
+    If {
+        cond: SubExp,
+        then_body: Body,
+        else_body: Body,
+        ret: Vec<Type>,
+    },
+    /// Loop parameters with their initial values.
+    Loop {
+        params: Vec<(Param, SubExp)>,
+        form: LoopForm,
+        body: Body,
+    },
+    Soac(Soac),
+    /// `with_acc inputs lam`: `lam` takes one accumulator per input, returns the updated
+    /// accumulators followed by other results; the statement's results are the final arrays
+    /// followed by those other results.
+    WithAcc {
+        inputs: Vec<AccInput>,
+        lam: Lambda,
+    },
+    /// Forward mode over a lambda: results are the lambda's results followed by their
+    /// tangents. With `vector` set, each tangent argument has an extra outer dimension of
+    /// seeds (`jmp`), and so does each result tangent.
+    Jvp {
+        lam: Lambda,
+        args: Vec<SubExp>,
+        tangents: Vec<SubExp>,
+        vector: bool,
+    },
+    /// Reverse mode over a lambda: results are the lambda's results followed by the
+    /// cotangents of the arguments. With `vector` set, cotangents carry an extra outer
+    /// dimension of seeds (`mjp`).
+    Vjp {
+        lam: Lambda,
+        args: Vec<SubExp>,
+        cotangents: Vec<SubExp>,
+        vector: bool,
+    },
+    /// `with_vjp f f' x`: the value of `f x`; reverse mode uses `f' (f x) dy` as the
+    /// cotangent of `x`. `adj` takes the results of `f` followed by their cotangents.
+    WithVjp {
+        f: Lambda,
+        adj: Lambda,
+        args: Vec<SubExp>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stm {
+    pub pat: Vec<Param>,
+    pub exp: Exp,
+    pub src: SrcInfo,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Body {
+    pub stms: Vec<Stm>,
+    pub result: Vec<SubExp>,
+}
+
+/// How an entry point's external parameters and results map onto the IR function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntryInfo {
+    /// The name the host calls.
+    pub name: String,
+    /// The external type of each parameter as text (`[n]f32`), in order; each is one IR
+    /// parameter (entry parameters are data values).
+    pub param_types: Vec<String>,
+    /// For each external result: how many IR results it spans and, if it is not a data
+    /// value, a description of its type (it is then opaque to the host).
+    pub results: Vec<EntryResult>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntryResult {
+    pub type_text: String,
+    pub num_values: usize,
+    pub opaque: bool,
+}
+
+/// A top-level function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunDef {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub ret: Vec<Type>,
+    pub body: Body,
+    pub entry: Option<EntryInfo>,
+    pub src: SrcInfo,
+}
+
+/// A whole program.
+#[derive(Clone, Debug, Default)]
+pub struct Prog {
+    pub funs: Vec<FunDef>,
+    pub names: NameSource,
+}
+
+impl Prog {
+    pub fn fun(&self, name: &str) -> Option<&FunDef> {
+        self.funs.iter().find(|f| f.name == name)
+    }
+    pub fn entry(&self, name: &str) -> Option<&FunDef> {
+        self.funs
+            .iter()
+            .find(|f| f.entry.as_ref().is_some_and(|e| e.name == name))
+    }
+}
+
+impl fmt::Display for VName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
