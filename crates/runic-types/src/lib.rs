@@ -143,7 +143,12 @@ pub struct TypeInfo {
     pub pat_types: HashMap<NodeId, Type>,
     /// At every occurrence (a `Var` node, or an operator's node) of a function with size
     /// parameters: the value of each size parameter as a size term in the scope of the
-    /// occurrence, in the order of the callee's size parameters.
+    /// occurrence, in the order of the callee's size parameters (for intrinsics: the order of
+    /// the parameter string in `intrinsics::INTRINSICS`; for numeric-module reductions such as
+    /// `f32.sum`: `n`; for user functions: their explicit `[n]` parameters). A
+    /// `Size::Unknown` here means "not known statically": read it from the argument shapes
+    /// (the checker reports "ambiguous size" when it could not be read from them).
+    /// Operators record at the `BinOp`/section node's id.
     pub size_args: HashMap<NodeId, Vec<(Name, Size)>>,
     /// The entry points of the main file, in declaration order.
     pub entries: Vec<EntryPoint>,

@@ -323,3 +323,25 @@ fn user_ids_starting_at_zero_are_accepted() {
     );
     assert!(c.prelude_decs > 0);
 }
+
+#[test]
+fn local_polymorphism_and_prelude_combinators() {
+    let c = ok("def p = let f 't (x: t) = x in (f 1i32, f true)\n\
+                def q (xs: []f32) = foldl (+) 0 xs\n\
+                def r = iterate 3 (\\x -> x * 2) 1\n\
+                def s (xs: []i32) = xs |> map (+ 1) |> reduce (+) 0\n\
+                def t = (id >-> not) true\n\
+                def u (m: [2][3]f32) = m |> flatten |> unflatten : [2][3]f32");
+    assert_eq!(def_type(&c, "p"), "(i32, bool)");
+    assert_eq!(def_type(&c, "q"), "[]f32 -> f32");
+    assert_eq!(def_type(&c, "r"), "i32");
+    assert_eq!(def_type(&c, "s"), "[]i32 -> i32");
+    assert_eq!(def_type(&c, "t"), "bool");
+    assert_eq!(def_type(&c, "u"), "[2][3]f32 -> [2][3]f32");
+}
+
+#[test]
+fn several_errors_are_reported() {
+    let e = fails("def a : i32 = true\ndef b = nope\ndef c = 1");
+    assert!(e.contains("prog.fut:1:") && e.contains("prog.fut:2:"), "{e}");
+}
