@@ -282,7 +282,7 @@ impl Parser {
     fn let_exp(&mut self) -> PResult<Exp> {
         self.nested(|p| {
             let start = p.expect_kw(Keyword::Let)?;
-            let kind = p.let_binding(start)?;
+            let kind = p.let_binding()?;
             let body = if p.eat_kw(Keyword::In) {
                 p.exp()?
             } else if p.is_kw(Keyword::Let) {
@@ -336,7 +336,7 @@ impl Parser {
     }
 
     /// What comes between `let` and `in`.
-    fn let_binding(&mut self, let_span: Span) -> PResult<LetHead> {
+    fn let_binding(&mut self) -> PResult<LetHead> {
         let name_tok = matches!(self.peek(), Tok::Name(_));
         // `let (op) x y = ...` defines a local operator; `let (op) = ...` binds a pattern.
         let op_len = if self.is(&Tok::LParen) {
@@ -379,7 +379,6 @@ impl Parser {
         } else if op_name {
             return self.let_fun();
         }
-        let _ = let_span;
         let mut sizes = Vec::new();
         while self.is(&Tok::LBracket)
             && matches!(self.peek_at(1), Tok::Name(_))
@@ -627,7 +626,6 @@ impl Parser {
                 })?;
                 Ok(self.mk_exp(ExpKind::Record(fields), self.since(start)))
             }
-            Tok::IndexLBracket => Err(self.expected("an expression")),
             _ => Err(self.expected("an expression")),
         }
     }
