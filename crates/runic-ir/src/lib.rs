@@ -13,6 +13,11 @@
 //!
 //! The data types live in [`ir`]; the builder, printer and verifier in their own modules.
 
+pub mod builder;
 pub mod ir;
+pub mod print;
+pub mod verify;
 
+pub use builder::Builder;
 pub use ir::*;
+pub use verify::verify;
