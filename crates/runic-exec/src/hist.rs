@@ -1,0 +1,249 @@
+//! `reduce_by_index` (hist) and `scatter`.
+//!
+//! Strategies at the top level:
+//! - hist with few bins relative to the input: every chunk of the input builds a private
+//!   histogram, and the private histograms are merged into the destination in chunk order;
+//! - hist with many bins, and scatter: the destination is split into disjoint bin ranges, one
+//!   per worker; every worker reads all indices and applies, in input order, the ones that
+//!   fall into its range. No locks, no merging, and the result is exactly the sequential one
+//!   (for scatter: the largest position wins on duplicates).
+
+use crate::error::{err, R};
+use crate::eval::{scalar_binop, Ctx, Frame};
+use crate::index::{self, DimVal};
+use crate::value::*;
+use rayon::prelude::*;
+use runic_data::{Array, Buffer};
+use runic_ir::*;
+use std::sync::Arc;
+
+const PAR_MIN: usize = 1 << 14;
+
+/// The flat bin of element `j`, or None when out of bounds.
+fn bin_of(is: &[Arc<Array>], bins: &[usize], j: usize) -> Option<usize> {
+    let mut flat = 0usize;
+    for (a, &w) in is.iter().zip(bins) {
+        let c = buf_get(&a.data, j).to_i64()?;
+        if c < 0 || c as usize >= w {
+            return None;
+        }
+        flat = flat * w + c as usize;
+    }
+    Some(flat)
+}
+
+/// Split `n` items into at most `parts` contiguous ranges.
+fn ranges(n: usize, parts: usize) -> Vec<(usize, usize)> {
+    let parts = parts.max(1);
+    (0..parts)
+        .map(|k| (n * k / parts, n * (k + 1) / parts))
+        .collect()
+}
+
+fn unwrap_arr(a: Arc<Array>) -> Array {
+    Arc::try_unwrap(a).unwrap_or_else(|a| (*a).clone())
+}
+
+macro_rules! hist_typed {
+    ($dest:expr, $vals:expr, $is:expr, $bins:expr, $w:expr, $par:expr, $V:ident, $t:ty, $add:expr) => {
+        if let (Buffer::$V(d), Buffer::$V(v)) = (&mut *$dest, $vals) {
+            let add: fn($t, $t) -> $t = $add;
+            let nb = d.len();
+            let threads = rayon::current_num_threads();
+            if !$par || $w < PAR_MIN || threads < 2 {
+                for j in 0..$w {
+                    if let Some(b) = bin_of($is, $bins, j) {
+                        d[b] = add(d[b], v[j]);
+                    }
+                }
+            } else if nb * threads * 4 <= $w {
+                // Private histograms per chunk, merged in order.
+                let privs: Vec<Vec<$t>> = ranges($w, threads * 2)
+                    .into_par_iter()
+                    .map(|(lo, hi)| {
+                        let mut h: Vec<$t> = vec![<$t>::default(); nb];
+                        for j in lo..hi {
+                            if let Some(b) = bin_of($is, $bins, j) {
+                                h[b] = add(h[b], v[j]);
+                            }
+                        }
+                        h
+                    })
+                    .collect();
+                for h in privs {
+                    for b in 0..nb {
+                        d[b] = add(d[b], h[b]);
+                    }
+                }
+            } else {
+                // Disjoint bin ranges per worker.
+                let per = nb.div_ceil(threads).max(1);
+                d.par_chunks_mut(per).enumerate().for_each(|(k, part)| {
+                    let base = k * per;
+                    for j in 0..$w {
+                        if let Some(b) = bin_of($is, $bins, j) {
+                            if b >= base && b < base + part.len() {
+                                part[b - base] = add(part[b - base], v[j]);
+                            }
+                        }
+                    }
+                });
+            }
+            return Ok(());
+        }
+    };
+}
+
+/// Private histograms start from zero, the identity of the additive fast paths.
+fn hist_fast(
+    op: BinOp,
+    dest: &mut Buffer,
+    vals: &Buffer,
+    is: &[Arc<Array>],
+    bins: &[usize],
+    w: usize,
+    par: bool,
+) -> R<()> {
+    if op == BinOp::Add {
+        hist_typed!(dest, vals, is, bins, w, par, F32, f32, |a, b| a + b);
+        hist_typed!(dest, vals, is, bins, w, par, F64, f64, |a, b| a + b);
+        hist_typed!(dest, vals, is, bins, w, par, I32, i32, |a: i32, b| a
+            .wrapping_add(b));
+        hist_typed!(dest, vals, is, bins, w, par, I64, i64, |a: i64, b| a
+            .wrapping_add(b));
+    }
+    for j in 0..w {
+        if let Some(b) = bin_of(is, bins, j) {
+            let new = scalar_binop(op, buf_get(dest, b), buf_get(vals, j))?;
+            buf_set(dest, b, new);
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn hist(
+    cx: &Ctx,
+    f: &mut Frame,
+    w: usize,
+    dests: Vec<Arc<Array>>,
+    lam: &Lambda,
+    ne: &[Val],
+    is: &[Arc<Array>],
+    vals: &[Arc<Array>],
+    par: bool,
+) -> R<Vec<Val>> {
+    let dims = is.len();
+    let mut dests: Vec<Array> = dests.into_iter().map(unwrap_arr).collect();
+    let Some(first) = dests.first() else {
+        return Ok(vec![]);
+    };
+    if first.shape.len() < dims {
+        return err("internal error: hist destination rank");
+    }
+    let bins: Vec<usize> = first.shape[..dims].to_vec();
+    let row_shape: Vec<usize> = first.shape[dims..].to_vec();
+    for (k, n) in ne.iter().enumerate() {
+        if n.shape() != row_shape.as_slice() {
+            return err("Row shape of destination array does not match shape of neutral element");
+        }
+        if vals
+            .get(k)
+            .map(|v| &v.shape[1..] != row_shape.as_slice())
+            .unwrap_or(true)
+        {
+            return err("Row shape of value array does not match row shape of hist target");
+        }
+    }
+    // Fast path: one scalar destination and a single-operator lambda.
+    if let (Some(op), [dest], [v], true) = (
+        crate::soac::simple_op_of(lam),
+        dests.as_mut_slice(),
+        vals,
+        row_shape.is_empty(),
+    ) {
+        hist_fast(op, &mut dest.data, &v.data, is, &bins, w, par)?;
+        return Ok(vec![Val::Arr(Arc::new(std::mem::replace(
+            dest,
+            Array {
+                shape: vec![0],
+                data: Buffer::new(runic_data::ElemType::I8),
+            },
+        )))]);
+    }
+    // General case: sequential, in input order.
+    for j in 0..w {
+        if j & 4095 == 0 {
+            cx.check_interrupt()?;
+        }
+        let Some(_) = bin_of(is, &bins, j) else {
+            continue;
+        };
+        let coords: Vec<DimVal> = is
+            .iter()
+            .map(|a| DimVal::Idx(buf_get(&a.data, j).to_i64().unwrap_or(0)))
+            .collect();
+        let mut args = Vec::with_capacity(2 * dests.len());
+        for d in &dests {
+            args.push(index::index(d, &coords).map_err(crate::error::ExecError::new)?);
+        }
+        for v in vals {
+            args.push(row(v, j));
+        }
+        let new = cx.apply(f, lam, args)?;
+        for (d, x) in dests.iter_mut().zip(&new) {
+            let sel = index::select(&d.shape, &coords).map_err(crate::error::ExecError::new)?;
+            index::write(d, &sel, x).map_err(crate::error::ExecError::new)?;
+        }
+    }
+    Ok(dests.into_iter().map(|d| Val::Arr(Arc::new(d))).collect())
+}
+
+pub fn scatter(
+    w: usize,
+    dests: Vec<Arc<Array>>,
+    is: &[Arc<Array>],
+    vals: &[Arc<Array>],
+    par: bool,
+) -> R<Vec<Val>> {
+    let dims = is.len();
+    let mut out = Vec::with_capacity(dests.len());
+    for (d, v) in dests.into_iter().zip(vals) {
+        let mut d = unwrap_arr(d);
+        if d.shape.len() < dims {
+            return err("internal error: scatter destination rank");
+        }
+        let bins: Vec<usize> = d.shape[..dims].to_vec();
+        let inner: usize = d.shape[dims..].iter().product();
+        if v.shape[1..] != d.shape[dims..] {
+            return err("Shape of slice does not match shape of value.");
+        }
+        let nb: usize = bins.iter().product();
+        let threads = rayon::current_num_threads();
+        if par && w >= PAR_MIN && threads > 1 && nb > 0 {
+            let per_bins = nb.div_ceil(threads).max(1);
+            with_buf2!(&mut d.data, &v.data, dd, vv => {
+                dd.par_chunks_mut(per_bins * inner.max(1)).enumerate().for_each(|(k, part)| {
+                    let base = k * per_bins;
+                    let count = part.len() / inner.max(1);
+                    for j in 0..w {
+                        if let Some(b) = bin_of(is, &bins, j) {
+                            if b >= base && b < base + count {
+                                let o = (b - base) * inner;
+                                part[o..o + inner].copy_from_slice(&vv[j * inner..(j + 1) * inner]);
+                            }
+                        }
+                    }
+                });
+            }, return err("internal error: scatter element types differ"));
+        } else {
+            for j in 0..w {
+                if let Some(b) = bin_of(is, &bins, j) {
+                    buf_copy(&mut d.data, b * inner, &v.data, j * inner, inner);
+                }
+            }
+        }
+        out.push(Val::Arr(Arc::new(d)));
+    }
+    Ok(out)
+}

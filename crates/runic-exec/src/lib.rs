@@ -1,0 +1,204 @@
+//! runic-exec: executes the core IR ([`runic_ir::Prog`]) in parallel on the CPU.
+//!
+//! - [`Executor`] prepares a program once — every variable resolved to a frame slot
+//!   ([`slots`]), every straight-line scalar lambda compiled to a column program
+//!   ([`vector`]) — and then runs its entry points any number of times.
+//! - Top-level SOACs run in parallel with rayon over chunks of their iteration space
+//!   ([`soac`], [`hist`]); SOACs nested inside a kernel run sequentially.
+//! - Scalar operations use `runic_prim`'s operations (or native ones where those are
+//!   bit-identical), so results match the interpreter's.
+//! - Run-time errors ([`ExecError`]) carry the interpreter's messages and render the same
+//!   report.
+
+mod error;
+mod eval;
+mod hist;
+mod index;
+pub mod slots;
+mod soac;
+mod value;
+pub mod vector;
+
+pub use error::{span, ExecError};
+
+use eval::{Ctx, Frame};
+use runic_data::{Array, Value};
+use runic_ir::{Prog, SubExp, Type};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use value::{elem_of, prim_of, scalar_of, Val};
+
+/// Stack size of the evaluation thread (function calls recurse on the host stack).
+const STACK_SIZE: usize = 256 << 20;
+
+/// A program prepared for execution.
+pub struct Executor {
+    prog: Arc<Prog>,
+    slots: slots::Slots,
+    funs: HashMap<String, usize>,
+    plans: vector::Plans,
+    interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Executor {
+    pub fn new(prog: Arc<Prog>) -> Executor {
+        let slots = slots::Slots::new(&prog);
+        let funs = prog
+            .funs
+            .iter()
+            .enumerate()
+            .map(|(k, f)| (f.name.clone(), k))
+            .collect();
+        let plans = vector::Plans::new(&prog);
+        Executor {
+            prog,
+            slots,
+            funs,
+            plans,
+            interrupt: None,
+        }
+    }
+
+    /// A flag that, once set, makes running evaluations stop with the error "interrupted".
+    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = Some(flag);
+    }
+
+    pub fn prog(&self) -> &Prog {
+        &self.prog
+    }
+
+    /// Call an entry point with data values; returns one value per external result.
+    pub fn run_entry(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
+        std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(STACK_SIZE)
+                .spawn_scoped(s, move || self.run_entry_here(entry, args))
+                .map_err(|e| ExecError::new(format!("cannot start the evaluation thread: {e}")))?
+                .join()
+                .unwrap_or_else(|_| Err(ExecError::new("internal error: the ir backend panicked")))
+        })
+    }
+
+    fn run_entry_here(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
+        let Some((k, fun)) = self
+            .prog
+            .funs
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.entry.as_ref().is_some_and(|e| e.name == entry))
+        else {
+            return Err(ExecError::new(format!("no entry point named \"{entry}\"")));
+        };
+        if args.len() != fun.params.len() {
+            return Err(ExecError::new(format!(
+                "entry point \"{entry}\" takes {} arguments, but {} were given",
+                fun.params.len(),
+                args.len()
+            )));
+        }
+        let cx = Ctx {
+            prog: &self.prog,
+            slots: &self.slots,
+            funs: &self.funs,
+            plans: &self.plans,
+            interrupt: self.interrupt.as_deref(),
+        };
+        let mut frame = Frame::new(self.slots.frame_size[k]);
+        for (p, a) in fun.params.iter().zip(args) {
+            let v = from_data(a, &p.ty)?;
+            bind_sizes(&cx, &mut frame, &p.ty, &v)?;
+            cx.set(&mut frame, p.name, v);
+        }
+        let results = cx.body(&mut frame, &fun.body, true)?;
+        let info = fun.entry.as_ref();
+        let mut out = Vec::new();
+        let mut it = results.into_iter();
+        match info {
+            Some(info) if !info.results.is_empty() => {
+                for r in &info.results {
+                    let vals: Vec<Val> = it.by_ref().take(r.num_values).collect();
+                    if r.opaque {
+                        out.push(Value::Opaque(r.type_text.clone()));
+                    } else if vals.len() == 1 {
+                        out.push(to_data(&vals[0])?);
+                    } else {
+                        out.push(Value::Tuple(
+                            vals.iter().map(to_data).collect::<Result<_, _>>()?,
+                        ));
+                    }
+                }
+            }
+            _ => {
+                for v in it {
+                    out.push(to_data(&v)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Prepare `prog` and call `entry` once.
+pub fn run_entry(prog: &Prog, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
+    Executor::new(Arc::new(prog.clone())).run_entry(entry, args)
+}
+
+fn invalid_sizes() -> ExecError {
+    ExecError::new("entry point arguments have invalid sizes.")
+}
+
+/// Check an argument's shape against its parameter type, binding size variables.
+fn bind_sizes(cx: &Ctx, frame: &mut Frame, ty: &Type, v: &Val) -> Result<(), ExecError> {
+    if let Type::Array { shape, .. } = ty {
+        let have = v.shape();
+        if have.len() != shape.len() {
+            return Err(invalid_sizes());
+        }
+        for (d, &h) in shape.iter().zip(have) {
+            match d {
+                SubExp::Const(c) => {
+                    if c.to_i64() != Some(h as i64) {
+                        return Err(invalid_sizes());
+                    }
+                }
+                SubExp::Var(n) => match cx.get(frame, *n) {
+                    Ok(x) => {
+                        if x.i64()? != h as i64 {
+                            return Err(invalid_sizes());
+                        }
+                    }
+                    Err(_) => cx.set(frame, *n, Val::Prim(runic_prim::Prim::I64(h as i64))),
+                },
+            }
+        }
+    }
+    Ok(())
+}
+
+fn from_data(v: Value, ty: &Type) -> Result<Val, ExecError> {
+    let bad = || ExecError::new("entry point arguments have invalid types.");
+    match (v, ty) {
+        (Value::Scalar(s), Type::Prim(t)) if elem_of(*t) == s.elem_type() => {
+            Ok(Val::Prim(prim_of(s)))
+        }
+        (Value::Array(a), Type::Array { elem, shape }) if elem_of(*elem) == a.data.elem_type() => {
+            if a.shape.len() != shape.len() || !a.is_valid() {
+                return Err(bad());
+            }
+            Ok(Val::Arr(Arc::new(a)))
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn to_data(v: &Val) -> Result<Value, ExecError> {
+    match v {
+        Val::Prim(p) => Ok(Value::Scalar(scalar_of(*p))),
+        Val::Arr(a) => Ok(Value::Array(Array::clone(a))),
+        _ => Err(ExecError::new(
+            "internal error: a non-data entry point result",
+        )),
+    }
+}

@@ -1,0 +1,551 @@
+//! SOACs. At the top level (`par`) the iteration space is split into chunks run in parallel
+//! with rayon; inside a kernel everything runs sequentially. Within a chunk, elements are
+//! produced a block at a time by a compiled plan where the lambda allows it.
+
+use crate::error::{err, ExecError, R};
+use crate::eval::{scalar_binop, Ctx, Frame};
+use crate::value::*;
+use crate::vector::BLOCK;
+use rayon::prelude::*;
+use runic_data::{Array, Buffer};
+use runic_ir::*;
+use std::sync::Arc;
+
+/// Smallest chunk worth handing to another worker.
+const MIN_CHUNK: usize = 8192;
+
+/// Elements of a block: columns of scalars, or one row of values per element.
+enum Block {
+    Cols(Vec<Buffer>),
+    Rows(Vec<Vec<Val>>),
+}
+
+impl Block {
+    fn len(&self) -> usize {
+        match self {
+            Block::Cols(c) => c.first().map(|b| b.len()).unwrap_or(0),
+            Block::Rows(r) => r.len(),
+        }
+    }
+    fn elem(&self, i: usize) -> Vec<Val> {
+        match self {
+            Block::Cols(c) => c.iter().map(|b| Val::Prim(buf_get(b, i))).collect(),
+            Block::Rows(r) => r[i].clone(),
+        }
+    }
+}
+
+/// Chunk boundaries of `0..w`.
+fn chunks(w: usize, par: bool) -> Vec<(usize, usize)> {
+    let threads = rayon::current_num_threads().max(1);
+    let n = if par && w >= 2 * MIN_CHUNK && threads > 1 {
+        (w / MIN_CHUNK).min(threads * 4).max(1)
+    } else {
+        1
+    };
+    (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
+}
+
+/// Run `job` on every chunk (in parallel when there are several) and return the results in
+/// order, or the error of the first failing chunk.
+fn run_chunks<T: Send>(
+    f: &Frame,
+    cs: &[(usize, usize)],
+    job: impl Fn(&mut Frame, usize, usize) -> R<T> + Sync,
+) -> R<Vec<T>> {
+    if cs.len() == 1 {
+        let mut fr = f.clone();
+        return Ok(vec![job(&mut fr, cs[0].0, cs[0].1)?]);
+    }
+    let results: Vec<R<T>> = cs
+        .par_iter()
+        .map(|&(lo, hi)| {
+            let mut fr = f.clone();
+            job(&mut fr, lo, hi)
+        })
+        .collect();
+    results.into_iter().collect()
+}
+
+/// A single-operator lambda `\x y -> x op y` on scalars.
+pub fn simple_op_of(lam: &Lambda) -> Option<BinOp> {
+    let [x, y] = lam.params.as_slice() else {
+        return None;
+    };
+    let [stm] = lam.body.stms.as_slice() else {
+        return None;
+    };
+    let [p] = stm.pat.as_slice() else { return None };
+    match (&stm.exp, lam.body.result.as_slice()) {
+        (Exp::Basic(BasicOp::BinOp(op, SubExp::Var(a), SubExp::Var(b))), [SubExp::Var(r)])
+            if *a == x.name && *b == y.name && *r == p.name && matches!(x.ty, Type::Prim(_)) =>
+        {
+            Some(*op)
+        }
+        _ => None,
+    }
+}
+
+/// `acc op x` folded over a column, natively where that is exact.
+fn fold_col(op: BinOp, acc: Prim, col: &Buffer, n: usize) -> R<Prim> {
+    match (op, acc, col) {
+        (BinOp::Add, Prim::F32(a), Buffer::F32(v)) => {
+            Ok(Prim::F32(v[..n].iter().fold(a, |s, &x| s + x)))
+        }
+        (BinOp::Add, Prim::F64(a), Buffer::F64(v)) => {
+            Ok(Prim::F64(v[..n].iter().fold(a, |s, &x| s + x)))
+        }
+        (BinOp::Add, Prim::I32(a), Buffer::I32(v)) => {
+            Ok(Prim::I32(v[..n].iter().fold(a, |s, &x| s.wrapping_add(x))))
+        }
+        (BinOp::Add, Prim::I64(a), Buffer::I64(v)) => {
+            Ok(Prim::I64(v[..n].iter().fold(a, |s, &x| s.wrapping_add(x))))
+        }
+        _ => {
+            let mut a = acc;
+            for i in 0..n {
+                a = scalar_binop(op, a, buf_get(col, i))?;
+            }
+            Ok(a)
+        }
+    }
+}
+
+/// Inclusive scan of a column from `acc`, appended to `out`; returns the last value.
+fn scan_col(op: BinOp, acc: Prim, col: &Buffer, n: usize, out: &mut Buffer) -> R<Prim> {
+    match (op, acc, col, &mut *out) {
+        (BinOp::Add, Prim::F32(mut a), Buffer::F32(v), Buffer::F32(o)) => {
+            o.extend(v[..n].iter().map(|&x| {
+                a += x;
+                a
+            }));
+            Ok(Prim::F32(a))
+        }
+        (BinOp::Add, Prim::F64(mut a), Buffer::F64(v), Buffer::F64(o)) => {
+            o.extend(v[..n].iter().map(|&x| {
+                a += x;
+                a
+            }));
+            Ok(Prim::F64(a))
+        }
+        (BinOp::Add, Prim::I32(mut a), Buffer::I32(v), Buffer::I32(o)) => {
+            o.extend(v[..n].iter().map(|&x| {
+                a = a.wrapping_add(x);
+                a
+            }));
+            Ok(Prim::I32(a))
+        }
+        (BinOp::Add, Prim::I64(mut a), Buffer::I64(v), Buffer::I64(o)) => {
+            o.extend(v[..n].iter().map(|&x| {
+                a = a.wrapping_add(x);
+                a
+            }));
+            Ok(Prim::I64(a))
+        }
+        _ => {
+            let mut a = acc;
+            for i in 0..n {
+                a = scalar_binop(op, a, buf_get(col, i))?;
+                buf_push(out, a);
+            }
+            Ok(a)
+        }
+    }
+}
+
+impl Ctx<'_> {
+    fn arrays(&self, f: &Frame, vs: &[VName], w: usize) -> R<Vec<Arc<Array>>> {
+        let mut out = Vec::with_capacity(vs.len());
+        for v in vs {
+            let a = self.get(f, *v)?.arr()?.clone();
+            if a.shape.first().copied().unwrap_or(0) < w {
+                return err(format!(
+                    "internal error: SOAC input of outer size {} (expected {w})",
+                    a.shape.first().copied().unwrap_or(0)
+                ));
+            }
+            out.push(a);
+        }
+        Ok(out)
+    }
+
+    /// Elements `lo..hi` of `map lam arrs` (or of `arrs` themselves without a lambda).
+    fn block(
+        &self,
+        f: &mut Frame,
+        lam: Option<&Lambda>,
+        arrs: &[Arc<Array>],
+        lo: usize,
+        hi: usize,
+    ) -> R<Block> {
+        let n = hi - lo;
+        let flat = arrs.iter().all(|a| a.shape.len() == 1);
+        match lam {
+            None if flat => {
+                return Ok(Block::Cols(
+                    arrs.iter().map(|a| buf_slice(&a.data, lo, n)).collect(),
+                ))
+            }
+            None => {
+                return Ok(Block::Rows(
+                    (lo..hi)
+                        .map(|i| arrs.iter().map(|a| row(a, i)).collect())
+                        .collect(),
+                ))
+            }
+            Some(lam) => {
+                if let (Some(plan), true) = (self.plans.get(lam), flat) {
+                    let frees = plan
+                        .frees
+                        .iter()
+                        .map(|v| self.get(f, *v).cloned())
+                        .collect::<R<Vec<_>>>();
+                    if let Ok(frees) = frees {
+                        let inputs = arrs.iter().map(|a| buf_slice(&a.data, lo, n)).collect();
+                        if let Ok(cols) = plan.run(&frees, inputs, n) {
+                            return Ok(Block::Cols(cols));
+                        }
+                    }
+                }
+                let mut rows = Vec::with_capacity(n);
+                for i in lo..hi {
+                    let args = arrs.iter().map(|a| row(a, i)).collect();
+                    rows.push(self.apply(f, lam, args)?);
+                }
+                Ok(Block::Rows(rows))
+            }
+        }
+    }
+
+    pub fn soac(&self, f: &mut Frame, s: &Soac, par: bool) -> R<Vec<Val>> {
+        self.check_interrupt()?;
+        match s {
+            Soac::Map { w, lam, arrs } => {
+                let w = self.dim(f, w)?;
+                let arrs = self.arrays(f, arrs, w)?;
+                self.map(f, w, lam, &arrs, par)
+            }
+            Soac::Reduce {
+                w,
+                arrs,
+                pre,
+                lam,
+                neutral,
+                ..
+            } => {
+                let w = self.dim(f, w)?;
+                let arrs = self.arrays(f, arrs, w)?;
+                let ne = neutral
+                    .iter()
+                    .map(|s| self.sub(f, s))
+                    .collect::<R<Vec<_>>>()?;
+                let cs = chunks(w, par);
+                let parts = run_chunks(f, &cs, |fr, lo, hi| {
+                    self.fold(fr, pre.as_ref(), lam, &arrs, ne.clone(), lo, hi, None)
+                })?;
+                let mut acc: Option<Vec<Val>> = None;
+                for p in parts {
+                    acc = Some(match acc {
+                        None => p,
+                        Some(a) => self.combine(f, lam, a, p)?,
+                    });
+                }
+                Ok(acc.unwrap_or(ne))
+            }
+            Soac::Scan {
+                w,
+                arrs,
+                pre,
+                lam,
+                neutral,
+            } => {
+                let w = self.dim(f, w)?;
+                let arrs = self.arrays(f, arrs, w)?;
+                let ne = neutral
+                    .iter()
+                    .map(|s| self.sub(f, s))
+                    .collect::<R<Vec<_>>>()?;
+                self.scan(f, w, pre.as_ref(), lam, &arrs, ne, par)
+            }
+            Soac::Hist {
+                w,
+                dests,
+                lam,
+                neutral,
+                is,
+                vals,
+            } => {
+                let w = self.dim(f, w)?;
+                let is = self.arrays(f, is, w)?;
+                let vals = self.arrays(f, vals, w)?;
+                let ne = neutral
+                    .iter()
+                    .map(|s| self.sub(f, s))
+                    .collect::<R<Vec<_>>>()?;
+                let mut ds = Vec::new();
+                for d in dests {
+                    ds.push(self.take(f, *d)?.arr()?.clone());
+                }
+                crate::hist::hist(self, f, w, ds, lam, &ne, &is, &vals, par)
+            }
+            Soac::Scatter { w, dests, is, vals } => {
+                let w = self.dim(f, w)?;
+                let is = self.arrays(f, is, w)?;
+                let vals = self.arrays(f, vals, w)?;
+                let mut ds = Vec::new();
+                for d in dests {
+                    ds.push(self.take(f, *d)?.arr()?.clone());
+                }
+                crate::hist::scatter(w, ds, &is, &vals, par)
+            }
+        }
+    }
+
+    pub fn combine(&self, f: &mut Frame, lam: &Lambda, a: Vec<Val>, b: Vec<Val>) -> R<Vec<Val>> {
+        if let (Some(op), [Val::Prim(x)], [Val::Prim(y)]) = (simple_op_of(lam), &a[..], &b[..]) {
+            return Ok(vec![Val::Prim(scalar_binop(op, *x, *y)?)]);
+        }
+        let mut args = a;
+        args.extend(b);
+        self.apply(f, lam, args)
+    }
+
+    fn map(
+        &self,
+        f: &Frame,
+        w: usize,
+        lam: &Lambda,
+        arrs: &[Arc<Array>],
+        par: bool,
+    ) -> R<Vec<Val>> {
+        let cs = chunks(w, par);
+        let parts = run_chunks(f, &cs, |fr, lo, hi| {
+            let mut outs: Vec<(Option<Buffer>, Option<Vec<usize>>)> =
+                vec![(None, None); lam.ret.len()];
+            let mut b = lo;
+            while b < hi {
+                let e = (b + BLOCK).min(hi);
+                self.check_interrupt()?;
+                match self.block(fr, Some(lam), arrs, b, e)? {
+                    Block::Cols(cols) => {
+                        for (o, c) in outs.iter_mut().zip(cols) {
+                            match &mut o.0 {
+                                None => {
+                                    o.0 = Some(c);
+                                    o.1 = Some(vec![]);
+                                }
+                                Some(buf) => buf_extend(buf, &c, 0, c.len()),
+                            }
+                        }
+                    }
+                    Block::Rows(rows) => {
+                        for r in rows {
+                            for (o, v) in outs.iter_mut().zip(&r) {
+                                let shape = v.shape().to_vec();
+                                match &o.1 {
+                                    Some(s) if *s != shape => {
+                                        return err(format!(
+                                            "Value of (desugared) shape {} cannot match shape of type \"{}\".",
+                                            shape_string(&shape),
+                                            shape_string(s)
+                                        ))
+                                    }
+                                    Some(_) => {}
+                                    None => o.1 = Some(shape),
+                                }
+                                let buf = o.0.get_or_insert_with(|| match v {
+                                    Val::Arr(a) => Buffer::with_capacity(a.data.elem_type(), 0),
+                                    Val::Prim(p) => buf_with_capacity(p.ty(), hi - lo),
+                                    _ => Buffer::new(runic_data::ElemType::I8),
+                                });
+                                push_row(buf, v)?;
+                            }
+                        }
+                    }
+                }
+                b = e;
+            }
+            Ok(outs)
+        })?;
+        // Concatenate the chunks' outputs.
+        let mut results = Vec::with_capacity(lam.ret.len());
+        for k in 0..lam.ret.len() {
+            let mut buf: Option<Buffer> = None;
+            let mut row_shape: Option<Vec<usize>> = None;
+            for p in &parts {
+                if let (Some(b), Some(s)) = (&p[k].0, &p[k].1) {
+                    if let Some(rs) = &row_shape {
+                        if rs != s {
+                            return err(format!(
+                                "Value of (desugared) shape {} cannot match shape of type \"{}\".",
+                                shape_string(s),
+                                shape_string(rs)
+                            ));
+                        }
+                    }
+                    row_shape = Some(s.clone());
+                    match &mut buf {
+                        None => buf = Some(b.clone()),
+                        Some(d) => buf_extend(d, b, 0, b.len()),
+                    }
+                }
+            }
+            let t = &lam.ret[k];
+            let row_shape = match row_shape {
+                Some(s) => s,
+                None => self.static_shape(f, t),
+            };
+            let buf =
+                buf.unwrap_or_else(|| buf_with_capacity(t.elem().unwrap_or(PrimType::I32), 0));
+            let mut shape = vec![w];
+            shape.extend(row_shape);
+            results.push(arr(shape, buf));
+        }
+        Ok(results)
+    }
+
+    /// The shape of a type, with dimensions that cannot be known (bound inside a lambda
+    /// that never ran) taken as 0.
+    pub fn static_shape(&self, f: &Frame, t: &Type) -> Vec<usize> {
+        match t {
+            Type::Array { shape, .. } => shape
+                .iter()
+                .map(|d| self.i64(f, d).unwrap_or(0).max(0) as usize)
+                .collect(),
+            _ => vec![],
+        }
+    }
+
+    /// Fold elements `lo..hi` into `acc`; with `out`, also append every intermediate
+    /// value (an inclusive scan).
+    #[allow(clippy::too_many_arguments)]
+    fn fold(
+        &self,
+        f: &mut Frame,
+        pre: Option<&Lambda>,
+        lam: &Lambda,
+        arrs: &[Arc<Array>],
+        mut acc: Vec<Val>,
+        lo: usize,
+        hi: usize,
+        mut out: Option<&mut Vec<(Buffer, Vec<usize>)>>,
+    ) -> R<Vec<Val>> {
+        let op = simple_op_of(lam);
+        let mut b = lo;
+        while b < hi {
+            let e = (b + BLOCK).min(hi);
+            self.check_interrupt()?;
+            let blk = self.block(f, pre, arrs, b, e)?;
+            match (&blk, op, &acc[..]) {
+                (Block::Cols(cols), Some(op), [Val::Prim(a)]) if cols.len() == 1 => {
+                    let n = blk.len();
+                    let last = match out.as_deref_mut() {
+                        Some(o) => scan_col(op, *a, &cols[0], n, &mut o[0].0)?,
+                        None => fold_col(op, *a, &cols[0], n)?,
+                    };
+                    acc = vec![Val::Prim(last)];
+                }
+                _ => {
+                    for i in 0..blk.len() {
+                        acc = self.combine(f, lam, acc, blk.elem(i))?;
+                        if let Some(o) = out.as_deref_mut() {
+                            for (slot, v) in o.iter_mut().zip(&acc) {
+                                if slot.0.is_empty() {
+                                    slot.1 = v.shape().to_vec();
+                                    if let Val::Arr(a) = v {
+                                        slot.0 = Buffer::with_capacity(a.data.elem_type(), 0);
+                                    }
+                                }
+                                push_row(&mut slot.0, v)?;
+                            }
+                        }
+                    }
+                }
+            }
+            b = e;
+        }
+        Ok(acc)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn scan(
+        &self,
+        f: &Frame,
+        w: usize,
+        pre: Option<&Lambda>,
+        lam: &Lambda,
+        arrs: &[Arc<Array>],
+        ne: Vec<Val>,
+        par: bool,
+    ) -> R<Vec<Val>> {
+        let cs = chunks(w, par);
+        // Pass 1 (only with several chunks): the total of every chunk, then the carry into
+        // each chunk as an exclusive scan of the totals.
+        let carries: Vec<Vec<Val>> = if cs.len() > 1 {
+            let totals = run_chunks(f, &cs, |fr, lo, hi| {
+                self.fold(fr, pre, lam, arrs, ne.clone(), lo, hi, None)
+            })?;
+            let mut fr = f.clone();
+            let mut carry = ne.clone();
+            let mut cs_out = Vec::with_capacity(totals.len());
+            for t in totals {
+                cs_out.push(carry.clone());
+                carry = self.combine(&mut fr, lam, carry, t)?;
+            }
+            cs_out
+        } else {
+            vec![ne.clone()]
+        };
+        // Pass 2: scan every chunk from its carry.
+        let jobs: Vec<(usize, usize, usize)> = cs
+            .iter()
+            .enumerate()
+            .map(|(k, &(lo, hi))| (k, lo, hi))
+            .collect();
+        let bounds: Vec<(usize, usize)> = jobs.iter().map(|&(k, _, _)| (k, k + 1)).collect();
+        let parts = run_chunks(f, &bounds, |fr, k, _| {
+            let (_, lo, hi) = jobs[k];
+            let mut out: Vec<(Buffer, Vec<usize>)> = ne
+                .iter()
+                .map(|v| match v {
+                    Val::Prim(p) => (buf_with_capacity(p.ty(), hi - lo), vec![]),
+                    Val::Arr(a) => (
+                        Buffer::with_capacity(a.data.elem_type(), 0),
+                        a.shape.clone(),
+                    ),
+                    _ => (Buffer::new(runic_data::ElemType::I8), vec![]),
+                })
+                .collect();
+            self.fold(
+                fr,
+                pre,
+                lam,
+                arrs,
+                carries[k].clone(),
+                lo,
+                hi,
+                Some(&mut out),
+            )?;
+            Ok(out)
+        })?;
+        let mut results = Vec::with_capacity(ne.len());
+        for k in 0..ne.len() {
+            let mut buf: Option<Buffer> = None;
+            let mut rs = ne[k].shape().to_vec();
+            for p in &parts {
+                if !p[k].0.is_empty() {
+                    rs = p[k].1.clone();
+                }
+                match &mut buf {
+                    None => buf = Some(p[k].0.clone()),
+                    Some(d) => buf_extend(d, &p[k].0, 0, p[k].0.len()),
+                }
+            }
+            let mut shape = vec![w];
+            shape.extend(rs);
+            let buf = buf.ok_or_else(|| ExecError::new("internal error: empty scan"))?;
+            results.push(arr(shape, buf));
+        }
+        Ok(results)
+    }
+}

@@ -1,0 +1,370 @@
+//! Vectorised interpretation of straight-line scalar lambdas: a lambda body made only of
+//! scalar operations (and reads of free vectors) is compiled once into a list of column
+//! instructions, then run statement by statement over blocks of elements held in typed
+//! buffers. Bodies with control flow, nested SOACs or array values are not compiled and run
+//! element by element instead.
+
+use crate::error::{err, ExecError, R};
+use crate::eval::{scalar_binop, ternop};
+use crate::value::*;
+use runic_data::Buffer;
+use runic_ir::*;
+use runic_prim::{convert, unop};
+use std::collections::HashMap;
+
+/// Elements per block: large enough to amortise dispatch, small enough to stay in cache.
+pub const BLOCK: usize = 2048;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Opd {
+    Col(usize),
+    Const(Prim),
+    /// A scalar free variable of the lambda (index into `Plan::frees`).
+    Free(usize),
+}
+
+#[derive(Clone, Debug)]
+enum Instr {
+    Bin(BinOp, Opd, Opd),
+    Un(UnOp, Opd),
+    Tern(TernOp, Opd, Opd, Opd),
+    Conv(PrimType, Opd),
+    Copy(Opd),
+    /// `arr[i]` of a free vector `frees[arr]`.
+    Gather(usize, Opd),
+}
+
+/// A compiled lambda. Columns `0..params` are the parameters; instruction `k` writes column
+/// `params + k`.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    params: usize,
+    types: Vec<PrimType>,
+    instrs: Vec<Instr>,
+    results: Vec<Opd>,
+    pub frees: Vec<VName>,
+}
+
+/// The compiled lambdas of a program, by lambda address (the program is never mutated while
+/// an executor holds it).
+#[derive(Default)]
+pub struct Plans {
+    plans: HashMap<usize, Plan>,
+}
+
+impl Plans {
+    pub fn new(prog: &Prog) -> Plans {
+        let mut p = Plans::default();
+        for f in &prog.funs {
+            p.body(&f.body);
+        }
+        p
+    }
+    pub fn get(&self, lam: &Lambda) -> Option<&Plan> {
+        self.plans.get(&(lam as *const Lambda as usize))
+    }
+    fn add(&mut self, lam: &Lambda) {
+        if let Some(plan) = compile(lam) {
+            self.plans.insert(lam as *const Lambda as usize, plan);
+        }
+        self.body(&lam.body);
+    }
+    fn body(&mut self, b: &Body) {
+        for s in &b.stms {
+            match &s.exp {
+                Exp::Soac(Soac::Map { lam, .. }) => self.add(lam),
+                Exp::Soac(Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. }) => {
+                    if let Some(p) = pre {
+                        self.add(p);
+                    }
+                    self.body(&lam.body);
+                }
+                Exp::Soac(Soac::Hist { lam, .. }) => self.body(&lam.body),
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    self.body(then_body);
+                    self.body(else_body);
+                }
+                Exp::Loop { body, .. } => self.body(body),
+                Exp::WithAcc { lam, .. } => self.body(&lam.body),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn compile(lam: &Lambda) -> Option<Plan> {
+    let mut cols: HashMap<VName, usize> = HashMap::new();
+    let mut types = Vec::new();
+    for p in &lam.params {
+        let Type::Prim(t) = p.ty else { return None };
+        cols.insert(p.name, types.len());
+        types.push(t);
+    }
+    let mut plan = Plan {
+        params: lam.params.len(),
+        types,
+        instrs: Vec::new(),
+        results: Vec::new(),
+        frees: Vec::new(),
+    };
+    let mut frees: HashMap<VName, usize> = HashMap::new();
+    let mut opd = |s: &SubExp, cols: &HashMap<VName, usize>, plan: &mut Plan| match s {
+        SubExp::Const(p) => Opd::Const(*p),
+        SubExp::Var(v) => match cols.get(v) {
+            Some(&c) => Opd::Col(c),
+            None => {
+                let n = frees.len();
+                let k = *frees.entry(*v).or_insert(n);
+                if k == plan.frees.len() {
+                    plan.frees.push(*v);
+                }
+                Opd::Free(k)
+            }
+        },
+    };
+    for stm in &lam.body.stms {
+        let [p] = stm.pat.as_slice() else { return None };
+        let Type::Prim(t) = p.ty else { return None };
+        let Exp::Basic(op) = &stm.exp else {
+            return None;
+        };
+        let ins = match op {
+            BasicOp::SubExp(a) => Instr::Copy(opd(a, &cols, &mut plan)),
+            BasicOp::BinOp(o, a, b) => {
+                Instr::Bin(*o, opd(a, &cols, &mut plan), opd(b, &cols, &mut plan))
+            }
+            BasicOp::UnOp(o, a) => Instr::Un(*o, opd(a, &cols, &mut plan)),
+            BasicOp::TernOp(o, a, b, c) => Instr::Tern(
+                *o,
+                opd(a, &cols, &mut plan),
+                opd(b, &cols, &mut plan),
+                opd(c, &cols, &mut plan),
+            ),
+            BasicOp::Convert(to, a) => Instr::Conv(*to, opd(a, &cols, &mut plan)),
+            BasicOp::Index(v, idx) if !cols.contains_key(v) => match idx.as_slice() {
+                [DimIndex::Fix(i)] => {
+                    let i = opd(i, &cols, &mut plan);
+                    let Opd::Free(a) = opd(&SubExp::Var(*v), &cols, &mut plan) else {
+                        return None;
+                    };
+                    Instr::Gather(a, i)
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        cols.insert(p.name, plan.types.len());
+        plan.types.push(t);
+        plan.instrs.push(ins);
+    }
+    for r in &lam.body.result {
+        let o = opd(r, &cols, &mut plan);
+        plan.results.push(o);
+    }
+    Some(plan)
+}
+
+/// An operand resolved for one block: a column or a broadcast scalar.
+#[derive(Clone, Copy)]
+enum Arg<'a> {
+    Col(&'a Buffer),
+    Scalar(Prim),
+}
+
+impl Arg<'_> {
+    #[inline]
+    fn at(&self, i: usize) -> Prim {
+        match self {
+            Arg::Col(b) => buf_get(b, i),
+            Arg::Scalar(p) => *p,
+        }
+    }
+}
+
+impl Plan {
+    /// Run over `n` elements whose parameter columns are `inputs`; `frees` are the values of
+    /// [`Plan::frees`]. Any error makes the caller redo the block element by element (so
+    /// that the first failing element is the one reported).
+    pub fn run(&self, frees: &[Val], inputs: Vec<Buffer>, n: usize) -> R<Vec<Buffer>> {
+        let mut cols: Vec<Buffer> = inputs;
+        if cols.len() != self.params {
+            return err("internal error: plan arity");
+        }
+        for (k, ins) in self.instrs.iter().enumerate() {
+            let t = self.types[self.params + k];
+            let out = {
+                let arg = |o: &Opd| -> R<Arg> {
+                    Ok(match o {
+                        Opd::Col(c) => Arg::Col(&cols[*c]),
+                        Opd::Const(p) => Arg::Scalar(*p),
+                        Opd::Free(f) => Arg::Scalar(frees[*f].prim()?),
+                    })
+                };
+                match ins {
+                    Instr::Bin(op, a, b) => vbin(*op, arg(a)?, arg(b)?, n, t)?,
+                    Instr::Un(op, a) => {
+                        let a = arg(a)?;
+                        let mut out = buf_with_capacity(t, n);
+                        for i in 0..n {
+                            buf_push(&mut out, unop(*op, a.at(i)));
+                        }
+                        out
+                    }
+                    Instr::Tern(op, a, b, c) => {
+                        let (a, b, c) = (arg(a)?, arg(b)?, arg(c)?);
+                        let mut out = buf_with_capacity(t, n);
+                        for i in 0..n {
+                            buf_push(&mut out, ternop(*op, a.at(i), b.at(i), c.at(i))?);
+                        }
+                        out
+                    }
+                    Instr::Conv(to, a) => vconv(*to, arg(a)?, n),
+                    Instr::Copy(a) => match arg(a)? {
+                        Arg::Col(b) => b.clone(),
+                        Arg::Scalar(p) => buf_filled(t, n, p),
+                    },
+                    Instr::Gather(a, i) => {
+                        let src = frees[*a].arr()?;
+                        if src.shape.len() != 1 {
+                            return err("internal error: gather from a non-vector");
+                        }
+                        let len = src.shape[0];
+                        let i = arg(i)?;
+                        let mut idx = Vec::with_capacity(n);
+                        for e in 0..n {
+                            let k = i.at(e).to_i64().unwrap_or(-1);
+                            if k < 0 || k as usize >= len {
+                                return Err(ExecError::new("index out of bounds"));
+                            }
+                            idx.push(k as usize);
+                        }
+                        buf_gather(&src.data, &idx)
+                    }
+                }
+            };
+            cols.push(out);
+        }
+        let mut res = Vec::with_capacity(self.results.len());
+        for r in &self.results {
+            res.push(match r {
+                Opd::Col(c) => cols[*c].clone(),
+                Opd::Const(p) => buf_filled(p.ty(), n, *p),
+                Opd::Free(f) => {
+                    let p = frees[*f].prim()?;
+                    buf_filled(p.ty(), n, p)
+                }
+            });
+        }
+        Ok(res)
+    }
+}
+
+macro_rules! typed_bin {
+    ($op:expr, $a:expr, $b:expr, $n:expr, $V:ident, $t:ty, float) => {
+        typed_bin!(@go $op, $a, $b, $n, $V, $t, |x: $t, y: $t| x + y, |x: $t, y: $t| x - y,
+            |x: $t, y: $t| x * y, Some(|x: $t, y: $t| x / y))
+    };
+    ($op:expr, $a:expr, $b:expr, $n:expr, $V:ident, $t:ty, int) => {
+        typed_bin!(@go $op, $a, $b, $n, $V, $t, |x: $t, y: $t| x.wrapping_add(y),
+            |x: $t, y: $t| x.wrapping_sub(y), |x: $t, y: $t| x.wrapping_mul(y),
+            None::<fn($t, $t) -> $t>)
+    };
+    (@go $op:expr, $a:expr, $b:expr, $n:expr, $V:ident, $t:ty, $add:expr, $sub:expr, $mul:expr, $div:expr) => {{
+        let x: Option<(&[$t], Option<$t>)> = match $a {
+            Arg::Col(Buffer::$V(v)) => Some((&v[..$n], None)),
+            Arg::Scalar(Prim::$V(s)) => Some((&[][..], Some(s))),
+            _ => None,
+        };
+        let y: Option<(&[$t], Option<$t>)> = match $b {
+            Arg::Col(Buffer::$V(v)) => Some((&v[..$n], None)),
+            Arg::Scalar(Prim::$V(s)) => Some((&[][..], Some(s))),
+            _ => None,
+        };
+        if let (Some(x), Some(y)) = (x, y) {
+            let arith = |f: fn($t, $t) -> $t| -> Buffer {
+                let out: Vec<$t> = match (x, y) {
+                    ((xs, None), (ys, None)) => xs.iter().zip(ys).map(|(&a, &b)| f(a, b)).collect(),
+                    ((xs, None), (_, Some(s))) => xs.iter().map(|&a| f(a, s)).collect(),
+                    ((_, Some(s)), (ys, None)) => ys.iter().map(|&b| f(s, b)).collect(),
+                    ((_, Some(s)), (_, Some(t))) => vec![f(s, t); $n],
+                };
+                out.into_buffer()
+            };
+            let cmp = |f: fn($t, $t) -> bool| -> Buffer {
+                let out: Vec<bool> = match (x, y) {
+                    ((xs, None), (ys, None)) => xs.iter().zip(ys).map(|(&a, &b)| f(a, b)).collect(),
+                    ((xs, None), (_, Some(s))) => xs.iter().map(|&a| f(a, s)).collect(),
+                    ((_, Some(s)), (ys, None)) => ys.iter().map(|&b| f(s, b)).collect(),
+                    ((_, Some(s)), (_, Some(t))) => vec![f(s, t); $n],
+                };
+                Buffer::Bool(out)
+            };
+            match $op {
+                BinOp::Add => return Ok(arith($add)),
+                BinOp::Sub => return Ok(arith($sub)),
+                BinOp::Mul => return Ok(arith($mul)),
+                BinOp::Div => {
+                    if let Some(d) = $div {
+                        return Ok(arith(d));
+                    }
+                }
+                BinOp::Lt => return Ok(cmp(|a, b| a < b)),
+                BinOp::Le => return Ok(cmp(|a, b| a <= b)),
+                BinOp::Gt => return Ok(cmp(|a, b| a > b)),
+                BinOp::Ge => return Ok(cmp(|a, b| a >= b)),
+                BinOp::Eq => return Ok(cmp(|a, b| a == b)),
+                BinOp::Neq => return Ok(cmp(|a, b| a != b)),
+                _ => {}
+            }
+        }
+    }};
+}
+
+/// A binary operation over a block. Native arithmetic is used where it gives exactly the
+/// result of `runic_prim::binop` (IEEE `+ - * /` on f32/f64, wrapping `+ - *` on i32/i64,
+/// comparisons); everything else goes through `binop` element by element.
+fn vbin(op: BinOp, a: Arg, b: Arg, n: usize, t: PrimType) -> R<Buffer> {
+    typed_bin!(op, a, b, n, F32, f32, float);
+    typed_bin!(op, a, b, n, F64, f64, float);
+    typed_bin!(op, a, b, n, I32, i32, int);
+    typed_bin!(op, a, b, n, I64, i64, int);
+    let mut out = buf_with_capacity(t, n);
+    for i in 0..n {
+        buf_push(&mut out, scalar_binop(op, a.at(i), b.at(i))?);
+    }
+    Ok(out)
+}
+
+fn vconv(to: PrimType, a: Arg, n: usize) -> Buffer {
+    match (to, a) {
+        (PrimType::F32, Arg::Col(Buffer::I32(v))) => {
+            Buffer::F32(v[..n].iter().map(|&x| x as f32).collect())
+        }
+        (PrimType::F64, Arg::Col(Buffer::I32(v))) => {
+            Buffer::F64(v[..n].iter().map(|&x| x as f64).collect())
+        }
+        (PrimType::F64, Arg::Col(Buffer::F32(v))) => {
+            Buffer::F64(v[..n].iter().map(|&x| x as f64).collect())
+        }
+        (PrimType::F64, Arg::Col(Buffer::I64(v))) => {
+            Buffer::F64(v[..n].iter().map(|&x| x as f64).collect())
+        }
+        (PrimType::I64, Arg::Col(Buffer::I32(v))) => {
+            Buffer::I64(v[..n].iter().map(|&x| x as i64).collect())
+        }
+        (PrimType::I32, Arg::Col(Buffer::I64(v))) => {
+            Buffer::I32(v[..n].iter().map(|&x| x as i32).collect())
+        }
+        _ => {
+            let mut out = buf_with_capacity(to, n);
+            for i in 0..n {
+                buf_push(&mut out, convert(a.at(i), to));
+            }
+            out
+        }
+    }
+}
