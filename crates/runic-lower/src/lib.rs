@@ -1,0 +1,199 @@
+//! runic-lower: typed AST → core IR.
+//!
+//! Every function is specialised at its call site (monomorphisation and
+//! defunctionalisation by inlining: the language has no recursion, so this terminates):
+//! function values are known statically and never reach the IR, lambdas appear only as
+//! SOAC operators, records/tuples/sums are flattened into several variables, and arrays of
+//! records become records of arrays. Each entry point becomes one IR function whose
+//! parameters are exactly its external data values. Statements that can fail carry the
+//! source location and the call sites they were inlined through.
+
+mod intrinsics;
+mod lower;
+mod val;
+
+use lower::{loc_of, Lower};
+use runic_ir::*;
+use runic_syntax::ast::Dec;
+use runic_syntax::{SourceMap, Span};
+use runic_types::Checked;
+use val::{Env, Fun, Val};
+
+/// Why a program could not be lowered (a construct the IR backend does not handle yet).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LowerError {
+    pub message: String,
+    pub span: Option<Span>,
+}
+
+impl std::fmt::Display for LowerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for LowerError {}
+
+/// Lower a checked program. Without the source map, assertion messages quote the
+/// condition pretty-printed rather than as written: prefer [`lower_with_sources`].
+pub fn lower(checked: &Checked) -> Result<Prog, LowerError> {
+    lower_with_sources(checked, None)
+}
+
+pub fn lower_with_sources(
+    checked: &Checked,
+    sources: Option<&SourceMap>,
+) -> Result<Prog, LowerError> {
+    let mut l = Lower::new(checked, sources);
+    let mut funs = Vec::new();
+    for e in &checked.info.entries {
+        funs.push(lower_entry(&mut l, e)?);
+    }
+    Ok(Prog {
+        funs,
+        names: l.names,
+    })
+}
+
+fn lower_entry<'a>(
+    l: &mut Lower<'a>,
+    e: &'a runic_types::EntryPoint,
+) -> Result<FunDef, LowerError> {
+    l.reset_function();
+    l.pos = e.dec_index + 1;
+    let vb = match &l.ck.program.decs[e.dec_index] {
+        Dec::Val(vb) => vb,
+        _ => return lower::unsupported("an entry point that is not a value", Some(e.span)),
+    };
+    l.loc = Some(loc_of(e.span));
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    let mut env = Env::default();
+    let mut param_types = Vec::new();
+    for p in &e.params {
+        let (elem, dims) = match &p.ty {
+            runic_types::Type::Prim(t) => (*t, vec![]),
+            runic_types::Type::Array { elem, shape } => match &**elem {
+                runic_types::Type::Prim(t) => (*t, shape.clone()),
+                _ => {
+                    return lower::unsupported(
+                        "entry parameters of non-primitive arrays",
+                        Some(e.span),
+                    )
+                }
+            },
+            _ => {
+                return lower::unsupported(
+                    "entry parameters that are not data values",
+                    Some(e.span),
+                )
+            }
+        };
+        let name = l.names.fresh(p.name.as_deref().unwrap_or("arg"));
+        let mut shape = Vec::new();
+        for (k, s) in dims.iter().enumerate() {
+            let d = l.basic("d", BasicOp::ArraySize(name, k), Type::Prim(PrimType::I64));
+            match s {
+                runic_types::Size::Var(n) => match env.lookup(n) {
+                    Some(Val::Leaf(prev, _)) => {
+                        let prev = prev.clone();
+                        let c = l.binop(BinOp::Eq, prev, d.clone(), PrimType::I64);
+                        l.assert(c, "entry point arguments have invalid sizes.");
+                    }
+                    _ => env = env.bind(n, Val::Leaf(d.clone(), Type::Prim(PrimType::I64))),
+                },
+                runic_types::Size::Const(k) => {
+                    let c = l.binop(BinOp::Eq, SubExp::i64(*k), d.clone(), PrimType::I64);
+                    l.assert(c, "entry point arguments have invalid sizes.");
+                }
+                _ => {}
+            }
+            shape.push(d);
+        }
+        let ty = if shape.is_empty() {
+            Type::Prim(elem)
+        } else {
+            Type::Array { elem, shape }
+        };
+        l.var_types.insert(name, ty.clone());
+        param_types.push(p.ty.to_string());
+        params.push(Param {
+            name,
+            ty: ty.clone(),
+        });
+        args.push(Val::Leaf(SubExp::Var(name), ty));
+    }
+    let f = if vb.params.is_empty() {
+        l.constant(e.dec_index, None, &env)?
+    } else {
+        let mut sizes = Vec::new();
+        for tp in &vb.type_params {
+            if let runic_syntax::ast::TypeParam::Size(n, _) = tp {
+                if let Some(v) = env.lookup(n) {
+                    sizes.push((n.clone(), v.clone()));
+                }
+            }
+        }
+        Val::Fun(std::rc::Rc::new(Fun::Closure {
+            params: &vb.params,
+            body: &vb.body,
+            env: Env::default(),
+            args: Vec::new(),
+            type_params: &vb.type_params,
+            sizes,
+            ret: vb.ret.as_ref(),
+        }))
+    };
+    let v = if args.is_empty() {
+        f
+    } else {
+        l.apply_many(f, args, e.span)?
+    };
+    let parts: Vec<Val> = if e.results.len() > 1 {
+        (0..e.results.len())
+            .map(|i| v.field(&i.to_string()).cloned().unwrap_or(Val::unit()))
+            .collect()
+    } else {
+        vec![v]
+    };
+    let mut result = Vec::new();
+    let mut ret = Vec::new();
+    let mut results = Vec::new();
+    for (k, part) in parts.iter().enumerate() {
+        let leaves = l.leaves(part, e.span)?;
+        let ty = e
+            .results
+            .get(k)
+            .cloned()
+            .unwrap_or(runic_types::Type::unit());
+        let opaque = !matches!(part, Val::Leaf(..));
+        results.push(EntryResult {
+            type_text: ty.to_string(),
+            num_values: leaves.len(),
+            opaque,
+        });
+        for (s, t) in leaves {
+            result.push(s);
+            ret.push(t);
+        }
+    }
+    let mut stms = std::mem::take(&mut l.prefix);
+    stms.extend(l.frames.pop().unwrap_or_default());
+    l.frames.push(Vec::new());
+    // Sizes of the parameters are computed at the start of the body.
+    Ok(FunDef {
+        name: format!("entry_{}", e.name),
+        params,
+        ret,
+        body: Body { stms, result },
+        entry: Some(EntryInfo {
+            name: e.name.clone(),
+            param_types,
+            results,
+        }),
+        src: SrcInfo {
+            loc: Some(loc_of(e.span)),
+            inlined_from: vec![],
+        },
+    })
+}

@@ -1,0 +1,135 @@
+//! Static values of the lowering: what a source-level value is made of in the IR.
+//!
+//! Records and tuples are [`Val::Rec`]; a sum is a tag plus the payload of every
+//! constructor; an array of records is a record of arrays (leaves carry the outer
+//! dimensions). Functions are known statically ([`Fun`]), so no function value reaches the
+//! IR: applying one inlines it.
+
+use runic_ir::{Loc, SubExp, Type};
+use runic_syntax::ast::{Exp, Pat, ProjStep, TypeExp, TypeParam};
+use std::rc::Rc;
+
+#[derive(Clone, Debug)]
+pub enum Val<'a> {
+    Leaf(SubExp, Type),
+    Rec(Vec<(String, Val<'a>)>),
+    /// Tag (an `i8` leaf, or array of them) and every constructor's payload, by name.
+    Sum(Box<Val<'a>>, Vec<(String, Vec<Val<'a>>)>),
+    Fun(Rc<Fun<'a>>),
+}
+
+/// The intrinsic behind a builtin function value.
+#[derive(Clone, Debug)]
+pub enum Builtin {
+    /// A prelude intrinsic or overloaded operator, by name.
+    Named(String),
+    /// A member of a numeric module (`f32.sqrt`).
+    Member(runic_ir::PrimType, String),
+}
+
+#[derive(Clone, Debug)]
+pub enum Fun<'a> {
+    Closure {
+        params: &'a [Pat],
+        body: &'a Exp,
+        env: Env<'a>,
+        args: Vec<Val<'a>>,
+        type_params: &'a [TypeParam],
+        /// Size parameters given at the occurrence.
+        sizes: Vec<(String, Val<'a>)>,
+        ret: Option<&'a TypeExp>,
+    },
+    Builtin {
+        b: Builtin,
+        arity: usize,
+        args: Vec<Val<'a>>,
+        /// Size arguments recorded at the occurrence (None: not known statically).
+        sizes: Vec<(String, Option<SubExp>)>,
+        loc: Option<Loc>,
+    },
+    RightSection {
+        op: Val<'a>,
+        rhs: Val<'a>,
+    },
+    Proj {
+        steps: &'a [ProjStep],
+        env: Env<'a>,
+    },
+}
+
+/// A persistent environment: cheap to capture in closures.
+#[derive(Clone, Debug, Default)]
+pub struct Env<'a>(Option<Rc<(String, Val<'a>, Env<'a>)>>);
+
+impl<'a> Env<'a> {
+    pub fn bind(&self, name: &str, v: Val<'a>) -> Env<'a> {
+        Env(Some(Rc::new((name.to_string(), v, self.clone()))))
+    }
+    pub fn lookup(&self, name: &str) -> Option<&Val<'a>> {
+        let mut cur = &self.0;
+        while let Some(node) = cur {
+            if node.0 == name {
+                return Some(&node.1);
+            }
+            cur = &(node.2).0;
+        }
+        None
+    }
+}
+
+impl<'a> Val<'a> {
+    pub fn unit() -> Val<'a> {
+        Val::Rec(Vec::new())
+    }
+    /// The IR values, in order; `None` if a function is inside.
+    pub fn leaves(&self) -> Option<Vec<(SubExp, Type)>> {
+        let mut out = Vec::new();
+        self.collect(&mut out).then_some(out)
+    }
+    fn collect(&self, out: &mut Vec<(SubExp, Type)>) -> bool {
+        match self {
+            Val::Leaf(s, t) => {
+                out.push((s.clone(), t.clone()));
+                true
+            }
+            Val::Rec(fs) => fs.iter().all(|(_, v)| v.collect(out)),
+            Val::Sum(tag, cs) => {
+                tag.collect(out) && cs.iter().all(|(_, vs)| vs.iter().all(|v| v.collect(out)))
+            }
+            Val::Fun(_) => false,
+        }
+    }
+    /// The same structure with other leaves (taken in order).
+    pub fn rebuild(&self, leaves: &mut impl Iterator<Item = (SubExp, Type)>) -> Val<'a> {
+        match self {
+            Val::Leaf(..) => {
+                let (s, t) = leaves
+                    .next()
+                    .unwrap_or((SubExp::i64(0), Type::Prim(runic_ir::PrimType::I64)));
+                Val::Leaf(s, t)
+            }
+            Val::Rec(fs) => Val::Rec(
+                fs.iter()
+                    .map(|(n, v)| (n.clone(), v.rebuild(leaves)))
+                    .collect(),
+            ),
+            Val::Sum(tag, cs) => Val::Sum(
+                Box::new(tag.rebuild(leaves)),
+                cs.iter()
+                    .map(|(n, vs)| (n.clone(), vs.iter().map(|v| v.rebuild(leaves)).collect()))
+                    .collect(),
+            ),
+            Val::Fun(f) => Val::Fun(f.clone()),
+        }
+    }
+    pub fn field(&self, name: &str) -> Option<&Val<'a>> {
+        match self {
+            Val::Rec(fs) => fs.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    /// The first leaf (to read the outer size of an array of records).
+    pub fn first_leaf(&self) -> Option<(SubExp, Type)> {
+        self.leaves().and_then(|l| l.into_iter().next())
+    }
+}

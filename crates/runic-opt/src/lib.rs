@@ -1,0 +1,1 @@
+//! runic-opt: IR → IR simplification passes.
