@@ -1,1 +1,37 @@
-//! runic-opt: IR → IR simplification passes.
+//! runic-opt: IR → IR simplification passes, one per module.
+//!
+//! - [`copy_prop`] (module `simplify`): copy propagation and constant folding;
+//! - [`cse`]: common-subexpression elimination of pure operations;
+//! - [`dce`]: dead-code elimination (operations that may fail are kept).
+//!
+//! [`simplify`] runs them to a small fixed number of rounds; [`pipeline`] lists the passes
+//! by name for the command line's `--list-passes` / `--print-ir-after`.
+
+pub mod cse;
+pub mod dce;
+pub mod simplify;
+mod walk;
+
+pub use cse::cse;
+pub use dce::dce;
+use runic_ir::Prog;
+pub use simplify::copy_prop;
+
+/// Copy propagation, constant folding, CSE and DCE, twice.
+pub fn simplify(prog: Prog) -> Prog {
+    let mut p = prog;
+    for _ in 0..2 {
+        p = dce(cse(copy_prop(p)));
+    }
+    p
+}
+
+/// The passes by name, in the order the compiler runs them.
+pub fn pipeline() -> Vec<(&'static str, fn(Prog) -> Prog)> {
+    vec![
+        ("copy-prop", copy_prop as fn(Prog) -> Prog),
+        ("cse", cse),
+        ("dce", dce),
+        ("simplify", simplify),
+    ]
+}

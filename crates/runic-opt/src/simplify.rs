@@ -1,0 +1,88 @@
+//! Copy propagation and constant folding: `let x = y` and `let x = 3` are substituted
+//! into later uses, and scalar operations on constants are evaluated (unless they would
+//! fail at run time, which must still happen at its place).
+
+use crate::walk::{self, Subst};
+use runic_ir::*;
+
+pub fn copy_prop(mut prog: Prog) -> Prog {
+    for f in &mut prog.funs {
+        body(&mut f.body, &mut Subst::new());
+    }
+    prog
+}
+
+fn fold(op: &BasicOp) -> Option<SubExp> {
+    match op {
+        BasicOp::SubExp(s) => Some(s.clone()),
+        BasicOp::BinOp(o, SubExp::Const(a), SubExp::Const(b)) => {
+            runic_prim::binop(*o, *a, *b).ok().map(SubExp::Const)
+        }
+        BasicOp::UnOp(o, SubExp::Const(a)) => Some(SubExp::Const(runic_prim::unop(*o, *a))),
+        BasicOp::Convert(t, SubExp::Const(a)) => Some(SubExp::Const(runic_prim::convert(*a, *t))),
+        _ => None,
+    }
+}
+
+fn body(b: &mut Body, m: &mut Subst) {
+    let mut out = Vec::new();
+    for mut s in std::mem::take(&mut b.stms) {
+        walk::stm(&mut s, m);
+        nested(&mut s.exp, m);
+        if let (Exp::Basic(op), [p]) = (&s.exp, s.pat.as_slice()) {
+            if let Some(r) = fold(op) {
+                // Arrays are only renamed (never replaced by constants).
+                if matches!(p.ty, Type::Prim(_)) || matches!(r, SubExp::Var(_)) {
+                    m.insert(p.name, r);
+                    continue;
+                }
+            }
+        }
+        out.push(s);
+    }
+    b.stms = out;
+    b.result.iter_mut().for_each(|r| {
+        if let SubExp::Var(v) = r {
+            if let Some(x) = m.get(v) {
+                *r = x.clone();
+            }
+        }
+    });
+}
+
+fn lam(l: &mut Lambda, m: &Subst) {
+    body(&mut l.body, &mut m.clone());
+}
+
+/// Simplify nested bodies (their substitutions do not escape).
+fn nested(e: &mut Exp, m: &Subst) {
+    match e {
+        Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => {
+            body(then_body, &mut m.clone());
+            body(else_body, &mut m.clone());
+        }
+        Exp::Loop { body: b, .. } => body(b, &mut m.clone()),
+        Exp::Soac(s) => match s {
+            Soac::Map { lam: l, .. } | Soac::Hist { lam: l, .. } => lam(l, m),
+            Soac::Reduce { pre, lam: l, .. } | Soac::Scan { pre, lam: l, .. } => {
+                if let Some(p) = pre {
+                    lam(p, m);
+                }
+                lam(l, m);
+            }
+            Soac::Scatter { .. } => {}
+        },
+        Exp::WithAcc { lam: l, .. } | Exp::Jvp { lam: l, .. } | Exp::Vjp { lam: l, .. } => {
+            lam(l, m)
+        }
+        Exp::WithVjp { f, adj, .. } => {
+            lam(f, m);
+            lam(adj, m);
+        }
+        Exp::Basic(_) | Exp::Apply { .. } => {}
+    }
+}
