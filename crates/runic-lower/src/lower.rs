@@ -213,10 +213,7 @@ impl<'a> Lower<'a> {
     pub fn size(&mut self, s: &'a Size, env: &Env<'a>) -> R<Option<SubExp>> {
         Ok(match s {
             Size::Const(k) => Some(SubExp::i64(*k)),
-            Size::Var(n) => match self.lookup_size(n, env)? {
-                Some(s) => Some(s),
-                None => None,
-            },
+            Size::Var(n) => self.lookup_size(n, env)?,
             Size::Exp(e) => {
                 let v = self.exp(e, env)?;
                 let (s, p) = self.prim_leaf(&v, e.span)?;

@@ -26,10 +26,13 @@ pub fn simplify(prog: Prog) -> Prog {
     p
 }
 
+/// A pass: a whole-program transformation.
+pub type Pass = fn(Prog) -> Prog;
+
 /// The passes by name, in the order the compiler runs them.
-pub fn pipeline() -> Vec<(&'static str, fn(Prog) -> Prog)> {
+pub fn pipeline() -> Vec<(&'static str, Pass)> {
     vec![
-        ("copy-prop", copy_prop as fn(Prog) -> Prog),
+        ("copy-prop", copy_prop as Pass),
         ("cse", cse),
         ("dce", dce),
         ("simplify", simplify),
