@@ -1,6 +1,7 @@
 //! Intrinsic functions: the prelude's native functions (language.md §10.3–§10.10) and the
 //! members of the numeric modules (§10.9).
 
+use crate::ad;
 use crate::error::RuntimeError;
 use crate::eval::{binop_values, Eval, R};
 use crate::index::{self, DimVal, MAX_ELEMS};
@@ -236,8 +237,6 @@ pub fn lookup_member(t: PrimType, name: &str) -> Option<Member> {
     }
 }
 
-const AD_UNSUPPORTED: &str = "not supported yet: automatic differentiation in the interpreter";
-
 fn err<T>(msg: impl Into<String>) -> R<T> {
     Err(RuntimeError::new(msg))
 }
@@ -371,8 +370,31 @@ impl<'a> Eval<'a> {
     ) -> R<Value<'a>> {
         match op {
             Builtin::Bin(b) => binop_values(b, &args[0], &args[1]),
-            Builtin::Un(u) => Ok(Value::Prim(prim::unop(u, prim_arg(&args[0])?))),
-            Builtin::Conv(t) => Ok(Value::Prim(prim::convert(prim_arg(&args[0])?, t))),
+            Builtin::Un(u) => match &args[0] {
+                Value::Active(_) => crate::eval::unop_value(u, &args[0]),
+                v => Ok(Value::Prim(prim::unop(u, prim_arg(v)?))),
+            },
+            Builtin::Conv(t) => match &args[0] {
+                Value::Active(_) => crate::eval::convert_value(&args[0], t),
+                v => Ok(Value::Prim(prim::convert(prim_arg(v)?, t))),
+            },
+            Builtin::Mad | Builtin::Fma | Builtin::Lerp
+                if args.iter().any(|a| matches!(a, Value::Active(_))) =>
+            {
+                let ss: Vec<ad::S> = args
+                    .iter()
+                    .map(|a| {
+                        ad::to_s(a)
+                            .ok_or_else(|| RuntimeError::new("internal error: expected a scalar"))
+                    })
+                    .collect::<R<_>>()?;
+                let r = if op == Builtin::Lerp {
+                    ad::lerp(&ss[0], &ss[1], &ss[2])?
+                } else {
+                    ad::fma(&ss[0], &ss[1], &ss[2])?
+                };
+                Ok(ad::from_s(r))
+            }
             Builtin::GetBit => Ok(Value::Prim(prim::get_bit(
                 prim_arg(&args[0])?,
                 prim_arg(&args[1])?,
@@ -438,6 +460,14 @@ impl<'a> Eval<'a> {
 
     fn fold_prims(&self, xs: &Value<'a>, init: Prim, op: BinOp) -> R<Value<'a>> {
         let a = array_arg(xs)?;
+        if let Data::Boxed(vs) = &a.data {
+            // Active scalars: fold with the lifted operator (§11.4 rules follow from it).
+            let mut acc = Value::Prim(init);
+            for v in vs {
+                acc = binop_values(op, &acc, v)?;
+            }
+            return Ok(acc);
+        }
         let mut acc = init;
         for i in 0..a.data.len() {
             let x = prim_arg(&a.data.get(i))?;
@@ -715,7 +745,7 @@ impl<'a> Eval<'a> {
                 Ok(Value::bool(!want))
             }
             "flatmap" | "flatmap'" => self.flatmap(&args[0], &args[1], name == "flatmap"),
-            "iota" => index::iota(i64_arg(&args[0])?).map_err(RuntimeError::new),
+            "iota" => self.iota_value(&args[0]),
             "indices" => index::iota(array_arg(&args[0])?.len() as i64).map_err(RuntimeError::new),
             "replicate" => replicate(i64_arg(&args[0])?, &args[1]),
             "rep" => match size_named(sizes, "n", 0) {
@@ -723,8 +753,7 @@ impl<'a> Eval<'a> {
                 None => err("ambiguous size: the length of `rep` is not known"),
             },
             "tabulate" => {
-                let n = i64_arg(&args[0])?;
-                let is = index::iota(n).map_err(RuntimeError::new)?;
+                let is = self.iota_value(&args[0])?;
                 self.map_n(&args[1], &[is])
             }
             "tabulate_2d" => {
@@ -1061,12 +1090,47 @@ impl<'a> Eval<'a> {
                 }
                 Ok(Value::bool(!want))
             }
-            "jvp2" | "vjp2" | "jmp2" | "mjp2" => err(AD_UNSUPPORTED),
-            "with_vjp" => self.apply1(&args[0], args[2].clone()),
+            "jvp2" => {
+                let (y, mut ts) = self.ad_forward(&args[0], &args[1], &args[2..3])?;
+                Ok(tuple(vec![y, ts.pop().unwrap_or_else(Value::unit)]))
+            }
+            "vjp2" => {
+                let (y, mut cs) = self.ad_reverse(&args[0], &args[1], &args[2..3])?;
+                Ok(tuple(vec![y, cs.pop().unwrap_or_else(Value::unit)]))
+            }
+            "jmp2" | "mjp2" => {
+                let seeds: Vec<Value<'a>> = array_arg(&args[2])?.rows().collect();
+                let (y, outs) = if name == "jmp2" {
+                    self.ad_forward(&args[0], &args[1], &seeds)?
+                } else {
+                    self.ad_reverse(&args[0], &args[1], &seeds)?
+                };
+                let outs = if outs.is_empty() {
+                    let mut shape = vec![0];
+                    let like = if name == "jmp2" { &y } else { &args[1] };
+                    shape.extend_from_slice(like.shape());
+                    Value::Array(Rc::new(Array::new(shape, Data::Boxed(Vec::new()))))
+                } else {
+                    build(outs, None)?
+                };
+                Ok(tuple(vec![y, outs]))
+            }
+            "with_vjp" => self.ad_with_vjp(&args[0], &args[1], &args[2]),
             other => err(format!(
                 "not supported yet: intrinsic `{other}` in the interpreter"
             )),
         }
+    }
+
+    /// `iota n`; when `n` is active its elements depend on it in reverse mode only, so that
+    /// `n` receives the sum of their cotangents (§11.4 *Sizes*).
+    fn iota_value(&self, n: &Value<'a>) -> R<Value<'a>> {
+        let plain = index::iota(i64_arg(n)?).map_err(RuntimeError::new)?;
+        let Value::Active(a) = n else {
+            return Ok(plain);
+        };
+        let src = ad::S::A(a.clone());
+        ad::map_scalars(&plain, &mut |s| ad::reverse_only_dependent(&src, s.strip()))
     }
 
     fn flatmap(&self, f: &Value<'a>, xs: &Value<'a>, with_values: bool) -> R<Value<'a>> {

@@ -103,6 +103,10 @@ pub type SizeEnv = HashMap<String, i64>;
 pub fn to_data(v: &Value, ty: Option<&Type>, sizes: &SizeEnv) -> runic_data::Value {
     match v {
         Value::Prim(p) => runic_data::Value::Scalar(prim_to_scalar(*p)),
+        Value::Active(_) => match v.as_prim() {
+            Some(p) => runic_data::Value::Scalar(prim_to_scalar(p)),
+            None => runic_data::Value::Tuple(Vec::new()),
+        },
         Value::Array(a) => array_to_data(a, ty, sizes),
         Value::Tuple(items) => {
             let tys: Option<Vec<&Type>> = match ty {

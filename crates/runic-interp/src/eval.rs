@@ -29,7 +29,17 @@ pub struct Eval<'a> {
     /// an operator symbol outside this set is certainly the built-in one.
     bound_names: HashSet<&'a str>,
     interrupt: Option<&'a AtomicBool>,
+    /// `x with ...` updates that may take `x` out of its binding (see `consume`).
+    safe_updates: HashSet<NodeId>,
+    /// Current depth of nested closure calls, bounded by [`MAX_CALL_DEPTH`].
+    depth: std::cell::Cell<usize>,
+    /// Automatic-differentiation state (active tapes and perturbation levels).
+    pub ad: crate::ad::AdState<'a>,
 }
+
+/// Nested closure calls allowed before reporting runaway recursion (each call uses a few
+/// evaluator frames on the 1 GiB evaluation stack).
+const MAX_CALL_DEPTH: usize = 10_000;
 
 /// A pre-evaluated step of an update path.
 enum Step<'a> {
@@ -62,6 +72,9 @@ impl<'a> Eval<'a> {
             consts: RefCell::new(HashMap::new()),
             bound_names,
             interrupt,
+            safe_updates: crate::consume::safe_updates(&checked.program.decs),
+            depth: std::cell::Cell::new(0),
+            ad: Default::default(),
         }
     }
 
@@ -74,10 +87,11 @@ impl<'a> Eval<'a> {
         Ok(())
     }
 
-    /// The latest top-level definition of `name` visible from declaration `pos`.
+    /// The latest top-level definition of `name` visible from declaration `pos`: only those
+    /// strictly before it (a definition does not see itself, as in the type checker).
     pub fn global(&self, name: &str, pos: usize) -> Option<usize> {
         let v = self.globals.get(name)?;
-        v.iter().rev().find(|&&i| i <= pos).copied()
+        v.iter().rev().find(|&&i| i < pos).copied()
     }
 
     fn valbind(&self, idx: usize) -> Option<&'a ValBind> {
@@ -323,6 +337,17 @@ impl<'a> Eval<'a> {
 
     fn call_closure(&self, c: &Closure<'a>, args: Vec<Value<'a>>) -> R<Value<'a>> {
         self.check_interrupt()?;
+        let depth = self.depth.get();
+        if depth >= MAX_CALL_DEPTH {
+            return Err(RuntimeError::new("stack overflow: recursion too deep"));
+        }
+        self.depth.set(depth + 1);
+        let r = self.call_closure_body(c, args);
+        self.depth.set(depth);
+        r
+    }
+
+    fn call_closure_body(&self, c: &Closure<'a>, args: Vec<Value<'a>>) -> R<Value<'a>> {
         let mut env = c.env.clone();
         let mut pending: Vec<&'a str> = Vec::new();
         for tp in c.type_params {
@@ -442,6 +467,7 @@ impl<'a> Eval<'a> {
                 let v = self.eval(x, env)?;
                 match v {
                     Value::Prim(p) => Ok(Value::Prim(prim::unop(UnOp::Neg, p))),
+                    Value::Active(_) => unop_value(UnOp::Neg, &v).map_err(|er| er.locate(e.span)),
                     _ => Err(RuntimeError::at(
                         "internal error: negation of a non-number",
                         e.span,
@@ -452,6 +478,7 @@ impl<'a> Eval<'a> {
                 let v = self.eval(x, env)?;
                 match v {
                     Value::Prim(p) => Ok(Value::Prim(prim::unop(UnOp::Not, p))),
+                    Value::Active(_) => unop_value(UnOp::Not, &v).map_err(|er| er.locate(e.span)),
                     _ => Err(RuntimeError::at(
                         "internal error: `!` of a non-primitive",
                         e.span,
@@ -561,7 +588,11 @@ impl<'a> Eval<'a> {
                 let st = self.eval_steps(steps, env)?;
                 let v = self.eval(value, env)?;
                 let t = match &target.kind {
-                    ExpKind::Var(q) if !q.is_qualified() && env.contains(&q.name) => {
+                    ExpKind::Var(q)
+                        if !q.is_qualified()
+                            && self.safe_updates.contains(&e.id)
+                            && env.contains(&q.name) =>
+                    {
                         env.take(&q.name).unwrap_or_else(Value::unit)
                     }
                     _ => self.eval(target, env)?,
@@ -641,9 +672,9 @@ impl<'a> Eval<'a> {
     }
 
     fn eval_prim(&self, e: &'a Exp, env: &Env<'a>) -> R<Prim> {
-        match self.eval(e, env)? {
-            Value::Prim(p) => Ok(p),
-            _ => Err(RuntimeError::at(
+        match self.eval(e, env)?.as_prim() {
+            Some(p) => Ok(p),
+            None => Err(RuntimeError::at(
                 "internal error: expected a primitive value",
                 e.span,
             )),
@@ -1321,6 +1352,26 @@ pub fn project<'a>(v: &Value<'a>, f: &str) -> R<Value<'a>> {
     }
 }
 
+/// A unary operation on a (possibly active) scalar value.
+pub fn unop_value<'a>(op: UnOp, v: &Value<'a>) -> R<Value<'a>> {
+    match crate::ad::to_s(v) {
+        Some(s) => crate::ad::unop(op, &s).map(crate::ad::from_s),
+        None => Err(RuntimeError::new(
+            "internal error: unary operation on a non-scalar",
+        )),
+    }
+}
+
+/// Conversion of a (possibly active) scalar value.
+pub fn convert_value<'a>(v: &Value<'a>, t: PrimType) -> R<Value<'a>> {
+    match crate::ad::to_s(v) {
+        Some(s) => crate::ad::convert(&s, t).map(crate::ad::from_s),
+        None => Err(RuntimeError::new(
+            "internal error: conversion of a non-scalar",
+        )),
+    }
+}
+
 /// A built-in binary operator on two values (structural for `==`/`!=`).
 pub fn binop_values<'a>(op: BinOp, a: &Value<'a>, b: &Value<'a>) -> R<Value<'a>> {
     match (a, b) {
@@ -1328,6 +1379,12 @@ pub fn binop_values<'a>(op: BinOp, a: &Value<'a>, b: &Value<'a>) -> R<Value<'a>>
             Ok(p) => Ok(Value::Prim(p)),
             Err(er) => Err(RuntimeError::new(er.message())),
         },
+        (Value::Prim(_) | Value::Active(_), Value::Prim(_) | Value::Active(_)) => {
+            match (crate::ad::to_s(a), crate::ad::to_s(b)) {
+                (Some(x), Some(y)) => crate::ad::binop(op, &x, &y).map(crate::ad::from_s),
+                _ => Err(RuntimeError::new("internal error: operator on non-scalars")),
+            }
+        }
         _ => match op {
             BinOp::Eq => Ok(Value::bool(values_equal(a, b))),
             BinOp::Neq => Ok(Value::bool(!values_equal(a, b))),

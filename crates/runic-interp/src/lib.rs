@@ -7,7 +7,9 @@
 //! Values ([`value::Value`]) keep arrays of primitives in flat typed buffers and everything
 //! else boxed; compound values are reference counted and updated in place when unshared.
 
+mod ad;
 mod builtins;
+mod consume;
 mod convert;
 mod env;
 mod error;

@@ -22,6 +22,8 @@ pub enum Value<'a> {
     Record(Rc<Vec<(&'a str, Value<'a>)>>),
     Sum(Rc<(&'a str, Vec<Value<'a>>)>),
     Fun(Rc<Fun<'a>>),
+    /// A scalar carrying derivative information for an open AD operator (see `ad`).
+    Active(Rc<crate::ad::Act>),
 }
 
 impl<'a> Value<'a> {
@@ -34,9 +36,12 @@ impl<'a> Value<'a> {
     pub fn bool(b: bool) -> Value<'a> {
         Value::Prim(Prim::Bool(b))
     }
+    /// The primitive value; an active scalar gives its plain value (used where the value is
+    /// not differentiated: indices, sizes, conditions).
     pub fn as_prim(&self) -> Option<Prim> {
         match self {
             Value::Prim(p) => Some(*p),
+            Value::Active(a) => Some(crate::ad::S::A(a.clone()).strip()),
             _ => None,
         }
     }
@@ -511,6 +516,10 @@ pub fn array_from_rows<'a>(
 /// Structural equality of §9.5 (floats by IEEE equality).
 pub fn values_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
+        (Value::Active(_), _) | (_, Value::Active(_)) => match (a.as_prim(), b.as_prim()) {
+            (Some(x), Some(y)) => values_equal(&Value::Prim(x), &Value::Prim(y)),
+            _ => false,
+        },
         (Value::Prim(x), Value::Prim(y)) => {
             matches!(
                 crate::prim::binop(crate::prim::BinOp::Eq, *x, *y),

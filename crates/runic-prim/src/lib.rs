@@ -2,6 +2,7 @@
 //! (language.md §5.1, §9), shared by the front end, the interpreter and the compiled path so
 //! that every backend computes exactly the same thing.
 
+pub mod deriv;
 pub mod ops;
 pub mod types;
 
