@@ -600,6 +600,9 @@ impl<'a> Eval<'a> {
             return err("Row shape of value array does not match row shape of hist target");
         }
         let bins_shape: Vec<usize> = d.shape[..dims].to_vec();
+        if ad::reverse_active() {
+            return self.reduce_by_index_per_bin(d, op, ne, ia, va, &bins_shape);
+        }
         let arr = Rc::make_mut(&mut d);
         for j in 0..ia.len() {
             let coords = coords_of(&ia.row(j), dims)?;
@@ -614,6 +617,53 @@ impl<'a> Eval<'a> {
             let sel = index::select(&arr.shape, &dv).map_err(RuntimeError::new)?;
             let old = index::extract(arr, &sel);
             let new = self.combine(op, old, va.row(j), ne)?;
+            index::write(arr, &sel, new).map_err(RuntimeError::new)?;
+        }
+        Ok(Value::Array(d))
+    }
+
+    /// `reduce_by_index` as reverse mode differentiates it (§11.4): each bin is
+    /// `dest[b] op (ne op v1 op ... op vk)` with the values in index order, also when empty.
+    fn reduce_by_index_per_bin(
+        &self,
+        mut d: Rc<Array<'a>>,
+        op: &Value<'a>,
+        ne: &Value<'a>,
+        ia: &Rc<Array<'a>>,
+        va: &Rc<Array<'a>>,
+        bins_shape: &[usize],
+    ) -> R<Value<'a>> {
+        let nbins: usize = bins_shape.iter().product();
+        let mut accs: Vec<Option<Value<'a>>> = vec![None; nbins];
+        for j in 0..ia.len() {
+            let coords = coords_of(&ia.row(j), bins_shape.len())?;
+            let mut flat = 0usize;
+            let mut inside = true;
+            for (&c, &w) in coords.iter().zip(bins_shape) {
+                if c < 0 || c as usize >= w {
+                    inside = false;
+                    break;
+                }
+                flat = flat * w + c as usize;
+            }
+            if !inside {
+                continue;
+            }
+            let acc = accs[flat].take().unwrap_or_else(|| ne.clone());
+            accs[flat] = Some(self.combine(op, acc, va.row(j), ne)?);
+        }
+        let arr = Rc::make_mut(&mut d);
+        for (b, acc) in accs.into_iter().enumerate() {
+            let mut rem = b;
+            let mut coords = vec![0i64; bins_shape.len()];
+            for k in (0..bins_shape.len()).rev() {
+                coords[k] = (rem % bins_shape[k]) as i64;
+                rem /= bins_shape[k];
+            }
+            let dv: Vec<DimVal> = coords.iter().map(|&c| DimVal::Idx(c)).collect();
+            let sel = index::select(&arr.shape, &dv).map_err(RuntimeError::new)?;
+            let old = index::extract(arr, &sel);
+            let new = self.combine(op, old, acc.unwrap_or_else(|| ne.clone()), ne)?;
             index::write(arr, &sel, new).map_err(RuntimeError::new)?;
         }
         Ok(Value::Array(d))

@@ -50,15 +50,24 @@ impl RuntimeError {
 
     /// The report: location, message, source excerpt, blank line, backtrace.
     pub fn render(&self, sources: &SourceMap) -> String {
-        let mut out = match self.span {
+        // Spans inside the built-in prelude may have no file in `sources` (its spans use
+        // `FileId(u32::MAX)` unless the caller registered it): report from the first user
+        // frame instead.
+        let known = |s: &Span| s.file.0 != u32::MAX;
+        let backtrace: Vec<Span> = self.backtrace.iter().copied().filter(known).collect();
+        let span = self
+            .span
+            .filter(known)
+            .or_else(|| backtrace.first().copied());
+        let mut out = match span {
             Some(span) => {
                 runic_syntax::Diagnostic::error(span, self.message.clone()).render(sources)
             }
             None => format!("Error: {}\n", self.message),
         };
-        if !self.backtrace.is_empty() {
+        if !backtrace.is_empty() {
             out.push_str("\nBacktrace:\n");
-            for (k, span) in self.backtrace.iter().enumerate() {
+            for (k, span) in backtrace.iter().enumerate() {
                 let lead = if k == 0 { "-> " } else { "   " };
                 let gap = if k >= 10 { " " } else { "  " };
                 out.push_str(&format!("{lead}#{k}{gap}{}\n", sources.location(*span)));

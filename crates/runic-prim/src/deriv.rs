@@ -616,7 +616,6 @@ mod tests {
             (BinOp::Atan2, 1.2, 0.7),
             (BinOp::Atan2Pi, -0.4, 0.9),
             (BinOp::Hypot, 1.2, 0.7),
-            (BinOp::Mod, 1.2, 0.7),
             (BinOp::CopySign, 1.2, 0.7),
         ];
         for &(op, x, y) in cases {
@@ -630,6 +629,12 @@ mod tests {
             assert!(close(dx, fx), "{op:?} ∂x: rule {dx}, difference {fx}");
             assert!(close(dy, fy), "{op:?} ∂y: rule {dy}, difference {fy}");
         }
+        // `%` follows the spec's table (∂y = 0), not the mathematical −floor(x/y).
+        let r = binop(BinOp::Mod, f(1.2), f(0.7)).unwrap();
+        let [px, py] =
+            binop_partials(&mut Plain, BinOp::Mod, PrimType::F64, &f(1.2), &f(0.7), &r).unwrap();
+        assert_eq!(num(fwd(&px, PrimType::F64, f(1.0))), 1.0);
+        assert!(py.is_zero());
         // ldexp x n: 2^n with respect to x.
         let r = binop(BinOp::Ldexp, f(1.5), Prim::I32(3)).unwrap();
         let [p, _] = binop_partials(
