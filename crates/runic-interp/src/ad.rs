@@ -572,6 +572,16 @@ impl<'a> crate::eval::Eval<'a> {
         x: &Value<'a>,
         dxs: &[Value<'a>],
     ) -> R<(Value<'a>, Vec<Value<'a>>)> {
+        self.ad_forward_with(&mut |v| self.apply1(f, v), x, dxs)
+    }
+
+    /// [`Self::ad_forward`] of a function given as a Rust closure.
+    pub fn ad_forward_with(
+        &self,
+        apply: &mut dyn FnMut(Value<'a>) -> R<Value<'a>>,
+        x: &Value<'a>,
+        dxs: &[Value<'a>],
+    ) -> R<(Value<'a>, Vec<Value<'a>>)> {
         let mut seeds: Vec<Vec<S>> = Vec::with_capacity(dxs.len());
         for dx in dxs {
             check_seed("tangent", x, dx)?;
@@ -591,7 +601,7 @@ impl<'a> crate::eval::Eval<'a> {
                 kind: Kind::Dual(ts),
             })))
         })?;
-        let y = self.apply1(f, xa)?;
+        let y = apply(xa)?;
         guard.take();
         let primal = map_scalars(&y, &mut |s| Ok(s.primal_at(l)))?;
         let mut tangents = Vec::with_capacity(dxs.len());
@@ -614,10 +624,21 @@ impl<'a> crate::eval::Eval<'a> {
         x: &Value<'a>,
         dys: &[Value<'a>],
     ) -> R<(Value<'a>, Vec<Value<'a>>)> {
+        self.ad_reverse_with(&mut |v| self.apply1(f, v), x, &mut |_| Ok(dys.to_vec()))
+    }
+
+    /// [`Self::ad_reverse`] of a function given as a Rust closure, with the cotangents
+    /// computed from the primal result.
+    pub fn ad_reverse_with(
+        &self,
+        apply: &mut dyn FnMut(Value<'a>) -> R<Value<'a>>,
+        x: &Value<'a>,
+        seeds: &mut dyn FnMut(&Value<'a>) -> R<Vec<Value<'a>>>,
+    ) -> R<(Value<'a>, Vec<Value<'a>>)> {
         let l = push_level(Level::Reverse(Tape::default()));
         let mut guard = LevelGuard { open: true };
         let customs_base = self.ad.customs.borrow().len();
-        let r = self.ad_reverse_in(l, &mut guard, f, x, dys);
+        let r = self.ad_reverse_in(l, &mut guard, apply, x, seeds);
         self.ad.customs.borrow_mut().truncate(customs_base);
         r
     }
@@ -626,9 +647,9 @@ impl<'a> crate::eval::Eval<'a> {
         &self,
         l: u32,
         guard: &mut LevelGuard,
-        f: &Value<'a>,
+        apply: &mut dyn FnMut(Value<'a>) -> R<Value<'a>>,
         x: &Value<'a>,
-        dys: &[Value<'a>],
+        seeds: &mut dyn FnMut(&Value<'a>) -> R<Vec<Value<'a>>>,
     ) -> R<(Value<'a>, Vec<Value<'a>>)> {
         let mut n_inputs = 0u32;
         let xa = map_scalars(x, &mut |s| {
@@ -640,14 +661,15 @@ impl<'a> crate::eval::Eval<'a> {
                 kind: Kind::Node(id),
             })))
         })?;
-        let y = self.apply1(f, xa)?;
+        let y = apply(xa)?;
         let tape = match guard.take() {
             Some(Level::Reverse(t)) => t,
             _ => return Err(RuntimeError::new("internal error: AD levels out of order")),
         };
         let primal = map_scalars(&y, &mut |s| Ok(s.primal_at(l)))?;
+        let dys = seeds(&primal)?;
         let mut outs = Vec::with_capacity(dys.len());
-        for dy in dys {
+        for dy in &dys {
             check_seed("cotangent", &y, dy)?;
             let adj = self.sweep(l, &tape, &y, dy, n_inputs as usize)?;
             let mut k = 0;

@@ -14,11 +14,13 @@ mod convert;
 mod env;
 mod error;
 mod eval;
+mod gradcheck;
 mod index;
 pub use runic_prim as prim;
 mod value;
 
 pub use error::RuntimeError;
+pub use gradcheck::GradCheck;
 
 use eval::Eval;
 use runic_syntax::ast::Dec;
@@ -136,6 +138,29 @@ impl Interpreter {
                     Ok(vec![convert::to_data(&v, t, &sizes)])
                 }
             }
+        })
+    }
+
+    /// Check the derivatives of entry point `name` at `args` with respect to each of its
+    /// float arguments: `jvp` and `vjp` against central differences with step `eps`.
+    pub fn grad_check(
+        &self,
+        name: &str,
+        args: Vec<runic_data::Value>,
+        eps: f64,
+    ) -> Result<Vec<GradCheck>, RuntimeError> {
+        let checked = &*self.checked;
+        let dec_index = checked
+            .info
+            .entries
+            .iter()
+            .find(|e| e.name == name)
+            .map(|e| e.dec_index)
+            .ok_or_else(|| RuntimeError::new(format!("no entry point named \"{name}\"")))?;
+        self.run(move |ev| {
+            let args: Vec<value::Value> = args.into_iter().map(convert::from_data).collect();
+            let f = ev.global_value(dec_index, None, &env::Env::top(dec_index))?;
+            ev.grad_check(&f, &args, eps)
         })
     }
 
