@@ -48,7 +48,7 @@ pub struct RunArgs {
     /// Entry point to call.
     #[arg(short = 'e', long = "entry-point", default_value = "main")]
     pub entry: String,
-    /// Backend to run with (available: interp).
+    /// Backend to run with (available: interp, ir).
     #[arg(long, default_value = "interp")]
     pub backend: String,
     /// Print results in the binary value format.
@@ -62,7 +62,7 @@ pub struct RunArgs {
 
 #[derive(Args, Debug)]
 pub struct TestArgs {
-    /// Backend to test (available: interp).
+    /// Backend to test (available: interp, ir).
     #[arg(long, default_value = "interp")]
     pub backend: String,
     /// Same as --backend=interp.
@@ -107,9 +107,8 @@ pub struct TestArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Backend to benchmark (the spec's default is ir; this build only has interp, so the
-    /// default is interp until the ir backend exists).
-    #[arg(long, default_value = "interp")]
+    /// Backend to benchmark (available: interp, ir).
+    #[arg(long, default_value = "ir")]
     pub backend: String,
     /// Minimum number of measured runs per dataset.
     #[arg(short = 'r', long = "runs", default_value_t = 10)]
@@ -203,9 +202,32 @@ pub struct ReplArgs {
     pub program: Option<PathBuf>,
 }
 
+#[derive(Subcommand, Debug)]
+pub enum DevCommand {
+    /// Check an entry point's jvp/vjp derivatives against central finite differences.
+    GradCheck(GradCheckArgs),
+}
+
 #[derive(Args, Debug)]
+pub struct GradCheckArgs {
+    pub program: PathBuf,
+    /// The entry point to check.
+    #[arg(short = 'e', long = "entry")]
+    pub entry: String,
+    /// Finite-difference step.
+    #[arg(long, default_value_t = 1e-6)]
+    pub eps: f64,
+    /// Largest relative error accepted.
+    #[arg(long, default_value_t = 1e-4)]
+    pub tolerance: f64,
+}
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct DevArgs {
-    /// Whose pipeline to run (available: interp; the spec's default ir is not in this build).
+    #[command(subcommand)]
+    pub command: Option<DevCommand>,
+    /// Whose pipeline to run (available: interp, ir).
     #[arg(long, default_value = "interp")]
     pub backend: String,
     /// Print the pass names of the pipeline, one per line.

@@ -11,9 +11,7 @@ const INTERP_PASSES: &[&str] = &["parse", "typecheck"];
 
 pub fn run(args: &DevArgs) -> CliResult {
     if args.backend == "ir" {
-        return Err(CliError::usage(
-            "backend ir is not available in this build; available: interp",
-        ));
+        return crate::backend_ir::dev(args);
     }
     check_backend(&args.backend)?;
     let passes = INTERP_PASSES;
@@ -80,7 +78,7 @@ pub fn run(args: &DevArgs) -> CliResult {
 }
 
 /// `=== after PASS ===`, the program, then an empty line.
-fn section(pass: &str, program: &str) -> String {
+pub fn section(pass: &str, program: &str) -> String {
     let mut s = format!("=== after {pass} ===\n{program}");
     if !s.ends_with('\n') {
         s.push('\n');

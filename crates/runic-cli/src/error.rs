@@ -41,7 +41,7 @@ impl fmt::Display for CliError {
 pub type CliResult<T = ()> = Result<T, CliError>;
 
 /// The backends this build has.
-pub const BACKENDS: &[&str] = &["interp"];
+pub const BACKENDS: &[&str] = &["interp", "ir"];
 
 /// Reject a backend this build does not have (a usage error, §6.0).
 pub fn check_backend(name: &str) -> CliResult {

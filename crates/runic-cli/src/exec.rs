@@ -35,19 +35,30 @@ impl CallError {
 
 /// A program prepared for calls on one backend.
 pub struct Executor {
-    interp: Interpreter,
+    backend: Backend,
     loaded: Loaded,
+}
+
+enum Backend {
+    Interp(Interpreter),
+    Ir(runic_exec::Executor),
 }
 
 impl Executor {
     pub fn new(backend: &str, loaded: &Loaded) -> Result<Executor, String> {
-        if backend != "interp" {
-            return Err(format!("backend {backend} is not available in this build"));
-        }
-        let interp = quietly(|| Interpreter::new(loaded.checked.clone(), loaded.sources.clone()))
-            .map_err(|m| format!("internal error (a bug in runic): {m}"))?;
+        let backend = match backend {
+            "interp" => Backend::Interp(
+                quietly(|| Interpreter::new(loaded.checked.clone(), loaded.sources.clone()))
+                    .map_err(|m| format!("internal error (a bug in runic): {m}"))?,
+            ),
+            "ir" => Backend::Ir(
+                quietly(|| crate::backend_ir::executor(loaded))
+                    .map_err(|m| format!("internal error (a bug in runic): {m}"))??,
+            ),
+            _ => return Err(format!("backend {backend} is not available in this build")),
+        };
         Ok(Executor {
-            interp,
+            backend,
             loaded: loaded.clone(),
         })
     }
@@ -60,7 +71,10 @@ impl Executor {
         limit: Option<Duration>,
     ) -> Result<Vec<Value>, CallError> {
         let flag = Arc::new(AtomicBool::new(false));
-        self.interp.set_interrupt(flag.clone());
+        match &mut self.backend {
+            Backend::Interp(i) => i.set_interrupt(flag.clone()),
+            Backend::Ir(x) => x.set_interrupt(flag.clone()),
+        }
         // The watchdog sets the flag unless the call finishes first (dropping `done`).
         let (done, wait) = mpsc::channel::<()>();
         let watchdog = limit.map(|d| {
@@ -71,8 +85,13 @@ impl Executor {
                 }
             })
         });
-        let interp = &self.interp;
-        let result = quietly(|| interp.call_entry(entry, args));
+        let sources = &self.loaded.sources;
+        let result = match &self.backend {
+            Backend::Interp(i) => {
+                quietly(|| i.call_entry(entry, args).map_err(|e| e.render(sources)))
+            }
+            Backend::Ir(x) => quietly(|| x.run_entry(entry, args).map_err(|e| e.render(sources))),
+        };
         drop(done);
         if let Some(w) = watchdog {
             let _ = w.join();
@@ -80,13 +99,13 @@ impl Executor {
         match result {
             Err(m) => Err(CallError::Internal(m)),
             Ok(Ok(values)) => Ok(values),
-            Ok(Err(e)) => {
+            Ok(Err(report)) => {
                 if flag.load(Ordering::SeqCst) {
                     Err(CallError::Timeout(
                         limit.map(|d| d.as_secs_f64()).unwrap_or(0.0),
                     ))
                 } else {
-                    Err(CallError::Runtime(e.render(&self.loaded.sources)))
+                    Err(CallError::Runtime(report))
                 }
             }
         }

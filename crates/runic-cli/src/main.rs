@@ -1,10 +1,12 @@
 //! The `runic` command: check, run, test, bench, dataset, repl and dev.
 
+mod backend_ir;
 mod cli;
 mod cmd_bench;
 mod cmd_check;
 mod cmd_dataset;
 mod cmd_dev;
+mod cmd_gradcheck;
 mod cmd_repl;
 mod cmd_run;
 mod cmd_test;
@@ -46,6 +48,9 @@ fn dispatch(cli: &Cli, matches: &ArgMatches) -> CliResult {
             None => Ok(()),
         },
         Command::Repl(a) => cmd_repl::run(a),
-        Command::Dev(a) => cmd_dev::run(a),
+        Command::Dev(a) => match &a.command {
+            Some(cli::DevCommand::GradCheck(g)) => cmd_gradcheck::run(g),
+            None => cmd_dev::run(a),
+        },
     }
 }

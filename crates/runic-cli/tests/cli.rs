@@ -83,9 +83,9 @@ fn version_help_and_usage_errors() {
         2
     );
     assert_eq!(runic(&d, &["run"], "").status, 2);
-    let o = runic(&d, &["run", "--backend=ir", "x.fut"], "");
+    let o = runic(&d, &["run", "--backend=jit", "x.fut"], "");
     assert_eq!(o.status, 2);
-    assert!(o.stderr.contains("available: interp"), "{}", o.stderr);
+    assert!(o.stderr.contains("available: interp, ir"), "{}", o.stderr);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -147,11 +147,9 @@ fn dev_passes() {
     let o = runic(&d, &["dev", "--print-ir-after=fuse", "p.fut"], "");
     assert_eq!(o.status, 2);
     assert!(o.stderr.contains("parse, typecheck"), "{}", o.stderr);
-    let o = runic(&d, &["dev", "--backend=ir", "p.fut"], "");
-    assert_eq!(o.status, 2);
-    assert!(o
-        .stderr
-        .contains("backend ir is not available in this build; available: interp"));
+    let o = runic(&d, &["dev", "--backend=ir", "--list-passes"], "");
+    assert_eq!(o.status, 0);
+    assert!(o.stdout.starts_with("parse\ntypecheck\nlower\n"), "{}", o.stdout);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -516,6 +514,7 @@ entry inc (xs: []i32) = map (+ 1) xs
         &d,
         &[
             "bench",
+            "--backend=interp",
             "-r",
             "3",
             "--min-time=0",

@@ -181,18 +181,14 @@ impl Ctx<'_> {
         let n = hi - lo;
         let flat = arrs.iter().all(|a| a.shape.len() == 1);
         match lam {
-            None if flat => {
-                return Ok(Block::Cols(
-                    arrs.iter().map(|a| buf_slice(&a.data, lo, n)).collect(),
-                ))
-            }
-            None => {
-                return Ok(Block::Rows(
-                    (lo..hi)
-                        .map(|i| arrs.iter().map(|a| row(a, i)).collect())
-                        .collect(),
-                ))
-            }
+            None if flat => Ok(Block::Cols(
+                arrs.iter().map(|a| buf_slice(&a.data, lo, n)).collect(),
+            )),
+            None => Ok(Block::Rows(
+                (lo..hi)
+                    .map(|i| arrs.iter().map(|a| row(a, i)).collect())
+                    .collect(),
+            )),
             Some(lam) => {
                 if let (Some(plan), true) = (self.plans.get(lam), flat) {
                     let frees = plan

@@ -1,0 +1,138 @@
+//! The ir backend: typed AST → IR (runic-lower) → optimisation passes (runic-opt) →
+//! parallel execution (runic-exec), and its pass list for `runic dev`.
+
+use crate::driver::Loaded;
+use runic_ir::Prog;
+use std::sync::Arc;
+
+/// Passes of the ir pipeline after the front end, in order.
+pub fn ir_passes() -> Vec<String> {
+    vec!["lower".to_string()]
+}
+
+/// Every pass name `runic dev --backend ir` knows, in execution order.
+pub fn all_passes() -> Vec<String> {
+    let mut p = vec!["parse".to_string(), "typecheck".to_string()];
+    p.extend(ir_passes());
+    p
+}
+
+/// Lower and optimise a checked program, calling `after(pass, prog)` after every pass;
+/// stops after `stop_after` when given.
+pub fn compile(
+    loaded: &Loaded,
+    stop_after: Option<&str>,
+    mut after: impl FnMut(&str, &Prog),
+) -> Result<Prog, String> {
+    let prog = lower(loaded)?;
+    after("lower", &prog);
+    if stop_after == Some("lower") {
+        return Ok(prog);
+    }
+    Ok(prog)
+}
+
+/// Lowering is written concurrently in `runic-lower`; until it is part of the build every
+/// program fails here with a clear message (never a wrong answer).
+fn lower(_loaded: &Loaded) -> Result<Prog, String> {
+    Err("the ir backend cannot lower this program yet: lowering (runic-lower) is not part of this build".to_string())
+}
+
+/// A program prepared for calls on the ir backend.
+pub fn executor(loaded: &Loaded) -> Result<runic_exec::Executor, String> {
+    let prog = compile(loaded, None, |_, _| {})?;
+    Ok(runic_exec::Executor::new(Arc::new(prog)))
+}
+
+/// The program text printed by `runic dev` after an ir pass.
+pub fn print(prog: &Prog) -> String {
+    prog.to_string()
+}
+
+/// `runic dev --backend ir`: the front end, lowering and the optimisation passes, printing
+/// the program after the chosen passes.
+pub fn dev(args: &crate::cli::DevArgs) -> crate::error::CliResult {
+    use crate::cmd_dev::section;
+    use crate::driver;
+    use crate::error::CliError;
+    let passes = all_passes();
+    let unknown = |p: &str| {
+        CliError::usage(format!(
+            "unknown pass \"{p}\"; valid passes: {}, all",
+            passes.join(", ")
+        ))
+    };
+    for p in &args.print_after {
+        if p != "all" && !passes.iter().any(|q| q == p) {
+            return Err(unknown(p));
+        }
+    }
+    if let Some(p) = &args.stop_after {
+        if !passes.iter().any(|q| q == p) {
+            return Err(unknown(p));
+        }
+    }
+    if args.list_passes {
+        for p in &passes {
+            println!("{p}");
+        }
+        return Ok(());
+    }
+    let Some(path) = &args.program else {
+        return Err(CliError::usage(
+            "a program file is required (unless --list-passes)",
+        ));
+    };
+    let wants = |pass: &str| args.print_after.iter().any(|p| p == pass || p == "all");
+    let last = args
+        .stop_after
+        .clone()
+        .unwrap_or_else(|| passes.last().cloned().unwrap_or_default());
+    let print_final = args.print_after.is_empty();
+    let mut out = String::new();
+    let text = driver::read_source(path)?;
+    let (sources, program) = driver::parse_text(&path.display().to_string(), &text)?;
+    if wants("parse") || (print_final && last == "parse") {
+        out.push_str(&section(
+            "parse",
+            &runic_syntax::pretty::print_program(&program),
+        ));
+    }
+    if last == "parse" {
+        print!("{out}");
+        return Ok(());
+    }
+    let loaded = match driver::check(sources, program) {
+        Ok(l) => l,
+        Err(e) => {
+            print!("{out}");
+            return Err(e.into());
+        }
+    };
+    let warnings = loaded.warnings();
+    if !warnings.is_empty() {
+        eprint!("{}", crate::cmd_check::ensure_newline(&warnings));
+    }
+    if wants("typecheck") || (print_final && last == "typecheck") {
+        let mut user = loaded.checked.program.clone();
+        user.decs
+            .drain(..loaded.checked.prelude_decs.min(user.decs.len()));
+        out.push_str(&section(
+            "typecheck",
+            &runic_syntax::pretty::print_program(&user),
+        ));
+    }
+    if last == "typecheck" {
+        print!("{out}");
+        return Ok(());
+    }
+    let result = compile(&loaded, Some(&last), |pass, prog| {
+        if wants(pass) || (print_final && pass == last) {
+            out.push_str(&section(pass, &print(prog)));
+        }
+    });
+    print!("{out}");
+    result
+        .map(|_| ())
+        .map_err(|m| CliError::user(format!("Error: {m}")))
+}

@@ -1,0 +1,221 @@
+//! Primal throughput of the ir executor on map / reduce (+) / scan (+) / reduce_by_index (+)
+//! over n f32, next to a plain copy of the same bytes (the machine's memory bandwidth
+//! baseline), measured in one run. The IR is built by hand (the same shapes lowering emits).
+//!
+//! cargo run --release -p runic-exec --example primitives -- 10000000 [runs]
+//! (RAYON_NUM_THREADS=1 for one core.)
+
+use runic_data::{Array, Value};
+use runic_exec::Executor;
+use runic_ir::*;
+use std::sync::Arc;
+use std::time::Instant;
+
+fn main() {
+    let mut a = std::env::args().skip(1);
+    let n: usize = a.next().and_then(|s| s.parse().ok()).unwrap_or(10_000_000);
+    let runs: usize = a.next().and_then(|s| s.parse().ok()).unwrap_or(5);
+    let bins = 1024i64;
+    let xs: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919) % 1000) as f32 / 1000.0)
+        .collect();
+    let is: Vec<i64> = (0..n as i64).map(|i| (i * 2654435761) % bins).collect();
+    let xs_v = Value::Array(Array::from_f32(vec![n], xs.clone()).unwrap());
+    let is_v = Value::Array(Array::from_i64(vec![n], is).unwrap());
+    let ex = Executor::new(Arc::new(program(bins)));
+    let median = |f: &mut dyn FnMut()| {
+        let mut t: Vec<f64> = (0..runs)
+            .map(|_| {
+                let s = Instant::now();
+                f();
+                s.elapsed().as_secs_f64()
+            })
+            .collect();
+        t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        t[t.len() / 2]
+    };
+    let gb = |bytes: usize, t: f64| bytes as f64 / t / 1e9;
+    let copy_t = median(&mut || {
+        let c = xs.clone();
+        std::hint::black_box(&c);
+    });
+    println!("n={n} threads={} runs={runs}", rayon::current_num_threads());
+    println!(
+        "copy    {:8.2} ms  {:6.2} GB/s  (baseline)",
+        copy_t * 1e3,
+        gb(8 * n, copy_t)
+    );
+    let copy_bw = gb(8 * n, copy_t);
+    for (entry, bytes, args) in [
+        ("map", 8 * n, vec![xs_v.clone()]),
+        ("reduce", 4 * n, vec![xs_v.clone()]),
+        ("scan", 8 * n, vec![xs_v.clone()]),
+        ("hist", 12 * n, vec![is_v.clone(), xs_v.clone()]),
+    ] {
+        let t = median(&mut || {
+            let r = ex.run_entry(entry, args.clone()).unwrap();
+            std::hint::black_box(&r);
+        });
+        println!(
+            "{entry:7} {:8.2} ms  {:6.2} GB/s  {:5.2}x of copy bandwidth",
+            t * 1e3,
+            gb(bytes, t),
+            gb(bytes, t) / copy_bw
+        );
+    }
+}
+
+fn program(bins: i64) -> Prog {
+    let mut names = NameSource::default();
+    let f32t = Type::Prim(PrimType::F32);
+    let arr = |t: PrimType, n: VName| Type::Array {
+        elem: t,
+        shape: vec![SubExp::Var(n)],
+    };
+    let p = |name, ty| Param { name, ty };
+    let st = |pat, exp| Stm {
+        pat,
+        exp,
+        src: SrcInfo::default(),
+    };
+    let entry = |name: &str, params, body| FunDef {
+        name: name.into(),
+        params,
+        ret: vec![],
+        body,
+        entry: Some(EntryInfo {
+            name: name.into(),
+            param_types: vec![],
+            results: vec![EntryResult {
+                type_text: String::new(),
+                num_values: 1,
+                opaque: false,
+            }],
+        }),
+        src: SrcInfo::default(),
+    };
+    let zero = SubExp::Const(Prim::F32(0.0));
+    let mut funs = Vec::new();
+    // map (\x -> x * 2 + 1)
+    {
+        let (n, xs, x, t, u, r) = (
+            names.fresh("n"),
+            names.fresh("xs"),
+            names.fresh("x"),
+            names.fresh("t"),
+            names.fresh("u"),
+            names.fresh("r"),
+        );
+        let lam = Lambda {
+            params: vec![p(x, f32t.clone())],
+            body: Body {
+                stms: vec![
+                    st(
+                        vec![p(t, f32t.clone())],
+                        Exp::Basic(BasicOp::BinOp(
+                            BinOp::Mul,
+                            SubExp::Var(x),
+                            SubExp::Const(Prim::F32(2.0)),
+                        )),
+                    ),
+                    st(
+                        vec![p(u, f32t.clone())],
+                        Exp::Basic(BasicOp::BinOp(
+                            BinOp::Add,
+                            SubExp::Var(t),
+                            SubExp::Const(Prim::F32(1.0)),
+                        )),
+                    ),
+                ],
+                result: vec![SubExp::Var(u)],
+            },
+            ret: vec![f32t.clone()],
+        };
+        let body = Body {
+            stms: vec![st(
+                vec![p(r, arr(PrimType::F32, n))],
+                Exp::Soac(Soac::Map {
+                    w: SubExp::Var(n),
+                    lam,
+                    arrs: vec![xs],
+                }),
+            )],
+            result: vec![SubExp::Var(r)],
+        };
+        funs.push(entry("map", vec![p(xs, arr(PrimType::F32, n))], body));
+    }
+    // reduce (+) 0 and scan (+) 0
+    for kind in ["reduce", "scan"] {
+        let (n, xs, r) = (names.fresh("n"), names.fresh("xs"), names.fresh("r"));
+        let lam = builder::binop_lambda(&mut names, BinOp::Add, PrimType::F32);
+        let exp = if kind == "reduce" {
+            Exp::Soac(Soac::Reduce {
+                w: SubExp::Var(n),
+                arrs: vec![xs],
+                pre: None,
+                lam,
+                neutral: vec![zero.clone()],
+                commutative: true,
+            })
+        } else {
+            Exp::Soac(Soac::Scan {
+                w: SubExp::Var(n),
+                arrs: vec![xs],
+                pre: None,
+                lam,
+                neutral: vec![zero.clone()],
+            })
+        };
+        let ty = if kind == "reduce" {
+            f32t.clone()
+        } else {
+            arr(PrimType::F32, n)
+        };
+        let body = Body {
+            stms: vec![st(vec![p(r, ty)], exp)],
+            result: vec![SubExp::Var(r)],
+        };
+        funs.push(entry(kind, vec![p(xs, arr(PrimType::F32, n))], body));
+    }
+    // reduce_by_index (replicate bins 0) (+) 0 is xs
+    {
+        let (n, is, xs, z, r) = (
+            names.fresh("n"),
+            names.fresh("is"),
+            names.fresh("xs"),
+            names.fresh("z"),
+            names.fresh("r"),
+        );
+        let lam = builder::binop_lambda(&mut names, BinOp::Add, PrimType::F32);
+        let bt = Type::Array {
+            elem: PrimType::F32,
+            shape: vec![SubExp::i64(bins)],
+        };
+        let body = Body {
+            stms: vec![
+                st(
+                    vec![p(z, bt.clone())],
+                    Exp::Basic(BasicOp::Replicate(vec![SubExp::i64(bins)], zero.clone())),
+                ),
+                st(
+                    vec![p(r, bt)],
+                    Exp::Soac(Soac::Hist {
+                        w: SubExp::Var(n),
+                        dests: vec![z],
+                        lam,
+                        neutral: vec![zero.clone()],
+                        is: vec![is],
+                        vals: vec![xs],
+                    }),
+                ),
+            ],
+            result: vec![SubExp::Var(r)],
+        };
+        funs.push(entry(
+            "hist",
+            vec![p(is, arr(PrimType::I64, n)), p(xs, arr(PrimType::F32, n))],
+            body,
+        ));
+    }
+    Prog { funs, names }
+}
