@@ -74,8 +74,9 @@ fn read_arguments(bytes: &[u8], entry: &EntryPoint) -> CliResult<Vec<Value>> {
             Ok(Some(v)) => values.push(v),
             Ok(None) => break,
             Err(e) => {
-                return Err(wrong_type(bytes, at, entry, values.len())
-                    .unwrap_or_else(|| CliError::user(e.to_string())))
+                let index = values.len();
+                return Err(wrong_type(bytes, at, entry, index)
+                    .unwrap_or_else(|| CliError::user(naming_argument(&e, entry, index))));
             }
         }
     }
@@ -89,6 +90,21 @@ fn read_arguments(bytes: &[u8], entry: &EntryPoint) -> CliResult<Vec<Value>> {
         )));
     }
     Ok(values)
+}
+
+/// A reader error, reworded to say which argument was being read (malformed, ragged or
+/// truncated input): `<stdin>:2:1: Error: argument 1 of "f": expected ...`.
+fn naming_argument(e: &runic_data::DataError, entry: &EntryPoint, index: usize) -> String {
+    let what = match entry.params.get(index) {
+        Some(_) => format!("argument {} of \"{}\": ", index + 1, entry.name),
+        None => format!(
+            "extra value after the {} argument(s) of \"{}\": ",
+            entry.params.len(),
+            entry.name
+        ),
+    };
+    e.to_string()
+        .replacen("Error: ", &format!("Error: {what}"), 1)
 }
 
 /// When a value failed to read with its hint but reads fine without one, its type is wrong:
