@@ -1,0 +1,19 @@
+-- Primal throughput of the SOACs over f32 (see docs/PERFORMANCE.md, "ir executor").
+-- `copy` is the memory-bandwidth baseline of the same bytes.
+-- ==
+-- entry: copy map_f32 reduce_add scan_add
+-- random input { [10000000]f32 }
+-- random input { [100000000]f32 }
+
+entry copy (xs: []f32) = copy xs
+entry map_f32 (xs: []f32) = map (\x -> x * 2 + 1) xs
+entry reduce_add (xs: []f32) = reduce (+) 0 xs
+entry scan_add (xs: []f32) = scan (+) 0 xs
+
+-- ==
+-- entry: hist_add
+-- random input { [10000000]u16 [10000000]f32 }
+-- random input { [100000000]u16 [100000000]f32 }
+
+entry hist_add [n] (is: [n]u16) (xs: [n]f32) =
+  reduce_by_index (replicate 1024 0f32) (+) 0 (map (\i -> i64.u16 i % 1024) is) xs
