@@ -149,7 +149,11 @@ fn dev_passes() {
     assert!(o.stderr.contains("parse, typecheck"), "{}", o.stderr);
     let o = runic(&d, &["dev", "--backend=ir", "--list-passes"], "");
     assert_eq!(o.status, 0);
-    assert!(o.stdout.starts_with("parse\ntypecheck\nlower\n"), "{}", o.stdout);
+    assert!(
+        o.stdout.starts_with("parse\ntypecheck\nlower\n"),
+        "{}",
+        o.stdout
+    );
 }
 
 // ---------------------------------------------------------------------------------------
