@@ -7,7 +7,13 @@ use std::sync::Arc;
 
 /// Passes of the ir pipeline after the front end, in order.
 pub fn ir_passes() -> Vec<String> {
-    vec!["lower".to_string()]
+    let mut p = vec!["lower".to_string()];
+    p.extend(
+        runic_opt::pipeline()
+            .iter()
+            .map(|(name, _)| name.to_string()),
+    );
+    p
 }
 
 /// Every pass name `runic dev --backend ir` knows, in execution order.
@@ -24,18 +30,30 @@ pub fn compile(
     stop_after: Option<&str>,
     mut after: impl FnMut(&str, &Prog),
 ) -> Result<Prog, String> {
-    let prog = lower(loaded)?;
+    let mut prog = lower(loaded)?;
     after("lower", &prog);
     if stop_after == Some("lower") {
         return Ok(prog);
     }
+    for (name, pass) in runic_opt::pipeline() {
+        prog = pass(prog);
+        after(name, &prog);
+        if stop_after == Some(name) {
+            break;
+        }
+    }
     Ok(prog)
 }
 
-/// Lowering is written concurrently in `runic-lower`; until it is part of the build every
-/// program fails here with a clear message (never a wrong answer).
-fn lower(_loaded: &Loaded) -> Result<Prog, String> {
-    Err("the ir backend cannot lower this program yet: lowering (runic-lower) is not part of this build".to_string())
+/// Typed AST to IR. A construct the ir backend cannot lower yet is reported as an error
+/// at its location (never a wrong program).
+fn lower(loaded: &Loaded) -> Result<Prog, String> {
+    runic_lower::lower_with_sources(&loaded.checked, Some(&loaded.sources)).map_err(|e| {
+        match e.span {
+            Some(span) => runic_syntax::Diagnostic::error(span, e.message).render(&loaded.sources),
+            None => format!("Error: {}", e.message),
+        }
+    })
 }
 
 /// A program prepared for calls on the ir backend.
