@@ -358,7 +358,8 @@ impl<'a> Lower<'a> {
             "iota",
             BasicOp::Range {
                 start: SubExp::i64(0),
-                second: None,
+                // `0..1..<n`: the form the interpreter names in its invalid-range error.
+                second: Some(SubExp::i64(1)),
                 end: n,
                 kind: RangeKind::UpToExclusive,
                 elem: PrimType::I64,
@@ -636,8 +637,8 @@ fn named<'a>(
             let s = l.basic(
                 "iota",
                 BasicOp::Range {
+                    second: Some(SubExp::Const(Prim::one(p))),
                     start: zero,
-                    second: None,
                     end: n,
                     kind: RangeKind::UpToExclusive,
                     elem: p,
@@ -1080,10 +1081,7 @@ fn scatter<'a>(
     let w = outer(l, vs, span)?;
     let isv = index_arrays(l, is, dims, span)?;
     let dl = l.leaves(dest, span)?;
-    let dests: Vec<VName> = dl
-        .iter()
-        .map(|(s, _)| l.arr_var(s, span))
-        .collect::<R<_>>()?;
+    let dests = consumable_copies(l, &dl, span)?;
     let types: Vec<Type> = dl.iter().map(|(_, t)| t.clone()).collect();
     let vals = arrays(l, vs, span)?;
     let outs = l.emit(
@@ -1116,10 +1114,7 @@ fn hist<'a>(
     let (lam, _) = l.lambda_of(op, &[ne.clone(), ne.clone()], span)?;
     let neutral: Vec<SubExp> = l.leaves(ne, span)?.into_iter().map(|(s, _)| s).collect();
     let dl = l.leaves(dest, span)?;
-    let dests: Vec<VName> = dl
-        .iter()
-        .map(|(s, _)| l.arr_var(s, span))
-        .collect::<R<_>>()?;
+    let dests = consumable_copies(l, &dl, span)?;
     let types: Vec<Type> = dl.iter().map(|(_, t)| t.clone()).collect();
     let vals = arrays(l, vs, span)?;
     let outs = l.emit(
@@ -1136,4 +1131,16 @@ fn hist<'a>(
     );
     let leaves: Vec<(SubExp, Type)> = outs.into_iter().map(SubExp::Var).zip(types).collect();
     Ok(dest.rebuild(&mut leaves.into_iter()))
+}
+
+/// Copies of arrays that an operation consumes (the originals may still be used; runic-opt
+/// drops a copy whose original is dead afterwards).
+fn consumable_copies<'a>(l: &mut Lower<'a>, dl: &[(SubExp, Type)], span: Span) -> R<Vec<VName>> {
+    let mut out = Vec::new();
+    for (s, t) in dl {
+        let a = l.arr_var(s, span)?;
+        let c = l.basic("cp", BasicOp::Copy(a), t.clone());
+        out.push(l.arr_var(&c, span)?);
+    }
+    Ok(out)
 }

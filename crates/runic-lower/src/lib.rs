@@ -65,7 +65,8 @@ fn lower_entry<'a>(
         Dec::Val(vb) => vb,
         _ => return lower::unsupported("an entry point that is not a value", Some(e.span)),
     };
-    l.loc = Some(loc_of(e.span));
+    // The interpreter reports argument size mismatches without a location.
+    l.loc = None;
     let mut params = Vec::new();
     let mut args = Vec::new();
     let mut env = Env::default();
@@ -123,6 +124,7 @@ fn lower_entry<'a>(
         });
         args.push(Val::Leaf(SubExp::Var(name), ty));
     }
+    l.loc = Some(loc_of(e.span));
     let f = if vb.params.is_empty() {
         l.constant(e.dec_index, None, &env)?
     } else {

@@ -1552,7 +1552,7 @@ impl<'a> Lower<'a> {
                 }
                 Ok(Val::Rec(out))
             }
-            ast::UpdateStep::Index(dims, _) => {
+            ast::UpdateStep::Index(dims, step_span) => {
                 let idx = self.dim_indices(dims, env)?;
                 let nv = if rest.is_empty() {
                     nv
@@ -1560,13 +1560,18 @@ impl<'a> Lower<'a> {
                     let cur = self.index_val(&target, &idx, span)?;
                     self.update_steps(cur, rest, nv, env, span)?
                 };
-                self.loc = Some(loc_of(span));
+                // Bounds and shape errors point at the index, as in the interpreter.
+                self.loc = Some(loc_of(*step_span));
                 let tl = self.leaves(&target, span)?;
                 let vl = self.leaves(&nv, span)?;
                 let mut out = Vec::new();
                 for ((s, t), (v, _)) in tl.into_iter().zip(vl) {
+                    // `Update` consumes its array while the source keeps the old value
+                    // alive: update a copy (runic-opt drops it when the old value is dead).
                     let a = self.arr_var(&s, span)?;
-                    let r = self.basic("upd", BasicOp::Update(a, idx.clone(), v), t.clone());
+                    let c = self.basic("cp", BasicOp::Copy(a), t.clone());
+                    let c = self.arr_var(&c, span)?;
+                    let r = self.basic("upd", BasicOp::Update(c, idx.clone(), v), t.clone());
                     out.push((r, t));
                 }
                 Ok(target.rebuild(&mut out.into_iter()))

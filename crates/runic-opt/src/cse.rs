@@ -21,7 +21,10 @@ fn body(b: &mut Body, outer: &Table, m: &mut Subst) {
     for mut s in std::mem::take(&mut b.stms) {
         walk::stm(&mut s, m);
         nested(&mut s.exp, &table, m);
-        if removable(&s.exp) {
+        // Copies and scratch arrays are fresh storage that a later operation may consume:
+        // two of them are never the same value.
+        let fresh = matches!(s.exp, Exp::Basic(BasicOp::Copy(_) | BasicOp::Scratch(..)));
+        if removable(&s.exp) && !fresh {
             let key = format!(
                 "{:?}|{:?}",
                 s.exp,

@@ -2,16 +2,22 @@
 //!
 //! - [`copy_prop`] (module `simplify`): copy propagation and constant folding;
 //! - [`cse`]: common-subexpression elimination of pure operations;
-//! - [`dce`]: dead-code elimination (operations that may fail are kept).
+//! - [`dce`]: dead-code elimination (operations that may fail are kept);
+//! - [`copies`]: elision of copies made for consuming operations once the original is dead.
+//!
+//! There is no inlining pass: lowering already inlines every call (the language has no
+//! recursion), so each entry point is one IR function without `Apply`.
 //!
 //! [`simplify`] runs them to a small fixed number of rounds; [`pipeline`] lists the passes
 //! by name for the command line's `--list-passes` / `--print-ir-after`.
 
+pub mod copies;
 pub mod cse;
 pub mod dce;
 pub mod simplify;
 mod walk;
 
+pub use copies::elide_copies;
 pub use cse::cse;
 pub use dce::dce;
 use runic_ir::Prog;
@@ -36,5 +42,6 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("cse", cse),
         ("dce", dce),
         ("simplify", simplify),
+        ("elide-copies", elide_copies),
     ]
 }
