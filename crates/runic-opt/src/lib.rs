@@ -3,6 +3,7 @@
 //! - [`copy_prop`] (module `simplify`): copy propagation and constant folding;
 //! - [`cse`]: common-subexpression elimination of pure operations;
 //! - [`dce`]: dead-code elimination (operations that may fail are kept);
+//! - [`fuse`]: vertical fusion of a map into its only consumer (map, reduce or scan);
 //! - [`copies`]: elision of copies made for consuming operations once the original is dead.
 //!
 //! There is no inlining pass: lowering already inlines every call (the language has no
@@ -14,12 +15,14 @@
 pub mod copies;
 pub mod cse;
 pub mod dce;
+pub mod fuse;
 pub mod simplify;
 mod walk;
 
 pub use copies::elide_copies;
 pub use cse::cse;
 pub use dce::dce;
+pub use fuse::fuse;
 use runic_ir::Prog;
 pub use simplify::copy_prop;
 
@@ -42,6 +45,7 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("cse", cse),
         ("dce", dce),
         ("simplify", simplify),
+        ("fuse", fuse),
         ("elide-copies", elide_copies),
     ]
 }
