@@ -279,15 +279,21 @@ fn finish(l: u32, r: S, args: &[(&S, PrimType, Partial<S>)]) -> R<S> {
             })))
         }
         Some(None) => {
-            let edges: Vec<(u32, Partial<S>)> = args
-                .iter()
-                .filter(|(_, _, p)| !p.is_zero())
-                .filter_map(|(a, _, p)| a.node_at(l).map(|id| (id, p.clone())))
-                .collect();
-            if edges.is_empty() {
-                return Ok(r);
-            }
-            let id = push_node(l, edges)?;
+            // Record the node straight into the tape (no per-node allocation).
+            let id = LEVELS.with(|lv| -> R<u32> {
+                match lv.borrow_mut().get_mut(l as usize - 1) {
+                    Some(Level::Reverse(t)) => {
+                        let edges = args
+                            .iter()
+                            .filter(|(_, _, p)| !p.is_zero())
+                            .filter_map(|(a, _, p)| a.node_at(l).map(|id| (id, p.clone())));
+                        t.push(edges)
+                    }
+                    _ => Err(RuntimeError::new(
+                        "internal error: no tape for this AD level",
+                    )),
+                }
+            })?;
             Ok(S::A(Rc::new(Act {
                 level: l,
                 primal: r,
@@ -342,12 +348,11 @@ pub fn convert(a: &S, to: PrimType) -> R<S> {
     finish(l, r, &[(a, t, deriv::convert_partial(t, to))])
 }
 
+/// The partial derivatives of a ternary operation at its (level-lowered) operands.
+type TernaryPartials<'f> = &'f dyn Fn([&S; 3]) -> R<[Partial<S>; 3]>;
+
 /// A ternary operation given by its primal function and partials (fma, mad, lerp).
-pub fn ternary(
-    args: [&S; 3],
-    primal: &dyn Fn([&S; 3]) -> R<S>,
-    partials: &dyn Fn([&S; 3]) -> R<[Partial<S>; 3]>,
-) -> R<S> {
+pub fn ternary(args: [&S; 3], primal: &dyn Fn([&S; 3]) -> R<S>, partials: TernaryPartials) -> R<S> {
     let l = args.iter().map(|a| a.level()).max().unwrap_or(0);
     if l == 0 {
         return primal(args);
@@ -743,7 +748,11 @@ impl<'a> crate::eval::Eval<'a> {
             let c = cs
                 .get(idx)
                 .ok_or_else(|| RuntimeError::new("internal error: lost with_vjp record"))?;
-            debug_assert_eq!(c.level, l);
+            if c.level != l {
+                return Err(RuntimeError::new(
+                    "internal error: with_vjp record of another level",
+                ));
+            }
             (c.y.clone(), c.fprime.clone(), c.x.clone())
         };
         let dy = map_scalars(&y, &mut |s| {
