@@ -70,3 +70,14 @@ entry rev_over_fwd (x: f64) = vjp (\x -> jvp (\y -> y * y * x) x 1) x 1
 -- input { 1.5 } output { 8.0 }
 
 entry grad_while_doubling (x: f64) = vjp (\x -> loop y = x while y <= 10 do y * 2) x 1
+
+-- with_vjp_tape: f returns (tape, y) = (2x, x²); the derivative function multiplies the
+-- cotangent by the tape, giving 2x·dy = 6 at x = 3. Its derivative function re-evaluates
+-- `f x` on the argument captured from the closed reverse level, which must act as a
+-- constant there.
+-- ==
+-- entry: grad_with_vjp_tape
+-- input { 3.0 } output { 9.0 6.0 }
+
+def sq_tape (x: f64) : f64 = with_vjp_tape (\x -> (2 * x, x * x)) (\(t, dy) -> dy * t) x
+entry grad_with_vjp_tape (x: f64) = vjp2 sq_tape x 1

@@ -1,7 +1,8 @@
 //! Automatic differentiation at run time (language.md §11).
 //!
 //! Every invocation of an AD operator (`jvp2`, `jmp2`, `vjp2`, `mjp2`) opens a *level*
-//! (numbered 1, 2, … by nesting depth) and makes the scalars of its argument *active* at that
+//! with a fresh tag (tags grow in creation order, so an inner operator's tag is larger than
+//! its enclosing ones', and a closed level's tag is never reused) and makes the scalars of its argument *active* at that
 //! level: an [`Act`] holds the level, the primal value (itself possibly active at lower
 //! levels) and either tangents (forward mode, one per direction) or a node id on the level's
 //! tape (reverse mode). An operation on active scalars works at the highest level `l` among
@@ -96,8 +97,10 @@ enum Level {
 }
 
 thread_local! {
-    /// The open AD levels, innermost last; level `l` is `LEVELS[l - 1]`.
-    static LEVELS: RefCell<Vec<Level>> = const { RefCell::new(Vec::new()) };
+    /// The open AD levels with their tags, innermost last.
+    static LEVELS: RefCell<Vec<(u32, Level)>> = const { RefCell::new(Vec::new()) };
+    /// The last tag handed out.
+    static LAST_TAG: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// Per-evaluation AD state that must hold program values (`with_vjp` calls).
@@ -115,35 +118,50 @@ struct Custom<'a> {
     x: Value<'a>,
 }
 
-fn push_level(l: Level) -> u32 {
-    LEVELS.with(|lv| {
-        let mut lv = lv.borrow_mut();
-        lv.push(l);
-        lv.len() as u32
-    })
+fn push_level(l: Level) -> R<u32> {
+    let tag = LAST_TAG.with(|t| {
+        let n = t.get().checked_add(1)?;
+        t.set(n);
+        Some(n)
+    });
+    let tag = tag.ok_or_else(|| RuntimeError::new("too many AD operator invocations"))?;
+    LEVELS.with(|lv| lv.borrow_mut().push((tag, l)));
+    Ok(tag)
 }
 
 fn pop_level() -> Option<Level> {
-    LEVELS.with(|lv| lv.borrow_mut().pop())
+    LEVELS.with(|lv| lv.borrow_mut().pop().map(|(_, l)| l))
 }
 
-/// `Some(directions)` for a forward level, `None` for a reverse one or a closed level.
+/// `Some(Some(directions))` for an open forward level, `Some(None)` for an open reverse one,
+/// `None` for a closed level (whose values are then plain constants).
 fn level_kind(l: u32) -> Option<Option<usize>> {
     LEVELS.with(|lv| {
-        lv.borrow().get(l as usize - 1).map(|x| match x {
-            Level::Forward(n) => Some(*n),
-            Level::Reverse(_) => None,
-        })
+        lv.borrow()
+            .iter()
+            .rev()
+            .find(|(t, _)| *t == l)
+            .map(|(_, x)| match x {
+                Level::Forward(n) => Some(*n),
+                Level::Reverse(_) => None,
+            })
     })
+}
+
+/// Run `f` on the tape of the open reverse level `l`.
+fn with_tape<T>(l: u32, f: impl FnOnce(&mut Tape) -> R<T>) -> R<T> {
+    LEVELS.with(
+        |lv| match lv.borrow_mut().iter_mut().rev().find(|(t, _)| *t == l) {
+            Some((_, Level::Reverse(t))) => f(t),
+            _ => Err(RuntimeError::new(
+                "internal error: no tape for this AD level",
+            )),
+        },
+    )
 }
 
 fn push_node(l: u32, edges: Vec<(u32, Partial<S>)>) -> R<u32> {
-    LEVELS.with(|lv| match lv.borrow_mut().get_mut(l as usize - 1) {
-        Some(Level::Reverse(t)) => t.push(edges),
-        _ => Err(RuntimeError::new(
-            "internal error: no tape for this AD level",
-        )),
-    })
+    with_tape(l, |t| t.push(edges))
 }
 
 // ------------------------------------------------------------------ scalars
@@ -280,19 +298,12 @@ fn finish(l: u32, r: S, args: &[(&S, PrimType, Partial<S>)]) -> R<S> {
         }
         Some(None) => {
             // Record the node straight into the tape (no per-node allocation).
-            let id = LEVELS.with(|lv| -> R<u32> {
-                match lv.borrow_mut().get_mut(l as usize - 1) {
-                    Some(Level::Reverse(t)) => {
-                        let edges = args
-                            .iter()
-                            .filter(|(_, _, p)| !p.is_zero())
-                            .filter_map(|(a, _, p)| a.node_at(l).map(|id| (id, p.clone())));
-                        t.push(edges)
-                    }
-                    _ => Err(RuntimeError::new(
-                        "internal error: no tape for this AD level",
-                    )),
-                }
+            let id = with_tape(l, |t| {
+                let edges = args
+                    .iter()
+                    .filter(|(_, _, p)| !p.is_zero())
+                    .filter_map(|(a, _, p)| a.node_at(l).map(|id| (id, p.clone())));
+                t.push(edges)
             })?;
             Ok(S::A(Rc::new(Act {
                 level: l,
@@ -424,7 +435,11 @@ pub fn reverse_only_dependent(src: &S, primal: Prim) -> R<S> {
 
 /// Whether some reverse-mode level is open.
 pub fn reverse_active() -> bool {
-    LEVELS.with(|lv| lv.borrow().iter().any(|l| matches!(l, Level::Reverse(_))))
+    LEVELS.with(|lv| {
+        lv.borrow()
+            .iter()
+            .any(|(_, l)| matches!(l, Level::Reverse(_)))
+    })
 }
 
 // ------------------------------------------------------------------ values
@@ -594,7 +609,7 @@ impl<'a> crate::eval::Eval<'a> {
             scalars(dx, &mut s);
             seeds.push(s);
         }
-        let l = push_level(Level::Forward(dxs.len()));
+        let l = push_level(Level::Forward(dxs.len()))?;
         let mut guard = LevelGuard { open: true };
         let mut i = 0;
         let xa = map_scalars(x, &mut |s| {
@@ -640,7 +655,7 @@ impl<'a> crate::eval::Eval<'a> {
         x: &Value<'a>,
         seeds: &mut dyn FnMut(&Value<'a>) -> R<Vec<Value<'a>>>,
     ) -> R<(Value<'a>, Vec<Value<'a>>)> {
-        let l = push_level(Level::Reverse(Tape::default()));
+        let l = push_level(Level::Reverse(Tape::default()))?;
         let mut guard = LevelGuard { open: true };
         let customs_base = self.ad.customs.borrow().len();
         let r = self.ad_reverse_in(l, &mut guard, apply, x, seeds);
@@ -809,11 +824,10 @@ impl<'a> crate::eval::Eval<'a> {
             });
             cs.len() - 1
         };
-        LEVELS.with(|lv| {
-            if let Some(Level::Reverse(t)) = lv.borrow_mut().get_mut(l as usize - 1) {
-                t.customs.push((marker, idx));
-            }
-        });
+        with_tape(l, |t| {
+            t.customs.push((marker, idx));
+            Ok(())
+        })?;
         Ok(y)
     }
 }
