@@ -180,11 +180,24 @@ fn mentions(e: &Exp, x: &str) -> bool {
     false
 }
 
+/// An expression evaluated later in the same scope, with the names bound before it runs
+/// (the body of `let p = ... in body` sees `p`'s names, not the outer ones).
+type Later<'a> = (&'a Exp, Vec<&'a str>);
+
+fn live(rest: &[Later], x: &str) -> bool {
+    rest.iter()
+        .any(|(e, shadow)| !shadow.contains(&x) && mentions(e, x))
+}
+
+fn later(e: &Exp) -> Later<'_> {
+    (e, Vec::new())
+}
+
 /// `rest`: expressions evaluated after `e` in the current scope; `local`: names bound in the
 /// current scope (function or loop body).
 fn walk<'a>(
     e: &'a Exp,
-    rest: &mut Vec<&'a Exp>,
+    rest: &mut Vec<Later<'a>>,
     local: &HashSet<&'a str>,
     out: &mut HashSet<NodeId>,
 ) {
@@ -197,14 +210,16 @@ fn walk<'a>(
         ExpKind::Update { target, .. } => {
             if let ExpKind::Var(q) = &target.kind {
                 let x = q.name.as_str();
-                if !q.is_qualified() && local.contains(x) && !rest.iter().any(|r| mentions(r, x)) {
+                if !q.is_qualified() && local.contains(x) && !live(rest, x) {
                     out.insert(e.id);
                 }
             }
             walk_siblings(e, rest, local, out);
         }
         ExpKind::LetPat { pat, rhs, body, .. } => {
-            rest.push(body);
+            let mut names = HashSet::new();
+            pat_names(pat, &mut names);
+            rest.push((body, names.into_iter().collect()));
             walk(rhs, rest, local, out);
             rest.pop();
             let l = with_local(&|l| pat_names(pat, l));
@@ -218,7 +233,7 @@ fn walk<'a>(
             ..
         } => {
             if params.is_empty() {
-                rest.push(body);
+                rest.push(later(body));
                 walk(rhs, rest, local, out);
                 rest.pop();
             } else {
@@ -242,7 +257,7 @@ fn walk<'a>(
             form,
             body,
         } => {
-            rest.push(e);
+            rest.push(later(e));
             if let Some(i) = init {
                 walk(i, rest, local, out);
             }
@@ -257,7 +272,7 @@ fn walk<'a>(
                     walk(array, rest, local, out);
                     pat_names(xp, &mut l);
                 }
-                LoopForm::While(c) => walk(c, &mut vec![body], &l, out),
+                LoopForm::While(c) => walk(c, &mut vec![later(body)], &l, out),
             }
             rest.pop();
             walk(body, &mut Vec::new(), &l, out);
@@ -267,8 +282,8 @@ fn walk<'a>(
             then_branch,
             else_branch,
         } => {
-            rest.push(then_branch);
-            rest.push(else_branch);
+            rest.push(later(then_branch));
+            rest.push(later(else_branch));
             walk(cond, rest, local, out);
             rest.pop();
             rest.pop();
@@ -277,7 +292,7 @@ fn walk<'a>(
         }
         ExpKind::Match { scrutinee, cases } => {
             let n = rest.len();
-            rest.extend(cases.iter().map(|c| &c.body));
+            rest.extend(cases.iter().map(|c| later(&c.body)));
             walk(scrutinee, rest, local, out);
             rest.truncate(n);
             for c in cases {
@@ -286,7 +301,7 @@ fn walk<'a>(
             }
         }
         ExpKind::LetUpdate { rhs, body, .. } => {
-            rest.push(body);
+            rest.push(later(body));
             walk(rhs, rest, local, out);
             rest.pop();
             walk(body, rest, local, out);
@@ -298,7 +313,7 @@ fn walk<'a>(
 /// Children in any order, each with all its siblings counted as evaluated later.
 fn walk_siblings<'a>(
     e: &'a Exp,
-    rest: &mut Vec<&'a Exp>,
+    rest: &mut Vec<Later<'a>>,
     local: &HashSet<&'a str>,
     out: &mut HashSet<NodeId>,
 ) {
@@ -309,9 +324,52 @@ fn walk_siblings<'a>(
             cs.iter()
                 .enumerate()
                 .filter(|(j, _)| *j != i)
-                .map(|(_, s)| *s),
+                .map(|(_, s)| later(s)),
         );
         walk(c, rest, local, out);
         rest.truncate(n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn safe_count(src: &str) -> usize {
+        let prog = runic_syntax::parse_program(runic_syntax::FileId(0), src, 0)
+            .unwrap_or_else(|_| panic!("parse error in {src}"));
+        safe_updates(&prog.decs).len()
+    }
+
+    #[test]
+    fn updates_of_dead_local_variables_may_consume() {
+        // Loop parameter updated as the whole body, and rebound by `let` in the body.
+        assert_eq!(
+            safe_count("def f (a: *[]i64) = loop a for i < 3 do a with [i] = i"),
+            1
+        );
+        assert_eq!(
+            safe_count("def f (a: *[]i64) = loop a for i < 3 do let a = a with [i] = i in a"),
+            1
+        );
+    }
+
+    #[test]
+    fn updates_of_live_or_captured_variables_copy() {
+        // `xs` is used after the update.
+        assert_eq!(
+            safe_count("def f (xs: []i64) = let ys = xs with [0] = 1 in (xs, ys)"),
+            0
+        );
+        // `xs` is a free variable of a lambda that runs once per element.
+        assert_eq!(
+            safe_count("def f (xs: []i64) = map (\\i -> (xs with [i] = 0)[0]) (iota 3)"),
+            0
+        );
+        // A loop body must not consume a variable bound outside the loop.
+        assert_eq!(
+            safe_count("def f (xs: []i64) = loop acc = 0 for i < 3 do acc + (xs with [i] = 0)[0]"),
+            0
+        );
     }
 }
