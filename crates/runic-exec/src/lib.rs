@@ -14,6 +14,7 @@ mod error;
 mod eval;
 mod hist;
 mod index;
+mod out;
 pub mod slots;
 mod soac;
 mod value;

@@ -4,6 +4,7 @@
 
 use crate::error::{err, ExecError, R};
 use crate::eval::{scalar_binop, Ctx, Frame};
+use crate::out::OutPtr;
 use crate::value::*;
 use crate::vector::BLOCK;
 use rayon::prelude::*;
@@ -86,25 +87,28 @@ pub fn simple_op_of(lam: &Lambda) -> Option<BinOp> {
     }
 }
 
-/// `acc op x` folded over a column, natively where that is exact.
-fn fold_col(op: BinOp, acc: Prim, col: &Buffer, n: usize) -> R<Prim> {
+/// `acc op x` folded over elements `off..off + n` of a column, natively where that is
+/// exact (in order: the interpreter's association).
+fn fold_col(op: BinOp, acc: Prim, col: &Buffer, off: usize, n: usize) -> R<Prim> {
+    let col_all = col;
+    let range = off..off + n;
     match (op, acc, col) {
         (BinOp::Add, Prim::F32(a), Buffer::F32(v)) => {
-            Ok(Prim::F32(v[..n].iter().fold(a, |s, &x| s + x)))
+            Ok(Prim::F32(v[range.clone()].iter().fold(a, |s, &x| s + x)))
         }
         (BinOp::Add, Prim::F64(a), Buffer::F64(v)) => {
-            Ok(Prim::F64(v[..n].iter().fold(a, |s, &x| s + x)))
+            Ok(Prim::F64(v[range.clone()].iter().fold(a, |s, &x| s + x)))
         }
-        (BinOp::Add, Prim::I32(a), Buffer::I32(v)) => {
-            Ok(Prim::I32(v[..n].iter().fold(a, |s, &x| s.wrapping_add(x))))
-        }
-        (BinOp::Add, Prim::I64(a), Buffer::I64(v)) => {
-            Ok(Prim::I64(v[..n].iter().fold(a, |s, &x| s.wrapping_add(x))))
-        }
+        (BinOp::Add, Prim::I32(a), Buffer::I32(v)) => Ok(Prim::I32(
+            v[range.clone()].iter().fold(a, |s, &x| s.wrapping_add(x)),
+        )),
+        (BinOp::Add, Prim::I64(a), Buffer::I64(v)) => Ok(Prim::I64(
+            v[range.clone()].iter().fold(a, |s, &x| s.wrapping_add(x)),
+        )),
         _ => {
             let mut a = acc;
-            for i in 0..n {
-                a = scalar_binop(op, a, buf_get(col, i))?;
+            for i in range {
+                a = scalar_binop(op, a, buf_get(col_all, i))?;
             }
             Ok(a)
         }
@@ -153,6 +157,40 @@ fn scan_col(op: BinOp, acc: Prim, col: &Buffer, n: usize, out: &mut Buffer) -> R
     }
 }
 
+macro_rules! scan_native {
+    ($op:expr, $acc:expr, $src:expr, $lo:expr, $n:expr, $dst:expr, $V:ident, $t:ty, $add:expr) => {
+        if let (BinOp::Add, Prim::$V(mut a), Buffer::$V(v)) = ($op, $acc, $src) {
+            if $dst.elem() == runic_data::ElemType::$V {
+                let add: fn($t, $t) -> $t = $add;
+                // SAFETY: the element type was checked; this chunk owns `lo..lo + n`.
+                let d: &mut [$t] = unsafe { $dst.slice_mut($lo, $n)? };
+                for (o, &x) in d.iter_mut().zip(&v[$lo..$lo + $n]) {
+                    a = add(a, x);
+                    *o = a;
+                }
+                return Ok(());
+            }
+        }
+    };
+}
+
+/// Inclusive scan of elements `lo..lo + n` of `src` from `acc`, written to the same
+/// positions of `dst`.
+fn scan_into(op: BinOp, acc: Prim, src: &Buffer, lo: usize, n: usize, dst: &OutPtr) -> R<()> {
+    scan_native!(op, acc, src, lo, n, dst, F32, f32, |a, b| a + b);
+    scan_native!(op, acc, src, lo, n, dst, F64, f64, |a, b| a + b);
+    scan_native!(op, acc, src, lo, n, dst, I32, i32, |a: i32, b| a
+        .wrapping_add(b));
+    scan_native!(op, acc, src, lo, n, dst, I64, i64, |a: i64, b| a
+        .wrapping_add(b));
+    let mut a = acc;
+    for i in lo..lo + n {
+        a = scalar_binop(op, a, buf_get(src, i))?;
+        dst.set(i, a)?;
+    }
+    Ok(())
+}
+
 impl Ctx<'_> {
     fn arrays(&self, f: &Frame, vs: &[VName], w: usize) -> R<Vec<Arc<Array>>> {
         let mut out = Vec::with_capacity(vs.len());
@@ -197,8 +235,13 @@ impl Ctx<'_> {
                         .map(|v| self.get(f, *v).cloned())
                         .collect::<R<Vec<_>>>();
                     if let Ok(frees) = frees {
-                        let inputs = arrs.iter().map(|a| buf_slice(&a.data, lo, n)).collect();
-                        if let Ok(cols) = plan.run(&frees, inputs, n) {
+                        let inputs: Vec<&Buffer> = arrs.iter().map(|a| &a.data).collect();
+                        let mut cols = Vec::with_capacity(lam.ret.len());
+                        let ran = plan.run(&frees, &inputs, lo, n, |_, col, start| {
+                            cols.push(buf_slice(col, start, n));
+                            Ok(())
+                        });
+                        if ran.is_ok() {
                             return Ok(Block::Cols(cols));
                         }
                     }
@@ -314,6 +357,20 @@ impl Ctx<'_> {
         arrs: &[Arc<Array>],
         par: bool,
     ) -> R<Vec<Val>> {
+        if let (Some(plan), true) = (
+            self.plans.get(lam),
+            arrs.iter().all(|a| a.shape.len() == 1)
+                && lam.ret.iter().all(|t| matches!(t, Type::Prim(_))),
+        ) {
+            let frees = plan
+                .frees
+                .iter()
+                .map(|v| self.get(f, *v).cloned())
+                .collect::<R<Vec<_>>>();
+            if let Ok(frees) = frees {
+                return self.map_planned(f, w, lam, plan, &frees, arrs, par);
+            }
+        }
         let cs = chunks(w, par);
         let parts = run_chunks(f, &cs, |fr, lo, hi| {
             let mut outs: Vec<(Option<Buffer>, Option<Vec<usize>>)> =
@@ -400,6 +457,55 @@ impl Ctx<'_> {
         Ok(results)
     }
 
+    /// `map` of a compiled scalar lambda over vectors: blocks are computed from the inputs
+    /// in place and written straight into the preallocated results.
+    #[allow(clippy::too_many_arguments)]
+    fn map_planned(
+        &self,
+        f: &Frame,
+        w: usize,
+        lam: &Lambda,
+        plan: &crate::vector::Plan,
+        frees: &[Val],
+        arrs: &[Arc<Array>],
+        par: bool,
+    ) -> R<Vec<Val>> {
+        let mut outs = Vec::with_capacity(lam.ret.len());
+        for t in &lam.ret {
+            let Type::Prim(t) = t else {
+                return err("internal error: a compiled lambda with an array result");
+            };
+            // Zero-filled vectors come from the allocator's zeroed pages: no extra pass.
+            outs.push(buf_filled(*t, w, Prim::I32(0)));
+        }
+        let ptrs: Vec<OutPtr> = outs.iter_mut().map(OutPtr::new).collect();
+        let inputs: Vec<&Buffer> = arrs.iter().map(|a| &a.data).collect();
+        run_chunks(f, &chunks(w, par), |fr, lo, hi| {
+            let mut b = lo;
+            while b < hi {
+                let e = (b + BLOCK).min(hi);
+                self.check_interrupt()?;
+                let ran = plan.run(frees, &inputs, b, e - b, |k, col, start| {
+                    ptrs[k].write(b, col, start, e - b)
+                });
+                if ran.is_err() {
+                    // Element by element, so that the first failing element is reported.
+                    for i in b..e {
+                        let args = arrs.iter().map(|a| row(a, i)).collect();
+                        let r = self.apply(fr, lam, args)?;
+                        for (p, v) in ptrs.iter().zip(&r) {
+                            p.set(i, v.prim()?)?;
+                        }
+                    }
+                }
+                b = e;
+            }
+            Ok(())
+        })?;
+        drop(ptrs);
+        Ok(outs.into_iter().map(|b| arr(vec![w], b)).collect())
+    }
+
     /// The shape of a type, with dimensions that cannot be known (bound inside a lambda
     /// that never ran) taken as 0.
     pub fn static_shape(&self, f: &Frame, t: &Type) -> Vec<usize> {
@@ -427,6 +533,13 @@ impl Ctx<'_> {
         mut out: Option<&mut Vec<(Buffer, Vec<usize>)>>,
     ) -> R<Vec<Val>> {
         let op = simple_op_of(lam);
+        // A plain `reduce op` over one vector: fold the input in place.
+        if let (None, Some(op), [a], [Val::Prim(p)], None) = (pre, op, arrs, &acc[..], &out) {
+            if a.shape.len() == 1 {
+                self.check_interrupt()?;
+                return Ok(vec![Val::Prim(fold_col(op, *p, &a.data, lo, hi - lo)?)]);
+            }
+        }
         let mut b = lo;
         while b < hi {
             let e = (b + BLOCK).min(hi);
@@ -437,7 +550,7 @@ impl Ctx<'_> {
                     let n = blk.len();
                     let last = match out.as_deref_mut() {
                         Some(o) => scan_col(op, *a, &cols[0], n, &mut o[0].0)?,
-                        None => fold_col(op, *a, &cols[0], n)?,
+                        None => fold_col(op, *a, &cols[0], 0, n)?,
                     };
                     acc = vec![Val::Prim(last)];
                 }
@@ -492,6 +605,22 @@ impl Ctx<'_> {
         } else {
             vec![ne.clone()]
         };
+        // Pass 2, for a plain `scan op` over one vector: scan the input in place into the
+        // preallocated result.
+        if let (None, Some(op), [a], [Val::Prim(p)]) = (pre, simple_op_of(lam), arrs, &ne[..]) {
+            if a.shape.len() == 1 {
+                let mut out = buf_filled(p.ty(), w, Prim::I32(0));
+                let dst = OutPtr::new(&mut out);
+                run_chunks(f, &cs, |_, lo, hi| {
+                    let k = cs.iter().position(|c| c.0 == lo && c.1 == hi).unwrap_or(0);
+                    let acc = carries.get(k).and_then(|c| c.first()).cloned();
+                    let acc = acc.unwrap_or(Val::Prim(*p)).prim()?;
+                    scan_into(op, acc, &a.data, lo, hi - lo, &dst)
+                })?;
+                drop(dst);
+                return Ok(vec![arr(vec![w], out)]);
+            }
+        }
         // Pass 2: scan every chunk from its carry.
         let jobs: Vec<(usize, usize, usize)> = cs
             .iter()

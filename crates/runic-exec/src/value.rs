@@ -100,6 +100,7 @@ macro_rules! with_buf2 {
     };
 }
 
+pub(crate) use with_buf;
 pub(crate) use with_buf2;
 
 pub fn elem_of(t: PrimType) -> ElemType {

@@ -168,10 +168,11 @@ fn compile(lam: &Lambda) -> Option<Plan> {
     Some(plan)
 }
 
-/// An operand resolved for one block: a column or a broadcast scalar.
+/// An operand resolved for one block: elements `off..off + n` of a column (an input array
+/// read in place, or a block-sized intermediate at offset 0), or a broadcast scalar.
 #[derive(Clone, Copy)]
 enum Arg<'a> {
-    Col(&'a Buffer),
+    Col(&'a Buffer, usize),
     Scalar(Prim),
 }
 
@@ -179,27 +180,46 @@ impl Arg<'_> {
     #[inline]
     fn at(&self, i: usize) -> Prim {
         match self {
-            Arg::Col(b) => buf_get(b, i),
+            Arg::Col(b, off) => buf_get(b, off + i),
             Arg::Scalar(p) => *p,
         }
     }
 }
 
+/// A column of a running plan: an input array (elements from the block's offset on) or a
+/// block-sized intermediate.
+enum Column<'a> {
+    Input(&'a Buffer),
+    Owned(Buffer),
+}
+
 impl Plan {
-    /// Run over `n` elements whose parameter columns are `inputs`; `frees` are the values of
-    /// [`Plan::frees`]. Any error makes the caller redo the block element by element (so
-    /// that the first failing element is the one reported).
-    pub fn run(&self, frees: &[Val], inputs: Vec<Buffer>, n: usize) -> R<Vec<Buffer>> {
-        let mut cols: Vec<Buffer> = inputs;
-        if cols.len() != self.params {
+    /// Run over elements `off..off + n` of the parameter arrays `inputs` (read in place);
+    /// `frees` are the values of [`Plan::frees`]. Result `k` is handed to `sink(k, col,
+    /// start)` as elements `start..start + n` of `col` (valid only during the call). Any
+    /// error makes the caller redo the block element by element (so that the first failing
+    /// element is the one reported).
+    pub fn run(
+        &self,
+        frees: &[Val],
+        inputs: &[&Buffer],
+        off: usize,
+        n: usize,
+        mut sink: impl FnMut(usize, &Buffer, usize) -> R<()>,
+    ) -> R<()> {
+        if inputs.len() != self.params {
             return err("internal error: plan arity");
         }
+        let mut cols: Vec<Column> = inputs.iter().map(|b| Column::Input(b)).collect();
         for (k, ins) in self.instrs.iter().enumerate() {
             let t = self.types[self.params + k];
             let out = {
                 let arg = |o: &Opd| -> R<Arg> {
                     Ok(match o {
-                        Opd::Col(c) => Arg::Col(&cols[*c]),
+                        Opd::Col(c) => match &cols[*c] {
+                            Column::Input(b) => Arg::Col(b, off),
+                            Column::Owned(b) => Arg::Col(b, 0),
+                        },
                         Opd::Const(p) => Arg::Scalar(*p),
                         Opd::Free(f) => Arg::Scalar(frees[*f].prim()?),
                     })
@@ -224,7 +244,7 @@ impl Plan {
                     }
                     Instr::Conv(to, a) => vconv(*to, arg(a)?, n),
                     Instr::Copy(a) => match arg(a)? {
-                        Arg::Col(b) => b.clone(),
+                        Arg::Col(b, o) => buf_slice(b, o, n),
                         Arg::Scalar(p) => buf_filled(t, n, p),
                     },
                     Instr::Gather(a, i) => {
@@ -246,20 +266,22 @@ impl Plan {
                     }
                 }
             };
-            cols.push(out);
+            cols.push(Column::Owned(out));
         }
-        let mut res = Vec::with_capacity(self.results.len());
-        for r in &self.results {
-            res.push(match r {
-                Opd::Col(c) => cols[*c].clone(),
-                Opd::Const(p) => buf_filled(p.ty(), n, *p),
+        for (k, r) in self.results.iter().enumerate() {
+            match r {
+                Opd::Col(c) => match &cols[*c] {
+                    Column::Input(b) => sink(k, b, off)?,
+                    Column::Owned(b) => sink(k, b, 0)?,
+                },
+                Opd::Const(p) => sink(k, &buf_filled(p.ty(), n, *p), 0)?,
                 Opd::Free(f) => {
                     let p = frees[*f].prim()?;
-                    buf_filled(p.ty(), n, p)
+                    sink(k, &buf_filled(p.ty(), n, p), 0)?
                 }
-            });
+            }
         }
-        Ok(res)
+        Ok(())
     }
 }
 
@@ -275,12 +297,12 @@ macro_rules! typed_bin {
     };
     (@go $op:expr, $a:expr, $b:expr, $n:expr, $V:ident, $t:ty, $add:expr, $sub:expr, $mul:expr, $div:expr) => {{
         let x: Option<(&[$t], Option<$t>)> = match $a {
-            Arg::Col(Buffer::$V(v)) => Some((&v[..$n], None)),
+            Arg::Col(Buffer::$V(v), o) => Some((&v[o..o + $n], None)),
             Arg::Scalar(Prim::$V(s)) => Some((&[][..], Some(s))),
             _ => None,
         };
         let y: Option<(&[$t], Option<$t>)> = match $b {
-            Arg::Col(Buffer::$V(v)) => Some((&v[..$n], None)),
+            Arg::Col(Buffer::$V(v), o) => Some((&v[o..o + $n], None)),
             Arg::Scalar(Prim::$V(s)) => Some((&[][..], Some(s))),
             _ => None,
         };
@@ -341,23 +363,23 @@ fn vbin(op: BinOp, a: Arg, b: Arg, n: usize, t: PrimType) -> R<Buffer> {
 
 fn vconv(to: PrimType, a: Arg, n: usize) -> Buffer {
     match (to, a) {
-        (PrimType::F32, Arg::Col(Buffer::I32(v))) => {
-            Buffer::F32(v[..n].iter().map(|&x| x as f32).collect())
+        (PrimType::F32, Arg::Col(Buffer::I32(v), o)) => {
+            Buffer::F32(v[o..o + n].iter().map(|&x| x as f32).collect())
         }
-        (PrimType::F64, Arg::Col(Buffer::I32(v))) => {
-            Buffer::F64(v[..n].iter().map(|&x| x as f64).collect())
+        (PrimType::F64, Arg::Col(Buffer::I32(v), o)) => {
+            Buffer::F64(v[o..o + n].iter().map(|&x| x as f64).collect())
         }
-        (PrimType::F64, Arg::Col(Buffer::F32(v))) => {
-            Buffer::F64(v[..n].iter().map(|&x| x as f64).collect())
+        (PrimType::F64, Arg::Col(Buffer::F32(v), o)) => {
+            Buffer::F64(v[o..o + n].iter().map(|&x| x as f64).collect())
         }
-        (PrimType::F64, Arg::Col(Buffer::I64(v))) => {
-            Buffer::F64(v[..n].iter().map(|&x| x as f64).collect())
+        (PrimType::F64, Arg::Col(Buffer::I64(v), o)) => {
+            Buffer::F64(v[o..o + n].iter().map(|&x| x as f64).collect())
         }
-        (PrimType::I64, Arg::Col(Buffer::I32(v))) => {
-            Buffer::I64(v[..n].iter().map(|&x| x as i64).collect())
+        (PrimType::I64, Arg::Col(Buffer::I32(v), o)) => {
+            Buffer::I64(v[o..o + n].iter().map(|&x| x as i64).collect())
         }
-        (PrimType::I32, Arg::Col(Buffer::I64(v))) => {
-            Buffer::I32(v[..n].iter().map(|&x| x as i32).collect())
+        (PrimType::I32, Arg::Col(Buffer::I64(v), o)) => {
+            Buffer::I32(v[o..o + n].iter().map(|&x| x as i32).collect())
         }
         _ => {
             let mut out = buf_with_capacity(to, n);

@@ -1,0 +1,84 @@
+//! A preallocated result buffer that parallel chunks write into directly, each into its own
+//! disjoint range of elements — so that chunk outputs need no concatenation.
+
+use crate::error::{err, R};
+use crate::value::*;
+use runic_data::{Buffer, ElemType};
+use runic_prim::Prim;
+
+/// Raw access to the elements of a `Buffer` owned by the caller.
+///
+/// Soundness rests on how it is used: the buffer outlives every write and is neither moved
+/// nor resized while an `OutPtr` to it exists, and concurrent writers use disjoint element
+/// ranges (the SOAC chunks).
+pub struct OutPtr {
+    ptr: *mut u8,
+    elem: ElemType,
+    size: usize,
+    len: usize,
+}
+
+// SAFETY: see the type's documentation; writers never overlap.
+unsafe impl Send for OutPtr {}
+unsafe impl Sync for OutPtr {}
+
+fn elem_size<T>(_: &[T]) -> usize {
+    std::mem::size_of::<T>()
+}
+
+impl OutPtr {
+    pub fn new(b: &mut Buffer) -> OutPtr {
+        let elem = b.elem_type();
+        let len = b.len();
+        with_buf!(b, v => OutPtr {
+            ptr: v.as_mut_ptr() as *mut u8,
+            elem,
+            size: elem_size(v),
+            len,
+        })
+    }
+
+    pub fn elem(&self) -> ElemType {
+        self.elem
+    }
+
+    /// Copy elements `start..start + n` of `src` to elements `at..at + n`.
+    pub fn write(&self, at: usize, src: &Buffer, start: usize, n: usize) -> R<()> {
+        if src.elem_type() != self.elem || at + n > self.len || start + n > src.len() {
+            return err("internal error: a chunk output does not fit its result");
+        }
+        with_buf!(src, v => {
+            // SAFETY: bounds and element type checked above; ranges of concurrent writers
+            // are disjoint.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    v.as_ptr().add(start) as *const u8,
+                    self.ptr.add(at * self.size),
+                    n * self.size,
+                )
+            }
+        });
+        Ok(())
+    }
+
+    /// Store one scalar at `at`.
+    pub fn set(&self, at: usize, p: Prim) -> R<()> {
+        let b = buf_filled(prim_of_elem(self.elem), 1, p);
+        self.write(at, &b, 0, 1)
+    }
+
+    /// Elements `at..at + n` as a typed slice.
+    ///
+    /// # Safety
+    /// `T` must be the element type of the buffer, and no other live reference may cover
+    /// the range.
+    pub unsafe fn slice_mut<T>(&self, at: usize, n: usize) -> R<&mut [T]> {
+        if std::mem::size_of::<T>() != self.size || at + n > self.len {
+            return err("internal error: a chunk output does not fit its result");
+        }
+        Ok(std::slice::from_raw_parts_mut(
+            (self.ptr as *mut T).add(at),
+            n,
+        ))
+    }
+}
