@@ -31,7 +31,7 @@ impl OutPtr {
         let elem = b.elem_type();
         let len = b.len();
         with_buf!(b, v => OutPtr {
-            ptr: v.as_mut_ptr() as *mut u8,
+            ptr: v.as_mut_ptr().cast::<u8>(),
             elem,
             size: elem_size(v),
             len,
@@ -52,7 +52,7 @@ impl OutPtr {
             // are disjoint.
             unsafe {
                 std::ptr::copy_nonoverlapping(
-                    v.as_ptr().add(start) as *const u8,
+                    v.as_ptr().add(start).cast::<u8>(),
                     self.ptr.add(at * self.size),
                     n * self.size,
                 )
@@ -72,12 +72,13 @@ impl OutPtr {
     /// # Safety
     /// `T` must be the element type of the buffer, and no other live reference may cover
     /// the range.
+    #[allow(clippy::mut_from_ref)] // the memory is the caller's buffer, not `self`
     pub unsafe fn slice_mut<T>(&self, at: usize, n: usize) -> R<&mut [T]> {
         if std::mem::size_of::<T>() != self.size || at + n > self.len {
             return err("internal error: a chunk output does not fit its result");
         }
         Ok(std::slice::from_raw_parts_mut(
-            (self.ptr as *mut T).add(at),
+            self.ptr.cast::<T>().add(at),
             n,
         ))
     }

@@ -617,7 +617,6 @@ impl Ctx<'_> {
                     let acc = acc.unwrap_or(Val::Prim(*p)).prim()?;
                     scan_into(op, acc, &a.data, lo, hi - lo, &dst)
                 })?;
-                drop(dst);
                 return Ok(vec![arr(vec![w], out)]);
             }
         }
