@@ -8,7 +8,7 @@
 use runic_syntax::ast::*;
 use std::collections::HashSet;
 
-/// NodeIds of `Update` expressions whose target variable may be consumed.
+/// NodeIds of `Update` / `LetUpdate` expressions whose target variable may be consumed.
 pub fn safe_updates(decs: &[Dec]) -> HashSet<NodeId> {
     let mut out = HashSet::new();
     for d in decs {
@@ -300,7 +300,13 @@ fn walk<'a>(
                 walk(&c.body, rest, &l, out);
             }
         }
-        ExpKind::LetUpdate { rhs, body, .. } => {
+        ExpKind::LetUpdate {
+            name, rhs, body, ..
+        } => {
+            // `let a[i] = v` rebinds `a`, so only a variable of this scope may be taken.
+            if local.contains(name.as_str()) {
+                out.insert(e.id);
+            }
             rest.push(later(body));
             walk(rhs, rest, local, out);
             rest.pop();
@@ -369,6 +375,11 @@ mod tests {
         // A loop body must not consume a variable bound outside the loop.
         assert_eq!(
             safe_count("def f (xs: []i64) = loop acc = 0 for i < 3 do acc + (xs with [i] = 0)[0]"),
+            0
+        );
+        // `let a[i] = v` on a free variable of a lambda.
+        assert_eq!(
+            safe_count("def f (a: []i64) = map (\\i -> let a[i] = 0 in a[0]) (iota 3)"),
             0
         );
     }

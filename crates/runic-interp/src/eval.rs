@@ -571,7 +571,12 @@ impl<'a> Eval<'a> {
             } => {
                 let v = self.eval(rhs, env)?;
                 let st = self.eval_steps(steps, env)?;
-                let target = match env.take(name) {
+                let taken = if self.safe_updates.contains(&e.id) {
+                    env.take(name)
+                } else {
+                    None
+                };
+                let target = match taken {
                     Some(t) => t,
                     None => self.lookup_unqual(name, e.id, *name_span, env)?,
                 };

@@ -42,3 +42,10 @@ fn runaway_call_depth_is_a_runtime_error() {
     let e = run(src, "chain", vec![i64v(1_000_000), i64v(0)]).unwrap_err();
     assert_eq!(e.message, "stack overflow: recursion too deep");
 }
+
+#[test]
+fn let_update_in_a_lambda_keeps_the_captured_array() {
+    let src = "entry f (a: []i32) = map (\\i -> let a[i] = 0 in a[0] + a[2]) (iota 3)\n";
+    let v = run1(src, "f", vec![i32s(&[5, 6, 7])]);
+    assert_eq!(print(&v), "[7i32, 12i32, 5i32]");
+}
