@@ -6,6 +6,11 @@
 //!
 //! Values ([`value::Value`]) keep arrays of primitives in flat typed buffers and everything
 //! else boxed; compound values are reference counted and updated in place when unshared.
+//!
+//! Automatic differentiation (`jvp2`, `jmp2`, `vjp2`, `mjp2`, `with_vjp`; language.md §11)
+//! runs on active scalars (module `ad`), with the derivative rules shared with the compiler
+//! in [`runic_prim::deriv`]; [`Interpreter::grad_check`] compares an entry point's `jvp` and
+//! `vjp` with finite differences.
 
 mod ad;
 mod builtins;

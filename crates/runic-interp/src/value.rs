@@ -2,7 +2,7 @@
 //!
 //! Arrays of any rank are one [`Array`]: a full shape plus row-major data, which is either a
 //! flat typed buffer (arrays of primitives, the fast path) or a vector of boxed element values
-//! (arrays of tuples, records, sums or functions; later also of active AD scalars). Compound
+//! (arrays of tuples, records, sums or functions, and of active AD scalars). Compound
 //! values sit behind `Rc` so that copying a value is cheap and in-place updates can reuse a
 //! buffer that nobody else holds (`Rc::make_mut`).
 

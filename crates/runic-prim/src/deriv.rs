@@ -125,7 +125,7 @@ fn trunc_int(float: PrimType) -> PrimType {
 }
 
 impl LinearMap {
-    /// Type of the output side.
+    /// Carry a tangent of the input side to the output side.
     pub fn forward<A: Algebra>(self, alg: &mut A, dx: &A::V) -> Result<A::V, A::E> {
         match self {
             LinearMap::Convert { to, .. } => alg.convert(dx, to),
@@ -137,6 +137,7 @@ impl LinearMap {
             }
         }
     }
+    /// Carry a cotangent of the output side back to the input side (the adjoint map).
     pub fn reverse<A: Algebra>(self, alg: &mut A, c: &A::V) -> Result<A::V, A::E> {
         match self {
             LinearMap::Convert { from, .. } => alg.convert(c, from),
@@ -617,6 +618,7 @@ mod tests {
             (BinOp::Atan2Pi, -0.4, 0.9),
             (BinOp::Hypot, 1.2, 0.7),
             (BinOp::CopySign, 1.2, 0.7),
+            (BinOp::NextAfter, 1.2, 0.7),
         ];
         for &(op, x, y) in cases {
             let r = binop(op, f(x), f(y)).unwrap();
