@@ -214,12 +214,12 @@ pub struct GradCheckArgs {
     /// The entry point to check.
     #[arg(short = 'e', long = "entry")]
     pub entry: String,
-    /// Finite-difference step.
-    #[arg(long, default_value_t = 1e-6)]
-    pub eps: f64,
-    /// Largest relative error accepted.
-    #[arg(long, default_value_t = 1e-4)]
-    pub tolerance: f64,
+    /// Finite-difference step (default: by float type, 1e-5 for f64, 5e-3 for f32).
+    #[arg(long)]
+    pub eps: Option<f64>,
+    /// Largest relative error accepted (default: by float type, 1e-4 for f64, 1e-2 for f32).
+    #[arg(long)]
+    pub tolerance: Option<f64>,
 }
 
 #[derive(Args, Debug)]

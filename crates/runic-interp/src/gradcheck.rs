@@ -13,10 +13,34 @@ pub struct GradCheck {
     pub input: usize,
     /// Number of scalars in the input.
     pub scalars: usize,
+    /// Bits of the input's float type (16, 32 or 64): lower precision needs a larger step
+    /// and a looser tolerance.
+    pub float_bits: u32,
+    /// The finite-difference step used.
+    pub eps: f64,
     /// Largest |jvp − fd| and |vjp − fd| over all Jacobian entries of this input.
     pub max_abs: f64,
     /// Largest |ad − fd| / max(1, |fd|).
     pub max_rel: f64,
+}
+
+/// Finite-difference step for a float type of `bits` bits: about the cube root of its
+/// machine epsilon, which balances truncation and rounding error of central differences.
+pub fn default_eps(bits: u32) -> f64 {
+    match bits {
+        16 => 1e-1,
+        32 => 5e-3,
+        _ => 1e-5,
+    }
+}
+
+/// Relative error accepted for a float type of `bits` bits.
+pub fn default_tolerance(bits: u32) -> f64 {
+    match bits {
+        16 => 1e-1,
+        32 => 1e-2,
+        _ => 1e-4,
+    }
 }
 
 fn as_f64(s: &S) -> Option<f64> {
@@ -55,8 +79,14 @@ fn float_outputs(v: &Value) -> Vec<f64> {
 impl<'a> Eval<'a> {
     /// Compare the Jacobian of `f args` with respect to each float argument, computed by
     /// forward mode (one direction per input scalar), reverse mode (one cotangent per output
-    /// scalar) and central differences with step `eps`.
-    pub fn grad_check(&self, f: &Value<'a>, args: &[Value<'a>], eps: f64) -> R<Vec<GradCheck>> {
+    /// scalar) and central differences with step `eps` (default: [`default_eps`] of the
+    /// input's float type).
+    pub fn grad_check(
+        &self,
+        f: &Value<'a>,
+        args: &[Value<'a>],
+        eps: Option<f64>,
+    ) -> R<Vec<GradCheck>> {
         let mut out = Vec::new();
         for (i, x) in args.iter().enumerate() {
             let pos = float_positions(x);
@@ -75,6 +105,12 @@ impl<'a> Eval<'a> {
                 self.apply_many(f.clone(), a)
             };
             let n = pos.len();
+            let float_bits = {
+                let mut s = Vec::new();
+                scalars(x, &mut s);
+                s[0].ty().bits()
+            };
+            let eps = eps.unwrap_or_else(|| default_eps(float_bits));
             let dirs: Vec<Value<'a>> = (0..n)
                 .map(|k| set_scalar(x, k, &|p| Prim::float(p.ty(), 1.0), &|p| Prim::zero(p.ty())))
                 .collect::<R<_>>()?;
@@ -127,6 +163,8 @@ impl<'a> Eval<'a> {
             out.push(GradCheck {
                 input: i,
                 scalars: n,
+                float_bits,
+                eps,
                 max_abs,
                 max_rel,
             });

@@ -25,7 +25,7 @@ pub use runic_prim as prim;
 mod value;
 
 pub use error::RuntimeError;
-pub use gradcheck::GradCheck;
+pub use gradcheck::{default_eps, default_tolerance, GradCheck};
 
 use eval::Eval;
 use runic_syntax::ast::Dec;
@@ -147,12 +147,13 @@ impl Interpreter {
     }
 
     /// Check the derivatives of entry point `name` at `args` with respect to each of its
-    /// float arguments: `jvp` and `vjp` against central differences with step `eps`.
+    /// float arguments: `jvp` and `vjp` against central differences with step `eps`
+    /// ([`default_eps`] of each input's type when `None`).
     pub fn grad_check(
         &self,
         name: &str,
         args: Vec<runic_data::Value>,
-        eps: f64,
+        eps: Option<f64>,
     ) -> Result<Vec<GradCheck>, RuntimeError> {
         let checked = &*self.checked;
         let dec_index = checked
