@@ -48,7 +48,7 @@ pub fn run(args: &GradCheckArgs) -> CliResult {
             r.max_abs,
             r.max_rel
         );
-        if !(r.max_rel <= tol) {
+        if r.max_rel > tol || r.max_rel.is_nan() {
             failed.push(format!("input {}: {:e} > {tol:e}", r.input + 1, r.max_rel));
         }
     }
