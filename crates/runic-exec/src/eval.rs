@@ -102,7 +102,29 @@ impl Ctx<'_> {
         for stm in &b.stms {
             self.stm(f, stm, par)?;
         }
-        b.result.iter().map(|s| self.sub(f, s)).collect()
+        b.result
+            .iter()
+            .enumerate()
+            .map(|(k, s)| self.result(f, b, k, s))
+            .collect()
+    }
+
+    /// One result of a body. An array bound by the body itself is dead once the body is
+    /// done, so it is moved out of its slot: a loop that updates its parameter in place then
+    /// owns the array uniquely and `Update` never copies it.
+    fn result(&self, f: &mut Frame, b: &Body, k: usize, s: &SubExp) -> R<Val> {
+        if let SubExp::Var(v) = s {
+            if matches!(self.get(f, *v)?, Val::Arr(_))
+                && !b.result[k + 1..].contains(s)
+                && b.stms
+                    .iter()
+                    .rev()
+                    .any(|st| st.pat.iter().any(|p| p.name == *v))
+            {
+                return self.take(f, *v);
+            }
+        }
+        self.sub(f, s)
     }
 
     fn stm(&self, f: &mut Frame, stm: &Stm, par: bool) -> R<()> {
