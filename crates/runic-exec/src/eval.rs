@@ -397,8 +397,9 @@ impl Ctx<'_> {
                     have.len() >= want.len() && want.iter().zip(have).all(|(&w, &h)| w == h as i64);
                 if !ok {
                     return err(format!(
-                        "Value of (desugared) shape {} cannot match shape of type \"{type_text}\".",
-                        shape_string(have)
+                        "Value of (desugared) shape {} cannot match shape of type \"{}\".",
+                        shape_string(have),
+                        fill_sizes(type_text, &want)
                     ));
                 }
                 x.clone()
@@ -675,4 +676,30 @@ fn array_lit(rows: Vec<Val>, ty: &Type) -> R<Val> {
     let mut shape = vec![n];
     shape.extend(first_shape);
     Ok(arr(shape, data))
+}
+
+/// A `ShapeCheck` type text with each `{k}` replaced by the run-time size `sizes[k]`.
+fn fill_sizes(text: &str, sizes: &[i64]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let close = after.find('}');
+        let size = close
+            .and_then(|c| after[..c].parse::<usize>().ok())
+            .and_then(|k| sizes.get(k));
+        match (close, size) {
+            (Some(c), Some(n)) => {
+                out.push_str(&n.to_string());
+                rest = &after[c + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

@@ -221,7 +221,9 @@ pub enum BasicOp {
         message: String,
     },
     /// Fail with the shape-mismatch message of §9.6 unless `arr` has exactly `shape`;
-    /// `type_text` is the expected type as the user wrote it (e.g. `[1][4]i64`).
+    /// `type_text` is the expected type as the user wrote it (e.g. `[1][4]i64`). In
+    /// `type_text`, `{k}` (a decimal index) stands for the run-time value of `shape[k]`, so
+    /// that messages show sizes known only at run time (`[{0}]i32` prints as `[2]i32`).
     ShapeCheck {
         arr: VName,
         shape: Vec<SubExp>,
