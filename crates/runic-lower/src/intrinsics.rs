@@ -144,7 +144,11 @@ fn unop_of(name: &str) -> Option<UnOp> {
 }
 
 fn member_binop(name: &str) -> Option<BinOp> {
-    BinOp::from_symbol(name).or(Some(match name {
+    // Operator symbols first (`i32.+`); the match below returns early for other names.
+    if let Some(op) = BinOp::from_symbol(name) {
+        return Some(op);
+    }
+    Some(match name {
         "max" => BinOp::Max,
         "min" => BinOp::Min,
         "mul_hi" => BinOp::MulHi,
@@ -155,7 +159,7 @@ fn member_binop(name: &str) -> Option<BinOp> {
         "copysign" => BinOp::CopySign,
         "ldexp" => BinOp::Ldexp,
         _ => return None,
-    }))
+    })
 }
 
 pub fn member_arity(t: PrimType, name: &str) -> Option<usize> {
@@ -242,6 +246,18 @@ impl<'a> Lower<'a> {
     /// A lambda applying `f` to parameters shaped like `args`; returns it and its result
     /// template.
     pub fn lambda_of(&mut self, f: &Val<'a>, args: &[Val<'a>], span: Span) -> R<(Lambda, Val<'a>)> {
+        let f = f.clone();
+        self.lambda_with(args, span, |l, vals| l.apply_many(f, vals, span))
+    }
+
+    /// A lambda whose parameters are shaped like `args` and whose body `body` builds from
+    /// them; returns it and its result template.
+    pub fn lambda_with(
+        &mut self,
+        args: &[Val<'a>],
+        span: Span,
+        body: impl FnOnce(&mut Self, Vec<Val<'a>>) -> R<Val<'a>>,
+    ) -> R<(Lambda, Val<'a>)> {
         let mut params = Vec::new();
         let mut vals = Vec::new();
         for a in args {
@@ -258,8 +274,7 @@ impl<'a> Lower<'a> {
             }
             vals.push(a.rebuild(&mut fresh.into_iter()));
         }
-        let f = f.clone();
-        let (stms, res) = self.nested(|l| l.apply_many(f, vals, span))?;
+        let (stms, res) = self.nested(|l| body(l, vals))?;
         let rl = self.leaves(&res, span)?;
         let lam = Lambda {
             params,
@@ -273,6 +288,17 @@ impl<'a> Lower<'a> {
     }
 
     fn soac_map(&mut self, f: &Val<'a>, arrs: &[Val<'a>], span: Span) -> R<Val<'a>> {
+        let f = f.clone();
+        self.soac_map_with(arrs, span, |l, rows| l.apply_many(f, rows, span))
+    }
+
+    /// `map` over `arrs` with a body built by `body` from the rows.
+    pub fn soac_map_with(
+        &mut self,
+        arrs: &[Val<'a>],
+        span: Span,
+        body: impl FnOnce(&mut Self, Vec<Val<'a>>) -> R<Val<'a>>,
+    ) -> R<Val<'a>> {
         let w = outer(self, &arrs[0], span)?;
         let rows: Vec<Val<'a>> = arrs
             .iter()
@@ -280,21 +306,14 @@ impl<'a> Lower<'a> {
                 row_template(a).map_or_else(|| unsupported("map over functions", Some(span)), Ok)
             })
             .collect::<R<_>>()?;
-        let (lam, res) = self.lambda_of(f, &rows, span)?;
+        let (lam, res) = self.lambda_with(&rows, span, body)?;
         let mut ins = Vec::new();
         for a in arrs {
             ins.extend(arrays(self, a, span)?);
         }
         // Inputs must agree on the outer size.
         for a in &arrs[1..] {
-            let n = outer(self, a, span)?;
-            if n != w {
-                let c = self.binop(BinOp::Eq, n, w.clone(), PrimType::I64);
-                self.assert(
-                    c,
-                    "Cannot apply function to argument: sizes of arrays differ.",
-                );
-            }
+            self.check_outer(a, &w, span)?;
         }
         let types: Vec<Type> = lam.ret.iter().map(|t| t.array_of(w.clone())).collect();
         let outs = self.emit(
@@ -304,6 +323,41 @@ impl<'a> Lower<'a> {
         );
         let leaves: Vec<(SubExp, Type)> = outs.into_iter().map(SubExp::Var).zip(types).collect();
         Ok(res.rebuild(&mut leaves.into_iter()))
+    }
+
+    /// Fail like the interpreter (`[n]` against the first array's length `w`) unless the
+    /// array value `a` has outer size `w`.
+    pub fn check_outer(&mut self, a: &Val<'a>, w: &SubExp, span: Span) -> R<()> {
+        let (s, t) = match a.first_leaf() {
+            Some(x) => x,
+            None => return Ok(()),
+        };
+        let (elem, shape) = match t {
+            Type::Array { elem, shape } => (elem, shape),
+            _ => return Ok(()),
+        };
+        if &shape[0] == w {
+            return Ok(());
+        }
+        let arr = self.arr_var(&s, span)?;
+        let mut want = vec![w.clone()];
+        want.extend(shape[1..].iter().cloned());
+        let elem_text = if matches!(a, Val::Leaf(..)) {
+            elem.to_string()
+        } else {
+            "t".to_string()
+        };
+        let text = format!("{}{elem_text}", crate::lower::ShapeText(&want));
+        self.emit(
+            &["ok"],
+            Exp::Basic(BasicOp::ShapeCheck {
+                arr,
+                shape: want,
+                type_text: text,
+            }),
+            vec![Type::Prim(PrimType::Bool)],
+        );
+        Ok(())
     }
 
     fn reduce_like(
@@ -692,11 +746,7 @@ fn named<'a>(
         "zip" | "zip2" | "zip3" | "zip4" | "zip5" => {
             let n = outer(l, &args[0], span)?;
             for a in &args[1..] {
-                let m = outer(l, a, span)?;
-                if m != n {
-                    let c = l.binop(BinOp::Eq, m, n.clone(), PrimType::I64);
-                    l.assert(c, "Cannot zip arrays of different sizes.");
-                }
+                l.check_outer(a, &n, span)?;
             }
             Ok(Val::Rec(
                 args.into_iter()
@@ -917,15 +967,179 @@ fn named<'a>(
             };
             Ok(Val::Rec(vec![("0".into(), primal), ("1".into(), second)]))
         }
+        "tabulate_2d" | "tabulate_3d" => {
+            let rank = if name == "tabulate_2d" { 2 } else { 3 };
+            let mut ranges = Vec::new();
+            for a in &args[..rank] {
+                let (n, _) = l.prim_leaf(a, span)?;
+                let n = l.convert(PrimType::I64, n);
+                ranges.push(l.iota(n));
+            }
+            let f = args[rank].clone();
+            tabulate_nest(l, &f, &ranges, Vec::new(), span)
+        }
+        "partition" => {
+            let flags = l.soac_map(&args[0], &args[1..2], span)?;
+            let no = not_flags(l, &flags, span)?;
+            let yes_part = filter_by(l, &flags, &args[1], span)?;
+            let no_part = filter_by(l, &no, &args[1], span)?;
+            Ok(Val::Rec(vec![
+                ("0".into(), yes_part),
+                ("1".into(), no_part),
+            ]))
+        }
+        "partition2" => {
+            let k1 = l.soac_map(&args[0], &args[2..3], span)?;
+            let k2 = l.soac_map(&args[1], &args[2..3], span)?;
+            let n1 = not_flags(l, &k1, span)?;
+            let n2 = not_flags(l, &k2, span)?;
+            let second = and_flags(l, &n1, &k2, span)?;
+            let third = and_flags(l, &n1, &n2, span)?;
+            let a = filter_by(l, &k1, &args[2], span)?;
+            let b = filter_by(l, &second, &args[2], span)?;
+            let c = filter_by(l, &third, &args[2], span)?;
+            Ok(Val::Rec(vec![
+                ("0".into(), a),
+                ("1".into(), b),
+                ("2".into(), c),
+            ]))
+        }
+        "spread" => {
+            // spread k x is vs = scatter (replicate k x) is vs
+            let dest = named(
+                l,
+                "replicate",
+                vec![args[0].clone(), args[1].clone()],
+                sizes,
+                span,
+            )?;
+            scatter(l, &dest, &args[2], &args[3], 1, span)
+        }
+        "rotate" => {
+            let (r, _) = l.prim_leaf(&args[0], span)?;
+            let r = l.convert(PrimType::I64, r);
+            let xs = args[1].clone();
+            let n = outer(l, &xs, span)?;
+            let is = l.iota(n.clone());
+            // Row i of the result is row (i + r) mod n (no rows, no division).
+            l.soac_map_with(&[is], span, |l, iv| {
+                let (i, _) = l.prim_leaf(&iv[0], span)?;
+                let j = l.binop(BinOp::Add, i, r, PrimType::I64);
+                let src = l.binop(BinOp::Mod, j, n, PrimType::I64);
+                l.index_val(&xs, &[DimIndex::Fix(src)], span)
+            })
+        }
+        "flatten_3d" | "flatten_4d" => {
+            let k = if name == "flatten_3d" { 3 } else { 4 };
+            let v = args.remove(0);
+            l.each_leaf(&v, span, |l, a, t| {
+                let (elem, shape) = match t {
+                    Type::Array { elem, shape } if shape.len() >= k => (*elem, shape.clone()),
+                    _ => return unsupported(name, Some(span)),
+                };
+                let mut n = shape[0].clone();
+                for d in &shape[1..k] {
+                    n = l.binop(BinOp::Mul, n, d.clone(), PrimType::I64);
+                }
+                let mut s = vec![n];
+                s.extend(shape[k..].iter().cloned());
+                let ty = Type::Array {
+                    elem,
+                    shape: s.clone(),
+                };
+                let r = l.basic("flat", BasicOp::Reshape { arr: a, shape: s }, ty.clone());
+                Ok((r, ty))
+            })
+        }
+        "unflatten_3d" | "unflatten_4d" => {
+            let k = if name == "unflatten_3d" { 3 } else { 4 };
+            let mut dims = Vec::new();
+            for i in 0..k {
+                dims.push(size_arg(sizes, i, name, span)?);
+            }
+            let v = args.remove(0);
+            l.each_leaf(&v, span, |l, a, t| {
+                let (elem, shape) = match t {
+                    Type::Array { elem, shape } => (*elem, shape.clone()),
+                    _ => return unsupported(name, Some(span)),
+                };
+                let mut s = dims.clone();
+                s.extend(shape[1..].iter().cloned());
+                let ty = Type::Array {
+                    elem,
+                    shape: s.clone(),
+                };
+                let r = l.basic("unflat", BasicOp::Reshape { arr: a, shape: s }, ty.clone());
+                Ok((r, ty))
+            })
+        }
+        "sized" => {
+            let (n, _) = l.prim_leaf(&args[0], span)?;
+            let n = l.convert(PrimType::I64, n);
+            let xs = args[1].clone();
+            l.check_outer(&xs, &n, span)?;
+            let ls = l.leaves(&xs, span)?;
+            let out: Vec<(SubExp, Type)> = ls
+                .into_iter()
+                .map(|(s, t)| match t {
+                    Type::Array { elem, mut shape } => {
+                        shape[0] = n.clone();
+                        (s, Type::Array { elem, shape })
+                    }
+                    t => (s, t),
+                })
+                .collect();
+            Ok(xs.rebuild(&mut out.into_iter()))
+        }
         _ => unsupported(&format!("the intrinsic {name}"), Some(span)),
     }
+}
+
+/// `f i j ...` for every index combination of `ranges` (nested maps, outermost first).
+fn tabulate_nest<'a>(
+    l: &mut Lower<'a>,
+    f: &Val<'a>,
+    ranges: &[Val<'a>],
+    idx: Vec<Val<'a>>,
+    span: Span,
+) -> R<Val<'a>> {
+    match ranges.split_first() {
+        None => l.apply_many(f.clone(), idx, span),
+        Some((r, rest)) => l.soac_map_with(std::slice::from_ref(r), span, |l, mut iv| {
+            let mut idx = idx;
+            idx.push(iv.remove(0));
+            tabulate_nest(l, f, rest, idx, span)
+        }),
+    }
+}
+
+fn not_flags<'a>(l: &mut Lower<'a>, flags: &Val<'a>, span: Span) -> R<Val<'a>> {
+    l.soac_map_with(std::slice::from_ref(flags), span, |l, fv| {
+        let (f, _) = l.prim_leaf(&fv[0], span)?;
+        let r = l.unop(UnOp::Not, f, PrimType::Bool);
+        Ok(leaf(r, Type::Prim(PrimType::Bool)))
+    })
+}
+
+fn and_flags<'a>(l: &mut Lower<'a>, a: &Val<'a>, b: &Val<'a>, span: Span) -> R<Val<'a>> {
+    l.soac_map_with(&[a.clone(), b.clone()], span, |l, fv| {
+        let (x, _) = l.prim_leaf(&fv[0], span)?;
+        let (y, _) = l.prim_leaf(&fv[1], span)?;
+        let r = l.binop(BinOp::LogAnd, x, y, PrimType::Bool);
+        Ok(leaf(r, Type::Prim(PrimType::Bool)))
+    })
 }
 
 /// `filter p xs`: flags, an exclusive prefix sum of them for target positions, and a
 /// scatter into an array of the counted size.
 fn filter<'a>(l: &mut Lower<'a>, p: &Val<'a>, xs: &Val<'a>, span: Span) -> R<Val<'a>> {
-    let n = outer(l, xs, span)?;
     let flags = l.soac_map(p, std::slice::from_ref(xs), span)?;
+    filter_by(l, &flags, xs, span)
+}
+
+/// The rows of `xs` whose flag (an array of bools) is set, in order.
+fn filter_by<'a>(l: &mut Lower<'a>, flags: &Val<'a>, xs: &Val<'a>, span: Span) -> R<Val<'a>> {
+    let n = outer(l, xs, span)?;
     let fv = l.arr_var(
         &flags.first_leaf().map(|x| x.0).unwrap_or(SubExp::i64(0)),
         span,

@@ -717,7 +717,15 @@ impl<'a> Lower<'a> {
                 }
                 self.constr(t, name, vs, env, e.span)
             }
-            ExpKind::Hole => unsupported("holes (???)", Some(e.span)),
+            ExpKind::Hole => {
+                // Fails when reached; the blank value only gives later code its shape.
+                let t = self.exp_type(e)?;
+                self.assert(
+                    SubExp::Const(Prim::Bool(false)),
+                    &format!("Reached hole of type: {t}"),
+                );
+                self.blank(t, &[], env, e.span)
+            }
         }
     }
 
@@ -1061,12 +1069,11 @@ impl<'a> Lower<'a> {
                 let ls = self.leaves(l, span)?;
                 let rs = self.leaves(r, span)?;
                 let mut acc = SubExp::Const(Prim::Bool(true));
-                for ((a, ta), (b, _)) in ls.into_iter().zip(rs) {
-                    let p = match ta {
-                        Type::Prim(p) => p,
-                        _ => return unsupported("equality on arrays", Some(span)),
+                for ((a, ta), (b, tb)) in ls.into_iter().zip(rs) {
+                    let eq = match ta {
+                        Type::Prim(p) => self.binop(BinOp::Eq, a, b, p),
+                        _ => self.array_eq(a, &ta, b, &tb, span)?,
                     };
-                    let eq = self.binop(BinOp::Eq, a, b, p);
                     acc = self.binop(BinOp::LogAnd, acc, eq, PrimType::Bool);
                 }
                 if op == BinOp::Neq {
@@ -1076,6 +1083,97 @@ impl<'a> Lower<'a> {
             }
             _ => unsupported("an operator on non-scalar values", Some(span)),
         }
+    }
+
+    /// Equality of two arrays of the same rank: equal shapes and equal elements.
+    fn array_eq(&mut self, a: SubExp, ta: &Type, b: SubExp, tb: &Type, span: Span) -> R<SubExp> {
+        let (elem, sa, sb) = match (ta, tb) {
+            (Type::Array { elem, shape: sa }, Type::Array { shape: sb, .. }) => {
+                (*elem, sa.clone(), sb.clone())
+            }
+            _ => return unsupported("equality of an array and a non-array", Some(span)),
+        };
+        let (av, bv) = (self.arr_var(&a, span)?, self.arr_var(&b, span)?);
+        let mut same = SubExp::Const(Prim::Bool(true));
+        let mut total = SubExp::i64(1);
+        for (x, y) in sa.iter().zip(&sb) {
+            let e = self.binop(BinOp::Eq, x.clone(), y.clone(), PrimType::I64);
+            same = self.binop(BinOp::LogAnd, same, e, PrimType::Bool);
+            total = self.binop(BinOp::Mul, total, x.clone(), PrimType::I64);
+        }
+        let flat_ty = Type::Array {
+            elem,
+            shape: vec![total.clone()],
+        };
+        let r = self.if_val(
+            same,
+            span,
+            |l| {
+                // Both have `total` elements here: compare them row-major.
+                let fa = l.basic(
+                    "fa",
+                    BasicOp::Reshape {
+                        arr: av,
+                        shape: vec![total.clone()],
+                    },
+                    flat_ty.clone(),
+                );
+                let fb = l.basic(
+                    "fb",
+                    BasicOp::Reshape {
+                        arr: bv,
+                        shape: vec![total.clone()],
+                    },
+                    flat_ty.clone(),
+                );
+                let pa = Param {
+                    name: l.names.fresh("x"),
+                    ty: Type::Prim(elem),
+                };
+                let pb = Param {
+                    name: l.names.fresh("y"),
+                    ty: Type::Prim(elem),
+                };
+                l.var_types.insert(pa.name, pa.ty.clone());
+                l.var_types.insert(pb.name, pb.ty.clone());
+                let (x, y) = (SubExp::Var(pa.name), SubExp::Var(pb.name));
+                let (stms, e) = l.nested(|l| Ok(l.binop(BinOp::Eq, x, y, elem)))?;
+                let lam = Lambda {
+                    params: vec![pa, pb],
+                    body: Body {
+                        stms,
+                        result: vec![e],
+                    },
+                    ret: vec![Type::Prim(PrimType::Bool)],
+                };
+                let and =
+                    runic_ir::builder::binop_lambda(&mut l.names, BinOp::LogAnd, PrimType::Bool);
+                for p in &and.params {
+                    l.var_types.insert(p.name, p.ty.clone());
+                }
+                let arrs = vec![l.arr_var(&fa, span)?, l.arr_var(&fb, span)?];
+                let r = l.emit1(
+                    "aeq",
+                    Exp::Soac(Soac::Reduce {
+                        w: total.clone(),
+                        arrs,
+                        pre: Some(lam),
+                        lam: and,
+                        neutral: vec![SubExp::Const(Prim::Bool(true))],
+                        commutative: true,
+                    }),
+                    Type::Prim(PrimType::Bool),
+                );
+                Ok(Val::Leaf(r, Type::Prim(PrimType::Bool)))
+            },
+            |_| {
+                Ok(Val::Leaf(
+                    SubExp::Const(Prim::Bool(false)),
+                    Type::Prim(PrimType::Bool),
+                ))
+            },
+        )?;
+        Ok(self.prim_leaf(&r, span)?.0)
     }
 
     // ---- application ----
@@ -1621,13 +1719,8 @@ impl<'a> Lower<'a> {
                     let sv = self.exp(x, env)?;
                     let (sz, p) = self.prim_leaf(&sv, x.span)?;
                     let sz = self.convert_from(p, PrimType::I64, sz);
-                    match (&sz, self.sources) {
-                        (SubExp::Const(c), _) => text.push_str(&format!("[{}]", c.plain())),
-                        (_, Some(sm)) => text.push_str(&format!("[{}]", sm.slice(x.span))),
-                        (_, None) => {
-                            text.push_str(&format!("[{}]", runic_syntax::pretty::print_exp(x)))
-                        }
-                    }
+                    // The interpreter prints the evaluated size.
+                    text.push_str(&format!("[{{{k}}}]"));
                     want.push(sz);
                 }
             }
@@ -1911,15 +2004,16 @@ fn rename_dims(t: &Type, subst: &HashMap<VName, VName>) -> Type {
 
 pub static INT8: runic_types::Type = runic_types::Type::Prim(PrimType::I8);
 
-/// `[2][3]` for a shape of constants (variables print as `?`).
+/// `[2][3]` for a shape of constants; a variable at position `k` prints as the placeholder
+/// `[{k}]` that `ShapeCheck` fills with its run-time value.
 pub struct ShapeText<'s>(pub &'s [SubExp]);
 
 impl std::fmt::Display for ShapeText<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for d in self.0 {
+        for (k, d) in self.0.iter().enumerate() {
             match d {
                 SubExp::Const(c) => write!(f, "[{}]", c.plain())?,
-                SubExp::Var(_) => write!(f, "[]")?,
+                SubExp::Var(_) => write!(f, "[{{{k}}}]")?,
             }
         }
         Ok(())
