@@ -81,7 +81,8 @@ pub fn io_reason(e: &std::io::Error) -> String {
 pub fn parse_text(name: &str, text: &str) -> Result<(SourceMap, runic_syntax::Program), LoadError> {
     let mut sources = SourceMap::new();
     let file = sources.add(name, text);
-    match runic_syntax::parse_program(file, text, 0) {
+    // The prelude's nodes are numbered from 0; the user's continue after them.
+    match runic_syntax::parse_program(file, text, runic_types::first_user_node_id()) {
         Ok(p) => Ok((sources, p)),
         Err(diags) => Err(LoadError::Compile(render(&diags, &sources))),
     }
@@ -93,8 +94,11 @@ pub fn load_text(name: &str, text: &str) -> Result<Loaded, LoadError> {
     check(sources, program)
 }
 
-pub fn check(sources: SourceMap, program: runic_syntax::Program) -> Result<Loaded, LoadError> {
-    match runic_types::check_program(program, &sources) {
+/// Type-check a parsed program. The prelude is registered in the source map so that errors
+/// and backtraces that pass through prelude code (`|>`, `foldl`, `vjp`, …) can be located.
+pub fn check(mut sources: SourceMap, program: runic_syntax::Program) -> Result<Loaded, LoadError> {
+    let prelude = sources.add(runic_types::PRELUDE_NAME, runic_types::PRELUDE_SOURCE);
+    match runic_types::check_program_with_prelude_file(program, &sources, prelude) {
         Ok(checked) => Ok(Loaded {
             sources: Arc::new(sources),
             checked: Arc::new(checked),
