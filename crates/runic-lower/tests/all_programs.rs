@@ -9,17 +9,6 @@ const ALLOWED_FAILURES: &[(&str, &str)] = &[
     ("ad/control.fut", "with_vjp not lowered yet"),
     ("ad/nesting.fut", "jmp2/mjp2 not lowered yet"),
     ("ad/extra.fut", "jmp2/mjp2 not lowered yet"),
-    (
-        "lang/higher_order.fut",
-        "qualified operator sections (i32.+) not resolved yet",
-    ),
-    (
-        "runtime_errors/errors.fut",
-        "holes (???) have no IR form yet",
-    ),
-    ("soacs/arrays.fut", "tabulate_2d/3d not lowered yet"),
-    ("soacs/filter_partition.fut", "partition not lowered yet"),
-    ("soacs/hist_scatter.fut", "spread not lowered yet"),
 ];
 
 fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
