@@ -1,0 +1,159 @@
+//! Constructs lowered recently, each run on the interpreter and on lower → opt → exec:
+//! results are compared with hand-computed values and errors with the interpreter's text.
+
+use runic_syntax::SourceMap;
+use std::sync::Arc;
+
+/// Run `entry` of `text` on both backends with arguments in the text value format;
+/// returns the printed results (or the rendered error) of the ir backend after checking
+/// that the interpreter says exactly the same.
+fn both(text: &str, entry: &str, args: &str) -> String {
+    let mut sources = SourceMap::new();
+    let file = sources.add("t.fut", text);
+    let program = runic_syntax::parse_program(file, text, 0).expect("parses");
+    let checked = runic_types::check_program(program, &sources).expect("type-checks");
+    let prog = runic_lower::lower_with_sources(&checked, Some(&sources))
+        .unwrap_or_else(|e| panic!("lowering failed: {e}"));
+    if let Err(errs) = runic_ir::verify(&prog) {
+        panic!("verifier: {errs:#?}\n{prog}");
+    }
+    let prog = runic_opt::pipeline()
+        .iter()
+        .fold(prog, |p, (_, pass)| pass(p));
+    let args = runic_data::read_all(args.as_bytes(), "args", &[]).expect("arguments");
+    let (checked, sources) = (Arc::new(checked), Arc::new(sources));
+    let interp = runic_interp::Interpreter::new(checked, sources.clone());
+    let exec = runic_exec::Executor::new(Arc::new(prog));
+    let show = |vs: Vec<runic_data::Value>| {
+        vs.iter()
+            .map(runic_data::print_value_single_line)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let want = interp
+        .call_entry(entry, args.clone())
+        .map(show)
+        .map_err(|e| e.render(&sources));
+    let got = exec
+        .run_entry(entry, args)
+        .map(show)
+        .map_err(|e| e.render(&sources));
+    assert_eq!(want, got, "interpreter vs ir");
+    got.unwrap_or_else(|e| e)
+}
+
+#[test]
+fn tabulate_2d_and_3d() {
+    let t = "entry a (n: i64) = tabulate_2d 2 n (\\i j -> i * 10 + j)\n\
+             entry b = tabulate_3d 2 2 2 (\\i j k -> i * 100 + j * 10 + k)";
+    assert_eq!(
+        both(t, "a", "3i64"),
+        "[[0i64, 1i64, 2i64], [10i64, 11i64, 12i64]]"
+    );
+    assert_eq!(
+        both(t, "b", ""),
+        "[[[0i64, 1i64], [10i64, 11i64]], [[100i64, 101i64], [110i64, 111i64]]]"
+    );
+    assert!(both(t, "a", "0i64").contains("[2][0]i64"));
+    assert!(both(t, "a", "-1i64").contains("Error"));
+}
+
+#[test]
+fn partition_and_partition2() {
+    let t = "entry a (xs: []i32) = partition (\\x -> x % 2 == 0) xs\n\
+             entry b (xs: []i32) = partition2 (\\x -> x < 2) (\\x -> x < 4) xs";
+    assert_eq!(
+        both(t, "a", "[1, 2, 3, 4, 6]"),
+        "[2i32, 4i32, 6i32] [1i32, 3i32]"
+    );
+    assert_eq!(
+        both(t, "b", "[5, 0, 3, 1, 2, 7]"),
+        "[0i32, 1i32] [3i32, 2i32] [5i32, 7i32]"
+    );
+}
+
+#[test]
+fn spread_and_rotate() {
+    let t = "entry s (is: []i64) (vs: []i32) = spread 4 (-1) is vs\n\
+             entry r (k: i64) (xs: [][]i32) = rotate k xs";
+    assert_eq!(
+        both(t, "s", "[2i64, 0i64, 9i64] [7, 8, 9]"),
+        "[8i32, -1i32, 7i32, -1i32]"
+    );
+    assert_eq!(
+        both(t, "r", "1i64 [[1, 2], [3, 4], [5, 6]]"),
+        "[[3i32, 4i32], [5i32, 6i32], [1i32, 2i32]]"
+    );
+    assert_eq!(
+        both(t, "r", "-4i64 [[1, 2], [3, 4], [5, 6]]"),
+        "[[5i32, 6i32], [1i32, 2i32], [3i32, 4i32]]"
+    );
+    assert_eq!(both(t, "r", "3i64 empty([0][2]i32)"), "empty([0][2]i32)");
+}
+
+#[test]
+fn flatten_and_unflatten_of_higher_rank() {
+    let t = "entry f (xs: [][][]i32) = flatten_3d xs\n\
+             entry u (xs: []i32) = unflatten_3d (xs :> [2*2*2]i32)";
+    assert_eq!(
+        both(t, "f", "[[[1, 2]], [[3, 4]]]"),
+        "[1i32, 2i32, 3i32, 4i32]"
+    );
+    assert_eq!(
+        both(t, "u", "[1, 2, 3, 4, 5, 6, 7, 8]"),
+        "[[[1i32, 2i32], [3i32, 4i32]], [[5i32, 6i32], [7i32, 8i32]]]"
+    );
+}
+
+#[test]
+fn sized_checks_the_length_with_the_run_time_size_in_the_message() {
+    let t = "entry s (n: i64) (xs: []i32) = sized n xs";
+    assert_eq!(both(t, "s", "2i64 [1, 2]"), "[1i32, 2i32]");
+    let e = both(t, "s", "3i64 [1, 2]");
+    assert!(
+        e.contains("Value of (desugared) shape [2] cannot match shape of type \"[3]i32\"."),
+        "{e}"
+    );
+}
+
+#[test]
+fn map2_and_zip_size_mismatches_name_run_time_sizes() {
+    let t = "entry m (a: []i32) (b: [][]i32) = map2 (\\x r -> map (+x) r) a b\n\
+             entry z (a: []i32) (b: []i32) = zip a b";
+    let e = both(t, "m", "[1, 2] [[3, 4, 5]]");
+    assert!(
+        e.contains("Value of (desugared) shape [1][3] cannot match shape of type \"[2][3]i32\"."),
+        "{e}"
+    );
+    let e = both(t, "z", "[1, 2, 3] [1]");
+    assert!(
+        e.contains("shape [1] cannot match shape of type \"[3]i32\"."),
+        "{e}"
+    );
+}
+
+#[test]
+fn holes_fail_when_reached() {
+    let t = "entry h (x: i32) : i32 = if x > 0 then ??? else x";
+    assert_eq!(both(t, "h", "-3"), "-3i32");
+    assert!(both(t, "h", "1").contains("Reached hole of type: i32"));
+}
+
+#[test]
+fn equality_on_arrays_and_records_of_arrays() {
+    let t = "entry e (a: []i32) (b: []i32) = (a == b, a != b)\n\
+             entry r (a: [][]i32) (b: [][]i32) = {x = a, y = 1} == {x = b, y = 1}";
+    assert_eq!(both(t, "e", "[1, 2] [1, 2]"), "true false");
+    assert_eq!(both(t, "e", "[1, 2] [1, 3]"), "false true");
+    assert_eq!(both(t, "e", "[1, 2] [1]"), "false true");
+    assert_eq!(both(t, "r", "[[1], [2]] [[1], [2]]"), "true");
+    assert_eq!(both(t, "r", "[[1], [2]] [[1, 2]]"), "false");
+}
+
+#[test]
+fn qualified_operators_are_values() {
+    let t = "entry p (a: []i32) (b: []i32) = map2 (i32.+) a b\n\
+             entry q (a: []f32) = reduce (f32.max) f32.lowest a";
+    assert_eq!(both(t, "p", "[1, 2] [10, 20]"), "[11i32, 22i32]");
+    assert_eq!(both(t, "q", "[1f32, 5f32, 2f32]"), "5.0f32");
+}
