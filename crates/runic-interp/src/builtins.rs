@@ -37,93 +37,11 @@ pub enum Member {
     Const(Prim),
 }
 
-/// Prelude intrinsics and their arities.
-const NAMED: &[(&str, usize)] = &[
-    ("map", 2),
-    ("map1", 2),
-    ("map2", 3),
-    ("map3", 4),
-    ("map4", 5),
-    ("map5", 6),
-    ("reduce", 3),
-    ("reduce_comm", 3),
-    ("scan", 3),
-    ("exscan", 3),
-    ("hist", 5),
-    ("reduce_by_index", 5),
-    ("reduce_by_index_2d", 5),
-    ("reduce_by_index_3d", 5),
-    ("scatter", 3),
-    ("scatter_2d", 3),
-    ("scatter_3d", 3),
-    ("spread", 4),
-    ("filter", 2),
-    ("partition", 2),
-    ("partition2", 3),
-    ("all", 2),
-    ("any", 2),
-    ("flatmap", 2),
-    ("flatmap'", 2),
-    ("iota", 1),
-    ("indices", 1),
-    ("replicate", 2),
-    ("rep", 1),
-    ("tabulate", 2),
-    ("tabulate_2d", 3),
-    ("tabulate_3d", 4),
-    ("copy", 1),
-    ("manifest", 1),
-    ("concat", 2),
-    ("++", 2),
-    ("flatten", 1),
-    ("flatten_3d", 1),
-    ("flatten_4d", 1),
-    ("unflatten", 1),
-    ("unflatten_3d", 1),
-    ("unflatten_4d", 1),
-    ("transpose", 1),
-    ("reverse", 1),
-    ("rotate", 2),
-    ("sized", 2),
-    ("length", 1),
-    ("null", 1),
-    ("head", 1),
-    ("last", 1),
-    ("tail", 1),
-    ("init", 1),
-    ("take", 2),
-    ("drop", 2),
-    ("split", 1),
-    ("zip", 2),
-    ("zip2", 2),
-    ("zip3", 3),
-    ("zip4", 4),
-    ("zip5", 5),
-    ("unzip", 1),
-    ("unzip2", 1),
-    ("unzip3", 1),
-    ("unzip4", 1),
-    ("unzip5", 1),
-    ("and", 1),
-    ("or", 1),
-    ("opaque", 1),
-    ("trace", 1),
-    ("break", 1),
-    ("jvp2", 3),
-    ("vjp2", 3),
-    ("jmp2", 3),
-    ("mjp2", 3),
-    ("with_vjp", 3),
-];
-
 pub fn lookup_unqualified(name: &str) -> Option<(Builtin, usize)> {
     if let Some(op) = BinOp::from_symbol(name) {
         return Some((Builtin::Bin(op), 2));
     }
-    NAMED
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(n, a)| (Builtin::Named(n), *a))
+    runic_types::intrinsics::intrinsic(name).map(|(n, a)| (Builtin::Named(n), a))
 }
 
 fn un(name: &str) -> Option<UnOp> {

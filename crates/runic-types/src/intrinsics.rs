@@ -355,3 +355,46 @@ pub(crate) fn module_member_names(m: PrimType) -> Vec<&'static str> {
         .filter(|n| module_member(m, n).is_some())
         .collect()
 }
+
+/// The number of arguments an intrinsic takes before it computes anything: the arrows at
+/// the top level of its type (`hist` takes 5). Backends use this to know when a partial
+/// application is saturated; it is derived from [`INTRINSICS`] so that there is one list.
+pub fn arity(name: &str) -> Option<usize> {
+    intrinsic(name).map(|(_, a)| a)
+}
+
+/// The intrinsic's name as a `'static` string and its [`arity`].
+pub fn intrinsic(name: &str) -> Option<(&'static str, usize)> {
+    let (n, _, ty) = INTRINSICS.iter().find(|(n, _, _)| *n == name)?;
+    Some((n, top_level_arrows(ty)))
+}
+
+fn top_level_arrows(ty: &str) -> usize {
+    let (mut depth, mut count) = (0i32, 0);
+    let bytes = ty.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'-' if depth == 0 && bytes.get(i + 1) == Some(&b'>') => count += 1,
+            _ => {}
+        }
+    }
+    count
+}
+
+#[cfg(test)]
+mod arity_tests {
+    use super::arity;
+
+    #[test]
+    fn arities_come_from_the_types() {
+        assert_eq!(arity("map"), Some(2));
+        assert_eq!(arity("map5"), Some(6));
+        assert_eq!(arity("hist"), Some(5));
+        assert_eq!(arity("rep"), Some(1));
+        assert_eq!(arity("jvp2"), Some(3));
+        assert_eq!(arity("flatmap'"), Some(2));
+        assert_eq!(arity("no_such_thing"), None);
+    }
+}
