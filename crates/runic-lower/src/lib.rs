@@ -8,6 +8,7 @@
 //! parameters are exactly its external data values. Statements that can fail carry the
 //! source location and the call sites they were inlined through.
 
+mod fallible;
 mod intrinsics;
 mod lower;
 mod val;

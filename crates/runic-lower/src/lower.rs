@@ -387,17 +387,32 @@ impl<'a> Lower<'a> {
         }
         let saved_pos = self.pos;
         self.pos = idx;
-        let saved_calls = std::mem::take(&mut self.calls);
+        let saved_calls = self.calls.clone();
         let saved_loc = self.loc;
+        // A constant computed where it is used reports that use as a call site (as the
+        // interpreter does when it computes the constant there).
+        match (occ, saved_loc) {
+            (Some(_), Some(l)) if !sized => self.calls.push(l),
+            _ => self.calls.clear(),
+        }
+        let mut hoisted = false;
         let r = if sized {
             self.exp(&vb.body, &cenv)
         } else {
-            // Constants do not depend on locals: compute them before the function body.
+            // Constants do not depend on locals: one that cannot fail is computed once,
+            // before the function body; one that can fail is computed where it is used, as
+            // the interpreter computes constants on first use.
             let frames = std::mem::replace(&mut self.frames, vec![Vec::new()]);
             let r = self.exp(&vb.body, &cenv);
-            let inner = std::mem::replace(&mut self.frames, frames);
-            for f in inner {
-                self.prefix.extend(f);
+            let inner: Vec<Stm> = std::mem::replace(&mut self.frames, frames)
+                .into_iter()
+                .flatten()
+                .collect();
+            if crate::fallible::can_fail(&inner) {
+                self.frames.last_mut().expect("a frame").extend(inner);
+            } else {
+                hoisted = true;
+                self.prefix.extend(inner);
             }
             r
         };
@@ -405,7 +420,7 @@ impl<'a> Lower<'a> {
         self.calls = saved_calls;
         self.loc = saved_loc;
         let v = r?;
-        if !sized {
+        if hoisted {
             self.consts.insert(idx, v.clone());
         }
         Ok(v)

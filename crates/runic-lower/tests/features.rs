@@ -157,3 +157,16 @@ fn qualified_operators_are_values() {
     assert_eq!(both(t, "p", "[1, 2] [10, 20]"), "[11i32, 22i32]");
     assert_eq!(both(t, "q", "[1f32, 5f32, 2f32]"), "5.0f32");
 }
+
+#[test]
+fn failing_constants_fail_only_when_used() {
+    let t = "def bad : i32 = assert false 7\n\
+             def table = [10, 20, 30]\n\
+             def pick : i32 = table[3]\n\
+             entry c (x: i32) = if x > 0 then bad + table[1] else table[2]\n\
+             entry d (x: i32) = if x > 0 then pick else x + table[0]";
+    assert_eq!(both(t, "c", "0"), "30i32");
+    assert!(both(t, "c", "1").contains("Assertion is false: false"));
+    assert_eq!(both(t, "d", "-1"), "9i32");
+    assert!(both(t, "d", "1").contains("Index [3] out of bounds"));
+}
