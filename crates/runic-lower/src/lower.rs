@@ -312,10 +312,36 @@ impl<'a> Lower<'a> {
             }
             T::Arrow { .. } => return unsupported("a function-typed blank value", Some(span)),
             T::Param(n) => {
-                return unsupported(
-                    &format!("a value of polymorphic type '{n}' built from its type"),
-                    Some(span),
-                )
+                let template = match env.lookup(&type_param_key(n)) {
+                    Some(v) => v.clone(),
+                    None => {
+                        return unsupported(
+                            &format!("a value of polymorphic type '{n}' built from its type"),
+                            Some(span),
+                        )
+                    }
+                };
+                let mut out = Vec::new();
+                for (_, ty) in self.leaves(&template, span)? {
+                    let (elem, inner) = match ty {
+                        Type::Prim(p) => (p, Vec::new()),
+                        Type::Array { elem, shape } => (elem, shape),
+                        Type::Acc { .. } => {
+                            return unsupported("a blank accumulator", Some(span));
+                        }
+                    };
+                    let mut dims = outer.to_vec();
+                    dims.extend(inner);
+                    out.push(if dims.is_empty() {
+                        (SubExp::Const(Prim::zero(elem)), Type::Prim(elem))
+                    } else {
+                        let ty = Type::Array { elem, shape: dims };
+                        let s =
+                            self.basic("blank", BasicOp::Scratch(elem, ty_shape(&ty)), ty.clone());
+                        (s, ty)
+                    });
+                }
+                template.rebuild(&mut out.into_iter())
             }
         })
     }
@@ -1354,7 +1380,11 @@ impl<'a> Lower<'a> {
     fn bind_sizes(&self, t: &runic_types::Type, v: &Val<'a>, mut env: Env<'a>) -> Env<'a> {
         use runic_types::Type as T;
         match (t, v) {
+            (T::Param(n), _) => bind_type_param(env, n, v, 0),
             (T::Array { elem, shape }, _) => {
+                if let T::Param(n) = &**elem {
+                    env = bind_type_param(env, n, v, shape.len());
+                }
                 if let Some((_, Type::Array { shape: dims, .. })) = v.first_leaf() {
                     for (s, d) in shape.iter().zip(&dims) {
                         if let Size::Var(n) = s {
@@ -1991,6 +2021,41 @@ impl<'a> Lower<'a> {
     /// The type of a variable bound so far.
     pub fn var_type(&self, v: VName) -> Option<Type> {
         self.var_types.get(&v).cloned()
+    }
+}
+
+/// The environment key under which a type parameter's instance is recorded (a quote cannot
+/// start a value name, so it never shadows one).
+fn type_param_key(n: &str) -> String {
+    format!("'{n}")
+}
+
+/// Record what type parameter `n` stands for at an application: the structure of `v` with
+/// `depth` outer dimensions removed (a value of that type, used as a template by `blank`).
+fn bind_type_param<'a>(env: Env<'a>, n: &str, v: &Val<'a>, depth: usize) -> Env<'a> {
+    let Some(leaves) = v.leaves() else {
+        return env;
+    };
+    let mut stripped = Vec::new();
+    for (s, t) in leaves {
+        let t = match t {
+            Type::Array { elem, shape } if shape.len() > depth => Type::Array {
+                elem,
+                shape: shape[depth..].to_vec(),
+            },
+            Type::Array { elem, shape } if shape.len() == depth => Type::Prim(elem),
+            Type::Prim(p) if depth == 0 => Type::Prim(p),
+            _ => return env,
+        };
+        stripped.push((s, t));
+    }
+    env.bind(&type_param_key(n), v.rebuild(&mut stripped.into_iter()))
+}
+
+fn ty_shape(t: &Type) -> Vec<SubExp> {
+    match t {
+        Type::Array { shape, .. } => shape.clone(),
+        _ => Vec::new(),
     }
 }
 

@@ -170,3 +170,21 @@ fn failing_constants_fail_only_when_used() {
     assert_eq!(both(t, "d", "-1"), "9i32");
     assert!(both(t, "d", "1").contains("Index [3] out of bounds"));
 }
+
+#[test]
+fn empty_arrays_of_a_type_parameter_take_the_instance_structure() {
+    let t = "def none 't (_: t) : []t = []\n\
+             def pad 't (xs: []t) : []t = xs ++ []\n\
+             entry a (x: i32) = length (none x)\n\
+             entry b (xs: [][]i32) = pad xs\n\
+             entry c (xs: []i32) (ys: []f32) = unzip (pad (zip xs ys))";
+    assert_eq!(both(t, "a", "5"), "0i64");
+    assert_eq!(
+        both(t, "b", "[[1, 2], [3, 4]]"),
+        "[[1i32, 2i32], [3i32, 4i32]]"
+    );
+    assert_eq!(
+        both(t, "c", "[1, 2] [0.5f32, 1f32]"),
+        "[1i32, 2i32] [0.5f32, 1.0f32]"
+    );
+}
