@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 /// Passes of the ir pipeline after the front end, in order.
 pub fn ir_passes() -> Vec<String> {
-    let mut p = vec!["lower".to_string()];
+    let mut p = vec!["lower".to_string(), "ad".to_string()];
     p.extend(
         runic_opt::pipeline()
             .iter()
@@ -33,6 +33,13 @@ pub fn compile(
     let mut prog = lower(loaded)?;
     after("lower", &prog);
     if stop_after == Some("lower") {
+        return Ok(prog);
+    }
+    // Forward-mode AD as a program transformation. A `jvp` it cannot differentiate (and
+    // any `vjp`) stays in the program; the executor reports it if it is reached.
+    prog = runic_ad::fwd::eliminate_where_possible(prog).0;
+    after("ad", &prog);
+    if stop_after == Some("ad") {
         return Ok(prog);
     }
     for (name, pass) in runic_opt::pipeline() {
