@@ -211,12 +211,12 @@ fn prim(v: Val<'_>) -> Val<'_> {
     v
 }
 
-fn leaf<'a>(s: SubExp, t: Type) -> Val<'a> {
+pub(crate) fn leaf<'a>(s: SubExp, t: Type) -> Val<'a> {
     Val::Leaf(s, t)
 }
 
 /// The outer size of an array value.
-fn outer<'a>(l: &Lower<'a>, v: &Val<'a>, span: Span) -> R<SubExp> {
+pub(crate) fn outer<'a>(l: &Lower<'a>, v: &Val<'a>, span: Span) -> R<SubExp> {
     match v.first_leaf() {
         Some((_, Type::Array { shape, .. })) => Ok(shape[0].clone()),
         _ => {
@@ -235,7 +235,7 @@ fn row_template<'a>(v: &Val<'a>) -> Option<Val<'a>> {
     Some(v.rebuild(&mut leaves.into_iter()))
 }
 
-fn arrays<'a>(l: &Lower<'a>, v: &Val<'a>, span: Span) -> R<Vec<VName>> {
+pub(crate) fn arrays<'a>(l: &Lower<'a>, v: &Val<'a>, span: Span) -> R<Vec<VName>> {
     l.leaves(v, span)?
         .iter()
         .map(|(s, _)| l.arr_var(s, span))
@@ -403,7 +403,7 @@ impl<'a> Lower<'a> {
         Ok(ne.rebuild(&mut leaves.into_iter()))
     }
 
-    fn iota(&mut self, n: SubExp) -> Val<'a> {
+    pub(crate) fn iota(&mut self, n: SubExp) -> Val<'a> {
         let ty = Type::Array {
             elem: PrimType::I64,
             shape: vec![n.clone()],
@@ -966,6 +966,9 @@ fn named<'a>(
                 args[1].rebuild(&mut it)
             };
             Ok(Val::Rec(vec![("0".into(), primal), ("1".into(), second)]))
+        }
+        "flatmap" | "flatmap'" => {
+            crate::flatmap::flatmap(l, &args[0], &args[1], name == "flatmap", span)
         }
         "tabulate_2d" | "tabulate_3d" => {
             let rank = if name == "tabulate_2d" { 2 } else { 3 };

@@ -9,6 +9,7 @@
 //! source location and the call sites they were inlined through.
 
 mod fallible;
+mod flatmap;
 mod intrinsics;
 mod lower;
 mod val;

@@ -188,3 +188,25 @@ fn empty_arrays_of_a_type_parameter_take_the_instance_structure() {
         "[1i32, 2i32] [0.5f32, 1.0f32]"
     );
 }
+
+#[test]
+fn flatmap_concatenates_segments_of_any_length() {
+    let t = "entry a (xs: []i64) = flatmap (\\x -> (iota x, x * 2)) xs\n\
+             entry b (xs: []i32) = flatmap' (\\x -> replicate (i64.i32 x) [x, x + 1]) xs\n\
+             entry c (xs: []i64) = flatmap' (\\x -> iota (x - 1)) xs";
+    // Sizes [2,0,1,3] give flags [t,f,t,t,f,f] and offsets [0,2,2,3] (language.md §10).
+    assert_eq!(
+        both(t, "a", "[2i64, 0i64, 1i64, 3i64]"),
+        "[2i64, 0i64, 1i64, 3i64] [true, false, true, true, false, false] \
+         [0i64, 2i64, 2i64, 3i64] [0i64, 1i64, 0i64, 0i64, 1i64, 2i64] [4i64, 0i64, 2i64, 6i64]"
+    );
+    assert_eq!(
+        both(t, "b", "[1, 2]"),
+        "[1i64, 2i64] [true, true, false] [0i64, 1i64] [[1i32, 2i32], [2i32, 3i32], [2i32, 3i32]]"
+    );
+    assert_eq!(
+        both(t, "a", "empty([0]i64)"),
+        "empty([0]i64) empty([0]bool) empty([0]i64) empty([0]i64) empty([0]i64)"
+    );
+    assert!(both(t, "c", "[2i64, 0i64]").contains("Error"));
+}
