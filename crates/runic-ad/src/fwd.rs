@@ -193,6 +193,15 @@ struct Diff<'t> {
     tans: HashMap<VName, SubExp>,
 }
 
+/// Whether a body may update an array in place (then a seed that is also an argument must
+/// be copied). Conservative: any in-place operation or loop anywhere inside counts.
+fn may_consume(body: &Body) -> bool {
+    let text = format!("{body:?}");
+    ["Update(", "Scatter {", "Hist {", "Loop {", "WithAcc {"]
+        .iter()
+        .any(|k| text.contains(k))
+}
+
 fn copy_stm(pat: Param, exp: Exp, src: &SrcInfo) -> Stm {
     Stm {
         pat: vec![pat],
@@ -295,7 +304,7 @@ impl Diff<'_> {
         pat: &[Param],
     ) -> R<()> {
         let src = b.src.clone();
-        self.bind_args(b, &lam.params, &args, &tangents, &src)?;
+        self.bind_args(b, &lam.params, &args, &tangents, &lam.body, &src)?;
         let res = lam.body.result.clone();
         let tres = self.body(b, lam.body)?;
         let n = res.len();
@@ -326,6 +335,7 @@ impl Diff<'_> {
         params: &[Param],
         args: &[SubExp],
         tangents: &[SubExp],
+        body: &Body,
         src: &SrcInfo,
     ) -> R<()> {
         for (p, a) in params.iter().zip(args) {
@@ -336,8 +346,9 @@ impl Diff<'_> {
                 src,
             ));
         }
+        let consumes = may_consume(body);
         for (p, t) in params.iter().zip(tangents) {
-            let aliased = matches!(t, SubExp::Var(_)) && args.contains(t);
+            let aliased = consumes && matches!(t, SubExp::Var(_)) && args.contains(t);
             let op = match t {
                 SubExp::Var(v) if aliased && p.ty.rank() > 0 => BasicOp::Copy(*v),
                 _ => BasicOp::SubExp(t.clone()),

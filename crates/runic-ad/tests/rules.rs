@@ -1,0 +1,313 @@
+//! One test per forward rule: the shape of the generated IR (tangent code only where a
+//! tangent is nonzero, SOACs over primal and tangent arrays, loops and branches carrying
+//! tangents) and its values on the ir backend. Expected values are worked out by hand.
+
+mod common;
+use common::*;
+use runic_data::{Scalar, Value};
+use runic_ir::*;
+use std::sync::Arc;
+
+fn entry_text(prog: &Prog, entry: &str) -> String {
+    let f = prog.entry(entry).expect("entry");
+    let one = Prog {
+        funs: vec![f.clone()],
+        names: prog.names.clone(),
+    };
+    one.to_string()
+}
+
+#[test]
+fn scalar_rules_share_the_table_and_skip_zero_tangents() {
+    let src = "entry main (x: f64) (c: f64) = jvp (\\x -> x * c + f64.sin c) x 1";
+    let prog = differentiated(src);
+    let text = entry_text(&prog, "main");
+    // Tangent code: dx * c only (sin c is constant here: no cos emitted).
+    assert!(!text.contains("Cos"), "{text}");
+    assert_eq!(text.matches("Mul(").count(), 2, "{text}");
+    let r = Runner::new(src);
+    assert_eq!(floats(&r.run("main", vec![f64v(2.0), f64v(3.0)])[0]), [3.0]);
+}
+
+#[test]
+fn unary_rules_match_closed_forms() {
+    let src = "entry main (x: f64) = [jvp f64.sin x 1, jvp f64.exp x 1, jvp f64.log x 1,
+                                      jvp f64.sqrt x 1, jvp (\\x -> x ** 3) x 1, jvp f64.abs x 1]";
+    let r = Runner::new(src);
+    let x: f64 = 0.7;
+    let want = [x.cos(), x.exp(), 1.0 / x, 0.5 / x.sqrt(), 3.0 * x * x, 1.0];
+    let got = floats(&r.run("main", vec![f64v(x)])[0]);
+    assert!(close(&got, &want, 1e-12), "{got:?} vs {want:?}");
+}
+
+#[test]
+fn integer_and_boolean_tangents() {
+    let src = "def icube (x: i32) = x * x * x
+               entry main (x: i32) (k: i32) = (jvp icube x 1, jvp (\\a -> a * k) x 2,
+                                               jvp (\\b -> !b) false true, jvp (\\y -> y < 2.0) 1.0 1.0)";
+    let r = Runner::new(src);
+    let out = r.run(
+        "main",
+        vec![
+            Value::Scalar(Scalar::I32(5)),
+            Value::Scalar(Scalar::I32(1_500_000_000)),
+        ],
+    );
+    assert_eq!(
+        out,
+        vec![
+            Value::Scalar(Scalar::I32(75)),
+            Value::Scalar(Scalar::I32(-1_294_967_296)),
+            Value::Scalar(Scalar::Bool(false)),
+            Value::Scalar(Scalar::Bool(false)),
+        ]
+    );
+}
+
+#[test]
+fn map_runs_over_primal_and_tangent_arrays() {
+    let src = "entry main (xs: []f64) (dxs: []f64) = jvp (map (\\x -> x * x)) xs dxs";
+    let text = entry_text(&differentiated(src), "main");
+    assert_eq!(text.matches("map(").count(), 1, "{text}");
+    let r = Runner::new(src);
+    let got = floats(&r.run("main", vec![f64s(&[1.0, -2.0]), f64s(&[1.0, 0.5])])[0]);
+    assert_eq!(got, [2.0, -2.0]);
+}
+
+#[test]
+fn reduce_operator_works_on_value_tangent_pairs() {
+    let src = "entry main (xs: []f64) (dxs: []f64) = jvp (reduce (*) 1) xs dxs";
+    let text = entry_text(&differentiated(src), "main");
+    // One reduce whose neutral element is paired with a zero tangent.
+    assert!(text.contains("{1f64, 0f64}"), "{text}");
+    let r = Runner::new(src);
+    // d(2·3·5) along (1, 0, 2) = 15 + 0 + 2·6.
+    let got = floats(&r.run("main", vec![f64s(&[2.0, 3.0, 5.0]), f64s(&[1.0, 0.0, 2.0])])[0]);
+    assert_eq!(got, [27.0]);
+}
+
+#[test]
+fn scan_carries_tangents() {
+    let src = "entry main (xs: []f64) (dxs: []f64) = jvp (scan (+) 0) xs dxs";
+    let r = Runner::new(src);
+    let got = floats(&r.run("main", vec![f64s(&[2.0, 3.0, 5.0]), f64s(&[1.0, 0.0, 2.0])])[0]);
+    assert_eq!(got, [1.0, 1.0, 3.0]);
+}
+
+#[test]
+fn hist_and_scatter_carry_tangents() {
+    let src = "entry h (is: []i64) (vs: []f64) (dvs: []f64) =
+                 jvp (\\vs -> reduce_by_index (replicate 2 0) f64.max f64.lowest is vs) vs dvs
+               entry s (is: []i64) (vs: []f64) (dvs: []f64) =
+                 jvp (\\vs -> scatter (replicate 3 1.0) is vs) vs dvs";
+    let r = Runner::new(src);
+    // Bin 0 takes max(1, 4) → tangent of 4; bin 1 takes 3.
+    let got = floats(
+        &r.run(
+            "h",
+            vec![
+                i64s(&[0, 0, 1]),
+                f64s(&[1.0, 4.0, 3.0]),
+                f64s(&[10.0, 20.0, 30.0]),
+            ],
+        )[0],
+    );
+    assert_eq!(got, [20.0, 30.0]);
+    // Positions 0 and 2 receive the tangents; position 1 keeps the constant's zero.
+    let got = floats(
+        &r.run(
+            "s",
+            vec![i64s(&[2, 0]), f64s(&[1.0, 4.0]), f64s(&[10.0, 20.0])],
+        )[0],
+    );
+    assert_eq!(got, [20.0, 0.0, 10.0]);
+}
+
+#[test]
+fn loops_get_tangent_parameters_only_when_active() {
+    let src = "entry main (x: f64) (n: i32) =
+                 jvp (\\x -> (loop (acc, k) = (x, 0i32) for _i < n do (acc * x, k + 1)).0) x 1";
+    let text = entry_text(&differentiated(src), "main");
+    // acc gets a tangent parameter, the counter k does not.
+    assert!(text.contains("dacc"), "{text}");
+    assert!(!text.contains("dk"), "{text}");
+    let r = Runner::new(src);
+    let out = r.run("main", vec![f64v(2.0), Value::Scalar(Scalar::I32(3))]);
+    assert_eq!(floats(&out[0]), [32.0]); // d(x⁴) = 4x³
+}
+
+#[test]
+fn branches_return_tangents() {
+    let src = "entry main (x: f64) = jvp (\\x -> if x > 0 then x * x else 1 - x) x 1";
+    let r = Runner::new(src);
+    assert_eq!(floats(&r.run("main", vec![f64v(3.0)])[0]), [6.0]);
+    assert_eq!(floats(&r.run("main", vec![f64v(-3.0)])[0]), [-1.0]);
+}
+
+#[test]
+fn nested_jvp_is_differentiated_innermost_first() {
+    let src = "def cube (y: f64) = y * y * y
+               entry main (x: f64) = (jvp (\\x -> jvp cube x 1) x 1,
+                                      jvp (\\x -> x * jvp (\\y -> x * y) 3.0 1.0) x 1.0)";
+    let r = Runner::new(src);
+    // 6x and d(x·x) = 2x.
+    let out = r.run("main", vec![f64v(2.0)]);
+    assert_eq!((floats(&out[0]), floats(&out[1])), (vec![12.0], vec![4.0]));
+}
+
+#[test]
+fn reverse_mode_inside_jvp_is_reported_not_miscompiled() {
+    let src = "def cube (y: f64) = y * y * y
+               entry main (x: f64) = jvp (\\x -> vjp cube x 1) x 1
+               entry other (x: f64) = jvp cube x 1";
+    let prog = lower(src);
+    let err = runic_ad::fwd::eliminate(prog.clone()).unwrap_err();
+    assert!(
+        err.message
+            .starts_with("not yet supported by the ir backend:"),
+        "{err}"
+    );
+    // The lenient form keeps that jvp (reported at run time) and differentiates the rest.
+    let (prog, errors) = runic_ad::fwd::eliminate_where_possible(prog);
+    assert_eq!(errors.len(), 1);
+    assert!(entry_text(&prog, "main").contains("jvp("));
+    assert!(!entry_text(&prog, "other").contains("jvp("));
+    runic_ir::verify(&prog).expect("verifies");
+}
+
+/// `jmp` over a hand-built lambda (lowering produces it once `jmp2` is lowered): entry
+/// `main (x: f64) (seeds: [k]f64)` returning the primal and the tangent for every seed.
+fn jmp_prog(body: impl FnOnce(&mut Builder, VName) -> SubExp) -> Prog {
+    let mut names = NameSource::default();
+    let x = names.fresh("x");
+    let seeds = names.fresh("seeds");
+    let k = names.fresh("k");
+    let f64t = Type::Prim(PrimType::F64);
+    let arr = Type::Array {
+        elem: PrimType::F64,
+        shape: vec![SubExp::Var(k)],
+    };
+    let mut b = Builder::new(&mut names);
+    b.bind_named(
+        &["k"],
+        Exp::Basic(BasicOp::ArraySize(seeds, 0)),
+        vec![Type::Prim(PrimType::I64)],
+    );
+    let lam = b.lambda(vec![("a", f64t.clone())], vec![f64t.clone()], |b, ps| {
+        vec![body(b, ps[0])]
+    });
+    let outs = b.bind(
+        Exp::Jvp {
+            lam,
+            args: vec![SubExp::Var(x)],
+            tangents: vec![SubExp::Var(seeds)],
+            vector: true,
+        },
+        vec![f64t.clone(), arr.clone()],
+    );
+    let mut stms = b.take_stms();
+    // The size variable must be `k` itself: rename the ArraySize binding.
+    stms[0].pat[0].name = k;
+    let body = Body {
+        stms,
+        result: outs.iter().map(|v| SubExp::Var(*v)).collect(),
+    };
+    let result = |t: &str| EntryResult {
+        type_text: t.into(),
+        num_values: 1,
+        opaque: false,
+    };
+    Prog {
+        funs: vec![FunDef {
+            name: "main".into(),
+            params: vec![
+                Param {
+                    name: x,
+                    ty: f64t.clone(),
+                },
+                Param {
+                    name: seeds,
+                    ty: arr.clone(),
+                },
+            ],
+            ret: vec![f64t, arr],
+            body,
+            entry: Some(EntryInfo {
+                name: "main".into(),
+                param_types: vec!["f64".into(), "[]f64".into()],
+                results: vec![result("f64"), result("[]f64")],
+            }),
+            src: SrcInfo::default(),
+        }],
+        names,
+    }
+}
+
+fn run_jmp(prog: Prog, x: f64, seeds: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let prog = runic_ad::fwd::eliminate(prog).expect("differentiates");
+    runic_ir::verify::verify_no_ad(&prog).unwrap_or_else(|e| panic!("{e:#?}\n{prog}"));
+    let exec = runic_exec::Executor::new(Arc::new(prog));
+    let out = exec
+        .run_entry("main", vec![f64v(x), f64s(seeds)])
+        .expect("runs");
+    (floats(&out[0]), floats(&out[1]))
+}
+
+#[test]
+fn jmp_maps_over_seeds_with_the_primal_hoisted() {
+    // a ↦ a³ + sin a.
+    let prog = jmp_prog(|b, a| {
+        let a = SubExp::Var(a);
+        let t = PrimType::F64;
+        let sq = b.binop(BinOp::Mul, a.clone(), a.clone(), t);
+        let cu = b.binop(BinOp::Mul, sq, a.clone(), t);
+        let s = b.unop(UnOp::Sin, a, t);
+        b.binop(BinOp::Add, cu, s, t)
+    });
+    let out = runic_ad::fwd::eliminate(prog.clone()).expect("differentiates");
+    let text = out.to_string();
+    // The primal (the cube and the sine) is computed once, outside the map over seeds.
+    let map_at = text.find("map(").expect("a map over the seeds");
+    assert!(text[..map_at].contains("Sin("), "{text}");
+    assert!(!text[map_at..].contains("Sin("), "{text}");
+    let x: f64 = 0.5;
+    let d = 3.0 * x * x + x.cos();
+    let (y, dys) = run_jmp(prog, x, &[1.0, 2.0, -1.0]);
+    assert!(close(&y, &[x.powi(3) + x.sin()], 1e-12));
+    assert!(close(&dys, &[d, 2.0 * d, -d], 1e-12), "{dys:?}");
+    // No seeds: an empty Jacobian, and still the primal.
+    let (y, dys) = run_jmp(jmp_prog(|_, a| SubExp::Var(a)), 4.0, &[]);
+    assert_eq!((y, dys), (vec![4.0], vec![]));
+}
+
+#[test]
+fn jmp_with_a_loop_keeps_a_separate_primal() {
+    // a ↦ a·a·a by a loop (the loop's primal lives inside the differentiated loop).
+    let prog = jmp_prog(|b, a| {
+        let t = Type::Prim(PrimType::F64);
+        let acc = b.param("acc", t.clone());
+        let i = b.fresh("i");
+        let body = b.body(|b| {
+            vec![b.binop(
+                BinOp::Mul,
+                SubExp::Var(acc.name),
+                SubExp::Var(a),
+                PrimType::F64,
+            )]
+        });
+        let r = b.bind(
+            Exp::Loop {
+                params: vec![(acc, SubExp::Var(a))],
+                form: LoopForm::For {
+                    i,
+                    bound: SubExp::i64(2),
+                },
+                body,
+            },
+            vec![t],
+        );
+        SubExp::Var(r[0])
+    });
+    let (y, dys) = run_jmp(prog, 2.0, &[1.0, 0.5]);
+    assert_eq!((y, dys), (vec![8.0], vec![12.0, 6.0]));
+}
