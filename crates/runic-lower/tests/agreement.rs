@@ -283,10 +283,15 @@ fn compiled_path_agrees_with_the_interpreter() {
         }
         let mut sources = runic_syntax::SourceMap::new();
         let file = sources.add(rel.clone(), text.clone());
-        let Ok(program) = runic_syntax::parse_program(file, &text, 0) else {
+        // As the command line does: the prelude is a registered file (errors inside prelude
+        // functions are located there) and its node ids come first.
+        let first_id = runic_types::first_user_node_id();
+        let Ok(program) = runic_syntax::parse_program(file, &text, first_id) else {
             continue;
         };
-        let Ok(checked) = runic_types::check_program(program, &sources) else {
+        let prelude = sources.add(runic_types::PRELUDE_NAME, runic_types::PRELUDE_SOURCE);
+        let Ok(checked) = runic_types::check_program_with_prelude_file(program, &sources, prelude)
+        else {
             continue;
         };
         let prog = match runic_lower::lower_with_sources(&checked, Some(&sources)) {
@@ -297,6 +302,8 @@ fn compiled_path_agrees_with_the_interpreter() {
                 continue;
             }
         };
+        // The ir backend's pipeline: forward-mode AD, then the optimisations.
+        let prog = runic_ad::fwd::eliminate_where_possible(prog).0;
         let prog = runic_opt::pipeline()
             .iter()
             .fold(prog, |p, (_, pass)| pass(p));
