@@ -47,7 +47,7 @@ fn non_negative(s: &SubExp) -> bool {
     matches!(s, SubExp::Const(p) if p.to_i64().is_some_and(|v| v >= 0))
 }
 
-fn basic_can_fail(op: &BasicOp) -> bool {
+pub fn basic_can_fail(op: &BasicOp) -> bool {
     match op {
         BasicOp::SubExp(_)
         | BasicOp::UnOp(..)

@@ -276,13 +276,24 @@ impl<'a> Lower<'a> {
         }
         let (stms, res) = self.nested(|l| body(l, vals))?;
         let rl = self.leaves(&res, span)?;
-        let lam = Lambda {
+        let mut lam = Lambda {
             params,
             body: Body {
                 stms,
                 result: rl.iter().map(|(s, _)| s.clone()).collect(),
             },
             ret: rl.iter().map(|(_, t)| t.clone()).collect(),
+        };
+        let subst = crate::sizes::hoist_result_sizes(self, &mut lam);
+        let res = if subst.is_empty() {
+            res
+        } else {
+            let fixed: Vec<(SubExp, Type)> = rl
+                .into_iter()
+                .zip(&lam.ret)
+                .map(|((s, _), t)| (s, t.clone()))
+                .collect();
+            res.rebuild(&mut fixed.into_iter())
         };
         Ok((lam, res))
     }

@@ -12,6 +12,7 @@ mod fallible;
 mod flatmap;
 mod intrinsics;
 mod lower;
+mod sizes;
 mod val;
 
 use lower::{loc_of, Lower};

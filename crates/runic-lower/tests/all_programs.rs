@@ -5,11 +5,7 @@ mod common;
 use std::path::Path;
 
 /// Programs (by path under `tests/`) with a feature the IR backend cannot lower yet, and why.
-const ALLOWED_FAILURES: &[(&str, &str)] = &[
-    ("ad/control.fut", "with_vjp not lowered yet"),
-    ("ad/nesting.fut", "jmp2/mjp2 not lowered yet"),
-    ("ad/extra.fut", "jmp2/mjp2 not lowered yet"),
-];
+const ALLOWED_FAILURES: &[(&str, &str)] = &[];
 
 fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();

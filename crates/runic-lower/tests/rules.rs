@@ -83,3 +83,14 @@ fn jvp_becomes_the_ir_construct() {
     let ir = lowered("entry main (x: f64) = jvp (\\y -> y * y) x 1.0");
     assert!(ir.contains("jvp("), "{ir}");
 }
+
+#[test]
+fn result_sizes_computed_in_a_lambda_are_copied_out_for_the_statement() {
+    // Rows have size n + 1, computed inside the lambda; the map's result type must name a
+    // variable in scope at the map (the verifier in `lowered` checks this).
+    let ir = lowered("entry main (xs: []i32) = map (\\x -> xs ++ [x]) xs");
+    assert!(ir.contains("= map("), "{ir}");
+    let ir =
+        lowered("entry main (xs: []f64) (dxs: []f64) = jvp (\\xs -> reverse xs ++ [xs[0]]) xs dxs");
+    assert!(ir.contains("jvp("), "{ir}");
+}
