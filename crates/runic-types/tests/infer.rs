@@ -343,5 +343,8 @@ fn local_polymorphism_and_prelude_combinators() {
 #[test]
 fn several_errors_are_reported() {
     let e = fails("def a : i32 = true\ndef b = nope\ndef c = 1");
-    assert!(e.contains("prog.fut:1:") && e.contains("prog.fut:2:"), "{e}");
+    assert!(
+        e.contains("prog.fut:1:") && e.contains("prog.fut:2:"),
+        "{e}"
+    );
 }
