@@ -28,23 +28,37 @@ pub fn all_passes() -> Vec<String> {
 pub fn compile(
     loaded: &Loaded,
     stop_after: Option<&str>,
-    mut after: impl FnMut(&str, &Prog),
+    mut after_pass: impl FnMut(&str, &Prog),
 ) -> Result<Prog, String> {
+    // Debug builds (and so every test run) verify the IR after every pass: a pass that
+    // breaks an invariant is caught where it happens, not as a wrong answer later.
+    let mut after = |name: &str, prog: &Prog| -> Result<(), String> {
+        after_pass(name, prog);
+        if cfg!(debug_assertions) {
+            runic_ir::verify(prog).map_err(|errs| {
+                format!(
+                    "Error: internal compiler error: the IR after pass \"{name}\" is invalid:\n{}",
+                    errs.join("\n")
+                )
+            })?;
+        }
+        Ok(())
+    };
     let mut prog = lower(loaded)?;
-    after("lower", &prog);
+    after("lower", &prog)?;
     if stop_after == Some("lower") {
         return Ok(prog);
     }
     // Forward-mode AD as a program transformation. A `jvp` it cannot differentiate (and
     // any `vjp`) stays in the program; the executor reports it if it is reached.
     prog = runic_ad::fwd::eliminate_where_possible(prog).0;
-    after("ad", &prog);
+    after("ad", &prog)?;
     if stop_after == Some("ad") {
         return Ok(prog);
     }
     for (name, pass) in runic_opt::pipeline() {
         prog = pass(prog);
-        after(name, &prog);
+        after(name, &prog)?;
         if stop_after == Some(name) {
             break;
         }
