@@ -63,7 +63,8 @@ fn lower_entry<'a>(
     e: &'a runic_types::EntryPoint,
 ) -> Result<FunDef, LowerError> {
     l.reset_function();
-    l.pos = e.dec_index + 1;
+    // An entry point sees the definitions before it, not itself.
+    l.pos = e.dec_index;
     let vb = match &l.ck.program.decs[e.dec_index] {
         Dec::Val(vb) => vb,
         _ => return lower::unsupported("an entry point that is not a value", Some(e.span)),
@@ -147,6 +148,7 @@ fn lower_entry<'a>(
             type_params: &vb.type_params,
             sizes,
             ret: vb.ret.as_ref(),
+            scope: e.dec_index,
         }))
     };
     let v = if args.is_empty() {

@@ -482,6 +482,7 @@ impl<'a> Lower<'a> {
                     type_params: &vb.type_params,
                     sizes,
                     ret: vb.ret.as_ref(),
+                    scope: idx,
                 })));
             }
             if let Some(arity) = crate::intrinsics::arity(&q.name) {
@@ -646,6 +647,7 @@ impl<'a> Lower<'a> {
                 type_params: &[],
                 sizes: Vec::new(),
                 ret: ret.as_ref(),
+                scope: self.pos,
             }))),
             ExpKind::If {
                 cond,
@@ -691,6 +693,7 @@ impl<'a> Lower<'a> {
                         type_params,
                         sizes: Vec::new(),
                         ret: ret.as_ref(),
+                        scope: self.pos,
                     }))
                 };
                 let env2 = env.bind(name, f);
@@ -1236,6 +1239,7 @@ impl<'a> Lower<'a> {
                     type_params,
                     sizes,
                     ret,
+                    scope,
                 } => {
                     let mut all = have.clone();
                     all.push(arg);
@@ -1254,6 +1258,7 @@ impl<'a> Lower<'a> {
                             type_params,
                             sizes: sizes.clone(),
                             ret: *ret,
+                            scope: *scope,
                         }))
                     } else {
                         let mut cenv = env.clone();
@@ -1263,7 +1268,10 @@ impl<'a> Lower<'a> {
                         for (p, a) in params.iter().zip(all) {
                             cenv = self.bind_pat(p, a, &cenv)?;
                         }
-                        let v = self.exp(body, &cenv)?;
+                        let outer_scope = std::mem::replace(&mut self.pos, *scope);
+                        let v = self.exp(body, &cenv);
+                        self.pos = outer_scope;
+                        let v = v?;
                         if let Some(rt) = ret {
                             self.loc = Some(loc_of(body.span));
                             self.check_shape(&v, rt, &cenv, body.span)?;

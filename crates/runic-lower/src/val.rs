@@ -38,6 +38,9 @@ pub enum Fun<'a> {
         /// Size parameters given at the occurrence.
         sizes: Vec<(String, Val<'a>)>,
         ret: Option<&'a TypeExp>,
+        /// Index of the declaration whose code this is: top-level names in the body resolve
+        /// to definitions *before* it, wherever the closure is applied.
+        scope: usize,
     },
     Builtin {
         b: Builtin,
