@@ -657,9 +657,9 @@ fn array_lit(rows: Vec<Val>, ty: &Type) -> R<Val> {
     for r in &rows[1..] {
         if r.shape() != first_shape.as_slice() {
             return err(format!(
-                "Value of (desugared) shape {} cannot match shape of type \"{}\".",
-                shape_string(r.shape()),
-                shape_string(&first_shape)
+                "Irregular array literal: elements have shapes {} and {}.",
+                shape_string(&first_shape),
+                shape_string(r.shape())
             ));
         }
     }

@@ -827,24 +827,8 @@ impl<'a> Lower<'a> {
         for k in 0..rows[0].len() {
             let row_ty = rows[0][k].1.clone();
             let col: Vec<SubExp> = rows.iter().map(|r| r[k].0.clone()).collect();
-            // Rows of arrays must agree with the first row's shape.
-            if row_ty.rank() > 0 {
-                if let Type::Array { shape, .. } = &row_ty {
-                    for r in rows.iter().skip(1) {
-                        let v = self.arr_var(&r[k].0, e.span)?;
-                        let text = format!("{}", ShapeText(shape));
-                        self.emit(
-                            &["ok"],
-                            Exp::Basic(BasicOp::ShapeCheck {
-                                arr: v,
-                                shape: shape.clone(),
-                                type_text: text,
-                            }),
-                            vec![Type::Prim(PrimType::Bool)],
-                        );
-                    }
-                }
-            }
+            // The executor checks that rows have the first row's shape (with the
+            // interpreter's "Irregular array literal" message).
             let ty = row_ty.array_of(n.clone());
             let s = self.basic("arr", BasicOp::ArrayLit(col, row_ty), ty.clone());
             out.push((s, ty));

@@ -10,13 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Cases (as `file:entry:case-index`) where the backends are known to disagree, and why.
-const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[(
-    "soacs/arrays.fut:irregular:0",
-    "an irregular array literal with run-time row sizes: the interpreter says 'Irregular array \
-     literal: elements have shapes [2] and [1].', which no IR operation can print (Assert \
-     messages are fixed text; ShapeCheck prints the shape-mismatch wording): needs an exec \
-     change (run-time sizes in Assert messages, or a ShapeCheck message kind)",
-)];
+const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[];
 
 /// Programs that do not lower yet (the same list as `all_programs.rs`, without `ad/`).
 const NOT_LOWERED: &[&str] = &[];
