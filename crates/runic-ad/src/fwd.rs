@@ -202,6 +202,50 @@ fn may_consume(body: &Body) -> bool {
         .any(|k| text.contains(k))
 }
 
+/// The tangent half of a pair operator (see [`Diff::pair_operator`]) when it reads no
+/// primal operand — a linear operator such as `+`: parameters `dx₁..dxₘ, dy₁..dyₘ`, results
+/// `dr₁..drₘ`, binders renamed. Then the tangents reduce separately with the same kind of
+/// simple operator as the primal, which the executor runs at full speed.
+fn tangent_only(names: &mut NameSource, pair: &Lambda, m: usize) -> Option<Lambda> {
+    let ps = &pair.params;
+    let primal: HashSet<VName> = ps[..m]
+        .iter()
+        .chain(&ps[2 * m..3 * m])
+        .map(|p| p.name)
+        .collect();
+    let results = pair.body.result[m..].to_vec();
+    let mut live = HashSet::new();
+    mentions(&results, &mut live);
+    let mut kept = Vec::new();
+    for s in pair.body.stms.iter().rev() {
+        if s.pat.iter().any(|p| live.contains(&p.name)) {
+            mentions(&s.exp, &mut live);
+            for p in &s.pat {
+                mentions(&p.ty, &mut live);
+            }
+            kept.push(s.clone());
+        }
+    }
+    if !live.is_disjoint(&primal) {
+        return None;
+    }
+    kept.reverse();
+    let mut lam = Lambda {
+        params: ps[m..2 * m].iter().chain(&ps[3 * m..]).cloned().collect(),
+        body: Body {
+            stms: kept,
+            result: results,
+        },
+        ret: pair.ret[m..].to_vec(),
+    };
+    Renamer {
+        names,
+        map: HashMap::new(),
+    }
+    .lambda(&mut lam);
+    Some(lam)
+}
+
 fn copy_stm(pat: Param, exp: Exp, src: &SrcInfo) -> Stm {
     Stm {
         pat: vec![pat],
@@ -906,6 +950,14 @@ impl Diff<'_> {
         Ok(l)
     }
 
+    /// The tangent-only operator of `op` when its tangent half is independent of the
+    /// primal operands (see [`tangent_only`]); differentiates a copy, so `op` stays usable.
+    fn split_operator(&mut self, b: &mut Builder, op: &Lambda) -> R<Option<Lambda>> {
+        let m = op.ret.len();
+        let pair = self.pair_operator(b, op.clone())?;
+        Ok(tangent_only(b.names, &pair, m))
+    }
+
     /// Whether a lambda reads a variable that has a tangent (a free variable tracked here).
     fn reads_tracked(&self, lam: &Lambda) -> bool {
         let mut used = HashSet::new();
@@ -985,6 +1037,32 @@ impl Diff<'_> {
                     self.emit_unchanged(b, pat, src, soac);
                     return Ok(());
                 }
+                if pre.is_none() {
+                    if let Some(top) = self.split_operator(b, &lam)? {
+                        let dt = self.tans_of(b, &arrs)?;
+                        let dn = self.zeros_of(b, &neutral)?;
+                        let dpat = self.tangent_pat(b, &pat, &vec![true; pat.len()]);
+                        let primal = Soac::Reduce {
+                            w: w.clone(),
+                            arrs,
+                            pre: None,
+                            lam,
+                            neutral,
+                            commutative,
+                        };
+                        self.emit_unchanged(b, pat, src.clone(), primal);
+                        let tangent = Soac::Reduce {
+                            w,
+                            arrs: dt,
+                            pre: None,
+                            lam: top,
+                            neutral: dn,
+                            commutative,
+                        };
+                        self.emit_unchanged(b, dpat, src, tangent);
+                        return Ok(());
+                    }
+                }
                 let (arrs2, pre2) = self.pre_inputs(b, arrs, pre)?;
                 let lam2 = self.pair_operator(b, lam)?;
                 let mut neutral2 = neutral.clone();
@@ -1026,6 +1104,30 @@ impl Diff<'_> {
                     self.emit_unchanged(b, pat, src, soac);
                     return Ok(());
                 }
+                if pre.is_none() {
+                    if let Some(top) = self.split_operator(b, &lam)? {
+                        let dt = self.tans_of(b, &arrs)?;
+                        let dn = self.zeros_of(b, &neutral)?;
+                        let dpat = self.tangent_pat(b, &pat, &vec![true; pat.len()]);
+                        let primal = Soac::Scan {
+                            w: w.clone(),
+                            arrs,
+                            pre: None,
+                            lam,
+                            neutral,
+                        };
+                        self.emit_unchanged(b, pat, src.clone(), primal);
+                        let tangent = Soac::Scan {
+                            w,
+                            arrs: dt,
+                            pre: None,
+                            lam: top,
+                            neutral: dn,
+                        };
+                        self.emit_unchanged(b, dpat, src, tangent);
+                        return Ok(());
+                    }
+                }
                 let (arrs2, pre2) = self.pre_inputs(b, arrs, pre)?;
                 let lam2 = self.pair_operator(b, lam)?;
                 let mut neutral2 = neutral.clone();
@@ -1065,6 +1167,31 @@ impl Diff<'_> {
                         vals,
                     };
                     self.emit_unchanged(b, pat, src, soac);
+                    return Ok(());
+                }
+                if let Some(top) = self.split_operator(b, &lam)? {
+                    let dd = self.tans_of(b, &dests)?;
+                    let dv = self.tans_of(b, &vals)?;
+                    let dn = self.zeros_of(b, &neutral)?;
+                    let dpat = self.tangent_pat(b, &pat, &vec![true; pat.len()]);
+                    let primal = Soac::Hist {
+                        w: w.clone(),
+                        dests,
+                        lam,
+                        neutral,
+                        is: is.clone(),
+                        vals,
+                    };
+                    self.emit_unchanged(b, pat, src.clone(), primal);
+                    let tangent = Soac::Hist {
+                        w,
+                        dests: dd,
+                        lam: top,
+                        neutral: dn,
+                        is,
+                        vals: dv,
+                    };
+                    self.emit_unchanged(b, dpat, src, tangent);
                     return Ok(());
                 }
                 let mut dests2 = dests.clone();

@@ -311,3 +311,26 @@ fn jmp_with_a_loop_keeps_a_separate_primal() {
     let (y, dys) = run_jmp(prog, 2.0, &[1.0, 0.5]);
     assert_eq!((y, dys), (vec![8.0], vec![12.0, 6.0]));
 }
+
+#[test]
+fn linear_operators_reduce_tangents_separately() {
+    let src =
+        "entry main (xs: []f64) (dxs: []f64) = jvp2 (\\xs -> (f64.sum xs, scan (+) 0 xs)) xs dxs";
+    let text = entry_text(&differentiated(src), "main");
+    // Two simple two-parameter reduces and scans (primal, tangent), no pair operator.
+    assert_eq!(text.matches("reduce").count(), 2, "{text}");
+    assert_eq!(text.matches("scan(").count(), 2, "{text}");
+    assert!(!text.contains("} : {f64, f64} ->"), "{text}");
+    let r = Runner::new(src);
+    let out = r.run("main", vec![f64s(&[1.0, 2.0, 4.0]), f64s(&[0.5, 1.0, 2.0])]);
+    let got: Vec<Vec<f64>> = out.iter().map(floats).collect();
+    assert_eq!(
+        got,
+        vec![
+            vec![7.0],
+            vec![1.0, 3.0, 7.0],
+            vec![3.5],
+            vec![0.5, 1.5, 3.5]
+        ]
+    );
+}

@@ -1,0 +1,25 @@
+-- Forward-mode AD overhead on the ir backend: each `*_jvp` entry computes the primal and
+-- its tangent (jvp2) for the same inputs as its primal entry (both take the seed so that
+-- argument passing costs the same). See docs/PERFORMANCE.md, "ir backend: forward-mode AD".
+-- ==
+-- entry: map_primal map_jvp sum_primal sum_jvp prod_primal prod_jvp scan_primal scan_jvp
+-- random input { [10000000]f32 [10000000]f32 }
+
+def poly (x: f32) = ((3 * x - 2) * x + 1) * x - 5
+entry map_primal (xs: []f32) (_dxs: []f32) = map poly xs
+entry map_jvp (xs: []f32) (dxs: []f32) = jvp2 (map poly) xs dxs
+entry sum_primal (xs: []f32) (_dxs: []f32) = reduce (+) 0 xs
+entry sum_jvp (xs: []f32) (dxs: []f32) = jvp2 (reduce (+) 0) xs dxs
+entry prod_primal (xs: []f32) (_dxs: []f32) = reduce (*) 1 xs
+entry prod_jvp (xs: []f32) (dxs: []f32) = jvp2 (reduce (*) 1) xs dxs
+entry scan_primal (xs: []f32) (_dxs: []f32) = scan (+) 0 xs
+entry scan_jvp (xs: []f32) (dxs: []f32) = jvp2 (scan (+) 0) xs dxs
+
+-- ==
+-- entry: hist_primal hist_jvp
+-- random input { [10000000]u16 [10000000]f32 [10000000]f32 }
+
+def hist [n] (is: [n]u16) (xs: [n]f32) =
+  reduce_by_index (replicate 1024 0f32) (+) 0 (map (\i -> i64.u16 i % 1024) is) xs
+entry hist_primal [n] (is: [n]u16) (xs: [n]f32) (_dxs: [n]f32) = hist is xs
+entry hist_jvp [n] (is: [n]u16) (xs: [n]f32) (dxs: [n]f32) = jvp2 (hist is) xs dxs
