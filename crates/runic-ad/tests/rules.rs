@@ -314,8 +314,9 @@ fn jmp_with_a_loop_keeps_a_separate_primal() {
 
 #[test]
 fn linear_operators_reduce_tangents_separately() {
-    let src =
-        "entry main (xs: []f64) (dxs: []f64) = jvp2 (\\xs -> (f64.sum xs, scan (+) 0 xs)) xs dxs";
+    let src = "entry main (xs: []f64) (dxs: []f64) =
+                 let ((s, c), (ds, dc)) = jvp2 (\\xs -> (f64.sum xs, scan (+) 0 xs)) xs dxs
+                 in (s, c, ds, dc)";
     let text = entry_text(&differentiated(src), "main");
     // Two simple two-parameter reduces and scans (primal, tangent), no pair operator.
     assert_eq!(text.matches("reduce").count(), 2, "{text}");
