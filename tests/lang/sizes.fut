@@ -55,3 +55,17 @@ entry unflatten_ctx (r: i64) (c: i64) = unflatten (iota (r * c))
 entry ascribed_empty : ([0][3]f32, i64) =
   let e = ([] : [0][3]f32)
   in (e, length e)
+
+-- ==
+-- entry: partly_unknown_size
+-- input { 3i64 } output { [0i64, 1, 2, 3] }
+-- input { -1i64 } error: Range 0..1..<-1 is invalid
+
+-- The size `k + (if ...)` has an unknown part, so it is read from the value.
+entry partly_unknown_size (k: i64) = map (\x -> x) (iota (k + (if k < 0 then 0 else 1)))
+
+-- ==
+-- entry: let_in_slice
+-- input { [1, 2, 3, 4] 1i64 3i64 } output { [2, 3] }
+
+entry let_in_slice (xs: []i32) (a: i64) (b: i64) = let v = xs[a:(let k = b + 0 in k)] in map (\x -> x) v

@@ -2217,7 +2217,24 @@ impl Checker {
             Sz::Const(c) => Size::Const(c),
             Sz::Unknown(u) => Size::Unknown(u),
             Sz::Exp(e) => Size::Exp(e),
+            // A term with an unknown part (`k + <size of an if>`) is itself unknown: the
+            // backends read it from the value instead of evaluating a partial term.
+            op @ Sz::Op(..) if !self.size_fully_known(&op) => {
+                let u = self.s.unknowns;
+                self.s.unknowns += 1;
+                Size::Unknown(u)
+            }
             op @ Sz::Op(..) => Size::Exp(Box::new(self.size_exp(&op))),
+        }
+    }
+
+    /// Whether a size term, with its solved variables substituted, has no flexible or rigid
+    /// unknown part.
+    fn size_fully_known(&self, s: &Sz) -> bool {
+        match self.s.size(s) {
+            Sz::Flex(_) | Sz::Unknown(_) => false,
+            Sz::Name(_) | Sz::Const(_) | Sz::Exp(_) => true,
+            Sz::Op(_, a, b) => self.size_fully_known(&a) && self.size_fully_known(&b),
         }
     }
 
@@ -2225,6 +2242,7 @@ impl Checker {
     fn size_exp(&mut self, s: &Sz) -> Exp {
         let span = self.def_span;
         let id = self.fresh_id();
+        let s = &self.s.size(s);
         let kind = match s {
             Sz::Name(n) => ExpKind::Var(QualName::unqual(n.clone())),
             Sz::Const(c) => ExpKind::Literal(Literal::Int {
