@@ -246,6 +246,25 @@ fn tangent_only(names: &mut NameSource, pair: &Lambda, m: usize) -> Option<Lambd
     Some(lam)
 }
 
+/// The array operands an expression updates in place (a loop may update the initial values
+/// of its parameters).
+fn consumed_mut(e: &mut Exp) -> Vec<&mut VName> {
+    match e {
+        Exp::Basic(BasicOp::Update(arr, _, _)) => vec![arr],
+        Exp::Loop { params, .. } => params
+            .iter_mut()
+            .filter_map(|(_, init)| match init {
+                SubExp::Var(v) => Some(v),
+                SubExp::Const(_) => None,
+            })
+            .collect(),
+        Exp::Soac(Soac::Scatter { dests, .. }) | Exp::Soac(Soac::Hist { dests, .. }) => {
+            dests.iter_mut().collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 fn copy_stm(pat: Param, exp: Exp, src: &SrcInfo) -> Stm {
     Stm {
         pat: vec![pat],
@@ -471,6 +490,30 @@ impl Diff<'_> {
                 kept.push(s);
             }
         }
+        // A statement left inside the map must not update a hoisted array in place (every
+        // seed would see the previous one's update): it updates a copy instead.
+        let mut fixed = Vec::with_capacity(kept.len());
+        for mut s in kept {
+            for v in consumed_mut(&mut s.exp) {
+                let key = *v;
+                let Some(ty) = self.types.get(&key).filter(|t| t.rank() > 0).cloned() else {
+                    continue;
+                };
+                if inside.contains(&key) {
+                    continue;
+                }
+                let c = b.names.fresh("copy");
+                self.types.insert(c, ty.clone());
+                fixed.push(Stm {
+                    pat: vec![Param { name: c, ty }],
+                    exp: Exp::Basic(BasicOp::Copy(key)),
+                    src: src.clone(),
+                });
+                *v = c;
+            }
+            fixed.push(s);
+        }
+        let kept = fixed;
         // The primal results: hoisted, or else from a renamed copy of the function.
         let computed_inside = |r: &SubExp| r.as_var().is_some_and(|v| inside.contains(&v));
         let primal: Vec<SubExp> = if res.iter().any(computed_inside) {

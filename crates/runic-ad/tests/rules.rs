@@ -335,3 +335,104 @@ fn linear_operators_reduce_tangents_separately() {
         ]
     );
 }
+
+#[test]
+fn jmp_never_updates_a_hoisted_array_in_place() {
+    // a ↦ (loop acc = [a] for i < 2 do acc with [0] = acc[0]·a)[0] = a³: the replicate is
+    // primal (hoisted out of the map over seeds), the loop updating it stays inside.
+    let prog = jmp_prog(|b, a| {
+        let f64t = PrimType::F64;
+        let arr = Type::Array {
+            elem: f64t,
+            shape: vec![SubExp::i64(1)],
+        };
+        let init = b.bind1(
+            "init",
+            Exp::Basic(BasicOp::Replicate(vec![SubExp::i64(1)], SubExp::Var(a))),
+            arr.clone(),
+        );
+        let acc = b.param("acc", arr.clone());
+        let i = b.fresh("i");
+        let body = b.body(|b| {
+            let at0 = vec![DimIndex::Fix(SubExp::i64(0))];
+            let x = b.basic("x", BasicOp::Index(acc.name, at0.clone()), Type::Prim(f64t));
+            let y = b.binop(BinOp::Mul, x, SubExp::Var(a), f64t);
+            vec![b.basic("upd", BasicOp::Update(acc.name, at0, y), arr.clone())]
+        });
+        let r = b.bind(
+            Exp::Loop {
+                params: vec![(acc, SubExp::Var(init))],
+                form: LoopForm::For {
+                    i,
+                    bound: SubExp::i64(2),
+                },
+                body,
+            },
+            vec![arr],
+        );
+        b.basic(
+            "r",
+            BasicOp::Index(r[0], vec![DimIndex::Fix(SubExp::i64(0))]),
+            Type::Prim(f64t),
+        )
+    });
+    let (y, dys) = run_jmp(prog, 2.0, &[1.0, 2.0, 1.0]);
+    assert_eq!((y, dys), (vec![8.0], vec![12.0, 24.0, 12.0]));
+}
+
+#[test]
+fn jmp_histogram_updates_a_copy_per_seed() {
+    // a ↦ (reduce_by_index [1] (*) 1 [0, 0] [a, a])[0] = a²: the destination is primal
+    // (hoisted); the paired histogram inside the map over seeds must not consume it.
+    let prog = jmp_prog(|b, a| {
+        let f64t = PrimType::F64;
+        let arr = |n: i64, t: PrimType| Type::Array {
+            elem: t,
+            shape: vec![SubExp::i64(n)],
+        };
+        let dest = b.bind1(
+            "dest",
+            Exp::Basic(BasicOp::Replicate(
+                vec![SubExp::i64(1)],
+                SubExp::Const(Prim::F64(1.0)),
+            )),
+            arr(1, f64t),
+        );
+        let is = b.bind1(
+            "is",
+            Exp::Basic(BasicOp::ArrayLit(
+                vec![SubExp::i64(0), SubExp::i64(0)],
+                Type::Prim(PrimType::I64),
+            )),
+            arr(2, PrimType::I64),
+        );
+        let vs = b.bind1(
+            "vs",
+            Exp::Basic(BasicOp::ArrayLit(
+                vec![SubExp::Var(a), SubExp::Var(a)],
+                Type::Prim(f64t),
+            )),
+            arr(2, f64t),
+        );
+        let lam = runic_ir::builder::binop_lambda(b.names, BinOp::Mul, f64t);
+        let h = b.bind1(
+            "h",
+            Exp::Soac(Soac::Hist {
+                w: SubExp::i64(2),
+                dests: vec![dest],
+                lam,
+                neutral: vec![SubExp::Const(Prim::F64(1.0))],
+                is: vec![is],
+                vals: vec![vs],
+            }),
+            arr(1, f64t),
+        );
+        b.basic(
+            "r",
+            BasicOp::Index(h, vec![DimIndex::Fix(SubExp::i64(0))]),
+            Type::Prim(f64t),
+        )
+    });
+    let (y, dys) = run_jmp(prog, 3.0, &[1.0, 2.0, 1.0]);
+    assert_eq!((y, dys), (vec![9.0], vec![6.0, 12.0, 6.0]));
+}
