@@ -29,21 +29,18 @@ type DiffBody = (Vec<Stm>, Vec<SubExp>, Vec<Option<SubExp>>);
 /// Eliminate every `Jvp` of the program (innermost first). `Vjp`/`WithVjp` outside any
 /// `Jvp` are left for reverse mode.
 pub fn eliminate(prog: Prog) -> R<Prog> {
-    run(prog, false).map(|(p, _)| p)
+    let (prog, mut errors) = eliminate_where_possible(prog);
+    if errors.is_empty() {
+        Ok(prog)
+    } else {
+        Err(errors.swap_remove(0))
+    }
 }
 
 /// Like [`eliminate`], but a `Jvp` that cannot be differentiated stays in place (the
 /// executor reports it when it is reached) and its error is returned alongside, so that
 /// one unsupported use does not make every other entry point of the program fail.
-pub fn eliminate_where_possible(prog: Prog) -> (Prog, Vec<AdError>) {
-    match run(prog, true) {
-        Ok(r) => r,
-        // Unreachable: the lenient walk records errors instead of returning them.
-        Err(e) => (Prog::default(), vec![e]),
-    }
-}
-
-fn run(mut prog: Prog, lenient: bool) -> R<(Prog, Vec<AdError>)> {
+pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
     let mut types = Types::new();
     for f in &prog.funs {
         fun_types(f, &mut types);
@@ -51,98 +48,90 @@ fn run(mut prog: Prog, lenient: bool) -> R<(Prog, Vec<AdError>)> {
     let mut e = Elim {
         names: &mut prog.names,
         types,
-        lenient,
         errors: Vec::new(),
     };
     for f in prog.funs.iter_mut() {
         let body = std::mem::take(&mut f.body);
-        f.body = e.body(body)?;
+        f.body = e.body(body);
     }
     let errors = e.errors;
-    Ok((prog, errors))
+    (prog, errors)
 }
 
 /// Walks a program bottom-up and replaces each `Jvp` statement by its expansion.
 struct Elim<'n> {
     names: &'n mut NameSource,
     types: Types,
-    /// Keep undifferentiable Jvps (recording why) instead of failing.
-    lenient: bool,
+    /// Why Jvps left in place could not be differentiated.
     errors: Vec<AdError>,
 }
 
 impl Elim<'_> {
-    fn body(&mut self, b: Body) -> R<Body> {
+    fn body(&mut self, b: Body) -> Body {
         let mut stms = Vec::with_capacity(b.stms.len());
         for mut s in b.stms {
-            self.nested(&mut s.exp)?;
+            self.nested(&mut s.exp);
             if matches!(s.exp, Exp::Jvp { .. }) {
-                if self.lenient {
-                    match self.expand(s.clone()) {
-                        Ok(new) => stms.extend(new),
-                        Err(e) => {
-                            self.errors.push(e);
-                            stms.push(s);
-                        }
+                match self.expand(s.clone()) {
+                    Ok(new) => stms.extend(new),
+                    Err(e) => {
+                        self.errors.push(e);
+                        stms.push(s);
                     }
-                } else {
-                    stms.extend(self.expand(s)?);
                 }
             } else {
                 stms.push(s);
             }
         }
-        Ok(Body {
+        Body {
             stms,
             result: b.result,
-        })
+        }
     }
 
-    fn lambda(&mut self, l: &mut Lambda) -> R<()> {
-        l.body = self.body(std::mem::take(&mut l.body))?;
-        Ok(())
+    fn lambda(&mut self, l: &mut Lambda) {
+        l.body = self.body(std::mem::take(&mut l.body));
     }
 
-    fn in_place(&mut self, b: &mut Body) -> R<()> {
-        *b = self.body(std::mem::take(b))?;
-        Ok(())
+    fn in_place(&mut self, b: &mut Body) {
+        *b = self.body(std::mem::take(b));
     }
 
     /// Eliminate the Jvps inside the bodies and lambdas of `e`.
-    fn nested(&mut self, e: &mut Exp) -> R<()> {
+    fn nested(&mut self, e: &mut Exp) {
         match e {
-            Exp::Basic(_) | Exp::Apply { .. } => Ok(()),
+            Exp::Basic(_) | Exp::Apply { .. } => {}
             Exp::If {
                 then_body,
                 else_body,
                 ..
             } => {
-                self.in_place(then_body)?;
-                self.in_place(else_body)
+                self.in_place(then_body);
+                self.in_place(else_body);
             }
             Exp::Loop { body, .. } => self.in_place(body),
             Exp::Soac(s) => match s {
                 Soac::Map { lam, .. } | Soac::Hist { lam, .. } => self.lambda(lam),
                 Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
                     if let Some(p) = pre {
-                        self.lambda(p)?;
+                        self.lambda(p);
                     }
-                    self.lambda(lam)
+                    self.lambda(lam);
                 }
-                Soac::Scatter { .. } => Ok(()),
+                Soac::Scatter { .. } => {}
             },
             Exp::WithAcc { inputs, lam } => {
                 for i in inputs {
                     if let Some((l, _)) = &mut i.op {
-                        self.lambda(l)?;
+                        self.lambda(l);
                     }
                 }
-                self.lambda(lam)
+                self.lambda(lam);
             }
             Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => self.lambda(lam),
             Exp::WithVjp { f, adj, .. } => {
-                self.lambda(f)?;
-                self.lambda(adj)
+                self.lambda(f);
+                self.lambda(adj);
             }
         }
     }
