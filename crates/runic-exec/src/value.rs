@@ -285,9 +285,7 @@ pub fn row(a: &Array, i: usize) -> Val {
     }
 }
 
-pub fn shape_string(shape: &[usize]) -> String {
-    shape.iter().map(|d| format!("[{d}]")).collect()
-}
+pub use runic_prim::index::shape_string;
 
 /// Append a value (a scalar or an array of the row shape) to a buffer of rows.
 pub fn push_row(dst: &mut Buffer, v: &Val) -> R<()> {

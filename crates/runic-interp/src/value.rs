@@ -555,6 +555,4 @@ pub fn values_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-pub fn shape_string(shape: &[usize]) -> String {
-    shape.iter().map(|d| format!("[{d}]")).collect()
-}
+pub use runic_prim::index::shape_string;

@@ -164,15 +164,8 @@ pub enum TernOp {
     Fma,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RangeKind {
-    /// `..<`
-    UpToExclusive,
-    /// `..>`
-    DownToExclusive,
-    /// `...`
-    Inclusive,
-}
+/// `..<`, `..>` or `...` (shared with the interpreter through `runic-prim`).
+pub use runic_prim::RangeKind;
 
 /// Operations that are not control flow and not SOACs.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,8 +3,10 @@
 //! that every backend computes exactly the same thing.
 
 pub mod deriv;
+pub mod index;
 pub mod ops;
 pub mod types;
 
+pub use index::RangeKind;
 pub use ops::*;
 pub use types::PrimType;
