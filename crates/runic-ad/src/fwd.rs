@@ -9,7 +9,14 @@
 //! an operation needs it materialised). Free variables of the lambda have no tangent here.
 //!
 //! `jmp` (`vector: true`) is a `map` over the seeds of the differentiated body, with every
-//! statement that does not depend on a seed hoisted out of it, so that the primal runs once.
+//! statement that does not depend on a seed hoisted out of it, so that straight-line primal
+//! code runs once. A loop, branch or SOAC that carries tangents stays inside the map as one
+//! statement, so its primal part runs once per seed (and once more outside, from a renamed
+//! copy of the lambda, when the primal result comes from such a statement).
+//!
+//! Reduce, scan and histogram operators are differentiated on (value, tangent) pairs with a
+//! zero tangent for the neutral element; when the tangent half of that operator reads no
+//! primal operand (a linear operator such as `+`), the tangents get a SOAC of their own.
 
 use crate::alg::{prim_of, IrAlg};
 use crate::error::AdError;
