@@ -177,3 +177,10 @@ entry ternary (t: f64) (a: f64) = (jvp (\t -> f64.lerp 1.0 3.0 t) t 1, jvp (\a -
 
 -- d Σx² along xs itself: Σ 2x·x = 2·14 (the seed is the argument array).
 entry sum_sq (xs: []f64) = jvp (\xs -> f64.sum (map (\x -> x * x) xs)) xs xs
+
+-- ==
+-- entry: bad_tangent
+-- input { [1.0, 2.0] } error: size error
+-- input { [1.0] } output { [2.0] }
+
+entry bad_tangent (xs: []f64) = jvp (map (* 2)) xs [1.0]

@@ -405,6 +405,7 @@ impl Diff<'_> {
                 src,
             ));
         }
+        self.check_seed_shapes(b, args, tangents, 0)?;
         let consumes = may_consume(body);
         for (p, t) in params.iter().zip(tangents) {
             let aliased = consumes && matches!(t, SubExp::Var(_)) && args.contains(t);
@@ -415,6 +416,42 @@ impl Diff<'_> {
             let hint = format!("d{}", b.names.hint(p.name));
             let dp = self.bind(b, &hint, Exp::Basic(op), p.ty.clone());
             self.tans.insert(p.name, SubExp::Var(dp));
+        }
+        Ok(())
+    }
+
+    /// A run-time size error unless every array seed has its value's shape (ignoring the
+    /// first `skip` dimensions of the seed: the seeds' own dimension of `jmp`).
+    fn check_seed_shapes(
+        &mut self,
+        b: &mut Builder,
+        args: &[SubExp],
+        seeds: &[SubExp],
+        skip: usize,
+    ) -> R<()> {
+        let bool_t = Type::Prim(PrimType::Bool);
+        let i64_t = Type::Prim(PrimType::I64);
+        for (a, t) in args.iter().zip(seeds) {
+            let (Some(av), Some(tv)) = (a.as_var(), t.as_var()) else {
+                continue;
+            };
+            let rank = self.type_of(a)?.rank();
+            for d in 0..rank {
+                let want = self.bind(b, "n", Exp::Basic(BasicOp::ArraySize(av, d)), i64_t.clone());
+                let have = self.bind(
+                    b,
+                    "n",
+                    Exp::Basic(BasicOp::ArraySize(tv, d + skip)),
+                    i64_t.clone(),
+                );
+                let same = BasicOp::BinOp(BinOp::Eq, SubExp::Var(have), SubExp::Var(want));
+                let ok = self.bind(b, "same", Exp::Basic(same), bool_t.clone());
+                let check = BasicOp::Assert {
+                    cond: SubExp::Var(ok),
+                    message: "size error: the tangent does not have the shape of the value".into(),
+                };
+                self.bind(b, "ok", Exp::Basic(check), bool_t.clone());
+            }
         }
         Ok(())
     }
@@ -439,6 +476,7 @@ impl Diff<'_> {
         let Some(&first) = seeds.first() else {
             return Err(AdError::unsupported("jmp of a function without parameters"));
         };
+        self.check_seed_shapes(b, &args, &tangents, 1)?;
         let original = lam.clone();
         // The differentiated body for one seed row.
         let mut mb = Builder::new(b.names);

@@ -436,3 +436,20 @@ fn jmp_histogram_updates_a_copy_per_seed() {
     let (y, dys) = run_jmp(prog, 3.0, &[1.0, 2.0, 1.0]);
     assert_eq!((y, dys), (vec![9.0], vec![6.0, 12.0, 6.0]));
 }
+
+#[test]
+fn seeds_of_the_wrong_shape_are_size_errors() {
+    let src = "entry main (m: [][]f64) (dm: [][]f64) = jvp (map (map (* 2))) m dm";
+    let exec = runic_exec::Executor::new(Arc::new(optimised(src)));
+    let m = |rows: usize, cols: usize| {
+        Value::Array(
+            runic_data::Array::from_f64(vec![rows, cols], vec![1.0; rows * cols]).expect("shape"),
+        )
+    };
+    let err = exec.run_entry("main", vec![m(1, 2), m(1, 3)]).unwrap_err();
+    assert!(err.message.starts_with("size error"), "{err:?}");
+    let ok = exec
+        .run_entry("main", vec![m(1, 2), m(1, 2)])
+        .expect("runs");
+    assert_eq!(floats(&ok[0]), [2.0, 2.0]);
+}
