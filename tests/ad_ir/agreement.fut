@@ -92,3 +92,36 @@ entry jvp_of_jvp_map (xs: []f64) =
 -- input { [1.0, 2.0, 3.0] [0.0, 1.0, 0.0] } auto output
 entry tabulate_idx (xs: []f64) (dxs: []f64) =
   jvp (\xs -> tabulate_2d 3 3 (\i j -> xs[i] * xs[j])) xs dxs
+
+-- Nesting with SOACs and the vector form (jmp, jmp2).
+-- ==
+-- entry: map_of_jvp
+-- input { [1.0, 2.0, 3.0] } auto output
+def cube3 (y: f64) = y * y * y
+entry map_of_jvp (xs: []f64) = map (\x -> jvp (\x -> jvp cube3 x 1) x 1) xs
+
+-- ==
+-- entry: jac
+-- input { 2.0 3.0 } auto output
+def poly (p: (f64, f64)) : [3]f64 = let (a, b) = p in [a * b, a + b, f64.sin a]
+entry jac (a: f64) (b: f64) = jmp poly (a, b) [(1, 0), (0, 1), (2, 1)]
+
+-- ==
+-- entry: jvp_of_jmp
+-- input { 2.0 } auto output
+entry jvp_of_jmp (x: f64) = jvp (\x -> jmp cube3 x [1, 2, x]) x 1
+
+-- ==
+-- entry: jmp_of_jvp
+-- input { 2.0 } auto output
+entry jmp_of_jvp (x: f64) = jmp (\x -> jvp cube3 x x) x [1, 2, 3]
+
+-- ==
+-- entry: jmp_arrays
+-- input { [1.0, 2.0] } auto output
+entry jmp_arrays (xs: []f64) = jmp (\xs -> scan (*) 1 (map f64.exp xs)) xs [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+
+-- ==
+-- entry: jmp2_loop
+-- input { 1.5 3 } auto output
+entry jmp2_loop (x: f64) (n: i32) = jmp2 (\x -> loop acc = x for _i < n do acc * x + 1) x [1, -1]
