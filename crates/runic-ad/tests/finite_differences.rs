@@ -118,3 +118,32 @@ fn reduce_by_index() {
         1,
     );
 }
+
+/// `jmp f x seeds` is `map (jvp f x) seeds` (language.md §11.1), with the primal computed once.
+#[test]
+fn jmp_equals_jvp_per_seed() {
+    let r = Runner::new(
+        "def g (xs: []f64) = (scan (*) 1 (map (\\x -> 1 + 0.2 * x) xs),
+                              loop acc = f64.sum xs for _i < 2 do acc * f64.cos acc)
+         entry jv (xs: []f64) (dxs: []f64) = jvp g xs dxs
+         entry jm [k][n] (xs: [n]f64) (seeds: [k][n]f64) = unzip (jmp g xs seeds)",
+    );
+    let strategy = (1usize..6, 0usize..4)
+        .prop_flat_map(|(n, k)| (vec(-2.0f64..2.0, n), vec(vec(-1.0f64..1.0, n), k)));
+    let mut runner = TestRunner::new(Config::with_cases(16));
+    runner
+        .run(&strategy, |(xs, seeds)| {
+            let n = xs.len();
+            let flat: Vec<f64> = seeds.iter().flatten().copied().collect();
+            let arr = runic_data::Array::from_f64(vec![seeds.len(), n], flat).expect("shape");
+            let got = r.run("jm", vec![f64s(&xs), runic_data::Value::Array(arr)]);
+            let (scans, loops) = (floats(&got[0]), floats(&got[1]));
+            for (s, seed) in seeds.iter().enumerate() {
+                let want = r.run("jv", vec![f64s(&xs), f64s(seed)]);
+                prop_assert!(close(&scans[s * n..(s + 1) * n], &floats(&want[0]), 1e-12));
+                prop_assert!(close(&loops[s..s + 1], &floats(&want[1]), 1e-12));
+            }
+            Ok(())
+        })
+        .unwrap();
+}
