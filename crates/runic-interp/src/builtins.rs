@@ -45,68 +45,19 @@ pub fn lookup_unqualified(name: &str) -> Option<(Builtin, usize)> {
 }
 
 fn un(name: &str) -> Option<UnOp> {
-    Some(match name {
-        "neg" => UnOp::Neg,
-        "not" => UnOp::Not,
-        "abs" => UnOp::Abs,
-        "sgn" => UnOp::Sgn,
-        "popc" => UnOp::Popc,
-        "clz" => UnOp::Clz,
-        "ctz" => UnOp::Ctz,
-        "to_bits" => UnOp::ToBits,
-        "from_bits" => UnOp::FromBits,
-        "recip" => UnOp::Recip,
-        "sqrt" => UnOp::Sqrt,
-        "rsqrt" => UnOp::Rsqrt,
-        "cbrt" => UnOp::Cbrt,
-        "exp" => UnOp::Exp,
-        "log" => UnOp::Log,
-        "log2" => UnOp::Log2,
-        "log10" => UnOp::Log10,
-        "log1p" => UnOp::Log1p,
-        "sin" => UnOp::Sin,
-        "cos" => UnOp::Cos,
-        "tan" => UnOp::Tan,
-        "asin" => UnOp::Asin,
-        "acos" => UnOp::Acos,
-        "atan" => UnOp::Atan,
-        "sinpi" => UnOp::SinPi,
-        "cospi" => UnOp::CosPi,
-        "tanpi" => UnOp::TanPi,
-        "asinpi" => UnOp::AsinPi,
-        "acospi" => UnOp::AcosPi,
-        "atanpi" => UnOp::AtanPi,
-        "sinh" => UnOp::Sinh,
-        "cosh" => UnOp::Cosh,
-        "tanh" => UnOp::Tanh,
-        "asinh" => UnOp::Asinh,
-        "acosh" => UnOp::Acosh,
-        "atanh" => UnOp::Atanh,
-        "gamma" => UnOp::Gamma,
-        "lgamma" => UnOp::Lgamma,
-        "erf" => UnOp::Erf,
-        "erfc" => UnOp::Erfc,
-        "ceil" => UnOp::Ceil,
-        "floor" => UnOp::Floor,
-        "trunc" => UnOp::Trunc,
-        "round" => UnOp::Round,
-        "isinf" => UnOp::IsInf,
-        "isnan" => UnOp::IsNan,
-        _ => return None,
-    })
+    UnOp::from_member_name(name)
 }
 
 /// A member `T.name` of the numeric module of type `t`.
 pub fn lookup_member(t: PrimType, name: &str) -> Option<Member> {
-    if let Some(from) = PrimType::from_name(name) {
-        let _ = from;
+    if PrimType::from_name(name).is_some() {
         return Some(Member::Fun(Builtin::Conv(t), 1));
     }
     if t == PrimType::Bool {
         return None;
     }
     let f = |b, a| Some(Member::Fun(b, a));
-    if let Some(op) = BinOp::from_symbol(name) {
+    if let Some(op) = BinOp::from_member_name(name) {
         return f(Builtin::Bin(op), 2);
     }
     if let Some(op) = un(name) {
@@ -116,16 +67,7 @@ pub fn lookup_member(t: PrimType, name: &str) -> Option<Member> {
     match name {
         "to_i64" => f(Builtin::Conv(PrimType::I64), 1),
         "to_f64" => f(Builtin::Conv(PrimType::F64), 1),
-        "max" => f(Builtin::Bin(BinOp::Max), 2),
-        "min" => f(Builtin::Bin(BinOp::Min), 2),
-        "mul_hi" => f(Builtin::Bin(BinOp::MulHi), 2),
         "mad_hi" => f(Builtin::MadHi, 3),
-        "atan2" => f(Builtin::Bin(BinOp::Atan2), 2),
-        "atan2pi" => f(Builtin::Bin(BinOp::Atan2Pi), 2),
-        "hypot" => f(Builtin::Bin(BinOp::Hypot), 2),
-        "nextafter" => f(Builtin::Bin(BinOp::NextAfter), 2),
-        "copysign" => f(Builtin::Bin(BinOp::CopySign), 2),
-        "ldexp" => f(Builtin::Bin(BinOp::Ldexp), 2),
         "get_bit" => f(Builtin::GetBit, 2),
         "set_bit" => f(Builtin::SetBit, 3),
         "from_fraction" => f(Builtin::FromFraction(t), 2),

@@ -14,74 +14,11 @@ pub fn arity(name: &str) -> Option<usize> {
 }
 
 fn unop_of(name: &str) -> Option<UnOp> {
-    Some(match name {
-        "neg" => UnOp::Neg,
-        "not" => UnOp::Not,
-        "abs" => UnOp::Abs,
-        "sgn" => UnOp::Sgn,
-        "popc" => UnOp::Popc,
-        "clz" => UnOp::Clz,
-        "ctz" => UnOp::Ctz,
-        "to_bits" => UnOp::ToBits,
-        "from_bits" => UnOp::FromBits,
-        "recip" => UnOp::Recip,
-        "sqrt" => UnOp::Sqrt,
-        "rsqrt" => UnOp::Rsqrt,
-        "cbrt" => UnOp::Cbrt,
-        "exp" => UnOp::Exp,
-        "log" => UnOp::Log,
-        "log2" => UnOp::Log2,
-        "log10" => UnOp::Log10,
-        "log1p" => UnOp::Log1p,
-        "sin" => UnOp::Sin,
-        "cos" => UnOp::Cos,
-        "tan" => UnOp::Tan,
-        "asin" => UnOp::Asin,
-        "acos" => UnOp::Acos,
-        "atan" => UnOp::Atan,
-        "sinpi" => UnOp::SinPi,
-        "cospi" => UnOp::CosPi,
-        "tanpi" => UnOp::TanPi,
-        "asinpi" => UnOp::AsinPi,
-        "acospi" => UnOp::AcosPi,
-        "atanpi" => UnOp::AtanPi,
-        "sinh" => UnOp::Sinh,
-        "cosh" => UnOp::Cosh,
-        "tanh" => UnOp::Tanh,
-        "asinh" => UnOp::Asinh,
-        "acosh" => UnOp::Acosh,
-        "atanh" => UnOp::Atanh,
-        "gamma" => UnOp::Gamma,
-        "lgamma" => UnOp::Lgamma,
-        "erf" => UnOp::Erf,
-        "erfc" => UnOp::Erfc,
-        "ceil" => UnOp::Ceil,
-        "floor" => UnOp::Floor,
-        "trunc" => UnOp::Trunc,
-        "round" => UnOp::Round,
-        "isinf" => UnOp::IsInf,
-        "isnan" => UnOp::IsNan,
-        _ => return None,
-    })
+    UnOp::from_member_name(name)
 }
 
 fn member_binop(name: &str) -> Option<BinOp> {
-    // Operator symbols first (`i32.+`); the match below returns early for other names.
-    if let Some(op) = BinOp::from_symbol(name) {
-        return Some(op);
-    }
-    Some(match name {
-        "max" => BinOp::Max,
-        "min" => BinOp::Min,
-        "mul_hi" => BinOp::MulHi,
-        "atan2" => BinOp::Atan2,
-        "atan2pi" => BinOp::Atan2Pi,
-        "hypot" => BinOp::Hypot,
-        "nextafter" => BinOp::NextAfter,
-        "copysign" => BinOp::CopySign,
-        "ldexp" => BinOp::Ldexp,
-        _ => return None,
-    })
+    BinOp::from_member_name(name)
 }
 
 pub fn member_arity(t: PrimType, name: &str) -> Option<usize> {

@@ -219,6 +219,27 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// The binary operation of a numeric-module member: an operator symbol (`i32.+`) or a
+    /// named member (`max`, `atan2`, …).
+    pub fn from_member_name(name: &str) -> Option<BinOp> {
+        // Operator symbols first (`i32.+`); the match below returns early for other names.
+        if let Some(op) = BinOp::from_symbol(name) {
+            return Some(op);
+        }
+        Some(match name {
+            "max" => BinOp::Max,
+            "min" => BinOp::Min,
+            "mul_hi" => BinOp::MulHi,
+            "atan2" => BinOp::Atan2,
+            "atan2pi" => BinOp::Atan2Pi,
+            "hypot" => BinOp::Hypot,
+            "nextafter" => BinOp::NextAfter,
+            "copysign" => BinOp::CopySign,
+            "ldexp" => BinOp::Ldexp,
+            _ => return None,
+        })
+    }
+
     /// The operator for an overloaded operator symbol.
     pub fn from_symbol(s: &str) -> Option<BinOp> {
         Some(match s {
@@ -569,6 +590,61 @@ pub enum UnOp {
     Round,
     IsInf,
     IsNan,
+}
+
+impl UnOp {
+    /// The unary operation of a numeric-module member (`sqrt`, `popc`, …), by name.
+    pub fn from_member_name(name: &str) -> Option<UnOp> {
+        Some(match name {
+            "neg" => UnOp::Neg,
+            "not" => UnOp::Not,
+            "abs" => UnOp::Abs,
+            "sgn" => UnOp::Sgn,
+            "popc" => UnOp::Popc,
+            "clz" => UnOp::Clz,
+            "ctz" => UnOp::Ctz,
+            "to_bits" => UnOp::ToBits,
+            "from_bits" => UnOp::FromBits,
+            "recip" => UnOp::Recip,
+            "sqrt" => UnOp::Sqrt,
+            "rsqrt" => UnOp::Rsqrt,
+            "cbrt" => UnOp::Cbrt,
+            "exp" => UnOp::Exp,
+            "log" => UnOp::Log,
+            "log2" => UnOp::Log2,
+            "log10" => UnOp::Log10,
+            "log1p" => UnOp::Log1p,
+            "sin" => UnOp::Sin,
+            "cos" => UnOp::Cos,
+            "tan" => UnOp::Tan,
+            "asin" => UnOp::Asin,
+            "acos" => UnOp::Acos,
+            "atan" => UnOp::Atan,
+            "sinpi" => UnOp::SinPi,
+            "cospi" => UnOp::CosPi,
+            "tanpi" => UnOp::TanPi,
+            "asinpi" => UnOp::AsinPi,
+            "acospi" => UnOp::AcosPi,
+            "atanpi" => UnOp::AtanPi,
+            "sinh" => UnOp::Sinh,
+            "cosh" => UnOp::Cosh,
+            "tanh" => UnOp::Tanh,
+            "asinh" => UnOp::Asinh,
+            "acosh" => UnOp::Acosh,
+            "atanh" => UnOp::Atanh,
+            "gamma" => UnOp::Gamma,
+            "lgamma" => UnOp::Lgamma,
+            "erf" => UnOp::Erf,
+            "erfc" => UnOp::Erfc,
+            "ceil" => UnOp::Ceil,
+            "floor" => UnOp::Floor,
+            "trunc" => UnOp::Trunc,
+            "round" => UnOp::Round,
+            "isinf" => UnOp::IsInf,
+            "isnan" => UnOp::IsNan,
+            _ => return None,
+        })
+    }
 }
 
 extern "C" {
