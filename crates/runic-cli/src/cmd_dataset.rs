@@ -6,7 +6,7 @@ use crate::cli::BOUNDS_OPTIONS;
 use crate::error::{CliError, CliResult};
 use clap::parser::ValueSource;
 use clap::ArgMatches;
-use runic_data::{Bounds, ElemType, Value};
+use runic_data::{Bounds, PrimType, Value};
 use std::io::{Read, Write};
 
 /// One order-sensitive option occurrence.
@@ -16,7 +16,7 @@ enum Step {
     Binary,
     Text,
     Types,
-    Bounds(ElemType, String),
+    Bounds(PrimType, String),
 }
 
 /// The options of the `dataset` subcommand in command-line order.
@@ -31,7 +31,7 @@ fn steps(m: &ArgMatches) -> Vec<Step> {
     };
     valued("generate", &Step::Generate);
     for &(id, prim) in BOUNDS_OPTIONS {
-        if let Some(elem) = ElemType::from_name(prim) {
+        if let Some(elem) = PrimType::from_name(prim) {
             valued(id, &move |v| Step::Bounds(elem, v));
         }
     }
@@ -184,7 +184,7 @@ mod tests {
             steps(&m),
             vec![
                 Step::Generate("[2]i32".into()),
-                Step::Bounds(ElemType::F32, "-1:1".into()),
+                Step::Bounds(PrimType::F32, "-1:1".into()),
                 Step::Binary,
                 Step::Generate("[3]f32".into()),
                 Step::Text,

@@ -1,17 +1,17 @@
 //! Which entry-point types are data (§1.2), and the type hints they give the value reader
 //! (§2.4, §5.7).
 
-use runic_data::{ElemType, ValueType};
+use runic_data::{PrimType, ValueType};
 use runic_types::{Size, Type};
 
 /// The data type of a parameter or result: a primitive scalar or an array of primitives.
 /// Constant sizes are kept; any other size is unknown. `None` for opaque types.
 pub fn value_type_of(ty: &Type) -> Option<ValueType> {
     match ty {
-        Type::Prim(p) => Some(ValueType::scalar(ElemType::from_name(p.name())?)),
+        Type::Prim(p) => Some(ValueType::scalar(PrimType::from_name(p.name())?)),
         Type::Array { elem, shape } => match &**elem {
             Type::Prim(p) => {
-                let elem = ElemType::from_name(p.name())?;
+                let elem = PrimType::from_name(p.name())?;
                 let dims = shape
                     .iter()
                     .map(|s| match s {
@@ -56,14 +56,14 @@ mod tests {
         assert_eq!(
             value_type_of(&arr),
             Some(ValueType {
-                elem: ElemType::F32,
+                elem: PrimType::F32,
                 dims: vec![None, Some(3)]
             })
         );
         assert_eq!(hint_of(&arr).unwrap().to_string(), "[][]f32");
         assert_eq!(
             hint_of(&Type::Prim(PrimType::Bool)),
-            Some(ValueType::scalar(ElemType::Bool))
+            Some(ValueType::scalar(PrimType::Bool))
         );
         let tup = Type::tuple(vec![Type::Prim(PrimType::I32), Type::Prim(PrimType::I32)]);
         assert_eq!(hint_of(&tup), None);

@@ -1,7 +1,8 @@
 //! The binary value format (§4): reading one value from a byte stream and writing values.
 
 use crate::text::MAX_RANK;
-use crate::types::ElemType;
+use crate::types::PrimType;
+use crate::types::{binary_tag, from_binary_tag};
 use crate::value::{shape_product, Array, Buffer, Scalar, Value};
 use half::f16;
 
@@ -10,7 +11,7 @@ const HEADER: usize = 7;
 
 /// Writes a data value in the binary format, appending to `out`. Non-data values are errors.
 pub fn write_binary(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
-    let (shape, elem): (&[usize], ElemType) = match v {
+    let (shape, elem): (&[usize], PrimType) = match v {
         Value::Scalar(s) => (&[], s.elem_type()),
         Value::Array(a) => (&a.shape, a.elem_type()),
         _ => return Err("only scalars and arrays of primitive type can be written".into()),
@@ -28,7 +29,7 @@ pub fn write_binary(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
     out.push(b'b');
     out.push(VERSION);
     out.push(shape.len() as u8);
-    out.extend_from_slice(&elem.binary_tag());
+    out.extend_from_slice(&binary_tag(elem));
     for &d in shape {
         out.extend_from_slice(&(d as u64).to_le_bytes());
     }
@@ -120,7 +121,7 @@ pub(crate) fn read_binary(bytes: &[u8], start: usize) -> Result<(Value, usize), 
         ));
     }
     let tag = &header[3..7];
-    let elem = ElemType::from_binary_tag(tag).ok_or_else(|| {
+    let elem = from_binary_tag(tag).ok_or_else(|| {
         (
             start + 3,
             format!(
@@ -185,7 +186,7 @@ pub(crate) fn read_binary(bytes: &[u8], start: usize) -> Result<(Value, usize), 
 }
 
 /// Decodes little-endian elements of type `elem` (`raw.len()` is a multiple of the size).
-fn decode_elements(elem: ElemType, raw: &[u8]) -> Buffer {
+fn decode_elements(elem: PrimType, raw: &[u8]) -> Buffer {
     macro_rules! decode {
         ($variant:ident, $t:ty, $n:expr) => {
             Buffer::$variant(
@@ -196,18 +197,18 @@ fn decode_elements(elem: ElemType, raw: &[u8]) -> Buffer {
         };
     }
     match elem {
-        ElemType::I8 => Buffer::I8(raw.iter().map(|&b| b as i8).collect()),
-        ElemType::U8 => Buffer::U8(raw.to_vec()),
-        ElemType::Bool => Buffer::Bool(raw.iter().map(|&b| b != 0).collect()),
-        ElemType::I16 => decode!(I16, i16, 2),
-        ElemType::I32 => decode!(I32, i32, 4),
-        ElemType::I64 => decode!(I64, i64, 8),
-        ElemType::U16 => decode!(U16, u16, 2),
-        ElemType::U32 => decode!(U32, u32, 4),
-        ElemType::U64 => decode!(U64, u64, 8),
-        ElemType::F16 => decode!(F16, f16, 2),
-        ElemType::F32 => decode!(F32, f32, 4),
-        ElemType::F64 => decode!(F64, f64, 8),
+        PrimType::I8 => Buffer::I8(raw.iter().map(|&b| b as i8).collect()),
+        PrimType::U8 => Buffer::U8(raw.to_vec()),
+        PrimType::Bool => Buffer::Bool(raw.iter().map(|&b| b != 0).collect()),
+        PrimType::I16 => decode!(I16, i16, 2),
+        PrimType::I32 => decode!(I32, i32, 4),
+        PrimType::I64 => decode!(I64, i64, 8),
+        PrimType::U16 => decode!(U16, u16, 2),
+        PrimType::U32 => decode!(U32, u32, 4),
+        PrimType::U64 => decode!(U64, u64, 8),
+        PrimType::F16 => decode!(F16, f16, 2),
+        PrimType::F32 => decode!(F32, f32, 4),
+        PrimType::F64 => decode!(F64, f64, 8),
     }
 }
 

@@ -82,12 +82,12 @@ fn compare_one(k: usize, e: &Value, g: &Value, max: usize, out: &mut Vec<String>
     }
 }
 
-fn elem_of(v: &Value) -> crate::types::ElemType {
+fn elem_of(v: &Value) -> crate::types::PrimType {
     match v {
         Value::Scalar(s) => s.elem_type(),
         Value::Array(a) => a.elem_type(),
         // compare_one only calls this for data values.
-        _ => crate::types::ElemType::Bool,
+        _ => crate::types::PrimType::Bool,
     }
 }
 

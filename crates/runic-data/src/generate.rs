@@ -1,7 +1,7 @@
 //! Deterministic random values (§5.6): SplitMix64 draws, one per element, mapped into
 //! per-type ranges.
 
-use crate::types::{ElemType, ValueType};
+use crate::types::{PrimType, ValueType};
 use crate::value::{shape_product, Array, Buffer, Scalar, Value};
 use half::f16;
 
@@ -34,18 +34,18 @@ enum Range {
 /// for integers, `[0, 1]` for floats).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Bounds {
-    ranges: Vec<(ElemType, Range)>,
+    ranges: Vec<(PrimType, Range)>,
 }
 
-fn int_limits(t: ElemType) -> (i128, i128) {
+fn int_limits(t: PrimType) -> (i128, i128) {
     match t {
-        ElemType::I8 => (i8::MIN as i128, i8::MAX as i128),
-        ElemType::I16 => (i16::MIN as i128, i16::MAX as i128),
-        ElemType::I32 => (i32::MIN as i128, i32::MAX as i128),
-        ElemType::I64 => (i64::MIN as i128, i64::MAX as i128),
-        ElemType::U8 => (0, u8::MAX as i128),
-        ElemType::U16 => (0, u16::MAX as i128),
-        ElemType::U32 => (0, u32::MAX as i128),
+        PrimType::I8 => (i8::MIN as i128, i8::MAX as i128),
+        PrimType::I16 => (i16::MIN as i128, i16::MAX as i128),
+        PrimType::I32 => (i32::MIN as i128, i32::MAX as i128),
+        PrimType::I64 => (i64::MIN as i128, i64::MAX as i128),
+        PrimType::U8 => (0, u8::MAX as i128),
+        PrimType::U16 => (0, u16::MAX as i128),
+        PrimType::U32 => (0, u32::MAX as i128),
         _ => (0, u64::MAX as i128),
     }
 }
@@ -56,7 +56,7 @@ impl Bounds {
     }
 
     /// Sets the inclusive range of `elem` from the texts of `--T-bounds=MIN:MAX`.
-    pub fn set(&mut self, elem: ElemType, min: &str, max: &str) -> Result<(), String> {
+    pub fn set(&mut self, elem: PrimType, min: &str, max: &str) -> Result<(), String> {
         let range = if elem.is_int() {
             let (tmin, tmax) = int_limits(elem);
             let parse = |s: &str| -> Result<i128, String> {
@@ -99,7 +99,7 @@ impl Bounds {
         Ok(())
     }
 
-    fn get(&self, elem: ElemType) -> Option<Range> {
+    fn get(&self, elem: PrimType) -> Option<Range> {
         self.ranges
             .iter()
             .find(|(t, _)| *t == elem)
@@ -135,8 +135,8 @@ pub fn generate(ty: &ValueType, seed: u64, bounds: &Bounds) -> Result<Value, Str
             let u = (rng.next_u64() >> 11) as f64 * unit;
             let x = lo + u * (hi - lo);
             match elem {
-                ElemType::F16 => Scalar::F16(f16::from_f64(x)),
-                ElemType::F32 => Scalar::F32(x as f32),
+                PrimType::F16 => Scalar::F16(f16::from_f64(x)),
+                PrimType::F32 => Scalar::F32(x as f32),
                 _ => Scalar::F64(x),
             }
         })?
@@ -150,7 +150,7 @@ pub fn generate(ty: &ValueType, seed: u64, bounds: &Bounds) -> Result<Value, Str
 }
 
 /// `n` elements from `next`, in order; fails cleanly instead of aborting when memory is short.
-fn fill(elem: ElemType, n: usize, mut next: impl FnMut() -> Scalar) -> Result<Buffer, String> {
+fn fill(elem: PrimType, n: usize, mut next: impl FnMut() -> Scalar) -> Result<Buffer, String> {
     let mut buf = Buffer::new(elem);
     crate::value::with_buffer!(&mut buf, v => v.try_reserve_exact(n))
         .map_err(|_| format!("not enough memory for {n} elements of type {elem}"))?;
@@ -161,15 +161,15 @@ fn fill(elem: ElemType, n: usize, mut next: impl FnMut() -> Scalar) -> Result<Bu
 }
 
 /// `x` (within the range of `t`) as a scalar of integer type `t`.
-fn int_scalar(t: ElemType, x: i128) -> Scalar {
+fn int_scalar(t: PrimType, x: i128) -> Scalar {
     match t {
-        ElemType::I8 => Scalar::I8(x as i8),
-        ElemType::I16 => Scalar::I16(x as i16),
-        ElemType::I32 => Scalar::I32(x as i32),
-        ElemType::I64 => Scalar::I64(x as i64),
-        ElemType::U8 => Scalar::U8(x as u8),
-        ElemType::U16 => Scalar::U16(x as u16),
-        ElemType::U32 => Scalar::U32(x as u32),
+        PrimType::I8 => Scalar::I8(x as i8),
+        PrimType::I16 => Scalar::I16(x as i16),
+        PrimType::I32 => Scalar::I32(x as i32),
+        PrimType::I64 => Scalar::I64(x as i64),
+        PrimType::U8 => Scalar::U8(x as u8),
+        PrimType::U16 => Scalar::U16(x as u16),
+        PrimType::U32 => Scalar::U32(x as u32),
         _ => Scalar::U64(x as u64),
     }
 }
@@ -201,7 +201,7 @@ mod tests {
         );
         assert_eq!(gen("[4]u8", 1, &none), "[193u8, 103u8, 94u8, 11u8]");
         let mut b = Bounds::new();
-        b.set(ElemType::I64, "0", "9").unwrap();
+        b.set(PrimType::I64, "0", "9").unwrap();
         assert_eq!(gen("[5]i64", 1, &b), "[5i64, 9i64, 0i64, 5i64, 1i64]");
         assert_eq!(
             gen("[3]f32", 1, &none),
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn shapes_and_bounds() {
         let mut b = Bounds::new();
-        b.set(ElemType::F32, "-1", "1").unwrap();
+        b.set(PrimType::F32, "-1", "1").unwrap();
         let v = generate(&parse_value_type("[10][3]f32").unwrap(), 3, &b).unwrap();
         let a = v.as_array().unwrap();
         assert_eq!(a.shape, vec![10, 3]);
@@ -234,9 +234,9 @@ mod tests {
             "[10451216379200822465u64, 13757245211066428519u64, 17911839290282890590u64]"
         );
         assert!(generate(&parse_value_type("[]i32").unwrap(), 1, &Bounds::new()).is_err());
-        assert!(b.set(ElemType::I8, "0", "200").is_err());
-        assert!(b.set(ElemType::I8, "5", "1").is_err());
-        assert!(b.set(ElemType::Bool, "0", "1").is_err());
-        assert!(b.set(ElemType::F64, "x", "1").is_err());
+        assert!(b.set(PrimType::I8, "0", "200").is_err());
+        assert!(b.set(PrimType::I8, "5", "1").is_err());
+        assert!(b.set(PrimType::Bool, "0", "1").is_err());
+        assert!(b.set(PrimType::F64, "x", "1").is_err());
     }
 }

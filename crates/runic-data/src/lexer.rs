@@ -1,7 +1,7 @@
 //! Scanning of the textual value format: whitespace, comments and scalar literal tokens (§2.2),
 //! and the conversion of a literal to its final element type (§2.3, §2.4).
 
-use crate::types::ElemType;
+use crate::types::PrimType;
 use crate::value::Scalar;
 use half::f16;
 
@@ -30,29 +30,29 @@ pub(crate) enum LitKind {
 pub(crate) struct Lit {
     pub kind: LitKind,
     /// The suffix, or the type named by a special (`f32.nan`).
-    pub explicit: Option<ElemType>,
+    pub explicit: Option<PrimType>,
     pub start: usize,
     pub end: usize,
 }
 
 impl Lit {
     /// The type the literal has on its own: its explicit type, else the default of its kind.
-    pub fn own_type(&self) -> ElemType {
+    pub fn own_type(&self) -> PrimType {
         match (self.explicit, self.kind) {
             (Some(t), _) => t,
-            (None, LitKind::Int { .. }) => ElemType::I32,
-            (None, LitKind::Bool(_)) => ElemType::Bool,
-            (None, _) => ElemType::F64,
+            (None, LitKind::Int { .. }) => PrimType::I32,
+            (None, LitKind::Bool(_)) => PrimType::Bool,
+            (None, _) => PrimType::F64,
         }
     }
 
     /// Whether this literal may take element type `t` (§2.4 compatibility table).
-    pub fn fits(&self, t: ElemType) -> bool {
+    pub fn fits(&self, t: PrimType) -> bool {
         match (self.explicit, self.kind) {
             (Some(s), _) => s == t,
-            (None, LitKind::Int { .. }) => t != ElemType::Bool,
+            (None, LitKind::Int { .. }) => t != PrimType::Bool,
             (None, LitKind::Decimal { .. }) => t.is_float(),
-            (None, LitKind::Bool(_)) => t == ElemType::Bool,
+            (None, LitKind::Bool(_)) => t == PrimType::Bool,
             // Specials always carry their type.
             (None, _) => false,
         }
@@ -72,7 +72,7 @@ impl Lit {
 /// A lexical error: byte offset and message.
 pub(crate) type LexError = (usize, String);
 
-const FLOAT_SUFFIXES: [ElemType; 3] = [ElemType::F16, ElemType::F32, ElemType::F64];
+const FLOAT_SUFFIXES: [PrimType; 3] = [PrimType::F16, PrimType::F32, PrimType::F64];
 
 /// Describes what is at `pos` for "found …" parts of messages.
 pub(crate) fn describe_at(bytes: &[u8], pos: usize) -> String {
@@ -261,20 +261,20 @@ fn lex_special(bytes: &[u8], start: usize, p: usize, sign: Option<u8>) -> Result
 }
 
 /// Scans an optional type suffix at `p`; returns it and the position after it.
-fn lex_suffix(bytes: &[u8], p: usize) -> (Option<ElemType>, usize) {
+fn lex_suffix(bytes: &[u8], p: usize) -> (Option<PrimType>, usize) {
     let at = |i: usize| bytes.get(p + i).copied().unwrap_or(0);
     let t = match (at(0), at(1), at(2)) {
-        (b'i', b'8', _) => ElemType::I8,
-        (b'u', b'8', _) => ElemType::U8,
-        (b'i', b'1', b'6') => ElemType::I16,
-        (b'i', b'3', b'2') => ElemType::I32,
-        (b'i', b'6', b'4') => ElemType::I64,
-        (b'u', b'1', b'6') => ElemType::U16,
-        (b'u', b'3', b'2') => ElemType::U32,
-        (b'u', b'6', b'4') => ElemType::U64,
-        (b'f', b'1', b'6') => ElemType::F16,
-        (b'f', b'3', b'2') => ElemType::F32,
-        (b'f', b'6', b'4') => ElemType::F64,
+        (b'i', b'8', _) => PrimType::I8,
+        (b'u', b'8', _) => PrimType::U8,
+        (b'i', b'1', b'6') => PrimType::I16,
+        (b'i', b'3', b'2') => PrimType::I32,
+        (b'i', b'6', b'4') => PrimType::I64,
+        (b'u', b'1', b'6') => PrimType::U16,
+        (b'u', b'3', b'2') => PrimType::U32,
+        (b'u', b'6', b'4') => PrimType::U64,
+        (b'f', b'1', b'6') => PrimType::F16,
+        (b'f', b'3', b'2') => PrimType::F32,
+        (b'f', b'6', b'4') => PrimType::F64,
         _ => return (None, p),
     };
     (Some(t), p + t.name().len())
@@ -401,7 +401,7 @@ pub(crate) struct Converter {
 
 impl Converter {
     /// The literal's value as element type `t`. The caller has checked `lit.fits(t)`.
-    pub fn convert(&mut self, bytes: &[u8], lit: &Lit, t: ElemType) -> Result<Scalar, LexError> {
+    pub fn convert(&mut self, bytes: &[u8], lit: &Lit, t: PrimType) -> Result<Scalar, LexError> {
         Ok(match lit.kind {
             LitKind::Bool(b) => Scalar::Bool(b),
             LitKind::Nan => float_scalar(t, f64::NAN),
@@ -457,7 +457,7 @@ impl Converter {
                 }
                 let sign = if negative { -1.0 } else { 1.0 };
                 match (t, exact) {
-                    (ElemType::F32, Some(x)) => Scalar::F32(x as f32 * sign as f32),
+                    (PrimType::F32, Some(x)) => Scalar::F32(x as f32 * sign as f32),
                     (_, Some(x)) => float_scalar(t, x as f64 * sign),
                     (_, None) => float_scalar(t, approx * sign),
                 }
@@ -486,34 +486,34 @@ impl Converter {
 
     /// Parses the scratch text straight into the final float type (one rounding; f16 goes
     /// through f64).
-    fn parse_float(&self, t: ElemType, lit: &Lit) -> Result<Scalar, LexError> {
+    fn parse_float(&self, t: PrimType, lit: &Lit) -> Result<Scalar, LexError> {
         let bad = || (lit.start, format!("invalid number `{}`", self.scratch));
         Ok(match t {
-            ElemType::F32 => Scalar::F32(self.scratch.parse::<f32>().map_err(|_| bad())?),
+            PrimType::F32 => Scalar::F32(self.scratch.parse::<f32>().map_err(|_| bad())?),
             _ => float_scalar(t, self.scratch.parse::<f64>().map_err(|_| bad())?),
         })
     }
 }
 
 /// An f64 rounded to float type `t` (f64 for any non-f16/f32 type).
-fn float_scalar(t: ElemType, x: f64) -> Scalar {
+fn float_scalar(t: PrimType, x: f64) -> Scalar {
     match t {
-        ElemType::F16 => Scalar::F16(f16::from_f64(x)),
-        ElemType::F32 => Scalar::F32(x as f32),
+        PrimType::F16 => Scalar::F16(f16::from_f64(x)),
+        PrimType::F32 => Scalar::F32(x as f32),
         _ => Scalar::F64(x),
     }
 }
 
 /// The low bits of `v` as integer type `t` (two's complement wrap-around).
-fn int_scalar(t: ElemType, v: u64) -> Scalar {
+fn int_scalar(t: PrimType, v: u64) -> Scalar {
     match t {
-        ElemType::I8 => Scalar::I8(v as i8),
-        ElemType::I16 => Scalar::I16(v as i16),
-        ElemType::I32 => Scalar::I32(v as i32),
-        ElemType::U8 => Scalar::U8(v as u8),
-        ElemType::U16 => Scalar::U16(v as u16),
-        ElemType::U32 => Scalar::U32(v as u32),
-        ElemType::U64 => Scalar::U64(v),
+        PrimType::I8 => Scalar::I8(v as i8),
+        PrimType::I16 => Scalar::I16(v as i16),
+        PrimType::I32 => Scalar::I32(v as i32),
+        PrimType::U8 => Scalar::U8(v as u8),
+        PrimType::U16 => Scalar::U16(v as u16),
+        PrimType::U32 => Scalar::U32(v as u32),
+        PrimType::U64 => Scalar::U64(v),
         _ => Scalar::I64(v as i64),
     }
 }
@@ -522,7 +522,7 @@ fn int_scalar(t: ElemType, v: u64) -> Scalar {
 mod tests {
     use super::*;
 
-    fn scalar(text: &str, t: Option<ElemType>) -> Result<Scalar, LexError> {
+    fn scalar(text: &str, t: Option<PrimType>) -> Result<Scalar, LexError> {
         let lit = lex_scalar(text.as_bytes(), 0)?;
         let t = t.unwrap_or(lit.own_type());
         assert!(lit.fits(t), "{text} does not fit {t}");
@@ -558,7 +558,7 @@ mod tests {
         assert_eq!(scalar("-0x10", None), Ok(Scalar::I32(-16)));
         assert_eq!(scalar("0b1010u8", None), Ok(Scalar::U8(10)));
         assert_eq!(scalar("0b1111_1111i8", None), Ok(Scalar::I8(-1)));
-        assert_eq!(scalar("0x10", Some(ElemType::F32)), Ok(Scalar::F32(16.0)));
+        assert_eq!(scalar("0x10", Some(PrimType::F32)), Ok(Scalar::F32(16.0)));
     }
 
     #[test]
@@ -569,12 +569,12 @@ mod tests {
         assert_eq!(scalar("1E5", None), Ok(Scalar::F64(1e5)));
         assert_eq!(scalar("-3e2f32", None), Ok(Scalar::F32(-300.0)));
         assert_eq!(scalar("2.5e-1_0", None), Ok(Scalar::F64(2.5e-10)));
-        assert_eq!(scalar("5", Some(ElemType::F32)), Ok(Scalar::F32(5.0)));
+        assert_eq!(scalar("5", Some(PrimType::F32)), Ok(Scalar::F32(5.0)));
         // Rounded directly to f32: 0.1f32 is the f32 nearest to 0.1.
         assert_eq!(scalar("0.1f32", None), Ok(Scalar::F32(0.1f32)));
         // 16777217 is a tie between two f32 values; round to even directly.
         assert_eq!(
-            scalar("16777217", Some(ElemType::F32)),
+            scalar("16777217", Some(PrimType::F32)),
             Ok(Scalar::F32(16777216.0))
         );
         assert_eq!(

@@ -30,7 +30,7 @@ pub use print::{
     print_value_single_line,
 };
 pub use reader::{read_all, read_file_bytes, Reader};
-pub use types::{parse_value_type, ElemType, ValueType};
+pub use types::{parse_value_type, PrimType, ValueType};
 pub use value::{shape_product, Array, Buffer, Scalar, Value};
 
 // Re-exported so that users name the same f16 type as `Scalar::F16`.

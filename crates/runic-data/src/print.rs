@@ -1,7 +1,7 @@
 //! The canonical printer (§3): scalars, multi-line and single-line arrays, REPL notation, and the
 //! debugging notation for non-data values.
 
-use crate::types::ElemType;
+use crate::types::PrimType;
 use crate::value::{Array, Scalar, Value};
 use half::f16;
 use std::fmt::Write;
@@ -265,7 +265,7 @@ fn write_float<F: PrintFloat>(
     out: &mut String,
     scratch: &mut String,
     x: F,
-    elem: ElemType,
+    elem: PrimType,
     suffixes: bool,
 ) {
     let name = elem.name();

@@ -2,7 +2,7 @@
 //! buffer, `empty(...)`, and string literals.
 
 use crate::lexer::{describe_at, lex_scalar, skip_blank, Converter, Lit};
-use crate::types::{ElemType, ValueType};
+use crate::types::{PrimType, ValueType};
 use crate::value::{shape_product, Array, Buffer, Value};
 
 /// Largest array rank accepted (the binary reader has the same limit).
@@ -23,7 +23,7 @@ fn hint_mismatch(hint: &ValueType, found: &str) -> String {
     )
 }
 
-fn ranked(rank: usize, elem: ElemType) -> String {
+fn ranked(rank: usize, elem: PrimType) -> String {
     format!("{}{}", "[]".repeat(rank), elem)
 }
 
@@ -85,7 +85,7 @@ impl<'a> TextParser<'a> {
     fn misfit(
         &self,
         lit: &Lit,
-        elem: ElemType,
+        elem: PrimType,
         hint: Option<&ValueType>,
         first: bool,
         rank: usize,
@@ -110,7 +110,7 @@ impl<'a> TextParser<'a> {
     }
 
     /// `empty(` dims elem-type `)`, blanks allowed between tokens; returns shape, type, end.
-    fn parse_empty(&self, start: usize) -> Result<(Vec<usize>, ElemType, usize), ParseError> {
+    fn parse_empty(&self, start: usize) -> Result<(Vec<usize>, PrimType, usize), ParseError> {
         let b = self.bytes;
         let expect = |pos: usize, what: &str| -> ParseError {
             (
@@ -174,7 +174,7 @@ impl<'a> TextParser<'a> {
             .iter()
             .take_while(|c| c.is_ascii_alphanumeric())
             .count();
-        let elem = ElemType::from_name(&self.text(p, word_end))
+        let elem = PrimType::from_name(&self.text(p, word_end))
             .ok_or_else(|| expect(p, "an element type"))?;
         p = skip_blank(b, word_end);
         if b.get(p) != Some(&b')') {
@@ -391,7 +391,7 @@ impl<'a> TextParser<'a> {
         hint: Option<&ValueType>,
     ) -> Result<(Value, usize), ParseError> {
         if let Some(h) = hint {
-            if h.elem != ElemType::U8 || h.rank() != 1 {
+            if h.elem != PrimType::U8 || h.rank() != 1 {
                 return Err((start, hint_mismatch(h, "[]u8 (a string)")));
             }
         }

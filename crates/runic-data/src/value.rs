@@ -1,7 +1,7 @@
 //! Run-time data values (§1.2): scalars, regular row-major arrays, and the non-data values that
 //! only appear when printing results.
 
-use crate::types::{ElemType, ValueType};
+use crate::types::{PrimType, ValueType};
 use half::f16;
 
 /// One primitive value.
@@ -22,20 +22,20 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    pub fn elem_type(&self) -> ElemType {
+    pub fn elem_type(&self) -> PrimType {
         match self {
-            Scalar::I8(_) => ElemType::I8,
-            Scalar::I16(_) => ElemType::I16,
-            Scalar::I32(_) => ElemType::I32,
-            Scalar::I64(_) => ElemType::I64,
-            Scalar::U8(_) => ElemType::U8,
-            Scalar::U16(_) => ElemType::U16,
-            Scalar::U32(_) => ElemType::U32,
-            Scalar::U64(_) => ElemType::U64,
-            Scalar::F16(_) => ElemType::F16,
-            Scalar::F32(_) => ElemType::F32,
-            Scalar::F64(_) => ElemType::F64,
-            Scalar::Bool(_) => ElemType::Bool,
+            Scalar::I8(_) => PrimType::I8,
+            Scalar::I16(_) => PrimType::I16,
+            Scalar::I32(_) => PrimType::I32,
+            Scalar::I64(_) => PrimType::I64,
+            Scalar::U8(_) => PrimType::U8,
+            Scalar::U16(_) => PrimType::U16,
+            Scalar::U32(_) => PrimType::U32,
+            Scalar::U64(_) => PrimType::U64,
+            Scalar::F16(_) => PrimType::F16,
+            Scalar::F32(_) => PrimType::F32,
+            Scalar::F64(_) => PrimType::F64,
+            Scalar::Bool(_) => PrimType::Bool,
         }
     }
 
@@ -122,24 +122,24 @@ pub(crate) use with_buffer;
 
 impl Buffer {
     /// An empty buffer of the given type with room for `capacity` elements.
-    pub fn with_capacity(elem: ElemType, capacity: usize) -> Buffer {
+    pub fn with_capacity(elem: PrimType, capacity: usize) -> Buffer {
         match elem {
-            ElemType::I8 => Buffer::I8(Vec::with_capacity(capacity)),
-            ElemType::I16 => Buffer::I16(Vec::with_capacity(capacity)),
-            ElemType::I32 => Buffer::I32(Vec::with_capacity(capacity)),
-            ElemType::I64 => Buffer::I64(Vec::with_capacity(capacity)),
-            ElemType::U8 => Buffer::U8(Vec::with_capacity(capacity)),
-            ElemType::U16 => Buffer::U16(Vec::with_capacity(capacity)),
-            ElemType::U32 => Buffer::U32(Vec::with_capacity(capacity)),
-            ElemType::U64 => Buffer::U64(Vec::with_capacity(capacity)),
-            ElemType::F16 => Buffer::F16(Vec::with_capacity(capacity)),
-            ElemType::F32 => Buffer::F32(Vec::with_capacity(capacity)),
-            ElemType::F64 => Buffer::F64(Vec::with_capacity(capacity)),
-            ElemType::Bool => Buffer::Bool(Vec::with_capacity(capacity)),
+            PrimType::I8 => Buffer::I8(Vec::with_capacity(capacity)),
+            PrimType::I16 => Buffer::I16(Vec::with_capacity(capacity)),
+            PrimType::I32 => Buffer::I32(Vec::with_capacity(capacity)),
+            PrimType::I64 => Buffer::I64(Vec::with_capacity(capacity)),
+            PrimType::U8 => Buffer::U8(Vec::with_capacity(capacity)),
+            PrimType::U16 => Buffer::U16(Vec::with_capacity(capacity)),
+            PrimType::U32 => Buffer::U32(Vec::with_capacity(capacity)),
+            PrimType::U64 => Buffer::U64(Vec::with_capacity(capacity)),
+            PrimType::F16 => Buffer::F16(Vec::with_capacity(capacity)),
+            PrimType::F32 => Buffer::F32(Vec::with_capacity(capacity)),
+            PrimType::F64 => Buffer::F64(Vec::with_capacity(capacity)),
+            PrimType::Bool => Buffer::Bool(Vec::with_capacity(capacity)),
         }
     }
 
-    pub fn new(elem: ElemType) -> Buffer {
+    pub fn new(elem: PrimType) -> Buffer {
         Buffer::with_capacity(elem, 0)
     }
 
@@ -151,20 +151,20 @@ impl Buffer {
         self.len() == 0
     }
 
-    pub fn elem_type(&self) -> ElemType {
+    pub fn elem_type(&self) -> PrimType {
         match self {
-            Buffer::I8(_) => ElemType::I8,
-            Buffer::I16(_) => ElemType::I16,
-            Buffer::I32(_) => ElemType::I32,
-            Buffer::I64(_) => ElemType::I64,
-            Buffer::U8(_) => ElemType::U8,
-            Buffer::U16(_) => ElemType::U16,
-            Buffer::U32(_) => ElemType::U32,
-            Buffer::U64(_) => ElemType::U64,
-            Buffer::F16(_) => ElemType::F16,
-            Buffer::F32(_) => ElemType::F32,
-            Buffer::F64(_) => ElemType::F64,
-            Buffer::Bool(_) => ElemType::Bool,
+            Buffer::I8(_) => PrimType::I8,
+            Buffer::I16(_) => PrimType::I16,
+            Buffer::I32(_) => PrimType::I32,
+            Buffer::I64(_) => PrimType::I64,
+            Buffer::U8(_) => PrimType::U8,
+            Buffer::U16(_) => PrimType::U16,
+            Buffer::U32(_) => PrimType::U32,
+            Buffer::U64(_) => PrimType::U64,
+            Buffer::F16(_) => PrimType::F16,
+            Buffer::F32(_) => PrimType::F32,
+            Buffer::F64(_) => PrimType::F64,
+            Buffer::Bool(_) => PrimType::Bool,
         }
     }
 
@@ -267,7 +267,7 @@ impl Array {
         !self.shape.is_empty() && shape_product(&self.shape) == Some(self.data.len())
     }
 
-    pub fn elem_type(&self) -> ElemType {
+    pub fn elem_type(&self) -> PrimType {
         self.data.elem_type()
     }
 

@@ -64,7 +64,7 @@ fn random_hints(rng: &mut SplitMix64) -> Vec<Option<ValueType>> {
             let r = rng.next_u64();
             (!r.is_multiple_of(3)).then(|| {
                 ValueType::of_rank(
-                    ElemType::ALL[(r >> 8) as usize % 12],
+                    PrimType::ALL[(r >> 8) as usize % 12],
                     (r >> 16) as usize % 4,
                 )
             })
@@ -125,8 +125,8 @@ fn regressions() {
     ];
     for &c in cases {
         check(c, &[]);
-        check(c, &[Some(ValueType::of_rank(ElemType::F32, 1))]);
-        check(c, &[Some(ValueType::of_rank(ElemType::F16, 0))]);
+        check(c, &[Some(ValueType::of_rank(PrimType::F32, 1))]);
+        check(c, &[Some(ValueType::of_rank(PrimType::F16, 0))]);
     }
     // Deep nesting is rejected without recursion.
     let deep = "[".repeat(1_000_000);

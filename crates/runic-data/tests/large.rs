@@ -6,13 +6,13 @@ use std::time::Instant;
 
 fn exercise(n: usize) {
     let floats = generate(
-        &ValueType::with_shape(ElemType::F32, &[n]),
+        &ValueType::with_shape(PrimType::F32, &[n]),
         1,
         &Bounds::new(),
     )
     .unwrap();
     let ints = generate(
-        &ValueType::with_shape(ElemType::I32, &[n / 1000, 1000]),
+        &ValueType::with_shape(PrimType::I32, &[n / 1000, 1000]),
         2,
         &Bounds::new(),
     )

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use runic_data::*;
 
 /// One element: either a special float-ish value or random bits, reinterpreted per type.
-fn scalar_of(elem: ElemType, (pick, bits): (u8, u64)) -> Scalar {
+fn scalar_of(elem: PrimType, (pick, bits): (u8, u64)) -> Scalar {
     let special = pick == 0;
     let f64_special = [
         f64::NAN,
@@ -17,29 +17,29 @@ fn scalar_of(elem: ElemType, (pick, bits): (u8, u64)) -> Scalar {
         0.1,
     ];
     match elem {
-        ElemType::I8 => Scalar::I8(bits as i8),
-        ElemType::I16 => Scalar::I16(bits as i16),
-        ElemType::I32 => Scalar::I32(bits as i32),
-        ElemType::I64 => Scalar::I64(bits as i64),
-        ElemType::U8 => Scalar::U8(bits as u8),
-        ElemType::U16 => Scalar::U16(bits as u16),
-        ElemType::U32 => Scalar::U32(bits as u32),
-        ElemType::U64 => Scalar::U64(bits),
-        ElemType::Bool => Scalar::Bool(bits & 1 == 1),
-        ElemType::F16 if special => Scalar::F16(f16::from_f64(
+        PrimType::I8 => Scalar::I8(bits as i8),
+        PrimType::I16 => Scalar::I16(bits as i16),
+        PrimType::I32 => Scalar::I32(bits as i32),
+        PrimType::I64 => Scalar::I64(bits as i64),
+        PrimType::U8 => Scalar::U8(bits as u8),
+        PrimType::U16 => Scalar::U16(bits as u16),
+        PrimType::U32 => Scalar::U32(bits as u32),
+        PrimType::U64 => Scalar::U64(bits),
+        PrimType::Bool => Scalar::Bool(bits & 1 == 1),
+        PrimType::F16 if special => Scalar::F16(f16::from_f64(
             f64_special[bits as usize % f64_special.len()],
         )),
-        ElemType::F32 if special => {
+        PrimType::F32 if special => {
             Scalar::F32(f64_special[bits as usize % f64_special.len()] as f32)
         }
-        ElemType::F64 if special => Scalar::F64(f64_special[bits as usize % f64_special.len()]),
-        ElemType::F16 => Scalar::F16(f16::from_bits(bits as u16)),
-        ElemType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
-        ElemType::F64 => Scalar::F64(f64::from_bits(bits)),
+        PrimType::F64 if special => Scalar::F64(f64_special[bits as usize % f64_special.len()]),
+        PrimType::F16 => Scalar::F16(f16::from_bits(bits as u16)),
+        PrimType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
+        PrimType::F64 => Scalar::F64(f64::from_bits(bits)),
     }
 }
 
-fn build(elem: ElemType, shape: Vec<usize>, raw: Vec<(u8, u64)>) -> Value {
+fn build(elem: PrimType, shape: Vec<usize>, raw: Vec<(u8, u64)>) -> Value {
     if shape.is_empty() {
         return Value::Scalar(scalar_of(elem, raw[0]));
     }
@@ -53,11 +53,11 @@ fn build(elem: ElemType, shape: Vec<usize>, raw: Vec<(u8, u64)>) -> Value {
 
 fn any_value() -> impl Strategy<Value = Value> {
     (
-        0..ElemType::ALL.len(),
+        0..PrimType::ALL.len(),
         prop::collection::vec(0usize..4, 0..=3),
         prop::collection::vec((0u8..6, any::<u64>()), 27..=27),
     )
-        .prop_map(|(t, shape, raw)| build(ElemType::ALL[t], shape, raw))
+        .prop_map(|(t, shape, raw)| build(PrimType::ALL[t], shape, raw))
 }
 
 fn rank_hint(v: &Value) -> ValueType {

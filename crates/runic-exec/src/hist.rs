@@ -167,7 +167,7 @@ pub fn hist(
             dest,
             Array {
                 shape: vec![0],
-                data: Buffer::new(runic_data::ElemType::I8),
+                data: Buffer::new(runic_data::PrimType::I8),
             },
         )))]);
     }

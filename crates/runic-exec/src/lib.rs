@@ -28,7 +28,7 @@ use runic_ir::{Prog, SubExp, Type};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use value::{elem_of, prim_of, scalar_of, Val};
+use value::{prim_of, scalar_of, Val};
 
 /// Stack size of the evaluation thread (function calls recurse on the host stack).
 const STACK_SIZE: usize = 256 << 20;
@@ -181,10 +181,8 @@ fn bind_sizes(cx: &Ctx, frame: &mut Frame, ty: &Type, v: &Val) -> Result<(), Exe
 fn from_data(v: Value, ty: &Type) -> Result<Val, ExecError> {
     let bad = || ExecError::new("entry point arguments have invalid types.");
     match (v, ty) {
-        (Value::Scalar(s), Type::Prim(t)) if elem_of(*t) == s.elem_type() => {
-            Ok(Val::Prim(prim_of(s)))
-        }
-        (Value::Array(a), Type::Array { elem, shape }) if elem_of(*elem) == a.data.elem_type() => {
+        (Value::Scalar(s), Type::Prim(t)) if *t == s.elem_type() => Ok(Val::Prim(prim_of(s))),
+        (Value::Array(a), Type::Array { elem, shape }) if *elem == a.data.elem_type() => {
             if a.shape.len() != shape.len() || !a.is_valid() {
                 return Err(bad());
             }

@@ -3,7 +3,7 @@
 
 use crate::error::{err, R};
 use crate::value::*;
-use runic_data::{Buffer, ElemType};
+use runic_data::{Buffer, PrimType};
 use runic_prim::Prim;
 
 /// Raw access to the elements of a `Buffer` owned by the caller.
@@ -13,7 +13,7 @@ use runic_prim::Prim;
 /// ranges (the SOAC chunks).
 pub struct OutPtr {
     ptr: *mut u8,
-    elem: ElemType,
+    elem: PrimType,
     size: usize,
     len: usize,
 }
@@ -38,7 +38,7 @@ impl OutPtr {
         })
     }
 
-    pub fn elem(&self) -> ElemType {
+    pub fn elem(&self) -> PrimType {
         self.elem
     }
 
@@ -63,7 +63,7 @@ impl OutPtr {
 
     /// Store one scalar at `at`.
     pub fn set(&self, at: usize, p: Prim) -> R<()> {
-        let b = buf_filled(prim_of_elem(self.elem), 1, p);
+        let b = buf_filled(self.elem, 1, p);
         self.write(at, &b, 0, 1)
     }
 

@@ -160,7 +160,7 @@ fn scan_col(op: BinOp, acc: Prim, col: &Buffer, n: usize, out: &mut Buffer) -> R
 macro_rules! scan_native {
     ($op:expr, $acc:expr, $src:expr, $lo:expr, $n:expr, $dst:expr, $V:ident, $t:ty, $add:expr) => {
         if let (BinOp::Add, Prim::$V(mut a), Buffer::$V(v)) = ($op, $acc, $src) {
-            if $dst.elem() == runic_data::ElemType::$V {
+            if $dst.elem() == runic_data::PrimType::$V {
                 let add: fn($t, $t) -> $t = $add;
                 // SAFETY: the element type was checked; this chunk owns `lo..lo + n`.
                 let d: &mut [$t] = unsafe { $dst.slice_mut($lo, $n)? };
@@ -409,7 +409,7 @@ impl Ctx<'_> {
                                 let buf = o.0.get_or_insert_with(|| match v {
                                     Val::Arr(a) => Buffer::with_capacity(a.data.elem_type(), 0),
                                     Val::Prim(p) => buf_with_capacity(p.ty(), hi - lo),
-                                    _ => Buffer::new(runic_data::ElemType::I8),
+                                    _ => Buffer::new(runic_data::PrimType::I8),
                                 });
                                 push_row(buf, v)?;
                             }
@@ -637,7 +637,7 @@ impl Ctx<'_> {
                         Buffer::with_capacity(a.data.elem_type(), 0),
                         a.shape.clone(),
                     ),
-                    _ => (Buffer::new(runic_data::ElemType::I8), vec![]),
+                    _ => (Buffer::new(runic_data::PrimType::I8), vec![]),
                 })
                 .collect();
             self.fold(

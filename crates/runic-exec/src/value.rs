@@ -2,7 +2,7 @@
 //! shared by reference count and updated in place when unshared) and accumulators.
 
 use crate::error::{err, R};
-use runic_data::{Array, Buffer, ElemType, Scalar};
+use runic_data::{Array, Buffer, Scalar};
 use runic_prim::{Prim, PrimType};
 use std::sync::{Arc, Mutex};
 
@@ -103,40 +103,6 @@ macro_rules! with_buf2 {
 pub(crate) use with_buf;
 pub(crate) use with_buf2;
 
-pub fn elem_of(t: PrimType) -> ElemType {
-    match t {
-        PrimType::I8 => ElemType::I8,
-        PrimType::I16 => ElemType::I16,
-        PrimType::I32 => ElemType::I32,
-        PrimType::I64 => ElemType::I64,
-        PrimType::U8 => ElemType::U8,
-        PrimType::U16 => ElemType::U16,
-        PrimType::U32 => ElemType::U32,
-        PrimType::U64 => ElemType::U64,
-        PrimType::F16 => ElemType::F16,
-        PrimType::F32 => ElemType::F32,
-        PrimType::F64 => ElemType::F64,
-        PrimType::Bool => ElemType::Bool,
-    }
-}
-
-pub fn prim_of_elem(t: ElemType) -> PrimType {
-    match t {
-        ElemType::I8 => PrimType::I8,
-        ElemType::I16 => PrimType::I16,
-        ElemType::I32 => PrimType::I32,
-        ElemType::I64 => PrimType::I64,
-        ElemType::U8 => PrimType::U8,
-        ElemType::U16 => PrimType::U16,
-        ElemType::U32 => PrimType::U32,
-        ElemType::U64 => PrimType::U64,
-        ElemType::F16 => PrimType::F16,
-        ElemType::F32 => PrimType::F32,
-        ElemType::F64 => PrimType::F64,
-        ElemType::Bool => PrimType::Bool,
-    }
-}
-
 pub fn scalar_of(p: Prim) -> Scalar {
     match p {
         Prim::I8(x) => Scalar::I8(x),
@@ -172,7 +138,7 @@ pub fn prim_of(s: Scalar) -> Prim {
 }
 
 pub fn buf_elem(b: &Buffer) -> PrimType {
-    prim_of_elem(b.elem_type())
+    b.elem_type()
 }
 
 pub fn buf_get(b: &Buffer, i: usize) -> Prim {
@@ -224,7 +190,7 @@ pub fn buf_filled(t: PrimType, n: usize, p: Prim) -> Buffer {
 }
 
 pub fn buf_with_capacity(t: PrimType, n: usize) -> Buffer {
-    Buffer::with_capacity(elem_of(t), n)
+    Buffer::with_capacity(t, n)
 }
 
 /// Elements `off..off+len` as a new buffer.

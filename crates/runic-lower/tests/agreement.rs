@@ -5,7 +5,7 @@
 //! Test blocks are read minimally here (data-tests-cli.md §5): only the entry names and the
 //! inputs matter, since the interpreter's results are the expectation.
 
-use runic_data::{Buffer, ElemType, Value, ValueType};
+use runic_data::{Buffer, PrimType, Value, ValueType};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -168,7 +168,7 @@ fn matching_brace(s: &str, from: usize) -> usize {
 }
 
 fn hint_of(t: &runic_types::Type) -> Option<ValueType> {
-    let elem = ElemType::from_name(&t.scalar().to_string())?;
+    let elem = PrimType::from_name(&t.scalar().to_string())?;
     Some(ValueType::of_rank(elem, t.rank()))
 }
 

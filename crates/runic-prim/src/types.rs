@@ -75,6 +75,10 @@ impl PrimType {
     pub fn is_numeric(self) -> bool {
         self != PrimType::Bool
     }
+    /// Size of one element in bytes, as stored in arrays and in the binary value format.
+    pub fn size_bytes(self) -> usize {
+        self.bits() as usize / 8
+    }
     /// Width in bits (bool: 8, as stored).
     pub fn bits(self) -> u32 {
         match self {
