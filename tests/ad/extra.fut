@@ -35,13 +35,13 @@ entry grad_tabulate (n: i64) = vjp (\k -> i64.sum (tabulate k (\i -> i * 2))) n 
 -- A cotangent of the wrong shape is a size error.
 -- ==
 -- entry: bad_seed
--- input { [1.0, 2.0] } error: size error
+-- input { [1.0, 2.0] } error: Value of \(desugared\) shape \[3\] cannot match shape of type "\[2\]f64"
 
 entry bad_seed (xs: []f64) = vjp (map (* 2)) xs [1.0, 2.0, 3.0]
 
 -- ==
 -- entry: bad_tangent
--- input { [1.0, 2.0] } error: size error
+-- input { [1.0, 2.0] } error: Value of \(desugared\) shape \[1\] cannot match shape of type "\[2\]f64"
 
 entry bad_tangent (xs: []f64) = jvp (map (* 2)) xs [1.0]
 

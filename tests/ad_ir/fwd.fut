@@ -180,7 +180,13 @@ entry sum_sq (xs: []f64) = jvp (\xs -> f64.sum (map (\x -> x * x) xs)) xs xs
 
 -- ==
 -- entry: bad_tangent
--- input { [1.0, 2.0] } error: size error
+-- input { [1.0, 2.0] } error: Value of \(desugared\) shape \[1\] cannot match shape of type "\[2\]f64"
 -- input { [1.0] } output { [2.0] }
 
 entry bad_tangent (xs: []f64) = jvp (map (* 2)) xs [1.0]
+
+-- ==
+-- entry: bad_jmp_seeds
+-- input { [1.0, 2.0] } error: Value of \(desugared\) shape \[1\]\[1\] cannot match shape of type "\[1\]\[2\]f64"
+
+entry bad_jmp_seeds (xs: []f64) = jmp (map (* 2)) xs [[1.0]]

@@ -435,23 +435,34 @@ impl Diff<'_> {
             let (Some(av), Some(tv)) = (a.as_var(), t.as_var()) else {
                 continue;
             };
-            let rank = self.type_of(a)?.rank();
-            for d in 0..rank {
-                let want = self.bind(b, "n", Exp::Basic(BasicOp::ArraySize(av, d)), i64_t.clone());
-                let have = self.bind(
-                    b,
-                    "n",
-                    Exp::Basic(BasicOp::ArraySize(tv, d + skip)),
-                    i64_t.clone(),
-                );
-                let same = BasicOp::BinOp(BinOp::Eq, SubExp::Var(have), SubExp::Var(want));
-                let ok = self.bind(b, "same", Exp::Basic(same), bool_t.clone());
-                let check = BasicOp::Assert {
-                    cond: SubExp::Var(ok),
-                    message: "size error: the tangent does not have the shape of the value".into(),
-                };
-                self.bind(b, "ok", Exp::Basic(check), bool_t.clone());
+            let value_t = self.type_of(a)?;
+            let (rank, Some(elem)) = (value_t.rank(), value_t.elem()) else {
+                continue;
+            };
+            if rank == 0 {
+                continue;
             }
+            // The seed must have the value's shape (after `skip` seed dimensions); the
+            // message is §9.6's shape mismatch with run-time sizes, as in the interpreter.
+            let mut shape = Vec::new();
+            for d in 0..skip {
+                let n = self.bind(b, "n", Exp::Basic(BasicOp::ArraySize(tv, d)), i64_t.clone());
+                shape.push(SubExp::Var(n));
+            }
+            for d in 0..rank {
+                let n = self.bind(b, "n", Exp::Basic(BasicOp::ArraySize(av, d)), i64_t.clone());
+                shape.push(SubExp::Var(n));
+            }
+            let type_text = (0..shape.len())
+                .map(|k| format!("[{{{k}}}]"))
+                .collect::<String>()
+                + elem.name();
+            let check = BasicOp::ShapeCheck {
+                arr: tv,
+                shape,
+                type_text,
+            };
+            self.bind(b, "ok", Exp::Basic(check), bool_t.clone());
         }
         Ok(())
     }

@@ -552,9 +552,56 @@ fn describe(v: &Value) -> String {
     }
 }
 
+/// The first array component, in flattening order, whose shape in the seed differs from
+/// the value's: the seed's shape and the value's type as `[2]f64`.
+fn first_shape_mismatch(value: &Value, seed: &Value) -> Option<(Vec<usize>, String)> {
+    match (value, seed) {
+        (Value::Array(x), Value::Array(y)) if x.shape != y.shape => {
+            let elem = x.elem_prim().or_else(|| {
+                (x.data.len() > 0)
+                    .then(|| x.data.get(0).as_prim())
+                    .flatten()
+                    .map(|p| p.ty())
+            })?;
+            Some((
+                y.shape.clone(),
+                format!("{}{}", crate::value::shape_string(&x.shape), elem),
+            ))
+        }
+        (Value::Tuple(a), Value::Tuple(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b.iter())
+            .find_map(|(u, v)| first_shape_mismatch(u, v)),
+        (Value::Record(a), Value::Record(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b.iter())
+            .find_map(|((_, u), (_, v))| first_shape_mismatch(u, v)),
+        _ => None,
+    }
+}
+
+/// The run-time size error for a seed whose shape differs from its value's, in the words
+/// language.md §9.6 uses for every shape mismatch (both backends print exactly this).
+/// `seeds` is the number of seeds when they come as the rows of one array (`jmp`).
+pub(crate) fn seed_shape_error(
+    value: &Value,
+    seed: &Value,
+    seeds: Option<usize>,
+) -> Option<RuntimeError> {
+    let (have, want) = first_shape_mismatch(value, seed)?;
+    let outer = seeds.map(|k| format!("[{k}]")).unwrap_or_default();
+    Some(RuntimeError::new(format!(
+        "Value of (desugared) shape {outer}{} cannot match shape of type \"{outer}{want}\".",
+        crate::value::shape_string(&have)
+    )))
+}
+
 fn check_seed(what: &str, value: &Value, seed: &Value) -> R<()> {
     if same_structure(value, seed) {
         return Ok(());
+    }
+    if let Some(e) = seed_shape_error(value, seed, None) {
+        return Err(e);
     }
     Err(RuntimeError::new(format!(
         "size error: the {what} has shape {} but the value has shape {}",

@@ -1010,6 +1010,15 @@ impl<'a> Eval<'a> {
             }
             "jmp2" | "mjp2" => {
                 let seeds: Vec<Value<'a>> = array_arg(&args[2])?.rows().collect();
+                if name == "jmp2" {
+                    let k = seeds.len();
+                    if let Some(e) = seeds
+                        .iter()
+                        .find_map(|s| crate::ad::seed_shape_error(&args[1], s, Some(k)))
+                    {
+                        return Err(e);
+                    }
+                }
                 let (y, outs) = if name == "jmp2" {
                     self.ad_forward(&args[0], &args[1], &seeds)?
                 } else {
