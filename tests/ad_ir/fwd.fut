@@ -190,3 +190,14 @@ entry bad_tangent (xs: []f64) = jvp (map (* 2)) xs [1.0]
 -- input { [1.0, 2.0] } error: Value of \(desugared\) shape \[1\]\[1\] cannot match shape of type "\[1\]\[2\]f64"
 
 entry bad_jmp_seeds (xs: []f64) = jmp (map (* 2)) xs [[1.0]]
+
+-- ==
+-- entry: self_sized
+-- input { [1.0, 2.0] [1.0, 1.0] } output { 3.0 1i64 2.0 0i64 }
+
+-- `zip xs (iota (length xs))` gives `xs` the size term `length xs`, which mentions the
+-- occurrence of `length` itself; both backends read that size from the argument.
+entry self_sized (xs: []f64) (dxs: []f64) =
+  let ((s, i), (ds, di)) =
+    jvp2 (\xs -> reduce (\(a, i) (b, j) -> (a + b, i + j)) (0, 0i64) (zip xs (iota (length xs)))) xs dxs
+  in (s, i, ds, di)

@@ -33,6 +33,10 @@ pub struct Eval<'a> {
     safe_updates: HashSet<NodeId>,
     /// Current depth of nested closure calls, bounded by [`MAX_CALL_DEPTH`].
     depth: std::cell::Cell<usize>,
+    /// Occurrences whose size arguments are being evaluated right now. A size term may
+    /// mention the very occurrence it belongs to (`zip xs (iota (length xs))` makes `xs`'s
+    /// size the term `length xs`); such a size is then read from the arguments instead.
+    sizing: RefCell<HashSet<NodeId>>,
     /// Automatic-differentiation state (active tapes and perturbation levels).
     pub ad: crate::ad::AdState<'a>,
 }
@@ -74,6 +78,7 @@ impl<'a> Eval<'a> {
             interrupt,
             safe_updates: crate::consume::safe_updates(&checked.program.decs),
             depth: std::cell::Cell::new(0),
+            sizing: RefCell::new(HashSet::new()),
             ad: Default::default(),
         }
     }
@@ -161,13 +166,18 @@ impl<'a> Eval<'a> {
 
     /// Size arguments recorded at an occurrence, evaluated in the occurrence's scope.
     pub fn occurrence_sizes(&self, id: NodeId, env: &Env<'a>) -> Vec<(&'a str, Option<i64>)> {
-        match self.checked.info.size_args.get(&id) {
-            Some(list) => list
-                .iter()
-                .map(|(n, s)| (n.as_str(), self.eval_size(s, env)))
-                .collect(),
-            None => Vec::new(),
+        let Some(list) = self.checked.info.size_args.get(&id) else {
+            return Vec::new();
+        };
+        if !self.sizing.borrow_mut().insert(id) {
+            return list.iter().map(|(n, _)| (n.as_str(), None)).collect();
         }
+        let sizes = list
+            .iter()
+            .map(|(n, s)| (n.as_str(), self.eval_size(s, env)))
+            .collect();
+        self.sizing.borrow_mut().remove(&id);
+        sizes
     }
 
     pub fn eval_size(&self, s: &'a Size, env: &Env<'a>) -> Option<i64> {

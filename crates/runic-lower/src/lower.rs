@@ -45,6 +45,10 @@ pub struct Lower<'a> {
     pub pos: usize,
     /// The type of every variable bound so far.
     pub var_types: HashMap<VName, Type>,
+    /// Occurrences whose size arguments are being lowered right now: a size term may
+    /// mention its own occurrence (`zip xs (iota (length xs))`), and is then unknown here
+    /// (read from the arguments) instead of recursing forever.
+    sizing: std::collections::HashSet<ast::NodeId>,
 }
 
 impl<'a> Lower<'a> {
@@ -67,6 +71,7 @@ impl<'a> Lower<'a> {
             prefix: Vec::new(),
             pos: 0,
             var_types: HashMap::new(),
+            sizing: std::collections::HashSet::new(),
         }
     }
 
@@ -381,10 +386,20 @@ impl<'a> Lower<'a> {
             Some(l) => l,
             None => return Ok(Vec::new()),
         };
+        if !self.sizing.insert(id) {
+            return Ok(list.iter().map(|(n, _)| (n.clone(), None)).collect());
+        }
         let mut out = Vec::new();
         for (n, s) in list {
-            out.push((n.clone(), self.size(s, env)?));
+            match self.size(s, env) {
+                Ok(v) => out.push((n.clone(), v)),
+                Err(e) => {
+                    self.sizing.remove(&id);
+                    return Err(e);
+                }
+            }
         }
+        self.sizing.remove(&id);
         Ok(out)
     }
 
