@@ -121,6 +121,78 @@ fn hist_fast(
     Ok(())
 }
 
+/// Any operator, in parallel: every worker owns a disjoint range of bins, works on a private
+/// copy of those rows, and applies in input order every element that falls into its range.
+/// Each bin therefore sees exactly the sequential sequence of operator applications, so the
+/// result is bit-identical to the sequential one for every operator; when several elements
+/// fail, the one earliest in the input is reported, as the interpreter would.
+#[allow(clippy::too_many_arguments)]
+fn hist_by_bin_ranges(
+    cx: &Ctx,
+    f: &Frame,
+    w: usize,
+    dests: &mut [Array],
+    lam: &Lambda,
+    is: &[Arc<Array>],
+    vals: &[Arc<Array>],
+    bins: &[usize],
+    row_shape: &[usize],
+) -> R<()> {
+    let total: usize = bins.iter().product();
+    let row_len: usize = row_shape.iter().product();
+    let parts = ranges(total, rayon::current_num_threads().min(total));
+    let work = |lo: usize, hi: usize| -> Result<Vec<Array>, (usize, crate::error::ExecError)> {
+        let mut fr = f.clone();
+        let mut shape = vec![hi - lo];
+        shape.extend_from_slice(row_shape);
+        let mut local: Vec<Array> = dests
+            .iter()
+            .map(|d| Array {
+                shape: shape.clone(),
+                data: buf_slice(&d.data, lo * row_len, (hi - lo) * row_len),
+            })
+            .collect();
+        for j in 0..w {
+            if j & 4095 == 0 {
+                cx.check_interrupt().map_err(|e| (j, e))?;
+            }
+            let Some(b) = bin_of(is, bins, j).filter(|b| (lo..hi).contains(b)) else {
+                continue;
+            };
+            let at = [DimVal::Idx((b - lo) as i64)];
+            let mut args = Vec::with_capacity(local.len() + vals.len());
+            for d in &local {
+                args.push(index::index(d, &at).map_err(|m| (j, crate::error::ExecError::new(m)))?);
+            }
+            for v in vals {
+                args.push(row(v, j));
+            }
+            let new = cx.apply(&mut fr, lam, args).map_err(|e| (j, e))?;
+            for (d, x) in local.iter_mut().zip(&new) {
+                let sel = index::select(&d.shape, &at)
+                    .map_err(|m| (j, crate::error::ExecError::new(m)))?;
+                index::write(d, &sel, x).map_err(|m| (j, crate::error::ExecError::new(m)))?;
+            }
+        }
+        Ok(local)
+    };
+    let results: Vec<_> = parts.par_iter().map(|&(lo, hi)| work(lo, hi)).collect();
+    if let Some((_, e)) = results
+        .iter()
+        .filter_map(|r| r.as_ref().err())
+        .min_by_key(|(j, _)| *j)
+    {
+        return Err(e.clone());
+    }
+    for (&(lo, hi), local) in parts.iter().zip(results) {
+        let local = local.map_err(|(_, e)| e)?;
+        for (d, l) in dests.iter_mut().zip(local) {
+            buf_copy(&mut d.data, lo * row_len, &l.data, 0, (hi - lo) * row_len);
+        }
+    }
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 pub fn hist(
     cx: &Ctx,
@@ -170,6 +242,11 @@ pub fn hist(
                 data: Buffer::new(runic_data::PrimType::I8),
             },
         )))]);
+    }
+    let total: usize = bins.iter().product();
+    if par && w >= PAR_MIN && total >= 2 && rayon::current_num_threads() > 1 {
+        hist_by_bin_ranges(cx, f, w, &mut dests, lam, is, vals, &bins, &row_shape)?;
+        return Ok(dests.into_iter().map(|d| Val::Arr(Arc::new(d))).collect());
     }
     // General case: sequential, in input order.
     for j in 0..w {
