@@ -558,7 +558,7 @@ fn first_shape_mismatch(value: &Value, seed: &Value) -> Option<(Vec<usize>, Stri
     match (value, seed) {
         (Value::Array(x), Value::Array(y)) if x.shape != y.shape => {
             let elem = x.elem_prim().or_else(|| {
-                (x.data.len() > 0)
+                (!x.data.is_empty())
                     .then(|| x.data.get(0).as_prim())
                     .flatten()
                     .map(|p| p.ty())
