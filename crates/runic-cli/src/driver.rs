@@ -63,8 +63,17 @@ pub fn read_source(path: &Path) -> Result<String, LoadError> {
             ))
         })
         .and_then(|bytes| {
-            String::from_utf8(bytes)
-                .map_err(|_| LoadError::Io(format!("Error: {} is not valid UTF-8", path.display())))
+            String::from_utf8(bytes).map_err(|e| {
+                // Point at the first bad byte: the valid prefix gives its line and column.
+                let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
+                let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let col = 1 + String::from_utf8_lossy(&good[start..]).chars().count();
+                LoadError::Io(format!(
+                    "{}:{line}:{col}: Error: invalid UTF-8 (runic source files must be UTF-8)",
+                    path.display()
+                ))
+            })
         })
 }
 
