@@ -1078,6 +1078,64 @@ impl Diff<'_> {
         });
     }
 
+    /// The forward rule shared by `reduce` and `scan` (`make` rebuilds the SOAC from its
+    /// parts). Untracked: unchanged. A linear operator (`+`): the primal SOAC plus the same
+    /// simple SOAC over the tangents. Otherwise: one SOAC of the operator differentiated on
+    /// (value, tangent) pairs, with zero tangents for the neutral elements.
+    fn reduce_or_scan(
+        &mut self,
+        b: &mut Builder,
+        pat: Vec<Param>,
+        src: SrcInfo,
+        f: Fold,
+        make: impl Fn(Fold) -> Soac,
+    ) -> R<()> {
+        let tracked = self.any_tracked(&f.arrs)
+            || f.pre.as_ref().is_some_and(|p| self.reads_tracked(p))
+            || self.reads_tracked(&f.lam);
+        if !tracked {
+            self.emit_unchanged(b, pat, src, make(f));
+            return Ok(());
+        }
+        if f.pre.is_none() {
+            if let Some(top) = self.split_operator(b, &f.lam)? {
+                let dt = self.tans_of(b, &f.arrs)?;
+                let dn = self.zeros_of(b, &f.neutral)?;
+                let dpat = self.tangent_pat(b, &pat, &vec![true; pat.len()]);
+                let w = f.w.clone();
+                self.emit_unchanged(b, pat, src.clone(), make(f));
+                let tangent = Fold {
+                    w,
+                    arrs: dt,
+                    pre: None,
+                    lam: top,
+                    neutral: dn,
+                };
+                self.emit_unchanged(b, dpat, src, make(tangent));
+                return Ok(());
+            }
+        }
+        let (arrs, pre) = self.pre_inputs(b, f.arrs, f.pre)?;
+        let lam = self.pair_operator(b, f.lam)?;
+        let mut neutral = f.neutral.clone();
+        neutral.extend(self.zeros_of(b, &f.neutral)?);
+        let mut pat2 = pat.clone();
+        pat2.extend(self.tangent_pat(b, &pat, &vec![true; pat.len()]));
+        let paired = Fold {
+            w: f.w,
+            arrs,
+            pre,
+            lam,
+            neutral,
+        };
+        b.add(Stm {
+            pat: pat2,
+            exp: Exp::Soac(make(paired)),
+            src,
+        });
+        Ok(())
+    }
+
     fn soac(&mut self, b: &mut Builder, pat: Vec<Param>, src: SrcInfo, soac: Soac) -> R<()> {
         match soac {
             Soac::Map { w, lam, arrs } => {
@@ -1110,66 +1168,21 @@ impl Diff<'_> {
                 neutral,
                 commutative,
             } => {
-                let tracked = self.any_tracked(&arrs)
-                    || pre.as_ref().is_some_and(|p| self.reads_tracked(p))
-                    || self.reads_tracked(&lam);
-                if !tracked {
-                    let soac = Soac::Reduce {
-                        w,
-                        arrs,
-                        pre,
-                        lam,
-                        neutral,
-                        commutative,
-                    };
-                    self.emit_unchanged(b, pat, src, soac);
-                    return Ok(());
-                }
-                if pre.is_none() {
-                    if let Some(top) = self.split_operator(b, &lam)? {
-                        let dt = self.tans_of(b, &arrs)?;
-                        let dn = self.zeros_of(b, &neutral)?;
-                        let dpat = self.tangent_pat(b, &pat, &vec![true; pat.len()]);
-                        let primal = Soac::Reduce {
-                            w: w.clone(),
-                            arrs,
-                            pre: None,
-                            lam,
-                            neutral,
-                            commutative,
-                        };
-                        self.emit_unchanged(b, pat, src.clone(), primal);
-                        let tangent = Soac::Reduce {
-                            w,
-                            arrs: dt,
-                            pre: None,
-                            lam: top,
-                            neutral: dn,
-                            commutative,
-                        };
-                        self.emit_unchanged(b, dpat, src, tangent);
-                        return Ok(());
-                    }
-                }
-                let (arrs2, pre2) = self.pre_inputs(b, arrs, pre)?;
-                let lam2 = self.pair_operator(b, lam)?;
-                let mut neutral2 = neutral.clone();
-                neutral2.extend(self.zeros_of(b, &neutral)?);
-                let mut pat2 = pat.clone();
-                pat2.extend(self.tangent_pat(b, &pat, &vec![true; pat.len()]));
-                b.add(Stm {
-                    pat: pat2,
-                    exp: Exp::Soac(Soac::Reduce {
-                        w,
-                        arrs: arrs2,
-                        pre: pre2,
-                        lam: lam2,
-                        neutral: neutral2,
-                        commutative,
-                    }),
-                    src,
-                });
-                Ok(())
+                let fold = Fold {
+                    w,
+                    arrs,
+                    pre,
+                    lam,
+                    neutral,
+                };
+                self.reduce_or_scan(b, pat, src, fold, |f| Soac::Reduce {
+                    w: f.w,
+                    arrs: f.arrs,
+                    pre: f.pre,
+                    lam: f.lam,
+                    neutral: f.neutral,
+                    commutative,
+                })
             }
             Soac::Scan {
                 w,
@@ -1178,62 +1191,20 @@ impl Diff<'_> {
                 lam,
                 neutral,
             } => {
-                let tracked = self.any_tracked(&arrs)
-                    || pre.as_ref().is_some_and(|p| self.reads_tracked(p))
-                    || self.reads_tracked(&lam);
-                if !tracked {
-                    let soac = Soac::Scan {
-                        w,
-                        arrs,
-                        pre,
-                        lam,
-                        neutral,
-                    };
-                    self.emit_unchanged(b, pat, src, soac);
-                    return Ok(());
-                }
-                if pre.is_none() {
-                    if let Some(top) = self.split_operator(b, &lam)? {
-                        let dt = self.tans_of(b, &arrs)?;
-                        let dn = self.zeros_of(b, &neutral)?;
-                        let dpat = self.tangent_pat(b, &pat, &vec![true; pat.len()]);
-                        let primal = Soac::Scan {
-                            w: w.clone(),
-                            arrs,
-                            pre: None,
-                            lam,
-                            neutral,
-                        };
-                        self.emit_unchanged(b, pat, src.clone(), primal);
-                        let tangent = Soac::Scan {
-                            w,
-                            arrs: dt,
-                            pre: None,
-                            lam: top,
-                            neutral: dn,
-                        };
-                        self.emit_unchanged(b, dpat, src, tangent);
-                        return Ok(());
-                    }
-                }
-                let (arrs2, pre2) = self.pre_inputs(b, arrs, pre)?;
-                let lam2 = self.pair_operator(b, lam)?;
-                let mut neutral2 = neutral.clone();
-                neutral2.extend(self.zeros_of(b, &neutral)?);
-                let mut pat2 = pat.clone();
-                pat2.extend(self.tangent_pat(b, &pat, &vec![true; pat.len()]));
-                b.add(Stm {
-                    pat: pat2,
-                    exp: Exp::Soac(Soac::Scan {
-                        w,
-                        arrs: arrs2,
-                        pre: pre2,
-                        lam: lam2,
-                        neutral: neutral2,
-                    }),
-                    src,
-                });
-                Ok(())
+                let fold = Fold {
+                    w,
+                    arrs,
+                    pre,
+                    lam,
+                    neutral,
+                };
+                self.reduce_or_scan(b, pat, src, fold, |f| Soac::Scan {
+                    w: f.w,
+                    arrs: f.arrs,
+                    pre: f.pre,
+                    lam: f.lam,
+                    neutral: f.neutral,
+                })
             }
             Soac::Hist {
                 w,
@@ -1360,4 +1331,13 @@ impl Diff<'_> {
             }
         }
     }
+}
+
+/// The parts `reduce` and `scan` share.
+struct Fold {
+    w: SubExp,
+    arrs: Vec<VName>,
+    pre: Option<Lambda>,
+    lam: Lambda,
+    neutral: Vec<SubExp>,
 }
