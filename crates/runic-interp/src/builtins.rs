@@ -465,14 +465,9 @@ impl<'a> Eval<'a> {
         }
         let arr = Rc::make_mut(&mut d);
         for j in 0..ia.len() {
-            let coords = coords_of(&ia.row(j), dims)?;
-            if !coords
-                .iter()
-                .zip(&bins_shape)
-                .all(|(&c, &w)| c >= 0 && (c as usize) < w)
-            {
+            let Some(coords) = bin_coords(&ia.row(j), &bins_shape)? else {
                 continue;
-            }
+            };
             let dv: Vec<DimVal> = coords.iter().map(|&c| DimVal::Idx(c)).collect();
             let sel = index::select(&arr.shape, &dv).map_err(RuntimeError::new)?;
             let old = index::extract(arr, &sel);
@@ -496,19 +491,13 @@ impl<'a> Eval<'a> {
         let nbins: usize = bins_shape.iter().product();
         let mut accs: Vec<Option<Value<'a>>> = vec![None; nbins];
         for j in 0..ia.len() {
-            let coords = coords_of(&ia.row(j), bins_shape.len())?;
-            let mut flat = 0usize;
-            let mut inside = true;
-            for (&c, &w) in coords.iter().zip(bins_shape) {
-                if c < 0 || c as usize >= w {
-                    inside = false;
-                    break;
-                }
-                flat = flat * w + c as usize;
-            }
-            if !inside {
+            let Some(coords) = bin_coords(&ia.row(j), bins_shape)? else {
                 continue;
-            }
+            };
+            let flat = coords
+                .iter()
+                .zip(bins_shape)
+                .fold(0usize, |acc, (&c, &w)| acc * w + c as usize);
             let acc = accs[flat].take().unwrap_or_else(|| ne.clone());
             accs[flat] = Some(self.combine(op, acc, va.row(j), ne)?);
         }
@@ -545,14 +534,9 @@ impl<'a> Eval<'a> {
         let bins_shape: Vec<usize> = d.shape[..dims.min(d.shape.len())].to_vec();
         let arr = Rc::make_mut(&mut d);
         for j in 0..ia.len() {
-            let coords = coords_of(&ia.row(j), dims)?;
-            if !coords
-                .iter()
-                .zip(&bins_shape)
-                .all(|(&c, &w)| c >= 0 && (c as usize) < w)
-            {
+            let Some(coords) = bin_coords(&ia.row(j), &bins_shape)? else {
                 continue;
-            }
+            };
             let dv: Vec<DimVal> = coords.iter().map(|&c| DimVal::Idx(c)).collect();
             let sel = index::select(&arr.shape, &dv).map_err(RuntimeError::new)?;
             index::write(arr, &sel, va.row(j)).map_err(RuntimeError::new)?;
@@ -1104,6 +1088,17 @@ impl<'a> Eval<'a> {
 }
 
 /// Bin coordinates from an index value (`i64` or a tuple of them).
+/// The bin an index value (an `i64`, or a tuple of them for `_2d`/`_3d`) addresses, or
+/// `None` when it is out of bounds (such elements are ignored by hist and scatter).
+fn bin_coords(v: &Value, bins_shape: &[usize]) -> R<Option<Vec<i64>>> {
+    let coords = coords_of(v, bins_shape.len())?;
+    let inside = coords
+        .iter()
+        .zip(bins_shape)
+        .all(|(&c, &w)| c >= 0 && (c as usize) < w);
+    Ok(inside.then_some(coords))
+}
+
 fn coords_of(v: &Value, dims: usize) -> R<Vec<i64>> {
     if dims == 1 {
         return Ok(vec![i64_arg(v)?]);
