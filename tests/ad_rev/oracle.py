@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Independent oracle for the expected values in tests/ad_rev/*.fut.
+
+Each section mirrors one test program in plain numpy (float64) and prints the expected
+outputs. Gradients come either from closed forms written out below or from central finite
+differences (`fd_grad`), never from runic. Run `python3 tests/ad_rev/oracle.py [section]`.
+"""
+import sys
+import numpy as np
+
+H = 1e-6
+
+
+def fd_grad(f, *args):
+    """Central finite differences of a scalar function w.r.t. every float array argument."""
+    args = [np.array(a, dtype=np.float64) for a in args]
+    grads = []
+    for k, a in enumerate(args):
+        g = np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            plus = [x.copy() for x in args]
+            minus = [x.copy() for x in args]
+            plus[k][idx] += H
+            minus[k][idx] -= H
+            g[idx] = (f(*plus) - f(*minus)) / (2 * H)
+        grads.append(g)
+    return grads
+
+
+def vjp_fd(f, seed, *args):
+    """Cotangent seedᵀ·J by finite differences of the scalar <seed, f(args)>."""
+    seed = np.array(seed, dtype=np.float64)
+    return fd_grad(lambda *a: float(np.sum(seed * np.asarray(f(*a), dtype=np.float64))), *args)
+
+
+def fmt(x, nd=6):
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim == 0:
+        v = float(x)
+        if np.isinf(v):
+            return "f64.inf" if v > 0 else "-f64.inf"
+        r = round(v, nd)
+        return repr(r + 0.0)
+    return "[" + ", ".join(fmt(e, nd) for e in x) + "]"
+
+
+def show(name, *vals):
+    print(f"{name}: " + " ".join(fmt(v) for v in vals))
+
+
+SECTIONS = {}
+
+
+def section(fn):
+    SECTIONS[fn.__name__] = fn
+    return fn
+
+
+# ---------------------------------------------------------------------------------- reduce
+def lin_compose(pairs):
+    a, b = 1.0, 0.0
+    for a2, b2 in pairs:          # (a1, b1) then (a2, b2): x ↦ a2·(a1·x + b1) + b2
+        a, b = a2 * a, a2 * b + b2
+    return a, b
+
+
+@section
+def reduce():
+    # user operator a*b + a + b = (1+a)(1+b) - 1: result Π(1+x) - 1, ∂/∂x_i = Π_{j≠i}(1+x_j)
+    for xs, s in [([0.5, 2.0, -0.25], 2.0), ([-1.0, 2.0, 3.0], 1.0), ([-1.0, -1.0, 3.0], 1.0)]:
+        xs = np.array(xs)
+        prim = np.prod(1 + xs) - 1
+        g = [s * np.prod(np.delete(1 + xs, i)) for i in range(len(xs))]
+        show(f"userop {xs.tolist()} {s}", prim, g)
+    # affine composition, differentiated by finite differences
+    for as_, bs, x in [([2.0, 0.5, -1.0], [1.0, 3.0, 2.0], 1.5), ([2.0, 0.0, 3.0], [1.0, 1.0, 1.0], 2.0)]:
+        def f(a, b, x):
+            A, B = lin_compose(zip(a, b))
+            return A * x + B
+        ga, gb, gx = fd_grad(f, as_, bs, x)
+        show(f"affine {as_} {bs} {x}", ga, gb, gx)
+    # vectorised product over columns: ∂/∂x_ij = s_j · Π_{k≠i} x_kj
+    xss = np.array([[2.0, 0.0, 1.0], [3.0, 4.0, 0.0], [5.0, 6.0, 0.0]])
+    s = np.array([1.0, 2.0, 3.0])
+    g = np.array([[s[j] * np.prod(np.delete(xss[:, j], i)) for j in range(3)] for i in range(3)])
+    show("vec_mul", g)
+    # closed forms of the 1000-element cases
+    n = 1000
+    show("big_sum_sq", sum(2 * i for i in range(n)), 2 * (n - 1))
+    xs = np.array([(i + 2) / (i + 1) for i in range(n)])
+    g = np.prod(xs) / xs
+    show("big_prod", np.prod(xs), np.sum(g * xs))
+
+
+if __name__ == "__main__":
+    names = sys.argv[1:] or list(SECTIONS)
+    for name in names:
+        print(f"== {name}")
+        SECTIONS[name]()
