@@ -92,6 +92,35 @@ def reduce():
     show("big_prod", np.prod(xs), np.sum(g * xs))
 
 
+# ------------------------------------------------------------------------------------ scan
+def scan_lin(as_, bs):
+    out, acc = [], (1.0, 0.0)
+    for a2, b2 in zip(as_, bs):
+        acc = (a2 * acc[0], a2 * acc[1] + b2)
+        out.append(acc)
+    return np.array(out)          # shape [n][2]: columns A_k, B_k
+
+
+@section
+def scan():
+    for xs, s in [([2.0, 0.0, 3.0, 4.0], [1.0, 1.0, 1.0, 1.0]), ([0.0, 3.0, 0.0, 2.0], [1.0, 1.0, 1.0, 1.0]),
+                  ([1.5, -2.0, 0.5], [1.0, 2.0, -1.0])]:
+        show(f"scan_mul {xs} {s}", np.cumprod(xs), vjp_fd(np.cumprod, s, xs)[0])
+    for as_, bs, sa, sb in [([2.0, 0.5, -1.0], [1.0, 3.0, 2.0], [1.0, 0.0, 2.0], [0.5, 1.0, -1.0]),
+                            ([3.0, 0.0, 2.0], [1.0, -1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0])]:
+        seed = np.stack([sa, sb], axis=1)
+        ga, gb = vjp_fd(scan_lin, seed, as_, bs)
+        show(f"scan_affine {as_} {bs} {sa} {sb}", ga, gb)
+    xss = np.array([[1.0, 2.0], [0.5, 0.0], [3.0, -1.0]])
+    seed = np.array([[1.0, 1.0], [2.0, 0.0], [-1.0, 3.0]])
+    show("vec_scan_add", np.cumsum(xss, axis=0), vjp_fd(lambda x: np.cumsum(x, axis=0), seed, xss)[0])
+    show("vec_scan_mul", np.cumprod(xss, axis=0), vjp_fd(lambda x: np.cumprod(x, axis=0), seed, xss)[0])
+    xs = [1.0, -2.0, 0.5, 3.0]
+    show("scan_sq_loss", fd_grad(lambda x: float(np.sum(np.cumsum(x) ** 2)), xs)[0])
+    xs = [0.5, 1.5, -1.0, 2.0]
+    show("exscan", vjp_fd(lambda x: np.concatenate([[0.0], np.cumsum(x)[:-1]]), [1.0, 2.0, 3.0, 4.0], xs)[0])
+
+
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SECTIONS)
     for name in names:
