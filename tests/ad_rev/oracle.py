@@ -121,6 +121,58 @@ def scan():
     show("exscan", vjp_fd(lambda x: np.concatenate([[0.0], np.cumsum(x)[:-1]]), [1.0, 2.0, 3.0, 4.0], xs)[0])
 
 
+# ------------------------------------------------------------------------- reduce_by_index
+def rbi(dest, op, ne, is_, vs):
+    """reduce_by_index as reverse mode sees it: dest[b] op (ne op v1 op ... op vk)."""
+    dest = np.array(dest, dtype=np.float64)
+    out = dest.copy()
+    for b in range(len(dest)):
+        acc = ne
+        for i, v in zip(is_, vs):
+            if i == b:
+                acc = op(acc, v)
+        out[b] = op(dest[b], acc)
+    return out
+
+
+def logaddexp(a, b):
+    return float(np.logaddexp(a, b))
+
+
+@section
+def hist():
+    mul = lambda a, b: a * b
+    dest, is_, vs, seed = [2.0, 0.0, 3.0, 1.0], [0, 0, 1, 2, 2, 5], [3.0, 0.0, 4.0, 5.0, 0.5, 9.0], [1.0, 1.0, 1.0, 2.0]
+    f = lambda d, v: rbi(d, mul, 1.0, is_, v)
+    show("rbi_mul", f(dest, vs), *vjp_fd(f, seed, dest, vs))
+    uop = lambda a, b: a * b + a + b
+    dest, is_, vs, seed = [0.5, -2.0, 1.0], [1, 0, 1, 3, 0, -1], [1.0, 0.5, -0.5, 4.0, 2.0, 7.0], [1.0, 2.0, -1.0]
+    f = lambda d, v: rbi(d, uop, 0.0, is_, v)
+    show("rbi_user", f(dest, vs), *vjp_fd(f, seed, dest, vs))
+    dest, is_, vs, seed = [0.0, 1.0], [0, 1, 0, 0, 2], [1.0, -1.0, 2.0, 0.5, 3.0], [1.0, 2.0]
+    f = lambda d, v: rbi(d, logaddexp, -np.inf, is_, v)
+    show("rbi_logaddexp", f(dest, vs), *vjp_fd(f, seed, dest, vs))
+    # vectorised product over rows
+    dest = np.array([[1.0, 2.0], [0.5, -1.0]])
+    is_ = [1, 0, 1, 2, 1]
+    vss = np.array([[2.0, 3.0], [4.0, 0.0], [-1.0, 0.5], [9.0, 9.0], [3.0, 2.0]])
+    seed = np.array([[1.0, 1.0], [1.0, 2.0]])
+    def f(d, v):
+        out = d.copy()
+        for b in range(2):
+            acc = np.ones(2)
+            for i, row in zip(is_, v):
+                if i == b:
+                    acc = acc * row
+            out[b] = out[b] * acc
+        return out
+    show("rbi_vec_mul", f(dest, vss), *vjp_fd(f, seed, dest, vss))
+    xs, s = [0.5, 2.5, 1.25, 1.75, 3.5], [1.0, 10.0, 100.0]
+    show("hist_data_bins", [3 * x * x * s[int(x)] if int(x) < 3 else 0.0 for x in xs])
+    n = 1000
+    show("big_hist", sum((i % 7 + 1) * (0.001 * i) * 2 for i in range(n)), sum(i % 7 + 1 for i in range(n)))
+
+
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SECTIONS)
     for name in names:
