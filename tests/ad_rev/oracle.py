@@ -173,6 +173,46 @@ def hist():
     show("big_hist", sum((i % 7 + 1) * (0.001 * i) * 2 for i in range(n)), sum(i % 7 + 1 for i in range(n)))
 
 
+# ----------------------------------------------------------------------------- scatter, map
+def scatter(dest, is_, vs):
+    out = np.array(dest, dtype=np.float64).copy()
+    for i, v in zip(is_, vs):            # in order: the largest position wins
+        if 0 <= i < len(out):
+            out[i] = v
+    return out
+
+
+@section
+def scatter_map():
+    dest, is_, vs, s = [1.0, 2, 3, 4, 5], [3, -1, 0, 3, 9, 1, 3], [10.0, 20, 30, 40, 50, 60, 70], [1.0, 2, 3, 4, 5]
+    f = lambda d, v: scatter(d, is_, v)
+    show("scatter_dup", f(dest, vs), *vjp_fd(f, s, dest, vs))
+    f = lambda d: scatter(d, [0, 2], [d[1] * d[2], d[0] * 3])
+    show("scatter_self", vjp_fd(f, [1.0, 1, 1, 1], [1.0, 2, 3, 4])[0])
+    dest = np.array([[1.0, 2], [3, 4], [5, 6]])
+    vss = np.array([[7.0, 8], [9, 10], [11, 12]])
+    is_ = [2, 0, 2]
+    s = np.array([[1.0, 2], [3, 4], [5, 6]])
+    f = lambda d, v: np.array([scatter(d[:, j], is_, v[:, j]) for j in range(2)]).T
+    show("scatter_rows", *vjp_fd(f, s, dest, vss))
+    xs, c, is_, s = [1.0, 2, 3], 2.0, [0, 2, 0, 1, 0], [1.0, 2, 3, 4, 5]
+    show("gather", *vjp_fd(lambda x, c: np.array([x[i] * c for i in is_]), s, xs, c))
+    a, b = [0.5, -1.0], [2.0, 3.0, -0.5]
+    seed = np.array([[1.0, 0.0, 2.0], [-1.0, 1.0, 0.5]])
+    show("outer", *vjp_fd(lambda a, b: np.array([[x * y + np.sin(x) for y in b] for x in a]), seed, a, b))
+    xss = np.array([[1.0, 3.0], [2.0, 2.0], [0.5, 1.5]])
+    seed = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, -1.0]])
+    show("normalise", *vjp_fd(lambda x: x / x.sum(axis=1, keepdims=True), seed, xss))
+    xs, w = [1.0, -2.0, 0.5, 3.0], [0.25, 0.5, 2.0]
+    def conv(x, w):
+        n = len(x)
+        return np.array([sum(x[(i + j) % n] * w[j] for j in range(3)) for i in range(n)])
+    show("conv", *vjp_fd(conv, [1.0, 2.0, 3.0, 4.0], xs, w))
+    xs = [2.0, -1.0, 0.5, 3.0]
+    f = lambda x: np.array([x[0] * x[0], np.sin(x[1]), x[2] ** 3, x[3]])
+    show("match_map", vjp_fd(f, [1.0, 1.0, 1.0, 1.0], xs)[0])
+
+
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SECTIONS)
     for name in names:
