@@ -213,6 +213,65 @@ def scatter_map():
     show("match_map", vjp_fd(f, [1.0, 1.0, 1.0, 1.0], xs)[0])
 
 
+# ----------------------------------------------------------------------------------- loops
+@section
+def loops():
+    def pair_loop(x, y, n=4):
+        a, b = float(x), float(y)
+        for i in range(n):
+            a, b = a * b + i, a - b
+        return np.array([a, b])
+    show("pair_loop", *vjp_fd(pair_loop, [1.0, -0.5], 0.5, 1.5))
+    def inplace(xs):
+        ys = np.array(xs, dtype=np.float64).copy()
+        for i in range(len(ys) - 1):
+            ys[i + 1] = ys[i] * ys[i + 1] + ys[i + 1]
+        return ys
+    show("inplace", *vjp_fd(inplace, [1.0, 0.0, 2.0, -1.0], [0.5, -1.0, 2.0, 0.25]))
+    def map_in_loop(xs):
+        ys = np.array(xs, dtype=np.float64)
+        for _ in range(3):
+            ys = np.sin(ys) + 0.5 * ys
+        return ys
+    show("map_in_loop", *vjp_fd(map_in_loop, [1.0, 2.0, -1.0], [0.3, -1.2, 2.0]))
+    def loop_in_map(xs):
+        out = []
+        for x in xs:
+            acc = 1.0
+            for i in range(4):
+                acc = acc * x + i
+            out.append(acc)
+        return np.array(out)
+    show("loop_in_map", *vjp_fd(loop_in_map, [1.0, 1.0, 2.0], [0.5, -2.0, 1.5]))
+    def rows_loop(init, xss):
+        acc = np.array(init, dtype=np.float64)
+        for row in xss:
+            acc = acc * row + 1
+        return acc
+    show("rows_loop", *vjp_fd(rows_loop, [1.0, -1.0], [2.0, 0.5], [[1.0, 3.0], [-2.0, 0.5], [0.25, 4.0]]))
+    def power_iter(a, v):
+        for _ in range(3):
+            w = a @ v
+            v = w / np.sqrt(np.sum(w * w))
+        return v
+    a = [[2.0, 1.0], [0.5, 3.0]]
+    show("power_iter", *vjp_fd(power_iter, [1.0, 2.0], a, [1.0, 0.5]))
+    def perm_update(xs):
+        ys = np.array(xs, dtype=np.float64).copy()
+        n = len(ys)
+        for i in range(n):
+            j = (i * 2) % n
+            ys[j] = ys[j] * ys[i]
+        return ys
+    show("perm_update", *vjp_fd(perm_update, [1.0, 1.0, 1.0, 1.0, 1.0], [1.5, -0.5, 2.0, 0.75, 1.25]))
+    def branchy(x):
+        for i in range(5):
+            x = x * 0.5 if x > 1 else x * x + 1
+        return x
+    for x0 in [0.7, 3.0]:
+        show(f"branchy {x0}", branchy(x0), fd_grad(branchy, x0)[0])
+
+
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SECTIONS)
     for name in names:
