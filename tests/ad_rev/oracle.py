@@ -33,6 +33,13 @@ def vjp_fd(f, seed, *args):
     return fd_grad(lambda *a: float(np.sum(seed * np.asarray(f(*a), dtype=np.float64))), *args)
 
 
+def fd_grad_vec(f, x):
+    """Jacobian rows of a vector function by finite differences (row i = ∇f_i)."""
+    x = np.array(x, dtype=np.float64)
+    m = len(np.atleast_1d(f(x)))
+    return [fd_grad(lambda y: float(np.asarray(f(y))[i]), x)[0] for i in range(m)]
+
+
 def fmt(x, nd=6):
     x = np.asarray(x, dtype=np.float64)
     if x.ndim == 0:
@@ -270,6 +277,35 @@ def loops():
         return x
     for x0 in [0.7, 3.0]:
         show(f"branchy {x0}", branchy(x0), fd_grad(branchy, x0)[0])
+
+
+# --------------------------------------------------------------------------------- nesting
+@section
+def nesting():
+    x = np.array([1.0, 2.0, 3.0])
+    p = np.exp(x) / np.exp(x).sum()
+    show("softmax_jac", p, np.diag(p) - np.outer(p, p))
+    x = np.array([2.0, 3.0, 0.5])
+    jac = np.array(fd_grad_vec(np.cumprod, x))
+    show("scan_jac", np.cumprod(x), jac)
+    xs, v = np.array([1.0, -2.0, 0.5]), np.array([1.0, 0.5, -1.0])
+    S, C = xs.sum(), np.sum(xs ** 3)
+    H = np.diag(6 * xs * S) + 3 * xs[:, None] ** 2 + 3 * xs[None, :] ** 2
+    grad = lambda y: 3 * y ** 2 * y.sum() + np.sum(y ** 3)
+    show("hvp analytic, then fd of the gradient", H @ v, fd_grad(lambda y: float(grad(y) @ v), xs)[0])
+    x = np.array([2.0, 0.0, 3.0])
+    H = np.array([[0.0 if i == j else np.prod(np.delete(x, [i, j])) for j in range(3)] for i in range(3)])
+    show("prod_hvp", H @ np.ones(3))
+    vs, is_ = np.array([2.0, 5.0, 3.0, 4.0]), [0, 1, 0, 0]
+    def grad_hist(v):
+        g = np.zeros(4)
+        for j in range(4):
+            g[j] = np.prod([v[k] for k in range(4) if is_[k] == is_[j] and k != j])
+        return g
+    show("hist_hvp", fd_grad(lambda v: float(grad_hist(v).sum()), vs)[0])
+    xs = np.array([1.0, 2.0])
+    r = np.sqrt(np.sum((2 * xs) ** 2))
+    show("custom_norm", r, 4 * xs)
 
 
 if __name__ == "__main__":
