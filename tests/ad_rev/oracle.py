@@ -308,6 +308,33 @@ def nesting():
     show("custom_norm", r, 4 * xs)
 
 
+# ------------------------------------------------------------------- integers, parameters
+def wrap(v, bits, signed=True):
+    v %= 1 << bits
+    return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
+
+
+@section
+def integers():
+    showi = lambda name, *vals: print(f"{name}: " + " ".join(str(v) for v in vals))
+    xs = [100000, 100000, 3]
+    showi("int_prod", [wrap(xs[1] * xs[2], 32), wrap(xs[0] * xs[2], 32), wrap(xs[0] * xs[1], 32)])
+    showi("int_pow 7 13 (primal, derivative)", wrap(7 ** 13, 32), wrap(13 * 7 ** 12, 32))
+    showi("u8 6*100", wrap(6 * 100, 8, signed=False))
+    # i64 reduce_by_index with *: dest [3, 2], is [0, 0, 1, 5], vs [4000000007, 3000000019, 4, 7]
+    a, b = 4000000007, 3000000019
+    showi("int_rbi_mul", [wrap(3 * a * b, 64), 8], [wrap(a * b, 64), 4], [wrap(3 * b, 64), wrap(3 * a, 64), 2, 0])
+    x, ys, s1, s2 = 1.5, np.array([1.0, -2.0, 4.0]), 2.0, np.array([1.0, 0.5, -1.0])
+    show("tuple_io", s1 * ys.sum() + np.sum(s2 * ys), s1 * x + s2 * x)
+    # linear model: loss = Σ (w·x_i + b − y_i)²
+    X = np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.0]])
+    y = np.array([1.0, 0.0, 2.0])
+    w, b = np.array([0.25, -0.5]), 0.1
+    r = X @ w + b - y
+    show("linreg analytic", 2 * X.T @ r, 2 * r.sum())
+    show("linreg fd", *fd_grad(lambda w, b: float(np.sum((X @ w + b - y) ** 2)), w, b))
+
+
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SECTIONS)
     for name in names:
