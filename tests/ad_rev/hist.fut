@@ -113,3 +113,13 @@ entry big_hist (n: i64) =
   let xs = map (\i -> f64.i64 i * 0.001) (iota n)
   let g = vjp (\xs -> hist (+) 0 7 (map (% 7) (iota n)) (map (\x -> x * x) xs)) xs (map (\b -> f64.i64 (b + 1)) (iota 7))
   in (f64.sum g, g[n - 1])
+
+-- ==
+-- entry: rbi_vec_max
+-- input { [[1.0, 5.0], [0.0, 0.0]] [0i64, 0, 1] [[1.0, 2.0], [0.0, 5.0], [3.0, 0.0]] [[1.0, 2.0], [3.0, 4.0]] }
+-- output { [[1.0, 2.0], [0.0, 4.0]] [[0.0, 0.0], [0.0, 0.0], [3.0, 0.0]] }
+
+-- Row-wise max into bins: element ties with the destination (1 vs 1, 5 vs 5, 0 vs 0) go to
+-- the destination; only value row 2, column 0 (3 > 0) beats its destination.
+entry rbi_vec_max [k][m] (dest: [k][m]f64) (is: []i64) (vss: [][m]f64) (s: [k][m]f64) =
+  vjp (\(d, v) -> reduce_by_index (copy d) (map2 f64.max) (replicate m f64.lowest) is v) (dest, vss) s

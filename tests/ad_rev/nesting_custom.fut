@@ -101,3 +101,11 @@ entry hist_hvp [n] (vs: [n]f64) = vjp grad_hist_prod vs (replicate n 1)
 -- The inner vjp closes over c: Σ_i ∂/∂x_i (c·Σx²) = 2c·Σx, whose derivative in c is 2·Σx.
 entry captured (xs: []f64) (c: f64) =
   vjp (\c -> f64.sum (vjp (\xs -> f64.sum (map (\x -> c * x * x) xs)) xs 1)) c 1
+
+-- ==
+-- entry: scan_hvp
+-- input { [2.0, 3.0, 0.5] [1.0, -1.0, 2.0] } output { [4.5, 5.5, 1.0] }
+
+-- Σ of the prefix products x0 + x0x1 + x0x1x2: H_01 = 1 + x2, H_02 = x1, H_12 = x0, H_ii = 0.
+def grad_scan_prod [n] (xs: [n]f64) = vjp (scan (*) 1) xs (replicate n 1)
+entry scan_hvp [n] (xs: [n]f64) (v: [n]f64) = vjp grad_scan_prod xs v

@@ -296,6 +296,8 @@ def nesting():
     x = np.array([2.0, 0.0, 3.0])
     H = np.array([[0.0 if i == j else np.prod(np.delete(x, [i, j])) for j in range(3)] for i in range(3)])
     show("prod_hvp", H @ np.ones(3))
+    cum_grad = lambda y: vjp_fd(np.cumprod, [1.0, 1.0, 1.0], y)[0]
+    show("scan_hvp (fd of fd)", fd_grad(lambda y: float(cum_grad(y) @ np.array([1.0, -1.0, 2.0])), [2.0, 3.0, 0.5])[0])
     vs, is_ = np.array([2.0, 5.0, 3.0, 4.0]), [0, 1, 0, 0]
     def grad_hist(v):
         g = np.zeros(4)

@@ -129,3 +129,11 @@ entry big_prod (n: i64) =
   let xs = map (\i -> f64.i64 (i + 2) / f64.i64 (i + 1)) (iota n)
   let (p, g) = vjp2 (reduce (*) 1) xs 1
   in (p, f64.sum (map2 (*) g xs))
+
+-- ==
+-- entry: vec_min
+-- input { [[3.0, 1.0], [2.0, 1.0], [2.0, 5.0]] [1.0, 2.0] } output { [[0.0, 2.0], [1.0, 0.0], [0.0, 0.0]] }
+
+-- Column minima with ties in both columns: the first row attaining each minimum wins.
+entry vec_min [n][m] (xss: [n][m]f64) (s: [m]f64) =
+  vjp (\xss -> reduce (map2 f64.min) (replicate m f64.inf) xss) xss s

@@ -91,3 +91,12 @@ entry big_scan (n: i64) =
   let xs = map (\i -> f64.i64 i * 0.5) (iota n)
   let g = vjp (scan (+) 0) xs (replicate n 1)
   in (f64.sum g, g[0], g[n - 1])
+
+-- ==
+-- entry: vec_scan_min
+-- input { [[3.0, 1.0], [2.0, 1.0], [2.0, 0.0]] [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]] }
+-- output { [[1.0, 2.0], [2.0, 0.0], [0.0, 1.0]] }
+
+-- Column-wise prefix minima [3, 2, 2] and [1, 1, 0]: ties go to the earlier row.
+entry vec_scan_min [n][m] (xss: [n][m]f64) (s: [n][m]f64) =
+  vjp (\xss -> scan (map2 f64.min) (replicate m f64.inf) xss) xss s
