@@ -4,11 +4,43 @@
 //!   emitting tangent code next to the primal, with the scalar rules taken from the shared
 //!   derivative table (`runic_prim::deriv`) through an IR-building [`alg::IrAlg`].
 //!
-//! Reverse mode (`Vjp`, `WithVjp`) is left in place for a later pass.
+//! - [`rev`]: reverse mode — eliminates every `Vjp` (`vjp`, `mjp`) and `WithVjp` with a
+//!   forward sweep and a return sweep that keeps the parallelism of the primal (one file
+//!   per rule under `rev/`).
+//!
+//! [`eliminate_where_possible`] alternates the two, innermost constructs first, so any
+//! nesting of the modes is differentiated.
 
 pub mod alg;
 pub mod error;
 pub mod fwd;
+pub mod rev;
 pub mod scope;
 
 pub use error::AdError;
+
+/// Eliminate every AD construct of the program that can be differentiated (forward and
+/// reverse mode alternately, until nothing changes); the errors of the ones left in place.
+pub fn eliminate_where_possible(mut prog: runic_ir::Prog) -> (runic_ir::Prog, Vec<AdError>) {
+    let mut left = ad_constructs(&prog);
+    loop {
+        let (p, mut errors) = fwd::eliminate_where_possible(prog);
+        let (p, rev_errors) = rev::eliminate_where_possible(p);
+        errors.extend(rev_errors);
+        let now = ad_constructs(&p);
+        if errors.is_empty() || now >= left {
+            return (p, errors);
+        }
+        left = now;
+        prog = p;
+    }
+}
+
+/// How many AD constructs a program still holds.
+fn ad_constructs(prog: &runic_ir::Prog) -> usize {
+    let text = format!("{:?}", prog.funs);
+    ["Jvp {", "Vjp {", "WithVjp {"]
+        .iter()
+        .map(|k| text.matches(k).count())
+        .sum()
+}

@@ -49,9 +49,9 @@ pub fn compile(
     if stop_after == Some("lower") {
         return Ok(prog);
     }
-    // Forward-mode AD as a program transformation. A `jvp` it cannot differentiate (and
-    // any `vjp`) stays in the program; the executor reports it if it is reached.
-    prog = runic_ad::fwd::eliminate_where_possible(prog).0;
+    // AD as a program transformation. A construct that cannot be differentiated stays in
+    // the program; the executor reports it if it is reached.
+    prog = runic_ad::eliminate_where_possible(prog).0;
     after("ad", &prog)?;
     if stop_after == Some("ad") {
         return Ok(prog);

@@ -47,8 +47,17 @@ fn body(b: &mut Body, mut owned: HashSet<VName>) {
                 Some(SubExp::Var(x)) => *x,
                 _ => *a,
             };
-            let read_later =
-                result_uses.contains(&a) || uses[k + 1..].iter().any(|u| u.contains(&a));
+            // `a` may also be read later under the name of an earlier elided copy of it.
+            let mut names = vec![a];
+            names.extend(
+                subst
+                    .iter()
+                    .filter(|(_, to)| **to == SubExp::Var(a))
+                    .map(|(from, _)| *from),
+            );
+            let read_later = names
+                .iter()
+                .any(|n| result_uses.contains(n) || uses[k + 1..].iter().any(|u| u.contains(n)));
             if owned.contains(&a) && !read_later {
                 drop[k] = true;
                 subst.insert(p.name, SubExp::Var(a));

@@ -1,0 +1,487 @@
+//! `y = reduce ⊙ e xs` (seed 001 §3).
+//!
+//! - `+`: `x̄s += replicate n ȳ`. Work O(n), span O(1).
+//! - `*`: the primal's zeros are counted and the non-zeros multiplied (one more reduce);
+//!   `x̄ᵢ += ȳ·p/xᵢ` with no zero, `ȳ·p` at the single zero, nothing with two or more
+//!   (`p` the product of the non-zeros and of `e`). Work O(n), span O(log n). Floats only;
+//!   integer products use the general rule.
+//! - `min`/`max`: a reduce tracking the index of the extremum (the smallest index wins
+//!   ties, and the neutral element, at index −1, wins over the elements); only that
+//!   element's adjoint grows by `ȳ`. Work O(n), span O(log n).
+//! - General operator: `ls = exclusive scan ⊙ e xs`, `rs` the same from the right, then
+//!   `x̄ᵢ += vjp (λx. lᵢ ⊙ x ⊙ rᵢ) ȳ` as a map (the map rule, so free variables of `⊙` get
+//!   their adjoints too). Work O(n), span O(log n).
+
+use super::{map, util, Rev, R};
+use crate::error::AdError;
+use runic_ir::*;
+
+#[allow(clippy::too_many_arguments)]
+pub fn reverse(
+    rev: &mut Rev,
+    b: &mut Builder,
+    pat: &[Param],
+    w: SubExp,
+    arrs: Vec<VName>,
+    lam: Lambda,
+    neutral: Vec<SubExp>,
+) -> R<()> {
+    if let (Some((op, t)), [x], [ne], [p]) =
+        (util::simple_binop(&lam), &arrs[..], &neutral[..], pat)
+    {
+        let Some(ybar) = rev.adjs.get(&p.name).cloned() else {
+            return Ok(());
+        };
+        if !rev.active.contains(x) {
+            return Ok(());
+        }
+        match op {
+            BinOp::Add => return plus(rev, b, &w, *x, ybar, t),
+            BinOp::Mul if t.is_float() => return times(rev, b, &w, *x, ne.clone(), ybar, t),
+            BinOp::Min | BinOp::Max => {
+                let y = SubExp::Var(p.name);
+                return extremum(rev, b, &w, *x, y, ne.clone(), ybar, t, op);
+            }
+            _ => {}
+        }
+    }
+    general(rev, b, pat, w, arrs, lam, neutral)
+}
+
+fn plus(rev: &mut Rev, b: &mut Builder, w: &SubExp, x: VName, ybar: SubExp, t: PrimType) -> R<()> {
+    let ty = Type::Prim(t).array_of(w.clone());
+    let r = rev.bind(
+        b,
+        "adj",
+        Exp::Basic(BasicOp::Replicate(vec![w.clone()], ybar)),
+        ty,
+    );
+    rev.owned.insert(r);
+    rev.add_adj(b, &SubExp::Var(x), SubExp::Var(r))
+}
+
+fn times(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    x: VName,
+    ne: SubExp,
+    ybar: SubExp,
+    t: PrimType,
+) -> R<()> {
+    let i64t = PrimType::I64;
+    // (product of the non-zeros, number of zeros)
+    let (prod, zeros) = nonzero_product(rev, b, w, x, t)?;
+    // The neutral element counts as one more factor.
+    let ne_zero = util::binop(
+        rev,
+        b,
+        BinOp::Eq,
+        ne.clone(),
+        SubExp::Const(Prim::zero(t)),
+        t,
+    );
+    let ne_factor = util::select(rev, b, t, ne_zero.clone(), SubExp::Const(Prim::one(t)), ne);
+    let prod = util::binop(rev, b, BinOp::Mul, prod, ne_factor, t);
+    let ne_count = util::select(rev, b, i64t, ne_zero, SubExp::i64(1), SubExp::i64(0));
+    let zeros = util::binop(rev, b, BinOp::Add, zeros, ne_count, i64t);
+    let scaled = util::binop(rev, b, BinOp::Mul, prod, ybar, t);
+    let xbar = util::map(rev, b, w, vec![x], vec![Type::Prim(t)], |rev, b, ps| {
+        let xi = SubExp::Var(ps[0]);
+        let is_zero = util::binop(
+            rev,
+            b,
+            BinOp::Eq,
+            xi.clone(),
+            SubExp::Const(Prim::zero(t)),
+            t,
+        );
+        let none = util::binop(rev, b, BinOp::Eq, zeros.clone(), SubExp::i64(0), i64t);
+        let one = util::binop(rev, b, BinOp::Eq, zeros.clone(), SubExp::i64(1), i64t);
+        let zero = SubExp::Const(Prim::zero(t));
+        // No zero: ȳ·p/xᵢ (xᵢ is not zero here).
+        let safe = util::select(rev, b, t, is_zero.clone(), SubExp::Const(Prim::one(t)), xi);
+        let div = util::binop(rev, b, BinOp::Div, scaled.clone(), safe, t);
+        // One zero: ȳ·p at it.
+        let at_zero = util::select(rev, b, t, is_zero, scaled.clone(), zero.clone());
+        let one_case = util::select(rev, b, t, one, at_zero, zero);
+        Ok(vec![util::select(rev, b, t, none, div, one_case)])
+    })?;
+    rev.owned.insert(xbar[0]);
+    rev.add_adj(b, &SubExp::Var(x), SubExp::Var(xbar[0]))
+}
+
+/// The product of the non-zero elements of `x` and the number of zeros (one reduce over
+/// pairs).
+pub fn nonzero_product(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    x: VName,
+    t: PrimType,
+) -> R<(SubExp, SubExp)> {
+    let i64t = PrimType::I64;
+    let (pt, ct) = (Type::Prim(t), Type::Prim(i64t));
+    let pairs = util::map(
+        rev,
+        b,
+        w,
+        vec![x],
+        vec![pt.clone(), ct.clone()],
+        |rev, b, ps| {
+            let xi = SubExp::Var(ps[0]);
+            let z = util::binop(
+                rev,
+                b,
+                BinOp::Eq,
+                xi.clone(),
+                SubExp::Const(Prim::zero(t)),
+                t,
+            );
+            let v = util::select(rev, b, t, z.clone(), SubExp::Const(Prim::one(t)), xi);
+            let c = util::select(rev, b, i64t, z, SubExp::i64(1), SubExp::i64(0));
+            Ok(vec![v, c])
+        },
+    )?;
+    let lam = pair_op(rev, b, t)?;
+    let r = rev.bind_many(
+        b,
+        "nz",
+        Exp::Soac(Soac::Reduce {
+            w: w.clone(),
+            arrs: pairs,
+            pre: None,
+            lam,
+            neutral: vec![SubExp::Const(Prim::one(t)), SubExp::i64(0)],
+            commutative: true,
+        }),
+        vec![pt, ct],
+    );
+    Ok((SubExp::Var(r[0]), SubExp::Var(r[1])))
+}
+
+/// `\(p1, c1) (p2, c2) -> (p1 * p2, c1 + c2)`.
+pub fn pair_op(rev: &mut Rev, b: &mut Builder, t: PrimType) -> R<Lambda> {
+    let (pt, ct) = (Type::Prim(t), Type::Prim(PrimType::I64));
+    let ps: Vec<Param> = [&pt, &ct, &pt, &ct]
+        .iter()
+        .map(|ty| rev.fresh_param(b, "z", ty))
+        .collect();
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let v = |i: usize| SubExp::Var(ps[i].name);
+    let p = util::binop(rev, &mut sb, BinOp::Mul, v(0), v(2), t);
+    let c = util::binop(rev, &mut sb, BinOp::Add, v(1), v(3), PrimType::I64);
+    Ok(Lambda {
+        params: ps,
+        body: sb.finish(vec![p, c]),
+        ret: vec![pt, ct],
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn extremum(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    x: VName,
+    y: SubExp,
+    ne: SubExp,
+    ybar: SubExp,
+    t: PrimType,
+    op: BinOp,
+) -> R<()> {
+    let idx = arg_extremum(rev, b, w, x, y.clone(), t, op)?;
+    // The neutral element comes first, so it wins ties: then nothing flows to the elements.
+    let found = util::binop(
+        rev,
+        b,
+        BinOp::Ge,
+        idx.clone(),
+        SubExp::i64(0),
+        PrimType::I64,
+    );
+    let not_ne = util::binop(rev, b, BinOp::Neq, y, ne, t);
+    let found = util::binop(rev, b, BinOp::LogAnd, found, not_ne, PrimType::Bool);
+    // A one-hot adjoint (no index into a possibly empty array).
+    let iota = util::iota(rev, b, w.clone());
+    let xbar = util::map(rev, b, w, vec![iota], vec![Type::Prim(t)], |rev, b, ps| {
+        let here = util::binop(
+            rev,
+            b,
+            BinOp::Eq,
+            SubExp::Var(ps[0]),
+            idx.clone(),
+            PrimType::I64,
+        );
+        let here = util::binop(rev, b, BinOp::LogAnd, here, found.clone(), PrimType::Bool);
+        Ok(vec![util::select(
+            rev,
+            b,
+            t,
+            here,
+            ybar.clone(),
+            SubExp::Const(Prim::zero(t)),
+        )])
+    })?;
+    rev.owned.insert(xbar[0]);
+    rev.add_adj(b, &SubExp::Var(x), SubExp::Var(xbar[0]))
+}
+
+/// The smallest index of `y` (the reduce's result) in `x`, or −1 when no element equals
+/// it (the neutral element won). One reduce with `min` over matching indices.
+pub fn arg_extremum(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    x: VName,
+    y: SubExp,
+    t: PrimType,
+    _op: BinOp,
+) -> R<SubExp> {
+    let i64t = PrimType::I64;
+    let iota = util::iota(rev, b, w.clone());
+    let cand = util::map(
+        rev,
+        b,
+        w,
+        vec![x, iota],
+        vec![Type::Prim(i64t)],
+        |rev, b, ps| {
+            let eq = util::binop(rev, b, BinOp::Eq, SubExp::Var(ps[0]), y.clone(), t);
+            Ok(vec![util::select(
+                rev,
+                b,
+                i64t,
+                eq,
+                SubExp::Var(ps[1]),
+                SubExp::i64(i64::MAX),
+            )])
+        },
+    )?;
+    let lam = runic_ir::builder::binop_lambda(b.names, BinOp::Min, i64t);
+    crate::scope::lambda_types(&lam, rev.types);
+    let m = rev.bind(
+        b,
+        "arg",
+        Exp::Soac(Soac::Reduce {
+            w: w.clone(),
+            arrs: cand,
+            pre: None,
+            lam,
+            neutral: vec![SubExp::i64(i64::MAX)],
+            commutative: true,
+        }),
+        Type::Prim(i64t),
+    );
+    let none = util::binop(
+        rev,
+        b,
+        BinOp::Eq,
+        SubExp::Var(m),
+        SubExp::i64(i64::MAX),
+        i64t,
+    );
+    Ok(util::select(
+        rev,
+        b,
+        i64t,
+        none,
+        SubExp::i64(-1),
+        SubExp::Var(m),
+    ))
+}
+
+/// The general rule: exclusive scans from both sides, then the map rule on
+/// `λl x r. (l ⊙ x) ⊙ r`.
+#[allow(clippy::too_many_arguments)]
+fn general(
+    rev: &mut Rev,
+    b: &mut Builder,
+    pat: &[Param],
+    w: SubExp,
+    arrs: Vec<VName>,
+    lam: Lambda,
+    neutral: Vec<SubExp>,
+) -> R<()> {
+    let k = neutral.len();
+    if pat.len() != k || arrs.len() != k {
+        return Err(AdError::new("internal: reduce arity"));
+    }
+    let mut ybar = Vec::new();
+    for p in pat {
+        ybar.push(rev.adj(b, p.name)?);
+    }
+    let ls = exclusive_scan(rev, b, &w, &arrs, &lam, &neutral, false)?;
+    let rs = exclusive_scan(rev, b, &w, &arrs, &lam, &neutral, true)?;
+    // m = map (\l x r -> (l ⊙ x) ⊙ r) ls xs rs, with every result's adjoint ȳ.
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let mut params = Vec::new();
+    for group in [&ls, &arrs, &rs] {
+        for a in group.iter() {
+            let t = rev.type_of(&SubExp::Var(*a))?.row();
+            params.push(rev.fresh_param(&mut sb, "p", &t));
+        }
+    }
+    let v: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
+    let lx = util::apply(rev, &mut sb, &lam, &[&v[..k], &v[k..2 * k]].concat());
+    let lxr = util::apply(rev, &mut sb, &lam, &[&lx[..], &v[2 * k..]].concat());
+    let body = sb.finish(lxr);
+    let comb = Lambda {
+        params,
+        body,
+        ret: lam.ret.clone(),
+    };
+    let mut map_arrs = ls.clone();
+    map_arrs.extend(arrs.iter().copied());
+    map_arrs.extend(rs.iter().copied());
+    let mut mpat = Vec::new();
+    for t in &lam.ret {
+        let ty = t.array_of(w.clone());
+        let p = rev.fresh_param(b, "m", &ty);
+        mpat.push(p);
+    }
+    // The map's results get the replicated ȳ as adjoints; ls and rs are not active, so
+    // nothing flows into the scans.
+    for (p, yb) in mpat.iter().zip(ybar) {
+        let r = rev.bind(
+            b,
+            "adj",
+            Exp::Basic(BasicOp::Replicate(vec![w.clone()], yb)),
+            p.ty.clone(),
+        );
+        rev.adjs.insert(p.name, SubExp::Var(r));
+        rev.owned.insert(r);
+    }
+    map::reverse(rev, b, &mpat, w, comb, map_arrs)?;
+    for p in &mpat {
+        rev.adjs.remove(&p.name);
+    }
+    Ok(())
+}
+
+/// The exclusive scan of `arrs` with `lam` (`from_right`: of the reversed array with the
+/// flipped operator, reversed back, so element i combines the elements after i).
+pub fn exclusive_scan(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    arrs: &[VName],
+    lam: &Lambda,
+    neutral: &[SubExp],
+    from_right: bool,
+) -> R<Vec<VName>> {
+    let k = neutral.len();
+    let input: Vec<VName> = if from_right {
+        let mut v = Vec::new();
+        for a in arrs {
+            v.push(util::reverse(rev, b, w, *a)?);
+        }
+        v
+    } else {
+        arrs.to_vec()
+    };
+    let op = if from_right {
+        // \a b -> b ⊙ a
+        let mut l = rev.renamed(b, lam);
+        let (first, second) = l.params.split_at(k);
+        l.params = [second, first].concat();
+        l
+    } else {
+        rev.renamed(b, lam)
+    };
+    let tys: Vec<Type> = lam.ret.iter().map(|t| t.array_of(w.clone())).collect();
+    let inclusive = rev.bind_many(
+        b,
+        "scan",
+        Exp::Soac(Soac::Scan {
+            w: w.clone(),
+            arrs: input,
+            pre: None,
+            lam: op,
+            neutral: neutral.to_vec(),
+        }),
+        tys,
+    );
+    if from_right {
+        // Element i combines the elements after i: element n-2-i of the reversed scan.
+        shift(rev, b, w, &inclusive, neutral, true)
+    } else {
+        shift(rev, b, w, &inclusive, neutral, false)
+    }
+}
+
+/// `[e, s₀, s₁, …, sₙ₋₂]`: the inclusive scan `s` shifted right by one (the exclusive scan).
+pub fn exclusive_shift(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    inclusive: &[VName],
+    neutral: &[SubExp],
+) -> R<Vec<VName>> {
+    shift(rev, b, w, inclusive, neutral, false)
+}
+
+fn shift(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    inclusive: &[VName],
+    neutral: &[SubExp],
+    reversed: bool,
+) -> R<Vec<VName>> {
+    let iota = util::iota(rev, b, w.clone());
+    let last = b.sub_i64(w.clone(), SubExp::i64(1));
+    util::record_i64(rev, &last);
+    let mut rets = Vec::new();
+    for s in inclusive {
+        rets.push(rev.type_of(&SubExp::Var(*s))?.row());
+    }
+    util::map(rev, b, w, vec![iota], rets.clone(), |rev, b, ps| {
+        let i = SubExp::Var(ps[0]);
+        let src = if reversed {
+            let j = b.sub_i64(last.clone(), i.clone());
+            util::record_i64(rev, &j);
+            j
+        } else {
+            i.clone()
+        };
+        let j = b.sub_i64(src, SubExp::i64(1));
+        util::record_i64(rev, &j);
+        let at_edge = util::binop(rev, b, BinOp::Lt, j.clone(), SubExp::i64(0), PrimType::I64);
+        let safe = util::select(rev, b, PrimType::I64, at_edge.clone(), SubExp::i64(0), j);
+        let mut out = Vec::new();
+        for ((s, t), ne) in inclusive.iter().zip(&rets).zip(neutral) {
+            let v = rev.bind(
+                b,
+                "s",
+                Exp::Basic(BasicOp::Index(*s, vec![DimIndex::Fix(safe.clone())])),
+                t.clone(),
+            );
+            out.push(if_value(
+                rev,
+                b,
+                t,
+                at_edge.clone(),
+                ne.clone(),
+                SubExp::Var(v),
+            ));
+        }
+        Ok(out)
+    })
+}
+
+/// `if c then a else b` for values of any type.
+pub fn if_value(
+    rev: &mut Rev,
+    b: &mut Builder,
+    t: &Type,
+    c: SubExp,
+    x: SubExp,
+    y: SubExp,
+) -> SubExp {
+    let r = b.if_(c, vec![t.clone()], |_| vec![x], |_| vec![y])[0];
+    rev.types.insert(r, t.clone());
+    SubExp::Var(r)
+}

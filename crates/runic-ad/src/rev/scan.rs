@@ -1,0 +1,282 @@
+//! `ys = scan ⊙ e xs` (seed 001 §5).
+//!
+//! - `+`: `x̄s += reverse (scan (+) 0 (reverse ȳs))`. Work O(n), span O(log n).
+//! - General operator on a tuple of `d` scalars: the adjoints `r̄ᵢ` of the results obey the
+//!   backward linear recurrence `r̄ᵢ = ȳᵢ + cᵢᵀ r̄ᵢ₊₁` with `cᵢ = ∂(yᵢ ⊙ xᵢ₊₁)/∂yᵢ` (a d×d
+//!   Jacobian, computed per element with `d` vector-Jacobian products of `⊙`). It is
+//!   solved by a scan over (vector, matrix) pairs with the composition of linear functions
+//!   on the reversed arrays; then `x̄ᵢ += vjp (λx. yᵢ₋₁ ⊙ x) r̄ᵢ` is the map rule (which also
+//!   gives free variables of `⊙` their adjoints). Work O(n·d³), span O(log n).
+
+use super::{differentiable, map, reduce, util, Rev, R};
+use crate::error::AdError;
+use runic_ir::*;
+
+pub fn reverse(
+    rev: &mut Rev,
+    b: &mut Builder,
+    pat: &[Param],
+    w: SubExp,
+    arrs: Vec<VName>,
+    lam: Lambda,
+    neutral: Vec<SubExp>,
+) -> R<()> {
+    if let (Some((BinOp::Add, t)), [x], [p]) = (util::simple_binop(&lam), &arrs[..], pat) {
+        let Some(ybar) = rev.adjs.get(&p.name).cloned() else {
+            return Ok(());
+        };
+        if !rev.active.contains(x) {
+            return Ok(());
+        }
+        let yv = ybar
+            .as_var()
+            .ok_or_else(|| AdError::new("internal: scan adjoint is a scalar"))?;
+        let r = util::reverse(rev, b, &w, yv)?;
+        let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, t);
+        crate::scope::lambda_types(&plus, rev.types);
+        let ty = Type::Prim(t).array_of(w.clone());
+        let s = rev.bind(
+            b,
+            "scan",
+            Exp::Soac(Soac::Scan {
+                w: w.clone(),
+                arrs: vec![r],
+                pre: None,
+                lam: plus,
+                neutral: vec![SubExp::Const(Prim::zero(t))],
+            }),
+            ty,
+        );
+        let xbar = util::reverse(rev, b, &w, s)?;
+        rev.owned.insert(xbar);
+        return rev.add_adj(b, &SubExp::Var(*x), SubExp::Var(xbar));
+    }
+    general(rev, b, pat, w, arrs, lam, neutral)
+}
+
+fn general(
+    rev: &mut Rev,
+    b: &mut Builder,
+    pat: &[Param],
+    w: SubExp,
+    arrs: Vec<VName>,
+    lam: Lambda,
+    neutral: Vec<SubExp>,
+) -> R<()> {
+    let k = neutral.len();
+    // The differentiable components, all of one scalar type.
+    let comps: Vec<usize> = (0..k).filter(|&j| differentiable(&lam.ret[j])).collect();
+    let mut elem = None;
+    for &j in &comps {
+        match (&lam.ret[j], elem) {
+            (Type::Prim(t), None) => elem = Some(*t),
+            (Type::Prim(t), Some(e)) if *t == e => {}
+            _ => {
+                return Err(AdError::unsupported(
+                    "vjp of a scan whose operator is not on scalars of one type",
+                ))
+            }
+        }
+    }
+    let Some(t) = elem else { return Ok(()) };
+    let d = comps.len();
+    let pt = Type::Prim(t);
+    let ys: Vec<VName> = pat.iter().map(|p| p.name).collect();
+    let mut ybar = Vec::new();
+    for &j in &comps {
+        ybar.push(
+            rev.adj(b, ys[j])?
+                .as_var()
+                .ok_or_else(|| AdError::new("internal: scan adjoint"))?,
+        );
+    }
+    // Per reversed position t (element i = n-1-t): a = ȳᵢ, B = cᵢᵀ (zero at the last).
+    let iota = util::iota(rev, b, w.clone());
+    let last = b.sub_i64(w.clone(), SubExp::i64(1));
+    util::record_i64(rev, &last);
+    let mut ret = vec![pt.clone(); d + d * d];
+    ret.shrink_to_fit();
+    let elems = util::map(rev, b, &w, vec![iota], ret, |rev, b, ps| {
+        let i = b.sub_i64(last.clone(), SubExp::Var(ps[0]));
+        util::record_i64(rev, &i);
+        let is_last = util::binop(rev, b, BinOp::Eq, i.clone(), last.clone(), PrimType::I64);
+        let next = b.add_i64(i.clone(), SubExp::i64(1));
+        util::record_i64(rev, &next);
+        let next = util::select(rev, b, PrimType::I64, is_last.clone(), i.clone(), next);
+        let mut out = Vec::new();
+        for yb in &ybar {
+            let v = rev.bind(
+                b,
+                "a",
+                Exp::Basic(BasicOp::Index(*yb, vec![DimIndex::Fix(i.clone())])),
+                pt.clone(),
+            );
+            out.push(SubExp::Var(v));
+        }
+        // Arguments of yᵢ ⊙ xᵢ₊₁.
+        let mut args = Vec::new();
+        for y in &ys {
+            let ty = rev.type_of(&SubExp::Var(*y))?.row();
+            let v = rev.bind(
+                b,
+                "y",
+                Exp::Basic(BasicOp::Index(*y, vec![DimIndex::Fix(i.clone())])),
+                ty,
+            );
+            args.push(SubExp::Var(v));
+        }
+        for x in &arrs {
+            let ty = rev.type_of(&SubExp::Var(*x))?.row();
+            let v = rev.bind(
+                b,
+                "x",
+                Exp::Basic(BasicOp::Index(*x, vec![DimIndex::Fix(next.clone())])),
+                ty,
+            );
+            args.push(SubExp::Var(v));
+        }
+        let active: Vec<bool> = (0..2 * k).map(|j| j < k && comps.contains(&j)).collect();
+        // Column r of cᵢᵀ is the vjp of the operator's r-th result w.r.t. its left side.
+        let mut cols = Vec::new();
+        for &r in &comps {
+            let cot: Vec<Option<SubExp>> = (0..k)
+                .map(|j| (j == r).then(|| SubExp::Const(Prim::one(t))))
+                .collect();
+            cols.push(lambda_vjp(rev, b, &lam, &args, &active, cot)?);
+        }
+        let zero = SubExp::Const(Prim::zero(t));
+        for s in 0..d {
+            for col in &cols {
+                let v = util::select(rev, b, t, is_last.clone(), zero.clone(), col[s].clone());
+                out.push(v);
+            }
+        }
+        Ok(out)
+    })?;
+    // Scan with the composition of affine maps: (a1,B1) ⊕ (a2,B2) = (a2 + B2·a1, B2·B1).
+    let op = compose_op(rev, b, t, d)?;
+    let mut ne = vec![SubExp::Const(Prim::zero(t)); d];
+    for s in 0..d {
+        for r in 0..d {
+            ne.push(SubExp::Const(if s == r {
+                Prim::one(t)
+            } else {
+                Prim::zero(t)
+            }));
+        }
+    }
+    let tys = vec![pt.array_of(w.clone()); d + d * d];
+    let z = rev.bind_many(
+        b,
+        "z",
+        Exp::Soac(Soac::Scan {
+            w: w.clone(),
+            arrs: elems,
+            pre: None,
+            lam: op,
+            neutral: ne,
+        }),
+        tys,
+    );
+    // r̄ᵢ = z_{n-1-i}: the vector part, reversed back.
+    let mut rbar = Vec::new();
+    for zj in &z[..d] {
+        rbar.push(util::reverse(rev, b, &w, *zj)?);
+    }
+    // x̄ᵢ through the map rule on m = map (λyl x. yl ⊙ x) ylag xs, m̄ = r̄.
+    let ylag = reduce::exclusive_shift(rev, b, &w, &ys, &neutral)?;
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let mut params = Vec::new();
+    for a in ylag.iter().chain(&arrs) {
+        let ty = rev.type_of(&SubExp::Var(*a))?.row();
+        params.push(rev.fresh_param(&mut sb, "p", &ty));
+    }
+    let vs: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
+    let res = util::apply(rev, &mut sb, &lam, &vs);
+    let comb = Lambda {
+        params,
+        body: sb.finish(res),
+        ret: lam.ret.clone(),
+    };
+    let mut mpat = Vec::new();
+    for t in &lam.ret {
+        mpat.push(rev.fresh_param(b, "m", &t.array_of(w.clone())));
+    }
+    for (&j, rb) in comps.iter().zip(&rbar) {
+        rev.adjs.insert(mpat[j].name, SubExp::Var(*rb));
+        rev.owned.insert(*rb);
+    }
+    let mut map_arrs = ylag;
+    map_arrs.extend(arrs.iter().copied());
+    map::reverse(rev, b, &mpat, w, comb, map_arrs)?;
+    for p in &mpat {
+        rev.adjs.remove(&p.name);
+    }
+    Ok(())
+}
+
+/// The adjoints of the arguments of `lam` marked `active`, for the cotangents `cot` of its
+/// results, at `args` (the other arguments and free variables are constants here).
+pub fn lambda_vjp(
+    rev: &mut Rev,
+    b: &mut Builder,
+    lam: &Lambda,
+    args: &[SubExp],
+    active: &[bool],
+    cot: Vec<Option<SubExp>>,
+) -> R<Vec<SubExp>> {
+    let mut inner = Rev::new(&mut *rev.types);
+    let l = inner.renamed(b, lam);
+    let src = b.src.clone();
+    for ((p, a), act) in l.params.iter().zip(args).zip(active) {
+        b.add(util::copy_stm(p.clone(), a.clone(), &src));
+        if *act {
+            inner.mark_active(p);
+        }
+    }
+    inner.sweep(b, l.body, cot)?;
+    let mut out = Vec::new();
+    for (p, act) in l.params.iter().zip(active) {
+        if *act {
+            out.push(inner.adj(b, p.name)?);
+        }
+    }
+    Ok(out)
+}
+
+/// `(a1, B1) ⊕ (a2, B2) = (a2 + B2·a1, B2·B1)` on `d`-vectors and row-major d×d matrices.
+fn compose_op(rev: &mut Rev, b: &mut Builder, t: PrimType, d: usize) -> R<Lambda> {
+    let pt = Type::Prim(t);
+    let n = d + d * d;
+    let ps: Vec<Param> = (0..2 * n).map(|_| rev.fresh_param(b, "c", &pt)).collect();
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let v = |side: usize, i: usize| SubExp::Var(ps[side * n + i].name);
+    let a = |side: usize, s: usize| v(side, s);
+    let m = |side: usize, s: usize, r: usize| v(side, d + s * d + r);
+    let mut out = Vec::new();
+    for s in 0..d {
+        let mut acc = a(1, s);
+        for q in 0..d {
+            let p = util::binop(rev, &mut sb, BinOp::Mul, m(1, s, q), a(0, q), t);
+            acc = util::binop(rev, &mut sb, BinOp::Add, acc, p, t);
+        }
+        out.push(acc);
+    }
+    for s in 0..d {
+        for r in 0..d {
+            let mut acc = SubExp::Const(Prim::zero(t));
+            for q in 0..d {
+                let p = util::binop(rev, &mut sb, BinOp::Mul, m(1, s, q), m(0, q, r), t);
+                acc = util::binop(rev, &mut sb, BinOp::Add, acc, p, t);
+            }
+            out.push(acc);
+        }
+    }
+    Ok(Lambda {
+        params: ps,
+        body: sb.finish(out),
+        ret: vec![pt; n],
+    })
+}

@@ -1,0 +1,446 @@
+//! Building blocks shared by the reverse-mode rules: adding adjoints, accumulator updates,
+//! maps over index ranges, reversing arrays, inlining lambdas, and recognising simple
+//! operators.
+
+use super::{Rev, R};
+use crate::error::AdError;
+use crate::scope::Types;
+use runic_ir::builder::binop_type;
+use runic_ir::*;
+
+pub fn copy_stm(p: Param, s: SubExp, src: &SrcInfo) -> Stm {
+    Stm {
+        pat: vec![p],
+        exp: Exp::Basic(BasicOp::SubExp(s)),
+        src: src.clone(),
+    }
+}
+
+/// The arrays `e` updates in place.
+fn consumed_mut(e: &mut Exp) -> Vec<&mut VName> {
+    match e {
+        Exp::Basic(BasicOp::Update(arr, _, _)) => vec![arr],
+        Exp::Soac(Soac::Scatter { dests, .. }) | Exp::Soac(Soac::Hist { dests, .. }) => {
+            dests.iter_mut().collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `s` with every array it updates in place replaced by a fresh copy (emitted into `b`):
+/// the return sweep may still read the original.
+pub fn copy_consumed(rev: &mut Rev, b: &mut Builder, mut s: Stm) -> Stm {
+    for v in consumed_mut(&mut s.exp) {
+        let Some(ty) = rev.types.get(v).cloned() else {
+            continue;
+        };
+        let c = rev.bind(b, "copy", Exp::Basic(BasicOp::Copy(*v)), ty);
+        *v = c;
+    }
+    s
+}
+
+/// Rewrite a statement into the forms the rules handle: a reduce or scan with a fused
+/// `pre` map becomes the map followed by the plain SOAC.
+pub fn normalise(names: &mut NameSource, types: &mut Types, s: Stm) -> Vec<Stm> {
+    match s.exp {
+        Exp::Soac(Soac::Reduce {
+            w,
+            arrs,
+            pre: Some(pre),
+            lam,
+            neutral,
+            commutative,
+        }) => {
+            let (map, arrs) = pre_map(names, types, &w, arrs, pre, &s.src);
+            vec![
+                map,
+                Stm {
+                    pat: s.pat,
+                    exp: Exp::Soac(Soac::Reduce {
+                        w,
+                        arrs,
+                        pre: None,
+                        lam,
+                        neutral,
+                        commutative,
+                    }),
+                    src: s.src,
+                },
+            ]
+        }
+        Exp::Soac(Soac::Scan {
+            w,
+            arrs,
+            pre: Some(pre),
+            lam,
+            neutral,
+        }) => {
+            let (map, arrs) = pre_map(names, types, &w, arrs, pre, &s.src);
+            vec![
+                map,
+                Stm {
+                    pat: s.pat,
+                    exp: Exp::Soac(Soac::Scan {
+                        w,
+                        arrs,
+                        pre: None,
+                        lam,
+                        neutral,
+                    }),
+                    src: s.src,
+                },
+            ]
+        }
+        exp => vec![Stm {
+            pat: s.pat,
+            exp,
+            src: s.src,
+        }],
+    }
+}
+
+fn pre_map(
+    names: &mut NameSource,
+    types: &mut Types,
+    w: &SubExp,
+    arrs: Vec<VName>,
+    pre: Lambda,
+    src: &SrcInfo,
+) -> (Stm, Vec<VName>) {
+    let pat: Vec<Param> = pre
+        .ret
+        .iter()
+        .map(|t| {
+            let ty = t.array_of(w.clone());
+            let p = Param {
+                name: names.fresh("pre"),
+                ty,
+            };
+            types.insert(p.name, p.ty.clone());
+            p
+        })
+        .collect();
+    let out = pat.iter().map(|p| p.name).collect();
+    (
+        Stm {
+            pat,
+            exp: Exp::Soac(Soac::Map {
+                w: w.clone(),
+                lam: pre,
+                arrs,
+            }),
+            src: src.clone(),
+        },
+        out,
+    )
+}
+
+/// `a + c` for adjoints of type `ty` (elementwise for arrays, into a fresh array).
+pub fn add_values(rev: &mut Rev, b: &mut Builder, ty: &Type, a: SubExp, c: SubExp) -> R<SubExp> {
+    match ty {
+        Type::Prim(t) => Ok(add_scalars(rev, b, *t, a, c)),
+        Type::Array { .. } => {
+            let (SubExp::Var(av), SubExp::Var(cv)) = (&a, &c) else {
+                return Err(AdError::new("internal: array adjoints must be variables"));
+            };
+            Ok(SubExp::Var(add_arrays(rev, b, ty, *av, *cv)))
+        }
+        Type::Acc { .. } => Err(AdError::unsupported("adjoints of accumulators")),
+    }
+}
+
+pub fn add_scalars(rev: &mut Rev, b: &mut Builder, t: PrimType, a: SubExp, c: SubExp) -> SubExp {
+    let op = if t == PrimType::Bool {
+        BinOp::LogOr
+    } else {
+        BinOp::Add
+    };
+    let r = b.binop(op, a, c, t);
+    if let SubExp::Var(v) = &r {
+        rev.types.insert(*v, Type::Prim(binop_type(op, t)));
+    }
+    r
+}
+
+/// Elementwise sum of two arrays of type `ty` (nested maps, one per dimension).
+fn add_arrays(rev: &mut Rev, b: &mut Builder, ty: &Type, a: VName, c: VName) -> VName {
+    let Type::Array { elem, shape } = ty else {
+        return a;
+    };
+    let row = ty.row();
+    let x = rev.fresh_param(b, "x", &row);
+    let y = rev.fresh_param(b, "y", &row);
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let r = match &row {
+        Type::Prim(_) => add_scalars(
+            rev,
+            &mut sb,
+            *elem,
+            SubExp::Var(x.name),
+            SubExp::Var(y.name),
+        ),
+        _ => SubExp::Var(add_arrays(rev, &mut sb, &row, x.name, y.name)),
+    };
+    let body = sb.finish(vec![r]);
+    let lam = Lambda {
+        params: vec![x, y],
+        body,
+        ret: vec![row],
+    };
+    rev.bind(
+        b,
+        "adj",
+        Exp::Soac(Soac::Map {
+            w: shape[0].clone(),
+            lam,
+            arrs: vec![a, c],
+        }),
+        ty.clone(),
+    )
+}
+
+/// `acc[is ++ j…] += c[j…]` for every element of `c` (a scalar, or an array written at
+/// every index below `is`), through the accumulator `acc`.
+pub fn acc_add_all(
+    rev: &mut Rev,
+    b: &mut Builder,
+    acc: VName,
+    is: Vec<SubExp>,
+    c: SubExp,
+) -> R<()> {
+    let acc_ty = rev.type_of(&SubExp::Var(acc))?;
+    let cty = rev.type_of(&c)?;
+    match &cty {
+        Type::Prim(_) => {
+            rev.bind(
+                b,
+                "acc",
+                Exp::Basic(BasicOp::UpdateAcc {
+                    acc,
+                    is,
+                    vals: vec![c],
+                }),
+                acc_ty,
+            );
+            Ok(())
+        }
+        Type::Array { shape, .. } => {
+            let SubExp::Var(cv) = c else {
+                return Err(AdError::new("internal: array adjoints must be variables"));
+            };
+            let n = shape[0].clone();
+            let iota = iota(rev, b, n.clone());
+            let j = rev.fresh_param(b, "j", &Type::Prim(PrimType::I64));
+            let row = rev.fresh_param(b, "row", &cty.row());
+            let mut sb = Builder::new(b.names);
+            sb.src = b.src.clone();
+            let mut is2 = is;
+            is2.push(SubExp::Var(j.name));
+            acc_add_all(rev, &mut sb, acc, is2, SubExp::Var(row.name))?;
+            let body = sb.finish(vec![SubExp::Var(j.name)]);
+            let i64t = Type::Prim(PrimType::I64);
+            rev.bind(
+                b,
+                "done",
+                Exp::Soac(Soac::Map {
+                    w: n.clone(),
+                    lam: Lambda {
+                        params: vec![j, row],
+                        body,
+                        ret: vec![i64t.clone()],
+                    },
+                    arrs: vec![iota, cv],
+                }),
+                i64t.array_of(n),
+            );
+            Ok(())
+        }
+        Type::Acc { .. } => Err(AdError::unsupported("adjoints of accumulators")),
+    }
+}
+
+/// `iota n` (an `i64` array).
+pub fn iota(rev: &mut Rev, b: &mut Builder, n: SubExp) -> VName {
+    let ty = Type::Prim(PrimType::I64).array_of(n.clone());
+    rev.bind(
+        b,
+        "iota",
+        Exp::Basic(BasicOp::Range {
+            start: SubExp::i64(0),
+            second: Some(SubExp::i64(1)),
+            end: n,
+            kind: RangeKind::UpToExclusive,
+            elem: PrimType::I64,
+        }),
+        ty,
+    )
+}
+
+/// A `map` of a lambda built by `f` (given the parameters) over `arrs`; returns the result
+/// arrays.
+pub fn map(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    arrs: Vec<VName>,
+    ret: Vec<Type>,
+    f: impl FnOnce(&mut Rev, &mut Builder, &[VName]) -> R<Vec<SubExp>>,
+) -> R<Vec<VName>> {
+    let mut params = Vec::new();
+    for a in &arrs {
+        let t = rev.type_of(&SubExp::Var(*a))?.row();
+        params.push(rev.fresh_param(b, "x", &t));
+    }
+    let names: Vec<VName> = params.iter().map(|p| p.name).collect();
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let res = f(rev, &mut sb, &names)?;
+    let body = sb.finish(res);
+    let tys: Vec<Type> = ret.iter().map(|t| t.array_of(w.clone())).collect();
+    Ok(rev.bind_many(
+        b,
+        "m",
+        Exp::Soac(Soac::Map {
+            w: w.clone(),
+            lam: Lambda { params, body, ret },
+            arrs,
+        }),
+        tys,
+    ))
+}
+
+/// The rows of `arr` (outer size `w`) in reverse order.
+pub fn reverse(rev: &mut Rev, b: &mut Builder, w: &SubExp, arr: VName) -> R<VName> {
+    let row = rev.type_of(&SubExp::Var(arr))?.row();
+    let is = iota(rev, b, w.clone());
+    let last = b.sub_i64(w.clone(), SubExp::i64(1));
+    record_i64(rev, &last);
+    let out = map(rev, b, w, vec![is], vec![row.clone()], |rev, b, ps| {
+        let j = b.sub_i64(last.clone(), SubExp::Var(ps[0]));
+        record_i64(rev, &j);
+        let v = rev.bind(
+            b,
+            "r",
+            Exp::Basic(BasicOp::Index(arr, vec![DimIndex::Fix(j)])),
+            row,
+        );
+        Ok(vec![SubExp::Var(v)])
+    })?;
+    Ok(out[0])
+}
+
+pub fn record_i64(rev: &mut Rev, s: &SubExp) {
+    if let SubExp::Var(v) = s {
+        rev.types.insert(*v, Type::Prim(PrimType::I64));
+    }
+}
+
+/// Inline a renamed copy of `lam` applied to `args`; its results.
+pub fn apply(rev: &mut Rev, b: &mut Builder, lam: &Lambda, args: &[SubExp]) -> Vec<SubExp> {
+    let l = rev.renamed(b, lam);
+    let src = b.src.clone();
+    for (p, a) in l.params.iter().zip(args) {
+        b.add(copy_stm(p.clone(), a.clone(), &src));
+    }
+    for s in l.body.stms {
+        b.add(s);
+    }
+    l.body.result
+}
+
+/// The operator of a lambda `\x y -> x ⊕ y` (or `y ⊕ x` for a commutative `⊕`) on
+/// scalars, with its operand type.
+pub fn simple_binop(lam: &Lambda) -> Option<(BinOp, PrimType)> {
+    let [x, y] = lam.params.as_slice() else {
+        return None;
+    };
+    let [s] = lam.body.stms.as_slice() else {
+        return None;
+    };
+    let [p] = s.pat.as_slice() else { return None };
+    if lam.body.result != vec![SubExp::Var(p.name)] {
+        return None;
+    }
+    let Type::Prim(t) = x.ty else { return None };
+    let Exp::Basic(BasicOp::BinOp(op, a, c)) = &s.exp else {
+        return None;
+    };
+    let (xv, yv) = (SubExp::Var(x.name), SubExp::Var(y.name));
+    let commutative = matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max);
+    if (*a == xv && *c == yv) || (commutative && *a == yv && *c == xv) {
+        Some((*op, t))
+    } else {
+        None
+    }
+}
+
+/// `if c then a else b` on scalars of type `t`.
+pub fn select(
+    rev: &mut Rev,
+    b: &mut Builder,
+    t: PrimType,
+    c: SubExp,
+    x: SubExp,
+    y: SubExp,
+) -> SubExp {
+    if let SubExp::Const(Prim::Bool(k)) = c {
+        return if k { x } else { y };
+    }
+    let r = b.if_(
+        c,
+        vec![Type::Prim(t)],
+        |_| vec![x.clone()],
+        |_| vec![y.clone()],
+    )[0];
+    rev.types.insert(r, Type::Prim(t));
+    SubExp::Var(r)
+}
+
+/// A scalar binary operation, its result's type recorded.
+pub fn binop(
+    rev: &mut Rev,
+    b: &mut Builder,
+    op: BinOp,
+    x: SubExp,
+    y: SubExp,
+    t: PrimType,
+) -> SubExp {
+    let r = b.binop(op, x, y, t);
+    if let SubExp::Var(v) = &r {
+        rev.types.insert(*v, Type::Prim(binop_type(op, t)));
+    }
+    r
+}
+
+/// `if c then (then_f) else (else_f)` where each branch is built by a closure.
+pub fn if_with(
+    rev: &mut Rev,
+    b: &mut Builder,
+    c: SubExp,
+    tys: Vec<Type>,
+    then_f: impl FnOnce(&mut Rev, &mut Builder) -> R<Vec<SubExp>>,
+    else_f: impl FnOnce(&mut Rev, &mut Builder) -> R<Vec<SubExp>>,
+) -> R<Vec<SubExp>> {
+    let mut tb = Builder::new(b.names);
+    tb.src = b.src.clone();
+    let tr = then_f(rev, &mut tb)?;
+    let then_body = tb.finish(tr);
+    let mut eb = Builder::new(b.names);
+    eb.src = b.src.clone();
+    let er = else_f(rev, &mut eb)?;
+    let else_body = eb.finish(er);
+    let vs = rev.bind_many(
+        b,
+        "r",
+        Exp::If {
+            cond: c,
+            then_body,
+            else_body,
+            ret: tys.clone(),
+        },
+        tys,
+    );
+    Ok(vs.into_iter().map(SubExp::Var).collect())
+}

@@ -1,0 +1,45 @@
+//! `y = with_vjp f f' x`: the forward sweep runs `f` (inlined); the return sweep calls the
+//! user's adjoint function, `x̄ += f' y ȳ`, instead of differentiating `f`.
+
+use super::{util, Rev, Saved, R};
+use crate::error::AdError;
+use runic_ir::*;
+
+pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm, active: bool) -> R<()> {
+    let Exp::WithVjp { f, adj, args } = &s.exp else {
+        return Err(AdError::new("internal: with_vjp rule on another statement"));
+    };
+    let results = util::apply(rev, b, f, args);
+    let src = b.src.clone();
+    for (p, r) in s.pat.iter().zip(results) {
+        b.add(util::copy_stm(p.clone(), r, &src));
+    }
+    if active {
+        let adj = rev.renamed(b, adj);
+        rev.saved.insert(s.pat[0].name, Saved::WithVjp { adj });
+    }
+    Ok(())
+}
+
+pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], args: Vec<SubExp>) -> R<()> {
+    let Some(Saved::WithVjp { adj }) = rev.saved.remove(&pat[0].name) else {
+        return Err(AdError::new(
+            "internal: with_vjp without its adjoint function",
+        ));
+    };
+    let mut inputs: Vec<SubExp> = pat.iter().map(|p| SubExp::Var(p.name)).collect();
+    for p in pat {
+        inputs.push(rev.adj(b, p.name)?);
+    }
+    let src = b.src.clone();
+    for (p, a) in adj.params.iter().zip(&inputs) {
+        b.add(util::copy_stm(p.clone(), a.clone(), &src));
+    }
+    for s in adj.body.stms {
+        b.add(s);
+    }
+    for (a, c) in args.iter().zip(adj.body.result) {
+        rev.add_adj(b, a, c)?;
+    }
+    Ok(())
+}
