@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// Cases (as `file:entry:case-index`) where the backends are known to disagree, and why.
 const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[];
 
-/// Programs that do not lower yet (the same list as `all_programs.rs`, without `ad/`).
+/// Programs that do not lower yet (the same list as `all_programs.rs`).
 const NOT_LOWERED: &[&str] = &[];
 
 /// One case's input.
@@ -251,7 +251,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in entries {
         let p = e.path();
         if p.is_dir() {
-            if p.file_name().is_some_and(|n| n == "errors" || n == "ad") {
+            if p.file_name().is_some_and(|n| n == "errors") {
                 continue;
             }
             collect(&p, out);
@@ -296,8 +296,13 @@ fn compiled_path_agrees_with_the_interpreter() {
                 continue;
             }
         };
-        // The ir backend's pipeline: forward-mode AD, then the optimisations.
-        let prog = runic_ad::fwd::eliminate_where_possible(prog).0;
+        // The ir backend's pipeline: AD (both modes), then the optimisations, with the IR
+        // verified after each (as debug builds of the command line do).
+        let (prog, _) = runic_ad::eliminate_where_possible(prog);
+        if let Err(errs) = runic_ir::verify(&prog) {
+            failures.push(format!("{rel}: invalid IR after ad: {}", errs.join("; ")));
+            continue;
+        }
         let prog = runic_opt::pipeline()
             .iter()
             .fold(prog, |p, (_, pass)| pass(p));

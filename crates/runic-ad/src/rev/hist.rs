@@ -10,7 +10,7 @@
 //!   one more factor. Work O(n + bins).
 //! - Any other operator: the general rule (see [`general`]).
 
-use super::{reduce, scatter, util, Rev, R};
+use super::{map, reduce, scatter, sort, util, Rev, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -60,7 +60,9 @@ pub fn reverse(
             Ok(())
         }
         BinOp::Min | BinOp::Max => extremum(rev, b, &w, *d, *v, h, hbar, &is, &dims, t),
-        BinOp::Mul if t.is_float() => product(rev, b, &w, *d, *v, h, hbar, &is, &dims, t),
+        BinOp::Mul if t.is_float() && !rev.differentiated_again => {
+            product(rev, b, &w, *d, *v, h, hbar, &is, &dims, t)
+        }
         _ => general(rev, b, pat, w, dests, lam, neutral, is, vals),
     }
 }
@@ -411,7 +413,15 @@ fn product(
     rev.add_adj(b, &SubExp::Var(v), SubExp::Var(vbar[0]))
 }
 
-/// The general rule for any other operator — not implemented yet on the ir backend.
+/// The general rule (any operator, also on tuples and arrays; one index dimension). Each
+/// bin is `d ⊙ x` with `x = ne ⊙ v₁ ⊙ … ⊙ vₖ` (the values sent to it, in index order):
+/// 1. `x = reduce_by_index (replicate bins ne) ⊙ ne is vs`; `d̄` and `x̄` by the map rule on
+///    `map ⊙ d x`;
+/// 2. the values sorted by bin (a stable radix sort, out-of-range ones last), segmented
+///    scans from the left (from `ne`) and from the right give each value's left and right
+///    context `lⱼ`, `rⱼ` within its bin;
+/// 3. `v̄ⱼ = vjp (λv. lⱼ ⊙ v ⊙ rⱼ) x̄[isⱼ]` (the map rule), scattered back to the original
+///    positions. Work O(n log bins), span O(log n · log bins).
 #[allow(clippy::too_many_arguments)]
 fn general(
     rev: &mut Rev,
@@ -424,8 +434,456 @@ fn general(
     is: Vec<VName>,
     vals: Vec<VName>,
 ) -> R<()> {
-    let _ = (rev, b, pat, w, dests, lam, neutral, is, vals);
-    Err(AdError::unsupported(
-        "vjp of reduce_by_index with this operator",
-    ))
+    let [idx] = is[..] else {
+        return Err(AdError::unsupported(
+            "vjp of a multi-dimensional reduce_by_index with this operator",
+        ));
+    };
+    let k = neutral.len();
+    let i64t = PrimType::I64;
+    let dt = rev.type_of(&SubExp::Var(dests[0]))?;
+    let Type::Array { shape, .. } = &dt else {
+        return Err(AdError::new("internal: histogram into a non-array"));
+    };
+    let bins = shape[0].clone();
+    let mut hbar = Vec::new();
+    for p in pat {
+        hbar.push(rev.adj(b, p.name)?);
+    }
+    // 1. The neutral-initialised histogram x, then h = map ⊙ d x.
+    let mut inits = Vec::new();
+    let mut dtys = Vec::new();
+    for (d, ne) in dests.iter().zip(&neutral) {
+        let t = rev.type_of(&SubExp::Var(*d))?;
+        inits.push(rev.bind(
+            b,
+            "ne",
+            Exp::Basic(BasicOp::Replicate(vec![bins.clone()], ne.clone())),
+            t.clone(),
+        ));
+        dtys.push(t);
+    }
+    let op = rev.renamed(b, &lam);
+    let xs = rev.bind_many(
+        b,
+        "x",
+        Exp::Soac(Soac::Hist {
+            w: w.clone(),
+            dests: inits,
+            lam: op,
+            neutral: neutral.clone(),
+            is: is.clone(),
+            vals: vals.clone(),
+        }),
+        dtys.clone(),
+    );
+    for x in &xs {
+        rev.active.insert(*x);
+    }
+    let comb = rev.renamed(b, &lam);
+    let mpat: Vec<Param> = dtys.iter().map(|t| rev.fresh_param(b, "h", t)).collect();
+    for (p, hb) in mpat.iter().zip(&hbar) {
+        rev.adjs.insert(p.name, hb.clone());
+    }
+    let mut arrs = dests.clone();
+    arrs.extend(xs.iter().copied());
+    map::reverse(rev, b, &mpat, bins.clone(), comb, arrs)?;
+    let mut xbar = Vec::new();
+    for x in &xs {
+        rev.active.remove(x);
+        let a = rev.adjs.remove(x);
+        xbar.push(match a {
+            Some(a) => a,
+            None => {
+                let t = rev.type_of(&SubExp::Var(*x))?;
+                rev.zeros(b, &t)?
+            }
+        });
+    }
+    if !vals.iter().any(|v| rev.active.contains(v)) {
+        return Ok(());
+    }
+    let xbar: Vec<VName> = xbar
+        .into_iter()
+        .map(|x| {
+            x.as_var()
+                .ok_or_else(|| AdError::new("internal: histogram adjoint"))
+        })
+        .collect::<R<_>>()?;
+    // 2. Sort by bin.
+    let keys = util::map(
+        rev,
+        b,
+        &w,
+        vec![idx],
+        vec![Type::Prim(i64t)],
+        |rev, b, ps| {
+            let ok = scatter::in_range(rev, b, &[SubExp::Var(ps[0])], std::slice::from_ref(&bins));
+            Ok(vec![util::select(
+                rev,
+                b,
+                i64t,
+                ok,
+                SubExp::Var(ps[0]),
+                bins.clone(),
+            )])
+        },
+    )?;
+    let (skeys, perm) = sort::sort_by_key(rev, b, &w, keys[0], bins.clone())?;
+    let mut svals = Vec::new();
+    for v in &vals {
+        let row = rev.type_of(&SubExp::Var(*v))?.row();
+        let g = util::map(rev, b, &w, vec![perm], vec![row.clone()], |rev, b, ps| {
+            let x = rev.bind(
+                b,
+                "v",
+                Exp::Basic(BasicOp::Index(*v, vec![DimIndex::Fix(SubExp::Var(ps[0]))])),
+                row,
+            );
+            Ok(vec![SubExp::Var(x)])
+        })?;
+        svals.push(g[0]);
+    }
+    let rows: Vec<Type> = lam.ret.clone();
+    let bool_t = Type::Prim(PrimType::Bool);
+    let iota = util::iota(rev, b, w.clone());
+    let last = b.sub_i64(w.clone(), SubExp::i64(1));
+    util::record_i64(rev, &last);
+    let se = util::map(
+        rev,
+        b,
+        &w,
+        vec![iota, skeys],
+        vec![bool_t.clone(), bool_t.clone()],
+        |rev, b, ps| {
+            let (j, key) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]));
+            let mut out = Vec::new();
+            for (edge, delta) in [(SubExp::i64(0), -1), (last.clone(), 1)] {
+                let at_edge = util::binop(rev, b, BinOp::Eq, j.clone(), edge, i64t);
+                let nb = util::binop(rev, b, BinOp::Add, j.clone(), SubExp::i64(delta), i64t);
+                let nb = util::select(rev, b, i64t, at_edge.clone(), j.clone(), nb);
+                let other = rev.bind(
+                    b,
+                    "k",
+                    Exp::Basic(BasicOp::Index(skeys, vec![DimIndex::Fix(nb)])),
+                    Type::Prim(i64t),
+                );
+                let differs =
+                    util::binop(rev, b, BinOp::Neq, key.clone(), SubExp::Var(other), i64t);
+                out.push(util::binop(
+                    rev,
+                    b,
+                    BinOp::LogOr,
+                    at_edge,
+                    differs,
+                    PrimType::Bool,
+                ));
+            }
+            Ok(out)
+        },
+    )?;
+    let (starts, ends) = (se[0], se[1]);
+    // Inclusive segmented scan from the left, each segment starting from ne.
+    let mut arrs = vec![starts];
+    arrs.extend(svals.iter().copied());
+    let pre = util::map(rev, b, &w, arrs, rows.clone(), |rev, b, ps| {
+        let vs: Vec<SubExp> = ps[1..].iter().map(|v| SubExp::Var(*v)).collect();
+        let nev: Vec<SubExp> = neutral.clone();
+        util::if_with(
+            rev,
+            b,
+            SubExp::Var(ps[0]),
+            rows.clone(),
+            |rev, b| Ok(util::apply(rev, b, &lam, &[nev, vs.clone()].concat())),
+            |_, _| Ok(vs.clone()),
+        )
+    })?;
+    let incl = segmented_scan(rev, b, &w, starts, &pre, &lam, &neutral, false)?;
+    // Inclusive segmented scan from the right (no ne), on the reversed arrays.
+    let rends = util::reverse(rev, b, &w, ends)?;
+    let mut rvals = Vec::new();
+    for v in &svals {
+        rvals.push(util::reverse(rev, b, &w, *v)?);
+    }
+    let rsuf = segmented_scan(rev, b, &w, rends, &rvals, &lam, &neutral, true)?;
+    let mut suf = Vec::new();
+    for v in &rsuf {
+        suf.push(util::reverse(rev, b, &w, *v)?);
+    }
+    // Left context lⱼ (ne at a segment start) and right context rⱼ (unused at an end).
+    let iota = util::iota(rev, b, w.clone());
+    let mut ctx_rets = rows.clone();
+    ctx_rets.extend(rows.iter().cloned());
+    let ctx = util::map(
+        rev,
+        b,
+        &w,
+        vec![iota, starts, ends],
+        ctx_rets,
+        |rev, b, ps| {
+            let (j, st, en) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]), SubExp::Var(ps[2]));
+            let prev = util::binop(rev, b, BinOp::Sub, j.clone(), SubExp::i64(1), i64t);
+            let prev = util::select(rev, b, i64t, st.clone(), j.clone(), prev);
+            let next = util::binop(rev, b, BinOp::Add, j.clone(), SubExp::i64(1), i64t);
+            let next = util::select(rev, b, i64t, en, j, next);
+            let mut out = Vec::new();
+            for ((s, t), ne) in incl.iter().zip(&rows).zip(&neutral) {
+                let v = rev.bind(
+                    b,
+                    "l",
+                    Exp::Basic(BasicOp::Index(*s, vec![DimIndex::Fix(prev.clone())])),
+                    t.clone(),
+                );
+                out.push(reduce::if_value(
+                    rev,
+                    b,
+                    t,
+                    st.clone(),
+                    ne.clone(),
+                    SubExp::Var(v),
+                ));
+            }
+            for (s, t) in suf.iter().zip(&rows) {
+                let v = rev.bind(
+                    b,
+                    "r",
+                    Exp::Basic(BasicOp::Index(*s, vec![DimIndex::Fix(next.clone())])),
+                    t.clone(),
+                );
+                out.push(SubExp::Var(v));
+            }
+            Ok(out)
+        },
+    )?;
+    let (ls, rs) = ctx.split_at(k);
+    // x̄ of each sorted value's bin (zero out of range).
+    let iota = util::iota(rev, b, w.clone());
+    let xb = util::map(rev, b, &w, vec![iota, skeys], rows.clone(), |rev, b, ps| {
+        let key = SubExp::Var(ps[1]);
+        let ok = scatter::in_range(
+            rev,
+            b,
+            std::slice::from_ref(&key),
+            std::slice::from_ref(&bins),
+        );
+        let mut out = Vec::new();
+        for (x, t) in xbar.iter().zip(&rows) {
+            let safe = util::select(rev, b, i64t, ok.clone(), key.clone(), SubExp::i64(0));
+            let g = util::if_with(
+                rev,
+                b,
+                ok.clone(),
+                vec![t.clone()],
+                |rev, b| {
+                    let v = rev.bind(
+                        b,
+                        "xb",
+                        Exp::Basic(BasicOp::Index(*x, vec![DimIndex::Fix(safe)])),
+                        t.clone(),
+                    );
+                    Ok(vec![SubExp::Var(v)])
+                },
+                |rev, b| Ok(vec![rev.zeros(b, t)?]),
+            )?;
+            out.extend(g);
+        }
+        Ok(out)
+    })?;
+    // 3. v̄ through the map rule on m = map (λl v r e. if e then l ⊙ v else l ⊙ v ⊙ r).
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let mut params = Vec::new();
+    for t in rows.iter().chain(&rows).chain(&rows) {
+        params.push(rev.fresh_param(&mut sb, "p", t));
+    }
+    let end_p = rev.fresh_param(&mut sb, "end", &bool_t);
+    let pv: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
+    let (lv, rest) = pv.split_at(k);
+    let (vv, rv) = rest.split_at(k);
+    let lx = util::apply(rev, &mut sb, &lam, &[lv, vv].concat());
+    let lx2 = lx.clone();
+    let res = util::if_with(
+        rev,
+        &mut sb,
+        SubExp::Var(end_p.name),
+        rows.clone(),
+        |_, _| Ok(lx2),
+        |rev, b| Ok(util::apply(rev, b, &lam, &[&lx[..], rv].concat())),
+    )?;
+    params.push(end_p);
+    let body = sb.finish(res);
+    let comb = Lambda {
+        params,
+        body,
+        ret: rows.clone(),
+    };
+    let mpat: Vec<Param> = rows
+        .iter()
+        .map(|t| rev.fresh_param(b, "m", &t.array_of(w.clone())))
+        .collect();
+    for (p, x) in mpat.iter().zip(&xb) {
+        rev.adjs.insert(p.name, SubExp::Var(*x));
+    }
+    for v in &svals {
+        rev.active.insert(*v);
+    }
+    let mut arrs: Vec<VName> = ls.to_vec();
+    arrs.extend(svals.iter().copied());
+    arrs.extend(rs.iter().copied());
+    arrs.push(ends);
+    map::reverse(rev, b, &mpat, w.clone(), comb, arrs)?;
+    for p in &mpat {
+        rev.adjs.remove(&p.name);
+    }
+    // Scatter the sorted values' adjoints back to their original positions.
+    for (v, sv) in vals.iter().zip(&svals) {
+        rev.active.remove(sv);
+        let Some(a) = rev.adjs.remove(sv) else {
+            continue;
+        };
+        let a = a
+            .as_var()
+            .ok_or_else(|| AdError::new("internal: histogram value adjoint"))?;
+        let vt = rev.type_of(&SubExp::Var(*v))?;
+        let Some(elem) = vt.elem() else { continue };
+        let Type::Array { shape, .. } = &vt else {
+            continue;
+        };
+        let dest = rev.bind(
+            b,
+            "adj",
+            Exp::Basic(BasicOp::Scratch(elem, shape.clone())),
+            vt.clone(),
+        );
+        let back = rev.bind(
+            b,
+            "adj",
+            Exp::Soac(Soac::Scatter {
+                w: w.clone(),
+                dests: vec![dest],
+                is: vec![perm],
+                vals: vec![a],
+            }),
+            vt,
+        );
+        rev.owned.insert(back);
+        rev.add_adj(b, &SubExp::Var(*v), SubExp::Var(back))?;
+    }
+    Ok(())
+}
+
+/// An inclusive segmented scan of `vals` (restarting where `flags` is set) with `lam`
+/// (`flipped`: `\a b -> b ⊙ a`, for scans of reversed arrays). The operator is lifted to
+/// (valid, flag, value) triples with an identity of its own, so `⊙` needs no neutral
+/// element.
+#[allow(clippy::too_many_arguments)]
+fn segmented_scan(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    flags: VName,
+    vals: &[VName],
+    lam: &Lambda,
+    neutral: &[SubExp],
+    flipped: bool,
+) -> R<Vec<VName>> {
+    let bool_t = Type::Prim(PrimType::Bool);
+    let rows: Vec<Type> = lam.ret.clone();
+    let k = rows.len();
+    let valid = rev.bind(
+        b,
+        "valid",
+        Exp::Basic(BasicOp::Replicate(
+            vec![w.clone()],
+            SubExp::Const(Prim::Bool(true)),
+        )),
+        bool_t.array_of(w.clone()),
+    );
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let mut ps = Vec::new();
+    for _ in 0..2 {
+        ps.push(rev.fresh_param(&mut sb, "valid", &bool_t));
+        ps.push(rev.fresh_param(&mut sb, "flag", &bool_t));
+        for t in &rows {
+            ps.push(rev.fresh_param(&mut sb, "x", t));
+        }
+    }
+    let v = |i: usize| SubExp::Var(ps[i].name);
+    let (v1, f1, v2, f2) = (v(0), v(1), v(2 + k), v(3 + k));
+    let x1: Vec<SubExp> = (2..2 + k).map(v).collect();
+    let x2: Vec<SubExp> = (4 + k..4 + 2 * k).map(v).collect();
+    let valid_r = util::binop(
+        rev,
+        &mut sb,
+        BinOp::LogOr,
+        v1.clone(),
+        v2.clone(),
+        PrimType::Bool,
+    );
+    let flag_r = util::binop(rev, &mut sb, BinOp::LogOr, f1, f2.clone(), PrimType::Bool);
+    let no_left = util::binop(
+        rev,
+        &mut sb,
+        BinOp::Eq,
+        v1,
+        SubExp::Const(Prim::Bool(false)),
+        PrimType::Bool,
+    );
+    let take_right = util::binop(rev, &mut sb, BinOp::LogOr, no_left, f2, PrimType::Bool);
+    let (x1b, x2b) = (x1.clone(), x2.clone());
+    let x = util::if_with(
+        rev,
+        &mut sb,
+        v2,
+        rows.clone(),
+        |rev, b| {
+            util::if_with(
+                rev,
+                b,
+                take_right,
+                rows.clone(),
+                |_, _| Ok(x2b.clone()),
+                |rev, b| {
+                    let args = if flipped {
+                        [x2b.clone(), x1b.clone()].concat()
+                    } else {
+                        [x1b.clone(), x2b.clone()].concat()
+                    };
+                    Ok(util::apply(rev, b, lam, &args))
+                },
+            )
+        },
+        |_, _| Ok(x1),
+    )?;
+    let mut res = vec![valid_r, flag_r];
+    res.extend(x);
+    let mut ret = vec![bool_t.clone(), bool_t.clone()];
+    ret.extend(rows.iter().cloned());
+    let op = Lambda {
+        params: ps,
+        body: sb.finish(res),
+        ret: ret.clone(),
+    };
+    let mut ne = vec![
+        SubExp::Const(Prim::Bool(false)),
+        SubExp::Const(Prim::Bool(false)),
+    ];
+    ne.extend(neutral.iter().cloned());
+    let mut arrs = vec![valid, flags];
+    arrs.extend(vals.iter().copied());
+    let tys: Vec<Type> = ret.iter().map(|t| t.array_of(w.clone())).collect();
+    let out = rev.bind_many(
+        b,
+        "seg",
+        Exp::Soac(Soac::Scan {
+            w: w.clone(),
+            arrs,
+            pre: None,
+            lam: op,
+            neutral: ne,
+        }),
+        tys,
+    );
+    Ok(out[2..].to_vec())
 }

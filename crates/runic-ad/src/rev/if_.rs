@@ -53,7 +53,11 @@ pub fn reverse(
         .into_iter()
         .filter(|v| branches.iter().any(|(_, after)| after[v] != before[v]))
         .collect();
-    if changed.is_empty() {
+    // Accumulator updates are effects: a branch that makes some must still run.
+    let updates_accs = branches
+        .iter()
+        .any(|(stms, _)| format!("{stms:?}").contains("UpdateAcc"));
+    if changed.is_empty() && !updates_accs {
         return Ok(());
     }
     let mut bodies = Vec::new();

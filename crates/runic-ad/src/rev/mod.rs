@@ -23,6 +23,7 @@ mod map;
 mod reduce;
 mod scan;
 mod scatter;
+mod sort;
 mod util;
 mod with_vjp;
 
@@ -46,6 +47,7 @@ pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
         names: &mut prog.names,
         types,
         errors: Vec::new(),
+        depth: 0,
     };
     for f in prog.funs.iter_mut() {
         let body = std::mem::take(&mut f.body);
@@ -65,6 +67,8 @@ struct Elim<'n> {
     names: &'n mut NameSource,
     types: Types,
     errors: Vec<AdError>,
+    /// How many `Jvp`/`Vjp` lambdas enclose the current statement.
+    depth: usize,
 }
 
 impl Elim<'_> {
@@ -152,8 +156,16 @@ impl Elim<'_> {
                 }
                 self.lambda(lam, in_vjp);
             }
-            Exp::Jvp { lam, .. } => self.lambda(lam, in_vjp),
-            Exp::Vjp { lam, .. } => self.lambda(lam, true),
+            Exp::Jvp { lam, .. } => {
+                self.depth += 1;
+                self.lambda(lam, in_vjp);
+                self.depth -= 1;
+            }
+            Exp::Vjp { lam, .. } => {
+                self.depth += 1;
+                self.lambda(lam, true);
+                self.depth -= 1;
+            }
             Exp::WithVjp { f, adj, .. } => {
                 self.lambda(f, in_vjp);
                 self.lambda(adj, in_vjp);
@@ -206,6 +218,7 @@ impl Elim<'_> {
         let mut b = Builder::new(self.names);
         b.src = s.src.clone();
         let mut rev = Rev::new(&mut self.types);
+        rev.differentiated_again = self.depth > 0;
         rev.vjp(&mut b, lam, args, cotangents, vector, &s.pat)?;
         Ok(b.take_stms())
     }
@@ -234,6 +247,10 @@ pub(crate) struct Rev<'t> {
     /// Adjoint arrays this scope may update in place (fresh, not shared).
     pub owned: HashSet<VName>,
     pub saved: HashMap<VName, Saved>,
+    /// The derivative code will itself be differentiated (this `Vjp` is inside another AD
+    /// construct): rules whose code is exact but not differentiable — the zero-counting
+    /// `*` rules — give way to the general ones.
+    pub differentiated_again: bool,
 }
 
 impl<'t> Rev<'t> {
@@ -245,6 +262,7 @@ impl<'t> Rev<'t> {
             accs: HashMap::new(),
             owned: HashSet::new(),
             saved: HashMap::new(),
+            differentiated_again: false,
         }
     }
 

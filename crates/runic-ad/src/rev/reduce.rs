@@ -37,7 +37,9 @@ pub fn reverse(
         }
         match op {
             BinOp::Add => return plus(rev, b, &w, *x, ybar, t),
-            BinOp::Mul if t.is_float() => return times(rev, b, &w, *x, ne.clone(), ybar, t),
+            BinOp::Mul if t.is_float() && !rev.differentiated_again => {
+                return times(rev, b, &w, *x, ne.clone(), ybar, t)
+            }
             BinOp::Min | BinOp::Max => {
                 let y = SubExp::Var(p.name);
                 return extremum(rev, b, &w, *x, y, ne.clone(), ybar, t, op);

@@ -4,9 +4,10 @@
 
 use super::{Rev, R};
 use crate::error::AdError;
-use crate::scope::Types;
+use crate::scope::{Renamer, Types};
 use runic_ir::builder::binop_type;
 use runic_ir::*;
+use std::collections::HashMap;
 
 pub fn copy_stm(p: Param, s: SubExp, src: &SrcInfo) -> Stm {
     Stm {
@@ -92,12 +93,271 @@ pub fn normalise(names: &mut NameSource, types: &mut Types, s: Stm) -> Vec<Stm> 
                 },
             ]
         }
+        Exp::Soac(Soac::Reduce {
+            w,
+            arrs,
+            pre: None,
+            lam,
+            neutral,
+            commutative,
+        }) => match vectorised(&lam) {
+            Some(inner) => transposed(
+                names,
+                types,
+                s.pat,
+                &s.src,
+                w,
+                arrs,
+                inner,
+                neutral,
+                Kind::Reduce,
+            ),
+            None => vec![Stm {
+                pat: s.pat,
+                exp: Exp::Soac(Soac::Reduce {
+                    w,
+                    arrs,
+                    pre: None,
+                    lam,
+                    neutral,
+                    commutative,
+                }),
+                src: s.src,
+            }],
+        },
+        Exp::Soac(Soac::Scan {
+            w,
+            arrs,
+            pre: None,
+            lam,
+            neutral,
+        }) => match vectorised(&lam) {
+            Some(inner) => transposed(
+                names,
+                types,
+                s.pat,
+                &s.src,
+                w,
+                arrs,
+                inner,
+                neutral,
+                Kind::Scan,
+            ),
+            None => vec![Stm {
+                pat: s.pat,
+                exp: Exp::Soac(Soac::Scan {
+                    w,
+                    arrs,
+                    pre: None,
+                    lam,
+                    neutral,
+                }),
+                src: s.src,
+            }],
+        },
         exp => vec![Stm {
             pat: s.pat,
             exp,
             src: s.src,
         }],
     }
+}
+
+/// The element operator `f` of a vectorised operator `\xs ys -> map f xs ys` (parameters
+/// passed to the map in order).
+fn vectorised(lam: &Lambda) -> Option<Lambda> {
+    let [s] = lam.body.stms.as_slice() else {
+        return None;
+    };
+    let Exp::Soac(Soac::Map {
+        lam: inner, arrs, ..
+    }) = &s.exp
+    else {
+        return None;
+    };
+    let params: Vec<VName> = lam.params.iter().map(|p| p.name).collect();
+    let results: Vec<SubExp> = s.pat.iter().map(|p| SubExp::Var(p.name)).collect();
+    (lam.params.iter().all(|p| p.ty.rank() >= 1) && *arrs == params && lam.body.result == results)
+        .then(|| inner.clone())
+}
+
+enum Kind {
+    Reduce,
+    Scan,
+}
+
+/// Permute the two outer dimensions.
+fn swap_outer(rank: usize) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..rank).collect();
+    p.swap(0, 1);
+    p
+}
+
+fn transpose_type(t: &Type) -> Type {
+    match t {
+        Type::Array { elem, shape } if shape.len() >= 2 => {
+            let mut s = shape.clone();
+            s.swap(0, 1);
+            Type::Array {
+                elem: *elem,
+                shape: s,
+            }
+        }
+        t => t.clone(),
+    }
+}
+
+/// `reduce (map2 f) ne xss` = `map (\col ne -> reduce f ne col) (transpose xss) ne` (IRWIM)
+/// and `scan (map2 f) ne xss` = `transpose (map (\col ne -> scan f ne col) (transpose xss)
+/// ne)` (ISWIM): the rules for operators on scalars then apply per column.
+#[allow(clippy::too_many_arguments)]
+fn transposed(
+    names: &mut NameSource,
+    types: &mut Types,
+    pat: Vec<Param>,
+    src: &SrcInfo,
+    w: SubExp,
+    arrs: Vec<VName>,
+    inner: Lambda,
+    neutral: Vec<SubExp>,
+    kind: Kind,
+) -> Vec<Stm> {
+    let mut out = Vec::new();
+    let fresh = |names: &mut NameSource, types: &mut Types, hint: &str, ty: Type| {
+        let p = Param {
+            name: names.fresh(hint),
+            ty,
+        };
+        types.insert(p.name, p.ty.clone());
+        p
+    };
+    let mut cols = Vec::new();
+    for a in &arrs {
+        let at = types.get(a).cloned().unwrap_or(Type::Prim(PrimType::Bool));
+        let tt = transpose_type(&at);
+        let p = fresh(names, types, "tr", tt);
+        out.push(Stm {
+            pat: vec![p.clone()],
+            exp: Exp::Basic(BasicOp::Rearrange(swap_outer(at.rank()), *a)),
+            src: src.clone(),
+        });
+        cols.push(p);
+    }
+    let m = match &cols[0].ty {
+        Type::Array { shape, .. } => shape[0].clone(),
+        _ => SubExp::i64(0),
+    };
+    // The map's lambda: one column and one neutral element per operand.
+    let mut params = Vec::new();
+    for c in &cols {
+        params.push(fresh(names, types, "col", c.ty.row()));
+    }
+    let mut nes = Vec::new();
+    for (ne, c) in neutral.iter().zip(&cols) {
+        let row_t = c.ty.row().row();
+        let p = fresh(names, types, "ne", row_t);
+        nes.push((p, ne.clone()));
+    }
+    let mut inner = inner;
+    Renamer {
+        names,
+        map: HashMap::new(),
+    }
+    .lambda(&mut inner);
+    crate::scope::lambda_types(&inner, types);
+    let col_arrs: Vec<VName> = params.iter().map(|p| p.name).collect();
+    let ne_vals: Vec<SubExp> = nes.iter().map(|(p, _)| SubExp::Var(p.name)).collect();
+    let (soac, res_tys): (Soac, Vec<Type>) = match kind {
+        Kind::Reduce => (
+            Soac::Reduce {
+                w: w.clone(),
+                arrs: col_arrs,
+                pre: None,
+                lam: inner.clone(),
+                neutral: ne_vals,
+                commutative: false,
+            },
+            inner.ret.clone(),
+        ),
+        Kind::Scan => (
+            Soac::Scan {
+                w: w.clone(),
+                arrs: col_arrs,
+                pre: None,
+                lam: inner.clone(),
+                neutral: ne_vals,
+            },
+            inner.ret.iter().map(|t| t.array_of(w.clone())).collect(),
+        ),
+    };
+    let res: Vec<Param> = res_tys
+        .iter()
+        .map(|t| fresh(names, types, "r", t.clone()))
+        .collect();
+    let body = Body {
+        stms: vec![Stm {
+            pat: res.clone(),
+            exp: Exp::Soac(soac),
+            src: src.clone(),
+        }],
+        result: res.iter().map(|p| SubExp::Var(p.name)).collect(),
+    };
+    let mut lam_params = params;
+    let mut map_arrs: Vec<VName> = cols.iter().map(|c| c.name).collect();
+    for (p, ne) in nes {
+        lam_params.push(p);
+        // A neutral element that is not a variable is replicated into one.
+        let v = match ne {
+            SubExp::Var(v) => v,
+            SubExp::Const(c) => {
+                let r = fresh(names, types, "ne", Type::Prim(c.ty()).array_of(m.clone()));
+                out.push(Stm {
+                    pat: vec![r.clone()],
+                    exp: Exp::Basic(BasicOp::Replicate(vec![m.clone()], SubExp::Const(c))),
+                    src: src.clone(),
+                });
+                r.name
+            }
+        };
+        map_arrs.push(v);
+    }
+    let lam = Lambda {
+        params: lam_params,
+        body,
+        ret: res_tys.clone(),
+    };
+    let map_exp = Exp::Soac(Soac::Map {
+        w: m.clone(),
+        lam,
+        arrs: map_arrs,
+    });
+    match kind {
+        Kind::Reduce => out.push(Stm {
+            pat,
+            exp: map_exp,
+            src: src.clone(),
+        }),
+        Kind::Scan => {
+            let tmp: Vec<Param> = res_tys
+                .iter()
+                .map(|t| fresh(names, types, "scanned", t.array_of(m.clone())))
+                .collect();
+            out.push(Stm {
+                pat: tmp.clone(),
+                exp: map_exp,
+                src: src.clone(),
+            });
+            for (p, t) in pat.into_iter().zip(tmp) {
+                let rank = t.ty.rank();
+                out.push(Stm {
+                    pat: vec![p],
+                    exp: Exp::Basic(BasicOp::Rearrange(swap_outer(rank), t.name)),
+                    src: src.clone(),
+                });
+            }
+        }
+    }
+    out
 }
 
 fn pre_map(
