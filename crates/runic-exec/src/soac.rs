@@ -108,7 +108,11 @@ fn fold_col(op: BinOp, acc: Prim, col: &Buffer, off: usize, n: usize) -> R<Prim>
         _ => {
             let mut a = acc;
             for i in range {
-                a = scalar_binop(op, a, buf_get(col_all, i))?;
+                let x = buf_get(col_all, i);
+                a = match crate::vector::fast_binop(op, a, x) {
+                    Some(v) => v,
+                    None => scalar_binop(op, a, x)?,
+                };
             }
             Ok(a)
         }
@@ -149,7 +153,11 @@ fn scan_col(op: BinOp, acc: Prim, col: &Buffer, n: usize, out: &mut Buffer) -> R
         _ => {
             let mut a = acc;
             for i in 0..n {
-                a = scalar_binop(op, a, buf_get(col, i))?;
+                let x = buf_get(col, i);
+                a = match crate::vector::fast_binop(op, a, x) {
+                    Some(v) => v,
+                    None => scalar_binop(op, a, x)?,
+                };
                 buf_push(out, a);
             }
             Ok(a)
@@ -553,6 +561,33 @@ impl Ctx<'_> {
                         None => fold_col(op, *a, &cols[0], 0, n)?,
                     };
                     acc = vec![Val::Prim(last)];
+                }
+                (Block::Cols(cols), _, _)
+                    if self.plans.get(lam).is_some()
+                        && acc.iter().all(|a| matches!(a, Val::Prim(_))) =>
+                {
+                    // A compiled scalar operator: registers instead of values per element.
+                    let plan = self.plans.get(lam).expect("checked");
+                    let frees = plan
+                        .frees
+                        .iter()
+                        .map(|v| self.get(f, *v).cloned())
+                        .collect::<R<Vec<_>>>()?;
+                    let mut a: Vec<Prim> = acc.iter().map(|v| v.prim()).collect::<R<_>>()?;
+                    let (mut args, mut regs, mut res) = (Vec::new(), Vec::new(), Vec::new());
+                    for i in 0..blk.len() {
+                        args.clear();
+                        args.extend_from_slice(&a);
+                        args.extend(cols.iter().map(|c| buf_get(c, i)));
+                        plan.eval(&frees, &args, &mut regs, &mut res)?;
+                        std::mem::swap(&mut a, &mut res);
+                        if let Some(o) = out.as_deref_mut() {
+                            for (slot, v) in o.iter_mut().zip(&a) {
+                                buf_push(&mut slot.0, *v);
+                            }
+                        }
+                    }
+                    acc = a.into_iter().map(Val::Prim).collect();
                 }
                 _ => {
                     for i in 0..blk.len() {

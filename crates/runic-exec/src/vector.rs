@@ -32,6 +32,9 @@ enum Instr {
     Copy(Opd),
     /// `arr[i]` of a free vector `frees[arr]`.
     Gather(usize, Opd),
+    /// `if c then a else b` with both sides already computed (an `if` whose branches only
+    /// return operands).
+    Select(Opd, Opd, Opd),
 }
 
 /// A compiled lambda. Columns `0..params` are the parameters; instruction `k` writes column
@@ -73,13 +76,15 @@ impl Plans {
         for s in &b.stms {
             match &s.exp {
                 Exp::Soac(Soac::Map { lam, .. }) => self.add(lam),
+                // Operators are compiled too: a fold applies them one element at a time
+                // with [`Plan::eval`].
                 Exp::Soac(Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. }) => {
                     if let Some(p) = pre {
                         self.add(p);
                     }
-                    self.body(&lam.body);
+                    self.add(lam);
                 }
-                Exp::Soac(Soac::Hist { lam, .. }) => self.body(&lam.body),
+                Exp::Soac(Soac::Hist { lam, .. }) => self.add(lam),
                 Exp::If {
                     then_body,
                     else_body,
@@ -129,6 +134,31 @@ fn compile(lam: &Lambda) -> Option<Plan> {
     for stm in &lam.body.stms {
         let [p] = stm.pat.as_slice() else { return None };
         let Type::Prim(t) = p.ty else { return None };
+        if let Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ..
+        } = &stm.exp
+        {
+            let (true, true, [a], [b]) = (
+                then_body.stms.is_empty(),
+                else_body.stms.is_empty(),
+                then_body.result.as_slice(),
+                else_body.result.as_slice(),
+            ) else {
+                return None;
+            };
+            let ins = Instr::Select(
+                opd(cond, &cols, &mut plan),
+                opd(a, &cols, &mut plan),
+                opd(b, &cols, &mut plan),
+            );
+            cols.insert(p.name, plan.types.len());
+            plan.types.push(t);
+            plan.instrs.push(ins);
+            continue;
+        }
         let Exp::Basic(op) = &stm.exp else {
             return None;
         };
@@ -166,6 +196,71 @@ fn compile(lam: &Lambda) -> Option<Plan> {
         plan.results.push(o);
     }
     Some(plan)
+}
+
+impl Plan {
+    /// Evaluate on one element: `args` are the parameters, `regs` scratch space reused
+    /// between calls, the results go to `out`. For operators of folds, where elements come
+    /// one at a time.
+    pub fn eval(
+        &self,
+        frees: &[Val],
+        args: &[Prim],
+        regs: &mut Vec<Prim>,
+        out: &mut Vec<Prim>,
+    ) -> R<()> {
+        regs.clear();
+        regs.extend_from_slice(args);
+        for ins in &self.instrs {
+            let get = |o: &Opd, regs: &Vec<Prim>| -> R<Prim> {
+                Ok(match o {
+                    Opd::Col(c) => regs[*c],
+                    Opd::Const(p) => *p,
+                    Opd::Free(f) => frees[*f].prim()?,
+                })
+            };
+            let v = match ins {
+                Instr::Bin(op, a, b) => {
+                    let (x, y) = (get(a, regs)?, get(b, regs)?);
+                    match fast_binop(*op, x, y) {
+                        Some(v) => v,
+                        None => scalar_binop(*op, x, y)?,
+                    }
+                }
+                Instr::Un(op, a) => unop(*op, get(a, regs)?),
+                Instr::Tern(op, a, b, c) => {
+                    ternop(*op, get(a, regs)?, get(b, regs)?, get(c, regs)?)?
+                }
+                Instr::Conv(to, a) => convert(get(a, regs)?, *to),
+                Instr::Copy(a) => get(a, regs)?,
+                Instr::Select(c, a, b) => {
+                    if get(c, regs)?.as_bool().unwrap_or(false) {
+                        get(a, regs)?
+                    } else {
+                        get(b, regs)?
+                    }
+                }
+                Instr::Gather(a, i) => {
+                    let src = frees[*a].arr()?;
+                    let k = get(i, regs)?.to_i64().unwrap_or(-1);
+                    if k < 0 || k as usize >= src.data.len() || src.shape.len() != 1 {
+                        return Err(ExecError::new("index out of bounds"));
+                    }
+                    buf_get(&src.data, k as usize)
+                }
+            };
+            regs.push(v);
+        }
+        out.clear();
+        for r in &self.results {
+            out.push(match r {
+                Opd::Col(c) => regs[*c],
+                Opd::Const(p) => *p,
+                Opd::Free(f) => frees[*f].prim()?,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// An operand resolved for one block: elements `off..off + n` of a column (an input array
@@ -243,6 +338,7 @@ impl Plan {
                         out
                     }
                     Instr::Conv(to, a) => vconv(*to, arg(a)?, n),
+                    Instr::Select(c, a, b) => vselect(arg(c)?, arg(a)?, arg(b)?, n, t)?,
                     Instr::Copy(a) => match arg(a)? {
                         Arg::Col(b, o) => buf_slice(b, o, n),
                         Arg::Scalar(p) => buf_filled(t, n, p),
@@ -388,5 +484,109 @@ fn vconv(to: PrimType, a: Arg, n: usize) -> Buffer {
             }
             out
         }
+    }
+}
+
+/// `if c then a else b` over a block.
+fn vselect(c: Arg, a: Arg, b: Arg, n: usize, t: PrimType) -> R<Buffer> {
+    macro_rules! typed {
+        ($V:ident) => {
+            let x = match a {
+                Arg::Col(Buffer::$V(v), o) => Some((&v[o..o + n], None)),
+                Arg::Scalar(Prim::$V(s)) => Some((&[][..], Some(s))),
+                _ => None,
+            };
+            let y = match b {
+                Arg::Col(Buffer::$V(v), o) => Some((&v[o..o + n], None)),
+                Arg::Scalar(Prim::$V(s)) => Some((&[][..], Some(s))),
+                _ => None,
+            };
+            let cs = match c {
+                Arg::Col(Buffer::Bool(v), o) => Some((&v[o..o + n], None)),
+                Arg::Scalar(Prim::Bool(s)) => Some((&[][..], Some(s))),
+                _ => None,
+            };
+            if let (Some(x), Some(y), Some(cs)) = (x, y, cs) {
+                fn get<T: Copy>(s: (&[T], Option<T>), i: usize) -> T {
+                    match s.1 {
+                        Some(k) => k,
+                        None => s.0[i],
+                    }
+                }
+                let out: Vec<_> = (0..n)
+                    .map(|i| if get(cs, i) { get(x, i) } else { get(y, i) })
+                    .collect();
+                return Ok(out.into_buffer());
+            }
+        };
+    }
+    typed!(F32);
+    typed!(F64);
+    typed!(I32);
+    typed!(I64);
+    typed!(Bool);
+    let mut out = buf_with_capacity(t, n);
+    for i in 0..n {
+        let k = c
+            .at(i)
+            .as_bool()
+            .ok_or_else(|| ExecError::new("internal error: select"))?;
+        buf_push(&mut out, if k { a.at(i) } else { b.at(i) });
+    }
+    Ok(out)
+}
+
+/// `x op y` for the common cases whose native result is exactly `runic_prim::binop`'s (IEEE
+/// arithmetic and comparisons on f32/f64, wrapping arithmetic on i32/i64); `None` otherwise.
+#[inline]
+pub fn fast_binop(op: BinOp, x: Prim, y: Prim) -> Option<Prim> {
+    macro_rules! float {
+        ($V:ident, $a:expr, $b:expr) => {
+            Some(match op {
+                BinOp::Add => Prim::$V($a + $b),
+                BinOp::Sub => Prim::$V($a - $b),
+                BinOp::Mul => Prim::$V($a * $b),
+                BinOp::Div => Prim::$V($a / $b),
+                BinOp::Lt => Prim::Bool($a < $b),
+                BinOp::Le => Prim::Bool($a <= $b),
+                BinOp::Gt => Prim::Bool($a > $b),
+                BinOp::Ge => Prim::Bool($a >= $b),
+                BinOp::Eq => Prim::Bool($a == $b),
+                BinOp::Neq => Prim::Bool($a != $b),
+                _ => return None,
+            })
+        };
+    }
+    macro_rules! int {
+        ($V:ident, $a:expr, $b:expr) => {
+            Some(match op {
+                BinOp::Add => Prim::$V($a.wrapping_add($b)),
+                BinOp::Sub => Prim::$V($a.wrapping_sub($b)),
+                BinOp::Mul => Prim::$V($a.wrapping_mul($b)),
+                BinOp::Lt => Prim::Bool($a < $b),
+                BinOp::Le => Prim::Bool($a <= $b),
+                BinOp::Gt => Prim::Bool($a > $b),
+                BinOp::Ge => Prim::Bool($a >= $b),
+                BinOp::Eq => Prim::Bool($a == $b),
+                BinOp::Neq => Prim::Bool($a != $b),
+                BinOp::Min => Prim::$V($a.min($b)),
+                BinOp::Max => Prim::$V($a.max($b)),
+                _ => return None,
+            })
+        };
+    }
+    match (x, y) {
+        (Prim::F32(a), Prim::F32(b)) => float!(F32, a, b),
+        (Prim::F64(a), Prim::F64(b)) => float!(F64, a, b),
+        (Prim::I32(a), Prim::I32(b)) => int!(I32, a, b),
+        (Prim::I64(a), Prim::I64(b)) => int!(I64, a, b),
+        (Prim::Bool(a), Prim::Bool(b)) => match op {
+            BinOp::LogAnd => Some(Prim::Bool(a && b)),
+            BinOp::LogOr => Some(Prim::Bool(a || b)),
+            BinOp::Eq => Some(Prim::Bool(a == b)),
+            BinOp::Neq => Some(Prim::Bool(a != b)),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -59,16 +59,17 @@ pub fn reverse(
             }
             Ok(())
         }
-        BinOp::Min | BinOp::Max => extremum(rev, b, &w, *d, *v, h, hbar, &is, &dims, t),
+        BinOp::Min | BinOp::Max => {
+            extremum(rev, b, &w, *d, *v, h, hbar, &is, &dims, t, &neutral[0])
+        }
         BinOp::Mul if t.is_float() && !rev.differentiated_again => {
-            product(rev, b, &w, *d, *v, h, hbar, &is, &dims, t)
+            product(rev, b, &w, *d, *v, hbar, &is, &dims, t, &neutral[0])
         }
         _ => general(rev, b, pat, w, dests, lam, neutral, is, vals),
     }
 }
 
 /// `map (λj. if isⱼ in range then f(isⱼ, j) else 0) (iota n)` for scalar adjoints.
-#[allow(clippy::too_many_arguments)]
 fn gather(
     rev: &mut Rev,
     b: &mut Builder,
@@ -78,23 +79,16 @@ fn gather(
     t: PrimType,
     f: impl FnOnce(&mut Rev, &mut Builder, Vec<DimIndex>, SubExp) -> R<SubExp>,
 ) -> R<VName> {
-    let iota = util::iota(rev, b, w.clone());
-    let mut arrs = vec![iota];
-    arrs.extend(is.iter().copied());
-    let out = util::map(rev, b, w, arrs, vec![Type::Prim(t)], |rev, b, ps| {
-        let j = SubExp::Var(ps[0]);
-        let idx: Vec<SubExp> = ps[1..].iter().map(|v| SubExp::Var(*v)).collect();
-        let ok = scatter::in_range(rev, b, &idx, dims);
-        let bin: Vec<DimIndex> = idx.into_iter().map(DimIndex::Fix).collect();
-        util::if_with(
-            rev,
-            b,
-            ok,
-            vec![Type::Prim(t)],
-            |rev, b| Ok(vec![f(rev, b, bin, j)?]),
-            |_, _| Ok(vec![SubExp::Const(Prim::zero(t))]),
-        )
-    })?;
+    let out = util::bin_map(
+        rev,
+        b,
+        w,
+        vec![],
+        is,
+        dims,
+        vec![Prim::zero(t)],
+        |rev, b, bin, j, _| Ok(vec![f(rev, b, bin, j)?]),
+    )?;
     rev.owned.insert(out[0]);
     Ok(out[0])
 }
@@ -111,6 +105,7 @@ fn extremum(
     is: &[VName],
     dims: &[SubExp],
     t: PrimType,
+    ne: &SubExp,
 ) -> R<()> {
     let i64t = PrimType::I64;
     let dt = rev.type_of(&SubExp::Var(d))?;
@@ -164,34 +159,27 @@ fn extremum(
         return Ok(());
     }
     // Per bin, the smallest position whose value equals the result.
-    let iota = util::iota(rev, b, w.clone());
-    let mut arrs = vec![iota, v];
-    arrs.extend(is.iter().copied());
-    let cand = util::map(rev, b, w, arrs, vec![Type::Prim(i64t)], |rev, b, ps| {
-        let idx: Vec<SubExp> = ps[2..].iter().map(|x| SubExp::Var(*x)).collect();
-        let ok = scatter::in_range(rev, b, &idx, dims);
-        let (j, x) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]));
-        util::if_with(
-            rev,
-            b,
-            ok,
-            vec![Type::Prim(i64t)],
-            |rev, b| {
-                let bin: Vec<DimIndex> = idx.iter().cloned().map(DimIndex::Fix).collect();
-                let hv = rev.bind(b, "h", Exp::Basic(BasicOp::Index(h, bin)), Type::Prim(t));
-                let eq = util::binop(rev, b, BinOp::Eq, x, SubExp::Var(hv), t);
-                Ok(vec![util::select(
-                    rev,
-                    b,
-                    i64t,
-                    eq,
-                    j,
-                    SubExp::i64(i64::MAX),
-                )])
-            },
-            |_, _| Ok(vec![SubExp::i64(i64::MAX)]),
-        )
-    })?;
+    let cand = util::bin_map(
+        rev,
+        b,
+        w,
+        vec![v],
+        is,
+        dims,
+        vec![Prim::I64(i64::MAX)],
+        |rev, b, bin, j, e| {
+            let hv = rev.bind(b, "h", Exp::Basic(BasicOp::Index(h, bin)), Type::Prim(t));
+            let eq = util::binop(rev, b, BinOp::Eq, SubExp::Var(e[0]), SubExp::Var(hv), t);
+            Ok(vec![util::select(
+                rev,
+                b,
+                i64t,
+                eq,
+                j,
+                SubExp::i64(i64::MAX),
+            )])
+        },
+    )?;
     let first_ty = Type::Prim(i64t).array_of(dims[0].clone());
     let init = rev.bind(
         b,
@@ -215,6 +203,7 @@ fn extremum(
         first_ty,
     );
     let vbar = gather(rev, b, w, is, dims, t, |rev, b, bin, j| {
+        let bin_h = bin.clone();
         let f = rev.bind(
             b,
             "first",
@@ -243,6 +232,10 @@ fn extremum(
             PrimType::Bool,
         );
         let take = util::binop(rev, b, BinOp::LogAnd, mine, lost, PrimType::Bool);
+        // The neutral element comes before the values: a result equal to it is its own.
+        let hv = rev.bind(b, "h", Exp::Basic(BasicOp::Index(h, bin_h)), Type::Prim(t));
+        let not_ne = util::binop(rev, b, BinOp::Neq, SubExp::Var(hv), ne.clone(), t);
+        let take = util::binop(rev, b, BinOp::LogAnd, take, not_ne, PrimType::Bool);
         Ok(util::select(
             rev,
             b,
@@ -262,14 +255,25 @@ fn product(
     w: &SubExp,
     d: VName,
     v: VName,
-    h: VName,
     hbar: VName,
     is: &[VName],
     dims: &[SubExp],
     t: PrimType,
+    ne: &SubExp,
 ) -> R<()> {
-    let _ = h;
     let i64t = PrimType::I64;
+    let zero = SubExp::Const(Prim::zero(t));
+    // The neutral element is one more factor of every bin (`d ⊙ (ne ⊙ v…)`).
+    let ne_zero = util::binop(rev, b, BinOp::Eq, ne.clone(), zero.clone(), t);
+    let ne_factor = util::select(
+        rev,
+        b,
+        t,
+        ne_zero.clone(),
+        SubExp::Const(Prim::one(t)),
+        ne.clone(),
+    );
+    let ne_count = util::select(rev, b, i64t, ne_zero, SubExp::i64(1), SubExp::i64(0));
     let (pt, ct) = (Type::Prim(t), Type::Prim(i64t));
     if dims.len() != 1 {
         return Err(AdError::unsupported(
@@ -329,7 +333,6 @@ fn product(
         vec![pt.array_of(bins.clone()), ct.array_of(bins.clone())],
     );
     let (prods, zeros) = (pc[0], pc[1]);
-    let zero = SubExp::Const(Prim::zero(t));
     if rev.active.contains(&d) {
         // d̄ = h̄ · (product of the values) per bin.
         let dbar = util::map(
@@ -357,58 +360,47 @@ fn product(
     if !rev.active.contains(&v) {
         return Ok(());
     }
-    let iota = util::iota(rev, b, w.clone());
-    let mut arrs = vec![iota, v];
-    arrs.extend(is.iter().copied());
-    let vbar = util::map(rev, b, w, arrs, vec![pt.clone()], |rev, b, ps| {
-        let idx: Vec<SubExp> = ps[2..].iter().map(|x| SubExp::Var(*x)).collect();
-        let ok = scatter::in_range(rev, b, &idx, dims);
-        let x = SubExp::Var(ps[1]);
-        util::if_with(
-            rev,
-            b,
-            ok,
-            vec![pt.clone()],
-            |rev, b| {
-                let bin: Vec<DimIndex> = idx.iter().cloned().map(DimIndex::Fix).collect();
-                let get = |rev: &mut Rev, b: &mut Builder, a: VName, ty: PrimType| {
-                    SubExp::Var(rev.bind(
-                        b,
-                        "g",
-                        Exp::Basic(BasicOp::Index(a, bin.clone())),
-                        Type::Prim(ty),
-                    ))
-                };
-                let g = get(rev, b, hbar, t);
-                let p = get(rev, b, prods, t);
-                let c = get(rev, b, zeros, i64t);
-                let dv = get(rev, b, d, t);
-                // The destination is one more factor.
-                let dz = util::binop(rev, b, BinOp::Eq, dv.clone(), zero.clone(), t);
-                let df = util::select(rev, b, t, dz.clone(), SubExp::Const(Prim::one(t)), dv);
-                let p = util::binop(rev, b, BinOp::Mul, p, df, t);
-                let dc = util::select(rev, b, i64t, dz, SubExp::i64(1), SubExp::i64(0));
-                let c = util::binop(rev, b, BinOp::Add, c, dc, i64t);
-                let scaled = util::binop(rev, b, BinOp::Mul, p, g, t);
-                let is_zero = util::binop(rev, b, BinOp::Eq, x.clone(), zero.clone(), t);
-                let none = util::binop(rev, b, BinOp::Eq, c.clone(), SubExp::i64(0), i64t);
-                let one = util::binop(rev, b, BinOp::Eq, c, SubExp::i64(1), i64t);
-                let safe = util::select(
-                    rev,
+    let vbar = util::bin_map(
+        rev,
+        b,
+        w,
+        vec![v],
+        is,
+        dims,
+        vec![Prim::zero(t)],
+        |rev, b, bin, _j, e| {
+            let x = SubExp::Var(e[0]);
+            let get = |rev: &mut Rev, b: &mut Builder, a: VName, ty: PrimType| {
+                SubExp::Var(rev.bind(
                     b,
-                    t,
-                    is_zero.clone(),
-                    SubExp::Const(Prim::one(t)),
-                    x.clone(),
-                );
-                let div = util::binop(rev, b, BinOp::Div, scaled.clone(), safe, t);
-                let at_zero = util::select(rev, b, t, is_zero, scaled, zero.clone());
-                let one_case = util::select(rev, b, t, one, at_zero, zero.clone());
-                Ok(vec![util::select(rev, b, t, none, div, one_case)])
-            },
-            |_, _| Ok(vec![SubExp::Const(Prim::zero(t))]),
-        )
-    })?;
+                    "g",
+                    Exp::Basic(BasicOp::Index(a, bin.clone())),
+                    Type::Prim(ty),
+                ))
+            };
+            let g = get(rev, b, hbar, t);
+            let p = get(rev, b, prods, t);
+            let c = get(rev, b, zeros, i64t);
+            let dv = get(rev, b, d, t);
+            // The destination and the neutral element are two more factors.
+            let dz = util::binop(rev, b, BinOp::Eq, dv.clone(), zero.clone(), t);
+            let df = util::select(rev, b, t, dz.clone(), SubExp::Const(Prim::one(t)), dv);
+            let p = util::binop(rev, b, BinOp::Mul, p, df, t);
+            let p = util::binop(rev, b, BinOp::Mul, p, ne_factor.clone(), t);
+            let dc = util::select(rev, b, i64t, dz, SubExp::i64(1), SubExp::i64(0));
+            let c = util::binop(rev, b, BinOp::Add, c, dc, i64t);
+            let c = util::binop(rev, b, BinOp::Add, c, ne_count.clone(), i64t);
+            let scaled = util::binop(rev, b, BinOp::Mul, p, g, t);
+            let is_zero = util::binop(rev, b, BinOp::Eq, x.clone(), zero.clone(), t);
+            let none = util::binop(rev, b, BinOp::Eq, c.clone(), SubExp::i64(0), i64t);
+            let one = util::binop(rev, b, BinOp::Eq, c, SubExp::i64(1), i64t);
+            let safe = util::select(rev, b, t, is_zero.clone(), SubExp::Const(Prim::one(t)), x);
+            let div = util::binop(rev, b, BinOp::Div, scaled.clone(), safe, t);
+            let at_zero = util::select(rev, b, t, is_zero, scaled, zero.clone());
+            let one_case = util::select(rev, b, t, one, at_zero, zero.clone());
+            Ok(vec![util::select(rev, b, t, none, div, one_case)])
+        },
+    )?;
     rev.owned.insert(vbar[0]);
     rev.add_adj(b, &SubExp::Var(v), SubExp::Var(vbar[0]))
 }

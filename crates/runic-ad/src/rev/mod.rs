@@ -668,7 +668,18 @@ impl<'t> Rev<'t> {
             let mut is = Vec::new();
             for d in idx {
                 match d {
-                    DimIndex::Fix(i) => is.push(i.clone()),
+                    // Accumulator indices are i64 (array indices may be any integer type).
+                    DimIndex::Fix(i) => {
+                        let t = crate::alg::prim_of(self.types, i)?;
+                        let i = if t == PrimType::I64 {
+                            i.clone()
+                        } else {
+                            let c = b.convert(PrimType::I64, i.clone());
+                            util::record_i64(self, &c);
+                            c
+                        };
+                        is.push(i)
+                    }
                     DimIndex::Slice { .. } => {
                         return Err(AdError::unsupported(
                             "vjp of a slice of a free array inside a map",

@@ -40,7 +40,44 @@ pub fn reverse(
             .ok_or_else(|| AdError::new("internal: scatter adjoint is a scalar"))?;
         let vt = rev.type_of(&SubExp::Var(*v))?;
         let row = vt.row();
-        if rev.active.contains(v) {
+        if let (true, Type::Prim(t)) = (rev.active.contains(v), &row) {
+            // Scalar values: straight-line code (a column program in the executor).
+            let t = *t;
+            let vbar = util::bin_map(
+                rev,
+                b,
+                &w,
+                vec![],
+                &is,
+                &dims,
+                vec![Prim::zero(t)],
+                |rev, b, bin, j, _| {
+                    let wj = rev.bind(
+                        b,
+                        "win",
+                        Exp::Basic(BasicOp::Index(win, bin.clone())),
+                        Type::Prim(PrimType::I64),
+                    );
+                    let mine = util::binop(rev, b, BinOp::Eq, SubExp::Var(wj), j, PrimType::I64);
+                    let got = rev.bind(
+                        b,
+                        "adj",
+                        Exp::Basic(BasicOp::Index(rbar, bin)),
+                        Type::Prim(t),
+                    );
+                    Ok(vec![util::select(
+                        rev,
+                        b,
+                        t,
+                        mine,
+                        SubExp::Var(got),
+                        SubExp::Const(Prim::zero(t)),
+                    )])
+                },
+            )?;
+            rev.owned.insert(vbar[0]);
+            rev.add_adj(b, &SubExp::Var(*v), SubExp::Var(vbar[0]))?;
+        } else if rev.active.contains(v) {
             let iota = util::iota(rev, b, w.clone());
             let mut arrs = vec![iota];
             arrs.extend(is.iter().copied());

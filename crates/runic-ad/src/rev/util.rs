@@ -704,3 +704,75 @@ pub fn if_with(
     );
     Ok(vs.into_iter().map(SubExp::Var).collect())
 }
+
+/// `map (λj e… i… → if (i…) is a valid bin then f(bin, j, e…) else outside) (iota w) extra…
+/// is…` for scalar results, as straight-line code (the bin index is clamped and the result
+/// selected, so the executor runs it as a column program); the whole map is guarded by
+/// "the destination is not empty", where no index is valid.
+#[allow(clippy::too_many_arguments)]
+pub fn bin_map(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    extra: Vec<VName>,
+    is: &[VName],
+    dims: &[SubExp],
+    outside: Vec<Prim>,
+    f: impl FnOnce(&mut Rev, &mut Builder, Vec<DimIndex>, SubExp, &[VName]) -> R<Vec<SubExp>>,
+) -> R<Vec<VName>> {
+    let i64t = PrimType::I64;
+    let mut size = SubExp::i64(1);
+    for d in dims {
+        size = binop(rev, b, BinOp::Mul, size, d.clone(), i64t);
+    }
+    let nonempty = binop(rev, b, BinOp::Gt, size, SubExp::i64(0), i64t);
+    let rets: Vec<Type> = outside.iter().map(|p| Type::Prim(p.ty())).collect();
+    let arr_tys: Vec<Type> = rets.iter().map(|t| t.array_of(w.clone())).collect();
+    let n_extra = extra.len();
+    let outs = if_with(
+        rev,
+        b,
+        nonempty,
+        arr_tys,
+        |rev, b| {
+            let iota = iota(rev, b, w.clone());
+            let mut arrs = vec![iota];
+            arrs.extend(extra);
+            arrs.extend(is.iter().copied());
+            let outside = outside.clone();
+            let r = map(rev, b, w, arrs, rets.clone(), |rev, b, ps| {
+                let j = SubExp::Var(ps[0]);
+                let idx: Vec<SubExp> = ps[1 + n_extra..].iter().map(|v| SubExp::Var(*v)).collect();
+                let ok = super::scatter::in_range(rev, b, &idx, dims);
+                let bin: Vec<DimIndex> = idx
+                    .into_iter()
+                    .map(|i| DimIndex::Fix(select(rev, b, i64t, ok.clone(), i, SubExp::i64(0))))
+                    .collect();
+                let vals = f(rev, b, bin, j, &ps[1..1 + n_extra])?;
+                Ok(vals
+                    .into_iter()
+                    .zip(&outside)
+                    .map(|(v, o)| select(rev, b, o.ty(), ok.clone(), v, SubExp::Const(*o)))
+                    .collect())
+            })?;
+            Ok(r.into_iter().map(SubExp::Var).collect())
+        },
+        |rev, b| {
+            let mut r = Vec::new();
+            for o in &outside {
+                let t = Type::Prim(o.ty()).array_of(w.clone());
+                let z = rev.bind(
+                    b,
+                    "none",
+                    Exp::Basic(BasicOp::Replicate(vec![w.clone()], SubExp::Const(*o))),
+                    t,
+                );
+                r.push(SubExp::Var(z));
+            }
+            Ok(r)
+        },
+    )?;
+    outs.into_iter()
+        .map(|s| s.as_var().ok_or_else(|| AdError::new("internal: bin_map")))
+        .collect()
+}

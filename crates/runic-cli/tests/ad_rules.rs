@@ -1,0 +1,92 @@
+//! The reverse-mode rules chosen for the programs in `tests/ad_rules/`, seen in the output
+//! of `runic dev --backend ir --print-ir-after ad` (the "symbolic view" of the derivative):
+//! a snapshot of the whole derivative program, and assertions on the parts that show which
+//! rule was used (so a regression to the general rules fails even if the snapshot is
+//! accepted carelessly).
+
+use std::path::Path;
+use std::process::Command;
+
+fn after_ad(name: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(env!("CARGO_BIN_EXE_runic"))
+        .args([
+            "dev",
+            "--backend",
+            "ir",
+            "--print-ir-after",
+            "ad",
+            &format!("tests/ad_rules/{name}.fut"),
+        ])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The number of SOACs of a kind (`scan`, `reduce`, `hist`, …) in the program text
+/// (`reduce` also counts `reduce_comm`).
+fn count(text: &str, what: &str) -> usize {
+    text.matches(&format!(" = {what}(")).count() + text.matches(&format!(" = {what}_comm(")).count()
+}
+
+#[test]
+fn reduce_add_replicates_the_cotangent() {
+    let ir = after_ad("reduce_add");
+    insta::assert_snapshot!(ir);
+    assert_eq!(count(&ir, "scan"), 0);
+    assert_eq!(count(&ir, "reduce"), 1, "only the primal reduce");
+    assert!(ir.contains("replicate("));
+}
+
+#[test]
+fn reduce_mul_counts_zeros() {
+    let ir = after_ad("reduce_mul");
+    insta::assert_snapshot!(ir);
+    assert_eq!(
+        count(&ir, "scan"),
+        0,
+        "no exclusive scans of the general rule"
+    );
+    // The primal and one reduce of (product of non-zeros, zero count) pairs.
+    assert_eq!(count(&ir, "reduce"), 2);
+    assert!(ir.contains("{nz_"));
+}
+
+#[test]
+fn reduce_min_finds_the_first_argmin() {
+    let ir = after_ad("reduce_min");
+    insta::assert_snapshot!(ir);
+    assert_eq!(count(&ir, "scan"), 0);
+    assert!(ir.contains("{arg_"), "the index of the minimum");
+}
+
+#[test]
+fn scan_add_is_a_reversed_scan() {
+    let ir = after_ad("scan_add");
+    insta::assert_snapshot!(ir);
+    // The primal scan and one scan of the reversed cotangents; no Jacobian-pair scan.
+    assert_eq!(count(&ir, "scan"), 2);
+    assert!(!ir.contains("{z_"));
+}
+
+#[test]
+fn reduce_by_index_min_tracks_the_first_position() {
+    let ir = after_ad("rbi_min");
+    insta::assert_snapshot!(ir);
+    assert!(ir.contains("{first_"), "the min-position histogram");
+    assert!(!ir.contains("sorted"), "not the general, sort-based rule");
+}
+
+#[test]
+fn map_with_a_free_array_uses_an_accumulator() {
+    let ir = after_ad("map_free_array");
+    insta::assert_snapshot!(ir);
+    assert!(ir.contains("with_acc("));
+    assert!(ir.contains("update_acc("));
+}
