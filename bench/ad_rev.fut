@@ -98,3 +98,14 @@ entry vechist_primal [k][n][m] (dest: [k][m]f32) (is: [n]u16) (vss: [n][m]f32) (
 entry vechist_vjp [k][n][m] (dest: [k][m]f32) (is: [n]u16) (vss: [n][m]f32) (s: [k][m]f32) =
   let bs = bins k is
   in vjp2 (\(d, v) -> rowhist d bs v) (dest, vss) s
+
+-- A map that reads a free array at computed indices: its adjoint goes through an
+-- accumulator (10⁷ reads of a 10⁶-element table).
+-- ==
+-- entry: gather_primal gather_vjp
+-- random input { [1000000]f32 [10000000]u32 [10000000]f32 }
+
+def gather [m][n] (tbl: [m]f32) (is: [n]u32) : [n]f32 =
+  map (\i -> tbl[i64.u32 i % m] * 2) is
+entry gather_primal [m][n] (tbl: [m]f32) (is: [n]u32) (_s: [n]f32) = gather tbl is
+entry gather_vjp [m][n] (tbl: [m]f32) (is: [n]u32) (s: [n]f32) = vjp2 (\t -> gather t is) tbl s

@@ -426,6 +426,31 @@ impl Ctx<'_> {
         {
             return Ok(());
         }
+        // The common case of reverse-mode AD: `+=` of scalars at a full index, in place.
+        if let (Some((lam, _)), true) = (&cell.op, vals.iter().all(|v| matches!(v, Val::Prim(_)))) {
+            if let Some(op) = crate::soac::simple_op_of(lam) {
+                let mut arrays = cell
+                    .arrays
+                    .lock()
+                    .map_err(|_| ExecError::new("internal error: accumulator lock"))?;
+                if arrays.iter().all(|a| a.shape.len() == is.len()) {
+                    let mut flat = 0usize;
+                    for (&i, &d) in is.iter().zip(&cell.shape) {
+                        flat = flat * d + i as usize;
+                    }
+                    for (a, v) in arrays.iter_mut().zip(&vals) {
+                        let old = buf_get(&a.data, flat);
+                        let y = v.prim()?;
+                        let new = match crate::vector::fast_binop(op, old, y) {
+                            Some(r) => r,
+                            None => scalar_binop(op, old, y)?,
+                        };
+                        buf_set(&mut a.data, flat, new);
+                    }
+                    return Ok(());
+                }
+            }
+        }
         let dims: Vec<DimVal> = is.iter().map(|&i| DimVal::Idx(i)).collect();
         let mut arrays = cell
             .arrays

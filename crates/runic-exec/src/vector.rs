@@ -35,6 +35,21 @@ enum Instr {
     /// `if c then a else b` with both sides already computed (an `if` whose branches only
     /// return operands).
     Select(Opd, Opd, Opd),
+    /// `acc[i] ⊕= v` on the accumulator `frees[acc]` (one lock per block). Writes no column.
+    AccAdd(usize, Opd, Opd),
+}
+
+/// Whether an instruction can fail (then the block is redone element by element, which
+/// must not repeat accumulator updates).
+fn fallible(ins: &Instr) -> bool {
+    match ins {
+        Instr::Gather(..) | Instr::Tern(..) | Instr::AccAdd(..) => true,
+        Instr::Bin(op, _, _) => matches!(
+            op,
+            BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem | BinOp::Pow
+        ),
+        _ => false,
+    }
 }
 
 /// A compiled lambda. Columns `0..params` are the parameters; instruction `k` writes column
@@ -131,8 +146,26 @@ fn compile(lam: &Lambda) -> Option<Plan> {
             }
         },
     };
+    let mut updated_acc = false;
     for stm in &lam.body.stms {
         let [p] = stm.pat.as_slice() else { return None };
+        // `acc' = update_acc acc [i] [v]` of a free accumulator: the new name stands for
+        // the same accumulator.
+        if let Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) = &stm.exp {
+            let ([i], [v], false) = (is.as_slice(), vals.as_slice(), cols.contains_key(acc)) else {
+                return None;
+            };
+            let Opd::Free(a) = opd(&SubExp::Var(*acc), &cols, &mut plan) else {
+                return None;
+            };
+            let ins = Instr::AccAdd(a, opd(i, &cols, &mut plan), opd(v, &cols, &mut plan));
+            // Its column is empty; a later use of `acc'` is a free variable that is not
+            // bound at run time, so such a lambda runs element by element instead.
+            plan.instrs.push(ins);
+            plan.types.push(PrimType::Bool);
+            updated_acc = true;
+            continue;
+        }
         let Type::Prim(t) = p.ty else { return None };
         if let Exp::If {
             cond,
@@ -187,6 +220,9 @@ fn compile(lam: &Lambda) -> Option<Plan> {
             },
             _ => return None,
         };
+        if updated_acc && fallible(&ins) {
+            return None;
+        }
         cols.insert(p.name, plan.types.len());
         plan.types.push(t);
         plan.instrs.push(ins);
@@ -239,6 +275,15 @@ impl Plan {
                     } else {
                         get(b, regs)?
                     }
+                }
+                Instr::AccAdd(acc, i, v) => {
+                    acc_add(
+                        &frees[*acc],
+                        Arg::Scalar(get(i, regs)?),
+                        Arg::Scalar(get(v, regs)?),
+                        1,
+                    )?;
+                    Prim::Bool(false)
                 }
                 Instr::Gather(a, i) => {
                     let src = frees[*a].arr()?;
@@ -339,6 +384,10 @@ impl Plan {
                     }
                     Instr::Conv(to, a) => vconv(*to, arg(a)?, n),
                     Instr::Select(c, a, b) => vselect(arg(c)?, arg(a)?, arg(b)?, n, t)?,
+                    Instr::AccAdd(acc, i, v) => {
+                        acc_add(&frees[*acc], arg(i)?, arg(v)?, n)?;
+                        Buffer::Bool(Vec::new())
+                    }
                     Instr::Copy(a) => match arg(a)? {
                         Arg::Col(b, o) => buf_slice(b, o, n),
                         Arg::Scalar(p) => buf_filled(t, n, p),
@@ -589,4 +638,55 @@ pub fn fast_binop(op: BinOp, x: Prim, y: Prim) -> Option<Prim> {
         },
         _ => None,
     }
+}
+
+/// `acc[i[e]] ⊕= v[e]` for the `n` elements of a block, under one lock. Fails (before
+/// changing anything) unless the accumulator is one vector with a simple operator.
+fn acc_add(acc: &Val, i: Arg, v: Arg, n: usize) -> R<()> {
+    let Val::Acc(cell) = acc else {
+        return err("internal error: update_acc on a non-accumulator");
+    };
+    let Some(op) = cell
+        .op
+        .as_ref()
+        .and_then(|(l, _)| crate::soac::simple_op_of(l))
+    else {
+        return err("internal error: accumulator without a simple operator");
+    };
+    let mut arrays = cell
+        .arrays
+        .lock()
+        .map_err(|_| ExecError::new("internal error: accumulator lock"))?;
+    let [a] = arrays.as_mut_slice() else {
+        return err("internal error: accumulator of several arrays");
+    };
+    if a.shape.len() != 1 {
+        return err("internal error: accumulator of a multi-dimensional array");
+    }
+    let len = a.shape[0];
+    if let (BinOp::Add, Buffer::F32(d)) = (op, &mut a.data) {
+        for e in 0..n {
+            let k = i.at(e).to_i64().unwrap_or(-1);
+            if k >= 0 && (k as usize) < len {
+                if let Prim::F32(x) = v.at(e) {
+                    d[k as usize] += x;
+                }
+            }
+        }
+        return Ok(());
+    }
+    for e in 0..n {
+        let k = i.at(e).to_i64().unwrap_or(-1);
+        if k < 0 || k as usize >= len {
+            continue;
+        }
+        let old = buf_get(&a.data, k as usize);
+        let x = v.at(e);
+        let new = match fast_binop(op, old, x) {
+            Some(r) => r,
+            None => scalar_binop(op, old, x)?,
+        };
+        buf_set(&mut a.data, k as usize, new);
+    }
+    Ok(())
 }

@@ -155,12 +155,160 @@ pub fn normalise(names: &mut NameSource, types: &mut Types, s: Stm) -> Vec<Stm> 
                 src: s.src,
             }],
         },
+        Exp::Soac(Soac::Hist {
+            w,
+            dests,
+            lam,
+            neutral,
+            is,
+            vals,
+        }) => match vectorised(&lam) {
+            Some(inner) if is.len() == 1 => transposed_hist(
+                names, types, s.pat, &s.src, w, dests, inner, neutral, is, vals,
+            ),
+            _ => vec![Stm {
+                pat: s.pat,
+                exp: Exp::Soac(Soac::Hist {
+                    w,
+                    dests,
+                    lam,
+                    neutral,
+                    is,
+                    vals,
+                }),
+                src: s.src,
+            }],
+        },
         exp => vec![Stm {
             pat: s.pat,
             exp,
             src: s.src,
         }],
     }
+}
+
+/// `reduce_by_index d (map2 f) ne is vs` = `transpose (map (\dc vc ne -> reduce_by_index dc f
+/// ne is vc) (transpose d) (transpose vs) ne)`: a map of scalar histograms, one per column,
+/// so the rules for scalar operators apply.
+#[allow(clippy::too_many_arguments)]
+fn transposed_hist(
+    names: &mut NameSource,
+    types: &mut Types,
+    pat: Vec<Param>,
+    src: &SrcInfo,
+    w: SubExp,
+    dests: Vec<VName>,
+    inner: Lambda,
+    neutral: Vec<SubExp>,
+    is: Vec<VName>,
+    vals: Vec<VName>,
+) -> Vec<Stm> {
+    let mut out = Vec::new();
+    let fresh = |names: &mut NameSource, types: &mut Types, hint: &str, ty: Type| {
+        let p = Param {
+            name: names.fresh(hint),
+            ty,
+        };
+        types.insert(p.name, p.ty.clone());
+        p
+    };
+    let mut transpose = |names: &mut NameSource, types: &mut Types, a: VName| {
+        let at = types.get(&a).cloned().unwrap_or(Type::Prim(PrimType::Bool));
+        let p = fresh(names, types, "tr", transpose_type(&at));
+        out.push(Stm {
+            pat: vec![p.clone()],
+            exp: Exp::Basic(BasicOp::Rearrange(swap_outer(at.rank()), a)),
+            src: src.clone(),
+        });
+        p
+    };
+    let dt: Vec<Param> = dests.iter().map(|d| transpose(names, types, *d)).collect();
+    let vt: Vec<Param> = vals.iter().map(|v| transpose(names, types, *v)).collect();
+    let m = match &dt[0].ty {
+        Type::Array { shape, .. } => shape[0].clone(),
+        _ => SubExp::i64(0),
+    };
+    let dcols: Vec<Param> = dt
+        .iter()
+        .map(|d| fresh(names, types, "dcol", d.ty.row()))
+        .collect();
+    let vcols: Vec<Param> = vt
+        .iter()
+        .map(|v| fresh(names, types, "vcol", v.ty.row()))
+        .collect();
+    let mut ne_params = Vec::new();
+    let mut ne_arrs = Vec::new();
+    for (ne, d) in neutral.iter().zip(&dt) {
+        let p = fresh(names, types, "ne", d.ty.row().row());
+        ne_params.push(p);
+        match ne {
+            SubExp::Var(v) => ne_arrs.push(*v),
+            SubExp::Const(c) => {
+                let r = fresh(names, types, "ne", Type::Prim(c.ty()).array_of(m.clone()));
+                out.push(Stm {
+                    pat: vec![r.clone()],
+                    exp: Exp::Basic(BasicOp::Replicate(vec![m.clone()], SubExp::Const(*c))),
+                    src: src.clone(),
+                });
+                ne_arrs.push(r.name);
+            }
+        }
+    }
+    let mut inner = inner;
+    Renamer {
+        names,
+        map: HashMap::new(),
+    }
+    .lambda(&mut inner);
+    crate::scope::lambda_types(&inner, types);
+    let res: Vec<Param> = dcols
+        .iter()
+        .map(|d| fresh(names, types, "h", d.ty.clone()))
+        .collect();
+    let body = Body {
+        stms: vec![Stm {
+            pat: res.clone(),
+            exp: Exp::Soac(Soac::Hist {
+                w,
+                dests: dcols.iter().map(|p| p.name).collect(),
+                lam: inner,
+                neutral: ne_params.iter().map(|p| SubExp::Var(p.name)).collect(),
+                is,
+                vals: vcols.iter().map(|p| p.name).collect(),
+            }),
+            src: src.clone(),
+        }],
+        result: res.iter().map(|p| SubExp::Var(p.name)).collect(),
+    };
+    let ret: Vec<Type> = res.iter().map(|p| p.ty.clone()).collect();
+    let mut params = dcols;
+    params.extend(vcols);
+    params.extend(ne_params);
+    let mut arrs: Vec<VName> = dt.iter().map(|p| p.name).collect();
+    arrs.extend(vt.iter().map(|p| p.name));
+    arrs.extend(ne_arrs);
+    let tmp: Vec<Param> = ret
+        .iter()
+        .map(|t| fresh(names, types, "hists", t.array_of(m.clone())))
+        .collect();
+    out.push(Stm {
+        pat: tmp.clone(),
+        exp: Exp::Soac(Soac::Map {
+            w: m,
+            lam: Lambda { params, body, ret },
+            arrs,
+        }),
+        src: src.clone(),
+    });
+    for (p, t) in pat.into_iter().zip(tmp) {
+        let rank = t.ty.rank();
+        out.push(Stm {
+            pat: vec![p],
+            exp: Exp::Basic(BasicOp::Rearrange(swap_outer(rank), t.name)),
+            src: src.clone(),
+        });
+    }
+    out
 }
 
 /// The element operator `f` of a vectorised operator `\xs ys -> map f xs ys` (parameters
