@@ -285,6 +285,7 @@ fn index_error_in_map() {
                         end: 8,
                     }),
                     inlined_from: vec![],
+                    stripmine: None,
                 },
             }],
             result: vec![var(r)],

@@ -49,6 +49,9 @@ pub struct Loc {
 pub struct SrcInfo {
     pub loc: Option<Loc>,
     pub inlined_from: Vec<Loc>,
+    /// `#[stripmine(k)]` on a loop: reverse-mode AD checkpoints it as `k + 1` nested loops
+    /// (`Some(0)`: never strip-mine). `None`: AD decides (language.md §4.6 hints).
+    pub stripmine: Option<u32>,
 }
 
 /// An operand: a variable or a constant.

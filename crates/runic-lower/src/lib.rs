@@ -201,6 +201,7 @@ fn lower_entry<'a>(
         src: SrcInfo {
             loc: Some(loc_of(e.span)),
             inlined_from: vec![],
+            stripmine: None,
         },
     })
 }

@@ -95,6 +95,7 @@ impl<'a> Lower<'a> {
         SrcInfo {
             loc: self.loc,
             inlined_from: inl,
+            stripmine: None,
         }
     }
 
@@ -767,7 +768,25 @@ impl<'a> Lower<'a> {
                 self.assert(c, &format!("Assertion is false: {text}"));
                 self.exp(body, env)
             }
-            ExpKind::Attr(_, x) | ExpKind::LocalOpen(_, x) => self.exp(x, env),
+            ExpKind::Attr(attr, x) => {
+                let v = self.exp(x, env)?;
+                // `#[stripmine(k)] loop …`: a checkpointing hint for reverse-mode AD, kept on
+                // the loop statement (the last loop of this body, which `x` just emitted).
+                if let (ast::Attr::Call(name, args), ExpKind::Loop { .. }) = (attr, &x.kind) {
+                    if let ([ast::Attr::Int(k)], "stripmine") = (args.as_slice(), name.as_str()) {
+                        let frame = self.frames.last_mut();
+                        if let Some(s) = frame.and_then(|f| {
+                            f.iter_mut()
+                                .rev()
+                                .find(|s| matches!(s.exp, Exp::Loop { .. }))
+                        }) {
+                            s.src.stripmine = Some((*k).clamp(0, 8) as u32);
+                        }
+                    }
+                }
+                Ok(v)
+            }
+            ExpKind::LocalOpen(_, x) => self.exp(x, env),
             ExpKind::Constr(name, args) => {
                 let t = self.exp_type(e)?;
                 let mut vs = Vec::new();

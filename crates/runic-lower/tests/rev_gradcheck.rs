@@ -188,6 +188,12 @@ fn loops_and_branches() {
         2.0,
     );
     check(
+        "strip-mined loop",
+        "def f [n] (xs: [n]f64) = f64.sum (#[stripmine(2)] loop acc = xs for i < 7 do map (\\x -> x * acc[i % n] * 0.5 + f64.sin x) acc)",
+        -1.5,
+        1.5,
+    );
+    check(
         "if",
         "def f (xs: []f64) = f64.sum (map (\\x -> if x > 0 then x * x else -3 * x) xs)",
         -2.0,

@@ -130,7 +130,7 @@ fn tape_loop(
     // Tape storage: one array of n rows per loop parameter.
     let mut inits = Vec::new();
     for (p, _) in params {
-        let (elem, mut shape) = match &outside(params, &p.ty) {
+        let (elem, mut shape) = match &util::loop_outside(params, &p.ty) {
             Type::Prim(e) => (*e, vec![]),
             Type::Array { elem, shape } => (*elem, shape.clone()),
             Type::Acc { .. } => return Err(AdError::unsupported("loops over accumulators")),
@@ -378,25 +378,4 @@ pub fn reverse(
         rev.add_adj(b, init, SubExp::Var(*o))?;
     }
     Ok(())
-}
-
-/// A loop parameter's type as seen outside the loop: sizes that are themselves loop
-/// parameters are replaced by their initial values (the tape assumes shapes that do not
-/// change across iterations; a change is a shape error when the tape is written).
-fn outside(params: &[(Param, SubExp)], t: &Type) -> Type {
-    let Type::Array { elem, shape } = t else {
-        return t.clone();
-    };
-    let shape = shape
-        .iter()
-        .map(|d| match d {
-            SubExp::Var(v) => params
-                .iter()
-                .find(|(p, _)| p.name == *v)
-                .map(|(_, init)| init.clone())
-                .unwrap_or_else(|| d.clone()),
-            c => c.clone(),
-        })
-        .collect();
-    Type::Array { elem: *elem, shape }
 }
