@@ -152,6 +152,8 @@ fn hist_by_bin_ranges(
                 data: buf_slice(&d.data, lo * row_len, (hi - lo) * row_len),
             })
             .collect();
+        let planned = PlannedOp::new(cx, f, lam, row_shape);
+        let mut scratch = Scratch::default();
         for j in 0..w {
             if j & 4095 == 0 {
                 cx.check_interrupt().map_err(|e| (j, e))?;
@@ -159,6 +161,12 @@ fn hist_by_bin_ranges(
             let Some(b) = bin_of(is, bins, j).filter(|b| (lo..hi).contains(b)) else {
                 continue;
             };
+            if let Some(p) = &planned {
+                let mut ds: Vec<&mut Buffer> = local.iter_mut().map(|d| &mut d.data).collect();
+                p.update(&mut ds, b - lo, vals, j, &mut scratch)
+                    .map_err(|e| (j, e))?;
+                continue;
+            }
             let at = [DimVal::Idx((b - lo) as i64)];
             let mut args = Vec::with_capacity(local.len() + vals.len());
             for d in &local {
@@ -191,6 +199,67 @@ fn hist_by_bin_ranges(
         }
     }
     Ok(())
+}
+
+/// A compiled scalar operator of a histogram, with its free variables' values: bins are
+/// updated on registers instead of through values.
+struct PlannedOp<'p> {
+    plan: &'p crate::vector::Plan,
+    frees: Vec<Val>,
+}
+
+impl PlannedOp<'_> {
+    fn new<'p>(
+        cx: &Ctx<'p>,
+        f: &Frame,
+        lam: &Lambda,
+        row_shape: &[usize],
+    ) -> Option<PlannedOp<'p>> {
+        if !row_shape.is_empty() {
+            return None;
+        }
+        let plan = cx.plans.get(lam)?;
+        let frees = plan
+            .frees
+            .iter()
+            .map(|v| cx.get(f, *v).cloned())
+            .collect::<R<Vec<_>>>()
+            .ok()?;
+        Some(PlannedOp { plan, frees })
+    }
+
+    /// `dest[b] = dest[b] ⊙ vals[j]` for every destination.
+    fn update(
+        &self,
+        dests: &mut [&mut Buffer],
+        b: usize,
+        vals: &[Arc<Array>],
+        j: usize,
+        scratch: &mut Scratch,
+    ) -> R<()> {
+        scratch.args.clear();
+        scratch.args.extend(dests.iter().map(|d| buf_get(d, b)));
+        scratch
+            .args
+            .extend(vals.iter().map(|v| buf_get(&v.data, j)));
+        self.plan.eval(
+            &self.frees,
+            &scratch.args,
+            &mut scratch.regs,
+            &mut scratch.out,
+        )?;
+        for (d, x) in dests.iter_mut().zip(&scratch.out) {
+            buf_set(d, b, *x);
+        }
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct Scratch {
+    args: Vec<Prim>,
+    regs: Vec<Prim>,
+    out: Vec<Prim>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -249,13 +318,20 @@ pub fn hist(
         return Ok(dests.into_iter().map(|d| Val::Arr(Arc::new(d))).collect());
     }
     // General case: sequential, in input order.
+    let planned = PlannedOp::new(cx, f, lam, &row_shape);
+    let mut scratch = Scratch::default();
     for j in 0..w {
         if j & 4095 == 0 {
             cx.check_interrupt()?;
         }
-        let Some(_) = bin_of(is, &bins, j) else {
+        let Some(b) = bin_of(is, &bins, j) else {
             continue;
         };
+        if let Some(p) = &planned {
+            let mut ds: Vec<&mut Buffer> = dests.iter_mut().map(|d| &mut d.data).collect();
+            p.update(&mut ds, b, vals, j, &mut scratch)?;
+            continue;
+        }
         let coords: Vec<DimVal> = is
             .iter()
             .map(|a| DimVal::Idx(buf_get(&a.data, j).to_i64().unwrap_or(0)))

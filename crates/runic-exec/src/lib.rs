@@ -113,6 +113,8 @@ impl Executor {
             cx.set(&mut frame, p.name, v);
         }
         let results = cx.body(&mut frame, &fun.body, true)?;
+        // The frame's references go first, so that results can be moved out.
+        drop(frame);
         let info = fun.entry.as_ref();
         let mut out = Vec::new();
         let mut it = results.into_iter();
@@ -123,17 +125,18 @@ impl Executor {
                     if r.opaque {
                         out.push(Value::Opaque(r.type_text.clone()));
                     } else if vals.len() == 1 {
-                        out.push(to_data(&vals[0])?);
+                        let v = vals.into_iter().next().expect("one value");
+                        out.push(to_data(v)?);
                     } else {
                         out.push(Value::Tuple(
-                            vals.iter().map(to_data).collect::<Result<_, _>>()?,
+                            vals.into_iter().map(to_data).collect::<Result<_, _>>()?,
                         ));
                     }
                 }
             }
             _ => {
                 for v in it {
-                    out.push(to_data(&v)?);
+                    out.push(to_data(v)?);
                 }
             }
         }
@@ -192,10 +195,13 @@ fn from_data(v: Value, ty: &Type) -> Result<Val, ExecError> {
     }
 }
 
-fn to_data(v: &Val) -> Result<Value, ExecError> {
+/// A result for the host; an array no one else holds is moved, not copied.
+fn to_data(v: Val) -> Result<Value, ExecError> {
     match v {
-        Val::Prim(p) => Ok(Value::Scalar(scalar_of(*p))),
-        Val::Arr(a) => Ok(Value::Array(Array::clone(a))),
+        Val::Prim(p) => Ok(Value::Scalar(scalar_of(p))),
+        Val::Arr(a) => Ok(Value::Array(
+            Arc::try_unwrap(a).unwrap_or_else(|a| Array::clone(&a)),
+        )),
         _ => Err(ExecError::new(
             "internal error: a non-data entry point result",
         )),

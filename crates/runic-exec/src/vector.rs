@@ -433,14 +433,17 @@ impl Plan {
 macro_rules! typed_bin {
     ($op:expr, $a:expr, $b:expr, $n:expr, $V:ident, $t:ty, float) => {
         typed_bin!(@go $op, $a, $b, $n, $V, $t, |x: $t, y: $t| x + y, |x: $t, y: $t| x - y,
-            |x: $t, y: $t| x * y, Some(|x: $t, y: $t| x / y))
+            |x: $t, y: $t| x * y, Some(|x: $t, y: $t| x / y), None::<fn($t, $t) -> $t>)
     };
     ($op:expr, $a:expr, $b:expr, $n:expr, $V:ident, $t:ty, int) => {
         typed_bin!(@go $op, $a, $b, $n, $V, $t, |x: $t, y: $t| x.wrapping_add(y),
             |x: $t, y: $t| x.wrapping_sub(y), |x: $t, y: $t| x.wrapping_mul(y),
-            None::<fn($t, $t) -> $t>)
+            None::<fn($t, $t) -> $t>, Some(|a: $t, b: $t| {
+                let r = a.wrapping_rem(b);
+                if r != 0 && ((r < 0) != (b < 0)) { r.wrapping_add(b) } else { r }
+            }))
     };
-    (@go $op:expr, $a:expr, $b:expr, $n:expr, $V:ident, $t:ty, $add:expr, $sub:expr, $mul:expr, $div:expr) => {{
+    (@go $op:expr, $a:expr, $b:expr, $n:expr, $V:ident, $t:ty, $add:expr, $sub:expr, $mul:expr, $div:expr, $modf:expr) => {{
         let x: Option<(&[$t], Option<$t>)> = match $a {
             Arg::Col(Buffer::$V(v), o) => Some((&v[o..o + $n], None)),
             Arg::Scalar(Prim::$V(s)) => Some((&[][..], Some(s))),
@@ -470,6 +473,15 @@ macro_rules! typed_bin {
                 };
                 Buffer::Bool(out)
             };
+            // Floor modulo (runic_prim's `%`) where no divisor is zero (else the generic
+            // path reports the division by zero).
+            let no_zero = match y {
+                (ys, None) => ys.iter().all(|&b| b != (0 as $t)),
+                (_, Some(s)) => s != (0 as $t),
+            };
+            if let (BinOp::Mod, true, Some(m)) = ($op, no_zero, $modf) {
+                return Ok(arith(m));
+            }
             match $op {
                 BinOp::Add => return Ok(arith($add)),
                 BinOp::Sub => return Ok(arith($sub)),
@@ -525,6 +537,19 @@ fn vconv(to: PrimType, a: Arg, n: usize) -> Buffer {
         }
         (PrimType::I32, Arg::Col(Buffer::I64(v), o)) => {
             Buffer::I32(v[o..o + n].iter().map(|&x| x as i32).collect())
+        }
+        (PrimType::I64, Arg::Col(Buffer::U32(v), o)) => {
+            Buffer::I64(v[o..o + n].iter().map(|&x| x as i64).collect())
+        }
+        (PrimType::I64, Arg::Col(Buffer::U16(v), o)) => {
+            Buffer::I64(v[o..o + n].iter().map(|&x| x as i64).collect())
+        }
+        (PrimType::I64, Arg::Col(Buffer::U8(v), o)) => {
+            Buffer::I64(v[o..o + n].iter().map(|&x| x as i64).collect())
+        }
+        // Through f64, exactly as runic_prim converts.
+        (PrimType::F32, Arg::Col(Buffer::I64(v), o)) => {
+            Buffer::F32(v[o..o + n].iter().map(|&x| x as f64 as f32).collect())
         }
         _ => {
             let mut out = buf_with_capacity(to, n);
@@ -596,6 +621,9 @@ pub fn fast_binop(op: BinOp, x: Prim, y: Prim) -> Option<Prim> {
                 BinOp::Sub => Prim::$V($a - $b),
                 BinOp::Mul => Prim::$V($a * $b),
                 BinOp::Div => Prim::$V($a / $b),
+                // NaN-ignoring, as runic_prim's (which returns the non-NaN operand).
+                BinOp::Min => Prim::$V($a.min($b)),
+                BinOp::Max => Prim::$V($a.max($b)),
                 BinOp::Lt => Prim::Bool($a < $b),
                 BinOp::Le => Prim::Bool($a <= $b),
                 BinOp::Gt => Prim::Bool($a > $b),

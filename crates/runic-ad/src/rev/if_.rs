@@ -78,7 +78,9 @@ pub fn reverse(
             };
             res.push(a);
         }
-        bodies.push(sb.finish(res));
+        let mut body = sb.finish(res);
+        super::util::prune(&mut body);
+        bodies.push(body);
     }
     let else_b = bodies.pop().unwrap_or_default();
     let then_b = bodies.pop().unwrap_or_default();

@@ -347,7 +347,8 @@ pub fn reverse(
         result.push(rev.adj(&mut sb, *f)?);
     }
     rev.owned = saved_owned;
-    let loop_body = sb.finish(result);
+    let mut loop_body = sb.finish(result);
+    util::prune(&mut loop_body);
     let tys: Vec<Type> = loop_params.iter().map(|(p, _)| p.ty.clone()).collect();
     let outs = rev.bind_many(
         b,

@@ -7,7 +7,7 @@
 //! array per element. Work: a small constant times the map's; span: the map's (plus a
 //! log-depth reduce per free scalar).
 
-use super::{basic::add_lambda, differentiable, Rev, R};
+use super::{basic::add_lambda, differentiable, util, Rev, R};
 use crate::error::AdError;
 use runic_ir::*;
 use std::collections::HashMap;
@@ -124,7 +124,8 @@ pub fn reverse(
         };
     }
     rev.owned = saved_owned;
-    let body = sb.finish(result);
+    let mut body = sb.finish(result);
+    util::prune(&mut body);
     let mut map_arrs = arrs.clone();
     map_arrs.extend(ybar_arrs);
     let map_exp = Exp::Soac(Soac::Map {

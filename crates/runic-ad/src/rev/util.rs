@@ -1295,3 +1295,26 @@ pub fn bin_map(
         .map(|s| s.as_var().ok_or_else(|| AdError::new("internal: bin_map")))
         .collect()
 }
+
+/// Remove the statements of a body whose results are unused, even those that could fail:
+/// only for bodies of the return sweep, whose primal statements re-execute ones that
+/// already succeeded in the forward sweep on the same values. Accumulator updates (and
+/// statements containing them) are effects and stay.
+pub fn prune(body: &mut Body) {
+    let mut live = std::collections::HashSet::new();
+    crate::scope::mentions(&body.result, &mut live);
+    let mut kept = Vec::with_capacity(body.stms.len());
+    for s in std::mem::take(&mut body.stms).into_iter().rev() {
+        let used = s.pat.iter().any(|p| live.contains(&p.name));
+        let effect = !used && format!("{:?}", s.exp).contains("UpdateAcc");
+        if used || effect {
+            crate::scope::mentions(&s.exp, &mut live);
+            for p in &s.pat {
+                crate::scope::mentions(&p.ty, &mut live);
+            }
+            kept.push(s);
+        }
+    }
+    kept.reverse();
+    body.stms = kept;
+}
