@@ -511,6 +511,9 @@ fn vbin(op: BinOp, a: Arg, b: Arg, n: usize, t: PrimType) -> R<Buffer> {
     typed_bin!(op, a, b, n, F64, f64, float);
     typed_bin!(op, a, b, n, I32, i32, int);
     typed_bin!(op, a, b, n, I64, i64, int);
+    if let Some(out) = vbool(op, a, b, n) {
+        return Ok(out);
+    }
     let mut out = buf_with_capacity(t, n);
     for i in 0..n {
         buf_push(&mut out, scalar_binop(op, a.at(i), b.at(i))?);
@@ -717,4 +720,31 @@ fn acc_add(acc: &Val, i: Arg, v: Arg, n: usize) -> R<()> {
         buf_set(&mut a.data, k as usize, new);
     }
     Ok(())
+}
+
+/// `&&`, `||`, `==` and `!=` on boolean columns.
+fn vbool(op: BinOp, a: Arg, b: Arg, n: usize) -> Option<Buffer> {
+    let side = |x: Arg<'_>| -> Option<(Option<Vec<bool>>, Option<bool>)> {
+        match x {
+            Arg::Col(Buffer::Bool(v), o) => Some((Some(v[o..o + n].to_vec()), None)),
+            Arg::Scalar(Prim::Bool(s)) => Some((None, Some(s))),
+            _ => None,
+        }
+    };
+    let f: fn(bool, bool) -> bool = match op {
+        BinOp::LogAnd => |x, y| x && y,
+        BinOp::LogOr => |x, y| x || y,
+        BinOp::Eq => |x, y| x == y,
+        BinOp::Neq => |x, y| x != y,
+        _ => return None,
+    };
+    let (x, y) = (side(a)?, side(b)?);
+    let get = |s: &(Option<Vec<bool>>, Option<bool>), i: usize| match s {
+        (Some(v), _) => v[i],
+        (None, Some(k)) => *k,
+        _ => false,
+    };
+    Some(Buffer::Bool(
+        (0..n).map(|i| f(get(&x, i), get(&y, i))).collect(),
+    ))
 }
