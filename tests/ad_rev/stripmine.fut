@@ -1,9 +1,7 @@
 -- Strip-mined loops (checkpointing) give the same gradients as plain ones: `#[stripmine(k)]`
--- asks reverse mode for k + 1 nested loops, `#[stripmine(0)]` forbids it, and a loop whose
--- tape would exceed the memory budget is strip-mined automatically (the last entry: 20000
--- iterations over 4000 f64, a 640 MB tape). Expected values: the gradient of
--- x ↦ Σ (x + n·0.5) is all ones, and the other entries compare two ways of computing the
--- same gradient, which the interpreter (no strip-mining) computes too.
+-- asks reverse mode for k + 1 nested loops and `#[stripmine(0)]` forbids it (the automatic
+-- case is in stripmine_budget.fut). The entry compares four ways of computing the same
+-- gradient, which the interpreter (no strip-mining) computes too.
 -- ==
 -- tags { autodiff }
 -- entry: same_as_plain
@@ -20,12 +18,3 @@ entry same_as_plain (xs: []f64) (n: i32) =
   let g2 = vjp (\xs -> f64.sum (#[stripmine(2)] loop ys = xs for i < n do step i ys)) xs 1
   let g3 = vjp (\xs -> f64.sum (loop ys = xs for i < n do step i ys)) xs 1
   in close g0 g1 && close g0 g2 && close g0 g3
-
--- ==
--- entry: big_tape
--- input { 4000i64 20000 } output { 4000.0 }
-
-entry big_tape (m: i64) (n: i32) =
-  let xs = replicate m 0.5
-  let g = vjp (\xs -> f64.sum (loop ys = xs for _i < n do map (+ 0.5) ys)) xs 1
-  in f64.sum g

@@ -163,9 +163,10 @@ fn hist_by_bin_ranges(
             };
             if let Some(p) = &planned {
                 let mut ds: Vec<&mut Buffer> = local.iter_mut().map(|d| &mut d.data).collect();
-                p.update(&mut ds, b - lo, vals, j, &mut scratch)
-                    .map_err(|e| (j, e))?;
-                continue;
+                // On an error, the generic path below reports it at its operation.
+                if p.update(&mut ds, b - lo, vals, j, &mut scratch).is_ok() {
+                    continue;
+                }
             }
             let at = [DimVal::Idx((b - lo) as i64)];
             let mut args = Vec::with_capacity(local.len() + vals.len());
@@ -329,8 +330,10 @@ pub fn hist(
         };
         if let Some(p) = &planned {
             let mut ds: Vec<&mut Buffer> = dests.iter_mut().map(|d| &mut d.data).collect();
-            p.update(&mut ds, b, vals, j, &mut scratch)?;
-            continue;
+            // On an error, the generic path below reports it at its operation.
+            if p.update(&mut ds, b, vals, j, &mut scratch).is_ok() {
+                continue;
+            }
         }
         let coords: Vec<DimVal> = is
             .iter()

@@ -579,7 +579,12 @@ impl Ctx<'_> {
                         args.clear();
                         args.extend_from_slice(&a);
                         args.extend(cols.iter().map(|c| buf_get(c, i)));
-                        plan.eval(&frees, &args, &mut regs, &mut res)?;
+                        if plan.eval(&frees, &args, &mut regs, &mut res).is_err() {
+                            // The generic path reports the error at its operation.
+                            let acc_vals = a.iter().map(|p| Val::Prim(*p)).collect();
+                            let r = self.combine(f, lam, acc_vals, blk.elem(i))?;
+                            res = r.iter().map(|v| v.prim()).collect::<R<_>>()?;
+                        }
                         std::mem::swap(&mut a, &mut res);
                         if let Some(o) = out.as_deref_mut() {
                             for (slot, v) in o.iter_mut().zip(&a) {
