@@ -16,6 +16,11 @@ pub fn extract(arr: &Array, sel: &Selection) -> Val {
         return Val::Prim(buf_get(&arr.data, off));
     }
     let shape = sel.result_shape();
+    // A strided slice of a vector (`xs[::-1]`, used by reverse-mode AD): a typed copy.
+    if let (Some((start, count, stride)), 1) = (sel.outer_slice(), inner) {
+        let data = crate::value::buf_strided(&arr.data, start, count, stride);
+        return crate::value::arr(shape, data);
+    }
     let offs = sel.block_offsets();
     let data = if offs.len() == 1 {
         buf_slice(&arr.data, offs[0], inner)

@@ -217,6 +217,14 @@ pub fn buf_copy(dst: &mut Buffer, doff: usize, src: &Buffer, soff: usize, len: u
 }
 
 /// The elements at the given flat offsets.
+/// Elements `start, start + stride, …` (`count` of them, all in bounds).
+pub fn buf_strided(b: &Buffer, start: i64, count: usize, stride: i64) -> Buffer {
+    with_buf!(b, v => (0..count as i64)
+        .map(|k| v[(start + k * stride) as usize])
+        .collect::<Vec<_>>()
+        .into_buffer())
+}
+
 pub fn buf_gather(b: &Buffer, idx: &[usize]) -> Buffer {
     with_buf!(b, v => idx.iter().map(|&i| v[i]).collect::<Vec<_>>().into_buffer())
 }

@@ -40,6 +40,14 @@ impl Selection {
         out.extend_from_slice(&self.shape[self.dims.len()..]);
         out
     }
+    /// `(start, count, stride)` when the selection is one strided slice of the outer
+    /// dimension (a vector slice such as `xs[::-1]`), for copying without an offset table.
+    pub fn outer_slice(&self) -> Option<(i64, usize, i64)> {
+        match self.dims.as_slice() {
+            [(start, count, stride, false)] => Some((*start, *count, *stride)),
+            _ => None,
+        }
+    }
     /// Elements per selected block (the product of the dimensions kept whole).
     pub fn inner(&self) -> usize {
         self.shape[self.dims.len()..].iter().product()

@@ -1090,24 +1090,25 @@ pub fn map(
     ))
 }
 
-/// The rows of `arr` (outer size `w`) in reverse order.
+/// The rows of `arr` (outer size `w`) in reverse order (`arr[::-1]`, as `reverse`).
 pub fn reverse(rev: &mut Rev, b: &mut Builder, w: &SubExp, arr: VName) -> R<VName> {
-    let row = rev.type_of(&SubExp::Var(arr))?.row();
-    let is = iota(rev, b, w.clone());
-    let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    record_i64(rev, &last);
-    let out = map(rev, b, w, vec![is], vec![row.clone()], |rev, b, ps| {
-        let j = b.sub_i64(last.clone(), SubExp::Var(ps[0]));
-        record_i64(rev, &j);
-        let v = rev.bind(
-            b,
-            "r",
-            Exp::Basic(BasicOp::Index(arr, vec![DimIndex::Fix(j)])),
-            row,
-        );
-        Ok(vec![SubExp::Var(v)])
-    })?;
-    Ok(out[0])
+    let t = rev.type_of(&SubExp::Var(arr))?;
+    let Type::Array { elem, shape } = t else {
+        return Err(AdError::new("internal: reversing a non-array"));
+    };
+    let mut shape = shape;
+    shape[0] = w.clone();
+    let idx = vec![DimIndex::Slice {
+        start: None,
+        end: None,
+        stride: Some(SubExp::i64(-1)),
+    }];
+    Ok(rev.bind(
+        b,
+        "rev",
+        Exp::Basic(BasicOp::Index(arr, idx)),
+        Type::Array { elem, shape },
+    ))
 }
 
 pub fn record_i64(rev: &mut Rev, s: &SubExp) {
