@@ -53,8 +53,8 @@ fn reduce_mul_counts_zeros() {
         0,
         "no exclusive scans of the general rule"
     );
-    // The primal and one reduce of (product of non-zeros, zero count) pairs.
-    assert_eq!(count(&ir, "reduce"), 2);
+    // The primal, the product of the non-zeros and the number of zeros.
+    assert_eq!(count(&ir, "reduce"), 3);
     assert!(ir.contains("{nz_"));
 }
 

@@ -318,20 +318,29 @@ fn product(
         Exp::Basic(BasicOp::Replicate(vec![bins.clone()], SubExp::i64(0))),
         ct.array_of(bins.clone()),
     );
-    let lam = reduce::pair_op(rev, b, t)?;
-    let pc = rev.bind_many(
-        b,
-        "nz",
-        Exp::Soac(Soac::Hist {
-            w: w.clone(),
-            dests: vec![p0, c0],
-            lam,
-            neutral: vec![SubExp::Const(Prim::one(t)), SubExp::i64(0)],
-            is: is.to_vec(),
-            vals: pairs,
-        }),
-        vec![pt.array_of(bins.clone()), ct.array_of(bins.clone())],
-    );
+    // Two histograms with simple operators (the executor's native path) rather than one
+    // of pairs.
+    let mut pc = Vec::new();
+    for (dest, arr, op, ne, ty) in [
+        (p0, pairs[0], BinOp::Mul, Prim::one(t), t),
+        (c0, pairs[1], BinOp::Add, Prim::I64(0), i64t),
+    ] {
+        let lam = runic_ir::builder::binop_lambda(b.names, op, ty);
+        crate::scope::lambda_types(&lam, rev.types);
+        pc.push(rev.bind(
+            b,
+            "nz",
+            Exp::Soac(Soac::Hist {
+                w: w.clone(),
+                dests: vec![dest],
+                lam,
+                neutral: vec![SubExp::Const(ne)],
+                is: is.to_vec(),
+                vals: vec![arr],
+            }),
+            Type::Prim(ty).array_of(bins.clone()),
+        ));
+    }
     let (prods, zeros) = (pc[0], pc[1]);
     if rev.active.contains(&d) {
         // d̄ = h̄ · (product of the values) per bin.

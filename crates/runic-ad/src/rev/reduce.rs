@@ -145,40 +145,31 @@ pub fn nonzero_product(
             Ok(vec![v, c])
         },
     )?;
-    let lam = pair_op(rev, b, t)?;
-    let r = rev.bind_many(
-        b,
-        "nz",
-        Exp::Soac(Soac::Reduce {
-            w: w.clone(),
-            arrs: pairs,
-            pre: None,
-            lam,
-            neutral: vec![SubExp::Const(Prim::one(t)), SubExp::i64(0)],
-            commutative: true,
-        }),
-        vec![pt, ct],
-    );
-    Ok((SubExp::Var(r[0]), SubExp::Var(r[1])))
-}
-
-/// `\(p1, c1) (p2, c2) -> (p1 * p2, c1 + c2)`.
-pub fn pair_op(rev: &mut Rev, b: &mut Builder, t: PrimType) -> R<Lambda> {
-    let (pt, ct) = (Type::Prim(t), Type::Prim(PrimType::I64));
-    let ps: Vec<Param> = [&pt, &ct, &pt, &ct]
-        .iter()
-        .map(|ty| rev.fresh_param(b, "z", ty))
-        .collect();
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
-    let v = |i: usize| SubExp::Var(ps[i].name);
-    let p = util::binop(rev, &mut sb, BinOp::Mul, v(0), v(2), t);
-    let c = util::binop(rev, &mut sb, BinOp::Add, v(1), v(3), PrimType::I64);
-    Ok(Lambda {
-        params: ps,
-        body: sb.finish(vec![p, c]),
-        ret: vec![pt, ct],
-    })
+    // Two reduces with simple operators (the executor's native folds) rather than one of
+    // pairs.
+    let mut out = Vec::new();
+    for (arr, op, ne, ty) in [
+        (pairs[0], BinOp::Mul, Prim::one(t), pt),
+        (pairs[1], BinOp::Add, Prim::I64(0), ct),
+    ] {
+        let lam = runic_ir::builder::binop_lambda(b.names, op, ty.elem().unwrap_or(t));
+        crate::scope::lambda_types(&lam, rev.types);
+        let r = rev.bind(
+            b,
+            "nz",
+            Exp::Soac(Soac::Reduce {
+                w: w.clone(),
+                arrs: vec![arr],
+                pre: None,
+                lam,
+                neutral: vec![SubExp::Const(ne)],
+                commutative: true,
+            }),
+            ty,
+        );
+        out.push(SubExp::Var(r));
+    }
+    Ok((out[0].clone(), out[1].clone()))
 }
 
 #[allow(clippy::too_many_arguments)]
