@@ -90,3 +90,13 @@ fn map_with_a_free_array_uses_an_accumulator() {
     assert!(ir.contains("with_acc("));
     assert!(ir.contains("update_acc("));
 }
+
+#[test]
+fn scan_with_a_block_diagonal_jacobian_uses_one_recurrence_per_block() {
+    let ir = after_ad("scan_blocks");
+    insta::assert_snapshot!(ir);
+    // The primal scan and two 1×1 Jacobian-pair scans (each of a vector and a matrix
+    // entry), not one 2×2 scan of six arrays.
+    assert_eq!(count(&ir, "scan"), 3);
+    assert_eq!(ir.matches("{z_").count(), 2);
+}

@@ -154,6 +154,16 @@ fn scan_plus_times_general() {
 }
 
 #[test]
+fn scan_with_independent_components() {
+    check(
+        "scan blocks",
+        &format!("{W}def f (xs: []f64) = let (a, b) = unzip (scan (\\(a1, b1) (a2, b2) -> (a1 * a2, b1 + b2 * b2)) (1, 0) (zip xs (map f64.sin xs))) in f64.sum (map2 (*) a (w xs)) + f64.sum (map2 (*) b (w xs))"),
+        -1.5,
+        1.5,
+    );
+}
+
+#[test]
 fn reduce_by_index_every_rule() {
     let bins = "def bins [n] (_: [n]f64) : [n]i64 = map (\\i -> (i * 7) % 4 - 1) (iota n)\n";
     check("hist +", &format!("{W}{bins}def f [n] (xs: [n]f64) = f64.sum (map2 (*) (reduce_by_index (map f64.cos xs[:0] ++ [1, 2, 3]) (+) 0 (bins xs) (map (\\x -> x * x) xs)) [1, 2, 3])"), -2.0, 2.0);

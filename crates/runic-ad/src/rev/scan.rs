@@ -90,12 +90,21 @@ fn general(
                 .ok_or_else(|| AdError::new("internal: scan adjoint"))?,
         );
     }
+    // Block-diagonal sparsity: components whose results never read each other's left
+    // operands get separate, smaller recurrences (only the blocks' entries are computed).
+    let blocks = jacobian_blocks(&lam, &comps);
+    let needed: Vec<(usize, usize)> = blocks
+        .iter()
+        .flat_map(|bl| {
+            bl.iter()
+                .flat_map(move |&s| bl.iter().map(move |&r| (s, r)))
+        })
+        .collect();
     // Per reversed position t (element i = n-1-t): a = ȳᵢ, B = cᵢᵀ (zero at the last).
     let iota = util::iota(rev, b, w.clone());
     let last = b.sub_i64(w.clone(), SubExp::i64(1));
     util::record_i64(rev, &last);
-    let mut ret = vec![pt.clone(); d + d * d];
-    ret.shrink_to_fit();
+    let ret = vec![pt.clone(); d + needed.len()];
     let elems = util::map(rev, b, &w, vec![iota], ret, |rev, b, ps| {
         let i = b.sub_i64(last.clone(), SubExp::Var(ps[0]));
         util::record_i64(rev, &i);
@@ -145,44 +154,53 @@ fn general(
             cols.push(lambda_vjp(rev, b, &lam, &args, &active, cot)?);
         }
         let zero = SubExp::Const(Prim::zero(t));
-        for s in 0..d {
-            for col in &cols {
-                let v = util::select(rev, b, t, is_last.clone(), zero.clone(), col[s].clone());
-                out.push(v);
-            }
+        for &(s, r) in &needed {
+            let v = util::select(rev, b, t, is_last.clone(), zero.clone(), cols[r][s].clone());
+            out.push(v);
         }
         Ok(out)
     })?;
-    // Scan with the composition of affine maps: (a1,B1) ⊕ (a2,B2) = (a2 + B2·a1, B2·B1).
-    let op = compose_op(rev, b, t, d)?;
-    let mut ne = vec![SubExp::Const(Prim::zero(t)); d];
-    for s in 0..d {
-        for r in 0..d {
-            ne.push(SubExp::Const(if s == r {
-                Prim::one(t)
-            } else {
-                Prim::zero(t)
-            }));
+    // Per block, a scan with the composition of affine maps:
+    // (a1,B1) ⊕ (a2,B2) = (a2 + B2·a1, B2·B1); then r̄ᵢ = z_{n-1-i}, reversed back.
+    let mut rbar: Vec<Option<VName>> = vec![None; d];
+    let mut entry = d;
+    for bl in &blocks {
+        let db = bl.len();
+        let op = compose_op(rev, b, t, db)?;
+        let mut ne = vec![SubExp::Const(Prim::zero(t)); db];
+        let mut arrs_b: Vec<VName> = bl.iter().map(|&s| elems[s]).collect();
+        for s in 0..db {
+            for r in 0..db {
+                ne.push(SubExp::Const(if s == r {
+                    Prim::one(t)
+                } else {
+                    Prim::zero(t)
+                }));
+                arrs_b.push(elems[entry]);
+                entry += 1;
+            }
+        }
+        let tys = vec![pt.array_of(w.clone()); db + db * db];
+        let z = rev.bind_many(
+            b,
+            "z",
+            Exp::Soac(Soac::Scan {
+                w: w.clone(),
+                arrs: arrs_b,
+                pre: None,
+                lam: op,
+                neutral: ne,
+            }),
+            tys,
+        );
+        for (&s, zj) in bl.iter().zip(&z[..db]) {
+            rbar[s] = Some(util::reverse(rev, b, &w, *zj)?);
         }
     }
-    let tys = vec![pt.array_of(w.clone()); d + d * d];
-    let z = rev.bind_many(
-        b,
-        "z",
-        Exp::Soac(Soac::Scan {
-            w: w.clone(),
-            arrs: elems,
-            pre: None,
-            lam: op,
-            neutral: ne,
-        }),
-        tys,
-    );
-    // r̄ᵢ = z_{n-1-i}: the vector part, reversed back.
-    let mut rbar = Vec::new();
-    for zj in &z[..d] {
-        rbar.push(util::reverse(rev, b, &w, *zj)?);
-    }
+    let rbar: Vec<VName> = rbar
+        .into_iter()
+        .map(|r| r.ok_or_else(|| AdError::new("internal: scan block")))
+        .collect::<R<_>>()?;
     // x̄ᵢ through the map rule on m = map (λyl x. yl ⊙ x) ylag xs, m̄ = r̄.
     let ylag = reduce::exclusive_shift(rev, b, &w, &ys, &neutral)?;
     let mut sb = Builder::new(b.names);
@@ -279,4 +297,64 @@ fn compose_op(rev: &mut Rev, b: &mut Builder, t: PrimType, d: usize) -> R<Lambda
         body: sb.finish(out),
         ret: vec![pt; n],
     })
+}
+
+/// The blocks of the Jacobian of `lam` with respect to its left operands, over the
+/// differentiable components `comps` (positions into `comps`): result `r` depends on left
+/// operand `s` when the operator's code for `r` reads it; connected components are blocks.
+fn jacobian_blocks(lam: &Lambda, comps: &[usize]) -> Vec<Vec<usize>> {
+    use std::collections::{HashMap, HashSet};
+    let k = lam.ret.len();
+    // For every variable, the left operands (parameter indices < k) it depends on.
+    let mut deps: HashMap<VName, HashSet<usize>> = HashMap::new();
+    for (i, p) in lam.params.iter().enumerate().take(k) {
+        deps.insert(p.name, HashSet::from([i]));
+    }
+    for st in &lam.body.stms {
+        let mut used = HashSet::new();
+        crate::scope::mentions(&st.exp, &mut used);
+        let mut d = HashSet::new();
+        for v in &used {
+            if let Some(x) = deps.get(v) {
+                d.extend(x.iter().copied());
+            }
+        }
+        for p in &st.pat {
+            deps.insert(p.name, d.clone());
+        }
+    }
+    // Union-find over positions in `comps`.
+    let n = comps.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while parent[r] != r {
+            r = parent[r];
+        }
+        parent[x] = r;
+        r
+    }
+    for (pr, &r) in comps.iter().enumerate() {
+        let from: HashSet<usize> = match &lam.body.result[r] {
+            SubExp::Var(v) => deps.get(v).cloned().unwrap_or_default(),
+            SubExp::Const(_) => HashSet::new(),
+        };
+        for s in from {
+            if let Some(ps) = comps.iter().position(|&c| c == s) {
+                let (a, b) = (find(&mut parent, pr), find(&mut parent, ps));
+                parent[a] = b;
+            }
+        }
+    }
+    let mut blocks: Vec<Vec<usize>> = Vec::new();
+    let mut index: HashMap<usize, usize> = HashMap::new();
+    for x in 0..n {
+        let root = find(&mut parent, x);
+        let bi = *index.entry(root).or_insert_with(|| {
+            blocks.push(Vec::new());
+            blocks.len() - 1
+        });
+        blocks[bi].push(x);
+    }
+    blocks
 }
