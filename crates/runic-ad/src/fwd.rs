@@ -405,7 +405,7 @@ impl Diff<'_> {
                 src,
             ));
         }
-        self.check_seed_shapes(b, args, tangents, 0)?;
+        crate::scope::check_seed_shapes(b, self.types, args, tangents, 0)?;
         let consumes = may_consume(body);
         for (p, t) in params.iter().zip(tangents) {
             let aliased = consumes && matches!(t, SubExp::Var(_)) && args.contains(t);
@@ -416,53 +416,6 @@ impl Diff<'_> {
             let hint = format!("d{}", b.names.hint(p.name));
             let dp = self.bind(b, &hint, Exp::Basic(op), p.ty.clone());
             self.tans.insert(p.name, SubExp::Var(dp));
-        }
-        Ok(())
-    }
-
-    /// A run-time size error unless every array seed has its value's shape (ignoring the
-    /// first `skip` dimensions of the seed: the seeds' own dimension of `jmp`).
-    fn check_seed_shapes(
-        &mut self,
-        b: &mut Builder,
-        args: &[SubExp],
-        seeds: &[SubExp],
-        skip: usize,
-    ) -> R<()> {
-        let bool_t = Type::Prim(PrimType::Bool);
-        let i64_t = Type::Prim(PrimType::I64);
-        for (a, t) in args.iter().zip(seeds) {
-            let (Some(av), Some(tv)) = (a.as_var(), t.as_var()) else {
-                continue;
-            };
-            let value_t = self.type_of(a)?;
-            let (rank, Some(elem)) = (value_t.rank(), value_t.elem()) else {
-                continue;
-            };
-            if rank == 0 {
-                continue;
-            }
-            // The seed must have the value's shape (after `skip` seed dimensions); the
-            // message is §9.6's shape mismatch with run-time sizes, as in the interpreter.
-            let mut shape = Vec::new();
-            for d in 0..skip {
-                let n = self.bind(b, "n", Exp::Basic(BasicOp::ArraySize(tv, d)), i64_t.clone());
-                shape.push(SubExp::Var(n));
-            }
-            for d in 0..rank {
-                let n = self.bind(b, "n", Exp::Basic(BasicOp::ArraySize(av, d)), i64_t.clone());
-                shape.push(SubExp::Var(n));
-            }
-            let type_text = (0..shape.len())
-                .map(|k| format!("[{{{k}}}]"))
-                .collect::<String>()
-                + elem.name();
-            let check = BasicOp::ShapeCheck {
-                arr: tv,
-                shape,
-                type_text,
-            };
-            self.bind(b, "ok", Exp::Basic(check), bool_t.clone());
         }
         Ok(())
     }
@@ -487,7 +440,7 @@ impl Diff<'_> {
         let Some(&first) = seeds.first() else {
             return Err(AdError::unsupported("jmp of a function without parameters"));
         };
-        self.check_seed_shapes(b, &args, &tangents, 1)?;
+        crate::scope::check_seed_shapes(b, self.types, &args, &tangents, 1)?;
         let original = lam.clone();
         // The differentiated body for one seed row.
         let mut mb = Builder::new(b.names);

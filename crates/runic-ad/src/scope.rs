@@ -5,6 +5,8 @@
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
 
+use crate::error::AdError;
+
 /// Types of every variable bound in a function (parameters, patterns, lambda and loop
 /// parameters, loop counters).
 pub type Types = HashMap<VName, Type>;
@@ -342,4 +344,67 @@ impl Renamer<'_> {
             }
         }
     }
+}
+
+/// A run-time size error unless every array seed (tangent or cotangent) has its value's
+/// shape, after `skip` leading seed dimensions (the seeds' own dimension of `jmp`/`mjp`);
+/// the message is §9.6's shape mismatch with run-time sizes, as in the interpreter.
+pub fn check_seed_shapes(
+    b: &mut Builder,
+    types: &mut Types,
+    values: &[SubExp],
+    seeds: &[SubExp],
+    skip: usize,
+) -> Result<(), AdError> {
+    let i64_t = Type::Prim(PrimType::I64);
+    let bind = |b: &mut Builder, types: &mut Types, hint: &str, exp: BasicOp, ty: Type| {
+        let v = b.bind1(hint, Exp::Basic(exp), ty.clone());
+        types.insert(v, ty);
+        v
+    };
+    for (a, t) in values.iter().zip(seeds) {
+        let (Some(av), Some(tv)) = (a.as_var(), t.as_var()) else {
+            continue;
+        };
+        let value_t = types
+            .get(&av)
+            .cloned()
+            .ok_or_else(|| AdError::new(format!("internal: unknown type of {av}")))?;
+        let (rank, Some(elem)) = (value_t.rank(), value_t.elem()) else {
+            continue;
+        };
+        if rank == 0 {
+            continue;
+        }
+        let mut shape = Vec::new();
+        for d in 0..skip {
+            shape.push(SubExp::Var(bind(
+                b,
+                types,
+                "n",
+                BasicOp::ArraySize(tv, d),
+                i64_t.clone(),
+            )));
+        }
+        for d in 0..rank {
+            shape.push(SubExp::Var(bind(
+                b,
+                types,
+                "n",
+                BasicOp::ArraySize(av, d),
+                i64_t.clone(),
+            )));
+        }
+        let type_text = (0..shape.len())
+            .map(|k| format!("[{{{k}}}]"))
+            .collect::<String>()
+            + elem.name();
+        let check = BasicOp::ShapeCheck {
+            arr: tv,
+            shape,
+            type_text,
+        };
+        bind(b, types, "ok", check, Type::Prim(PrimType::Bool));
+    }
+    Ok(())
 }

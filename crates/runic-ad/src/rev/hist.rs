@@ -281,27 +281,7 @@ fn product(
         ));
     }
     // Per bin: (product of the non-zero values, number of zeros).
-    let pairs = util::map(
-        rev,
-        b,
-        w,
-        vec![v],
-        vec![pt.clone(), ct.clone()],
-        |rev, b, ps| {
-            let x = SubExp::Var(ps[0]);
-            let z = util::binop(
-                rev,
-                b,
-                BinOp::Eq,
-                x.clone(),
-                SubExp::Const(Prim::zero(t)),
-                t,
-            );
-            let val = util::select(rev, b, t, z.clone(), SubExp::Const(Prim::one(t)), x);
-            let c = util::select(rev, b, i64t, z, SubExp::i64(1), SubExp::i64(0));
-            Ok(vec![val, c])
-        },
-    )?;
+    let pairs = reduce::nonzero_pairs(rev, b, w, v, t)?;
     let bins = dims[0].clone();
     let p0 = rev.bind(
         b,
@@ -478,21 +458,13 @@ fn general(
         }),
         dtys.clone(),
     );
-    for x in &xs {
-        rev.active.insert(*x);
-    }
     let comb = rev.renamed(b, &lam);
-    let mpat: Vec<Param> = dtys.iter().map(|t| rev.fresh_param(b, "h", t)).collect();
-    for (p, hb) in mpat.iter().zip(&hbar) {
-        rev.adjs.insert(p.name, hb.clone());
-    }
     let mut arrs = dests.clone();
     arrs.extend(xs.iter().copied());
-    map::reverse(rev, b, &mpat, bins.clone(), comb, arrs)?;
+    let seeds = hbar.into_iter().map(Some).collect();
+    let reached = map::reverse_seeded(rev, b, bins.clone(), comb, arrs, seeds, &xs)?;
     let mut xbar = Vec::new();
-    for x in &xs {
-        rev.active.remove(x);
-        let a = rev.adjs.remove(x);
+    for (x, a) in xs.iter().zip(reached) {
         xbar.push(match a {
             Some(a) => a,
             None => {
@@ -718,28 +690,15 @@ fn general(
         body,
         ret: rows.clone(),
     };
-    let mpat: Vec<Param> = rows
-        .iter()
-        .map(|t| rev.fresh_param(b, "m", &t.array_of(w.clone())))
-        .collect();
-    for (p, x) in mpat.iter().zip(&xb) {
-        rev.adjs.insert(p.name, SubExp::Var(*x));
-    }
-    for v in &svals {
-        rev.active.insert(*v);
-    }
     let mut arrs: Vec<VName> = ls.to_vec();
     arrs.extend(svals.iter().copied());
     arrs.extend(rs.iter().copied());
     arrs.push(ends);
-    map::reverse(rev, b, &mpat, w.clone(), comb, arrs)?;
-    for p in &mpat {
-        rev.adjs.remove(&p.name);
-    }
+    let seeds = xb.iter().map(|x| Some(SubExp::Var(*x))).collect();
+    let reached = map::reverse_seeded(rev, b, w.clone(), comb, arrs, seeds, &svals)?;
     // Scatter the sorted values' adjoints back to their original positions.
-    for (v, sv) in vals.iter().zip(&svals) {
-        rev.active.remove(sv);
-        let Some(a) = rev.adjs.remove(sv) else {
+    for (v, a) in vals.iter().zip(reached) {
+        let Some(a) = a else {
             continue;
         };
         let a = a

@@ -213,3 +213,39 @@ pub fn reverse(
     }
     Ok(())
 }
+
+/// The map rule on `map lam arrs`, a map that exists only for differentiation (the general
+/// reduce, scan and histogram rules build one): its results get the adjoints `seeds`
+/// (`None`: zero). The arrays in `wanted` are treated as active for the call and the
+/// adjoints that reach them are returned (and not kept).
+pub fn reverse_seeded(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: SubExp,
+    lam: Lambda,
+    arrs: Vec<VName>,
+    seeds: Vec<Option<SubExp>>,
+    wanted: &[VName],
+) -> R<Vec<Option<SubExp>>> {
+    let mut pat = Vec::new();
+    for (t, s) in lam.ret.iter().zip(&seeds) {
+        let p = rev.fresh_param(b, "m", &t.array_of(w.clone()));
+        if let Some(s) = s {
+            rev.adjs.insert(p.name, s.clone());
+        }
+        pat.push(p);
+    }
+    let added: Vec<VName> = wanted
+        .iter()
+        .copied()
+        .filter(|v| rev.active.insert(*v))
+        .collect();
+    reverse(rev, b, &pat, w, lam, arrs)?;
+    for p in &pat {
+        rev.adjs.remove(&p.name);
+    }
+    for v in added {
+        rev.active.remove(&v);
+    }
+    Ok(wanted.iter().map(|v| rev.adjs.remove(v)).collect())
+}

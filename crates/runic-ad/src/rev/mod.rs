@@ -290,7 +290,7 @@ impl<'t> Rev<'t> {
         let stms = self.forward(b, &body.stms)?;
         let params = lam.params;
         let results = body.result;
-        self.check_seed_shapes(b, &results, &cotangents, usize::from(vector))?;
+        crate::scope::check_seed_shapes(b, self.types, &results, &cotangents, usize::from(vector))?;
         if !vector {
             for (r, c) in results.iter().zip(&cotangents) {
                 self.add_adj(b, r, c.clone())?;
@@ -357,50 +357,6 @@ impl<'t> Rev<'t> {
             }),
             src,
         });
-        Ok(())
-    }
-
-    /// A run-time size error unless every array cotangent has its result's shape (after
-    /// `skip` leading seed dimensions), worded as the interpreter's (§9.6).
-    fn check_seed_shapes(
-        &mut self,
-        b: &mut Builder,
-        results: &[SubExp],
-        seeds: &[SubExp],
-        skip: usize,
-    ) -> R<()> {
-        let i64_t = Type::Prim(PrimType::I64);
-        for (r, t) in results.iter().zip(seeds) {
-            let (Some(rv), Some(tv)) = (r.as_var(), t.as_var()) else {
-                continue;
-            };
-            let rt = self.type_of(r)?;
-            let (rank, Some(elem)) = (rt.rank(), rt.elem()) else {
-                continue;
-            };
-            if rank == 0 {
-                continue;
-            }
-            let mut shape = Vec::new();
-            for d in 0..skip {
-                let n = self.bind(b, "n", Exp::Basic(BasicOp::ArraySize(tv, d)), i64_t.clone());
-                shape.push(SubExp::Var(n));
-            }
-            for d in 0..rank {
-                let n = self.bind(b, "n", Exp::Basic(BasicOp::ArraySize(rv, d)), i64_t.clone());
-                shape.push(SubExp::Var(n));
-            }
-            let type_text = (0..shape.len())
-                .map(|k| format!("[{{{k}}}]"))
-                .collect::<String>()
-                + elem.name();
-            let check = BasicOp::ShapeCheck {
-                arr: tv,
-                shape,
-                type_text,
-            };
-            self.bind(b, "ok", Exp::Basic(check), Type::Prim(PrimType::Bool));
-        }
         Ok(())
     }
 

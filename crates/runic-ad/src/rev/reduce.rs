@@ -113,6 +113,33 @@ fn times(
     rev.add_adj(b, &SubExp::Var(x), SubExp::Var(xbar[0]))
 }
 
+/// Per element of `x`: the element, or 1 for a zero; and 1 for a zero, else 0 (what the
+/// zero-counting `*` rules multiply and count).
+pub fn nonzero_pairs(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    x: VName,
+    t: PrimType,
+) -> R<Vec<VName>> {
+    let i64t = PrimType::I64;
+    util::map(
+        rev,
+        b,
+        w,
+        vec![x],
+        vec![Type::Prim(t), Type::Prim(i64t)],
+        |rev, b, ps| {
+            let xi = SubExp::Var(ps[0]);
+            let zero = SubExp::Const(Prim::zero(t));
+            let z = util::binop(rev, b, BinOp::Eq, xi.clone(), zero, t);
+            let v = util::select(rev, b, t, z.clone(), SubExp::Const(Prim::one(t)), xi);
+            let c = util::select(rev, b, i64t, z, SubExp::i64(1), SubExp::i64(0));
+            Ok(vec![v, c])
+        },
+    )
+}
+
 /// The product of the non-zero elements of `x` and the number of zeros (one reduce over
 /// pairs).
 pub fn nonzero_product(
@@ -124,27 +151,7 @@ pub fn nonzero_product(
 ) -> R<(SubExp, SubExp)> {
     let i64t = PrimType::I64;
     let (pt, ct) = (Type::Prim(t), Type::Prim(i64t));
-    let pairs = util::map(
-        rev,
-        b,
-        w,
-        vec![x],
-        vec![pt.clone(), ct.clone()],
-        |rev, b, ps| {
-            let xi = SubExp::Var(ps[0]);
-            let z = util::binop(
-                rev,
-                b,
-                BinOp::Eq,
-                xi.clone(),
-                SubExp::Const(Prim::zero(t)),
-                t,
-            );
-            let v = util::select(rev, b, t, z.clone(), SubExp::Const(Prim::one(t)), xi);
-            let c = util::select(rev, b, i64t, z, SubExp::i64(1), SubExp::i64(0));
-            Ok(vec![v, c])
-        },
-    )?;
+    let pairs = nonzero_pairs(rev, b, w, x, t)?;
     // Two reduces with simple operators (the executor's native folds) rather than one of
     // pairs.
     let mut out = Vec::new();
@@ -329,28 +336,19 @@ fn general(
     let mut map_arrs = ls.clone();
     map_arrs.extend(arrs.iter().copied());
     map_arrs.extend(rs.iter().copied());
-    let mut mpat = Vec::new();
-    for t in &lam.ret {
-        let ty = t.array_of(w.clone());
-        let p = rev.fresh_param(b, "m", &ty);
-        mpat.push(p);
-    }
     // The map's results get the replicated ȳ as adjoints; ls and rs are not active, so
     // nothing flows into the scans.
-    for (p, yb) in mpat.iter().zip(ybar) {
+    let mut seeds = Vec::new();
+    for (t, yb) in lam.ret.iter().zip(ybar) {
         let r = rev.bind(
             b,
             "adj",
             Exp::Basic(BasicOp::Replicate(vec![w.clone()], yb)),
-            p.ty.clone(),
+            t.array_of(w.clone()),
         );
-        rev.adjs.insert(p.name, SubExp::Var(r));
-        rev.owned.insert(r);
+        seeds.push(Some(SubExp::Var(r)));
     }
-    map::reverse(rev, b, &mpat, w, comb, map_arrs)?;
-    for p in &mpat {
-        rev.adjs.remove(&p.name);
-    }
+    map::reverse_seeded(rev, b, w, comb, map_arrs, seeds, &[])?;
     Ok(())
 }
 

@@ -217,20 +217,13 @@ fn general(
         body: sb.finish(res),
         ret: lam.ret.clone(),
     };
-    let mut mpat = Vec::new();
-    for t in &lam.ret {
-        mpat.push(rev.fresh_param(b, "m", &t.array_of(w.clone())));
-    }
+    let mut seeds = vec![None; lam.ret.len()];
     for (&j, rb) in comps.iter().zip(&rbar) {
-        rev.adjs.insert(mpat[j].name, SubExp::Var(*rb));
-        rev.owned.insert(*rb);
+        seeds[j] = Some(SubExp::Var(*rb));
     }
     let mut map_arrs = ylag;
     map_arrs.extend(arrs.iter().copied());
-    map::reverse(rev, b, &mpat, w, comb, map_arrs)?;
-    for p in &mpat {
-        rev.adjs.remove(&p.name);
-    }
+    map::reverse_seeded(rev, b, w, comb, map_arrs, seeds, &[])?;
     Ok(())
 }
 
