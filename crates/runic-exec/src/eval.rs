@@ -462,8 +462,14 @@ impl Ctx<'_> {
                     .iter()
                     .map(|a| index::index(a, &dims).map_err(ExecError::new))
                     .collect::<R<Vec<_>>>()?;
-                let mut frame =
-                    Frame::new(self.slots.slot.len().min(max_slot(self.slots, lam) + 1));
+                let size = self.slots.slot.len().min(max_slot(self.slots, lam) + 1);
+                let mut frame = match &cell.env {
+                    Some(env) => Frame { vals: env.clone() },
+                    None => Frame::new(size),
+                };
+                if frame.vals.len() < size {
+                    frame.vals.resize(size, Val::Unset);
+                }
                 let mut args = old;
                 args.extend(vals);
                 self.apply(&mut frame, lam, args)?
@@ -497,10 +503,15 @@ impl Ctx<'_> {
                 )),
                 None => None,
             };
+            let env = match &op {
+                Some((l, _)) if crate::soac::simple_op_of(l).is_none() => Some(f.vals.clone()),
+                _ => None,
+            };
             accs.push(Arc::new(AccCell {
                 arrays: Mutex::new(arrays),
                 shape,
                 op,
+                env,
             }));
         }
         let args: Vec<Val> = accs.iter().map(|c| Val::Acc(c.clone())).collect();

@@ -136,23 +136,22 @@ fn hist_by_bin_ranges(
     is: &[Arc<Array>],
     vals: &[Arc<Array>],
     bins: &[usize],
-    row_shape: &[usize],
+    row_shapes: &[Vec<usize>],
 ) -> R<()> {
     let total: usize = bins.iter().product();
-    let row_len: usize = row_shape.iter().product();
+    let row_lens: Vec<usize> = row_shapes.iter().map(|r| r.iter().product()).collect();
     let parts = ranges(total, rayon::current_num_threads().min(total));
     let work = |lo: usize, hi: usize| -> Result<Vec<Array>, (usize, crate::error::ExecError)> {
         let mut fr = f.clone();
-        let mut shape = vec![hi - lo];
-        shape.extend_from_slice(row_shape);
         let mut local: Vec<Array> = dests
             .iter()
-            .map(|d| Array {
-                shape: shape.clone(),
-                data: buf_slice(&d.data, lo * row_len, (hi - lo) * row_len),
+            .zip(row_shapes.iter().zip(&row_lens))
+            .map(|(d, (rs, &len))| Array {
+                shape: [hi - lo].into_iter().chain(rs.iter().copied()).collect(),
+                data: buf_slice(&d.data, lo * len, (hi - lo) * len),
             })
             .collect();
-        let planned = PlannedOp::new(cx, f, lam, row_shape);
+        let planned = PlannedOp::new(cx, f, lam, row_shapes);
         let mut scratch = Scratch::default();
         for j in 0..w {
             if j & 4095 == 0 {
@@ -195,8 +194,8 @@ fn hist_by_bin_ranges(
     }
     for (&(lo, hi), local) in parts.iter().zip(results) {
         let local = local.map_err(|(_, e)| e)?;
-        for (d, l) in dests.iter_mut().zip(local) {
-            buf_copy(&mut d.data, lo * row_len, &l.data, 0, (hi - lo) * row_len);
+        for ((d, l), &len) in dests.iter_mut().zip(local).zip(&row_lens) {
+            buf_copy(&mut d.data, lo * len, &l.data, 0, (hi - lo) * len);
         }
     }
     Ok(())
@@ -214,9 +213,9 @@ impl PlannedOp<'_> {
         cx: &Ctx<'p>,
         f: &Frame,
         lam: &Lambda,
-        row_shape: &[usize],
+        row_shapes: &[Vec<usize>],
     ) -> Option<PlannedOp<'p>> {
-        if !row_shape.is_empty() {
+        if row_shapes.iter().any(|r| !r.is_empty()) {
             return None;
         }
         let plan = cx.plans.get(lam)?;
@@ -280,18 +279,20 @@ pub fn hist(
     let Some(first) = dests.first() else {
         return Ok(vec![]);
     };
-    if first.shape.len() < dims {
+    if dests.iter().any(|d| d.shape.len() < dims) {
         return err("internal error: hist destination rank");
     }
     let bins: Vec<usize> = first.shape[..dims].to_vec();
-    let row_shape: Vec<usize> = first.shape[dims..].to_vec();
+    // Each destination has its own row shape (a tuple of a scalar and an array is fine).
+    let row_shapes: Vec<Vec<usize>> = dests.iter().map(|d| d.shape[dims..].to_vec()).collect();
     for (k, n) in ne.iter().enumerate() {
-        if n.shape() != row_shape.as_slice() {
+        let row_shape = row_shapes.get(k).map(Vec::as_slice).unwrap_or_default();
+        if n.shape() != row_shape {
             return err("Row shape of destination array does not match shape of neutral element");
         }
         if vals
             .get(k)
-            .map(|v| &v.shape[1..] != row_shape.as_slice())
+            .map(|v| &v.shape[1..] != row_shape)
             .unwrap_or(true)
         {
             return err("Row shape of value array does not match row shape of hist target");
@@ -302,7 +303,7 @@ pub fn hist(
         crate::soac::simple_op_of(lam),
         dests.as_mut_slice(),
         vals,
-        row_shape.is_empty(),
+        row_shapes[0].is_empty(),
     ) {
         hist_fast(op, &mut dest.data, &v.data, is, &bins, w, par)?;
         return Ok(vec![Val::Arr(Arc::new(std::mem::replace(
@@ -315,11 +316,11 @@ pub fn hist(
     }
     let total: usize = bins.iter().product();
     if par && w >= PAR_MIN && total >= 2 && rayon::current_num_threads() > 1 {
-        hist_by_bin_ranges(cx, f, w, &mut dests, lam, is, vals, &bins, &row_shape)?;
+        hist_by_bin_ranges(cx, f, w, &mut dests, lam, is, vals, &bins, &row_shapes)?;
         return Ok(dests.into_iter().map(|d| Val::Arr(Arc::new(d))).collect());
     }
     // General case: sequential, in input order.
-    let planned = PlannedOp::new(cx, f, lam, &row_shape);
+    let planned = PlannedOp::new(cx, f, lam, &row_shapes);
     let mut scratch = Scratch::default();
     for j in 0..w {
         if j & 4095 == 0 {

@@ -25,6 +25,9 @@ pub struct AccCell {
     pub shape: Vec<usize>,
     /// Index of the `with_acc` input (for the combining operator).
     pub op: Option<(runic_ir::Lambda, Vec<Val>)>,
+    /// The values in scope at `with_acc`, for an operator that is not a simple binary
+    /// operation: its body may read variables bound outside it (such as a size).
+    pub env: Option<Vec<Val>>,
 }
 
 impl Val {
