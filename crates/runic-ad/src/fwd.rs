@@ -8,11 +8,12 @@
 //! variable of the same type; a missing tangent means zero (no code is emitted for it until
 //! an operation needs it materialised). Free variables of the lambda have no tangent here.
 //!
-//! `jmp` (`vector: true`) is a `map` over the seeds of the differentiated body, with every
-//! statement that does not depend on a seed hoisted out of it, so that straight-line primal
-//! code runs once. A loop, branch or SOAC that carries tangents stays inside the map as one
-//! statement, so its primal part runs once per seed (and once more outside, from a renamed
-//! copy of the lambda, when the primal result comes from such a statement).
+//! `jmp` (`vector: true`) uses vector tangents: with `k` seeds, the tangent of a value of
+//! type `[n]t` has type `[n][k]t` (seeds innermost), so the primal runs once, loops and
+//! branches carry arrays of tangents, and each scalar rule becomes one `map` over the seeds.
+//!
+//! Accumulators (`with_acc`, from reverse mode: forward over reverse) get tangent
+//! accumulators that receive the tangent of every update.
 //!
 //! Reduce, scan and histogram operators are differentiated on (value, tangent) pairs with a
 //! zero tangent for the neutral element; when the tangent half of that operator reads no
@@ -172,6 +173,7 @@ impl Elim<'_> {
         let mut d = Diff {
             types: &mut self.types,
             tans: HashMap::new(),
+            seeds: None,
         };
         if vector {
             d.vector_jvp(&mut b, lam, args, tangents, &s.pat)?;
@@ -187,6 +189,10 @@ struct Diff<'t> {
     types: &'t mut Types,
     /// Tangent of each variable that has a nonzero one.
     tans: HashMap<VName, SubExp>,
+    /// In vector mode (`jmp`), the number of seeds `k`: the tangent of a value of type
+    /// `[n]..t` then has type `[n]..[k]t` (seeds innermost, so that indexing, updates and
+    /// map rows carry over unchanged), and the primal runs once.
+    seeds: Option<SubExp>,
 }
 
 /// Whether a body may update an array in place (then a seed that is also an argument must
@@ -242,25 +248,6 @@ fn tangent_only(names: &mut NameSource, pair: &Lambda, m: usize) -> Option<Lambd
     Some(lam)
 }
 
-/// The array operands an expression updates in place (a loop may update the initial values
-/// of its parameters).
-fn consumed_mut(e: &mut Exp) -> Vec<&mut VName> {
-    match e {
-        Exp::Basic(BasicOp::Update(arr, _, _)) => vec![arr],
-        Exp::Loop { params, .. } => params
-            .iter_mut()
-            .filter_map(|(_, init)| match init {
-                SubExp::Var(v) => Some(v),
-                SubExp::Const(_) => None,
-            })
-            .collect(),
-        Exp::Soac(Soac::Scatter { dests, .. }) | Exp::Soac(Soac::Hist { dests, .. }) => {
-            dests.iter_mut().collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
 fn copy_stm(pat: Param, exp: Exp, src: &SrcInfo) -> Stm {
     Stm {
         pat: vec![pat],
@@ -275,6 +262,29 @@ impl Diff<'_> {
             b,
             types: self.types,
         }
+    }
+
+    /// The type of the tangent of a value of type `ty` (see [`Diff::seeds`]). An
+    /// accumulator's tangent is an accumulator of the same index space.
+    fn tan_ty(&self, ty: &Type) -> Type {
+        match (&self.seeds, ty) {
+            (None, _) | (_, Type::Acc { .. }) => ty.clone(),
+            (Some(k), Type::Prim(p)) => Type::Array {
+                elem: *p,
+                shape: vec![k.clone()],
+            },
+            (Some(k), Type::Array { elem, shape }) => Type::Array {
+                elem: *elem,
+                shape: shape.iter().cloned().chain([k.clone()]).collect(),
+            },
+        }
+    }
+
+    /// A fresh parameter for the tangent of `p`.
+    fn tangent_param(&mut self, b: &mut Builder, p: &Param) -> Param {
+        let hint = format!("d{}", b.names.hint(p.name));
+        let ty = self.tan_ty(&p.ty);
+        self.fresh_param(b, &hint, &ty)
     }
 
     fn type_of(&self, s: &SubExp) -> R<Type> {
@@ -312,9 +322,10 @@ impl Diff<'_> {
         p
     }
 
-    /// The zero tangent of type `ty`.
+    /// The zero tangent of a value of type `ty`.
     fn zero(&mut self, b: &mut Builder, ty: &Type) -> R<SubExp> {
-        match ty {
+        let ty = self.tan_ty(ty);
+        match &ty {
             Type::Prim(p) => Ok(SubExp::Const(Prim::zero(*p))),
             Type::Array { elem, shape } => {
                 let z = SubExp::Const(Prim::zero(*elem));
@@ -420,6 +431,9 @@ impl Diff<'_> {
         Ok(())
     }
 
+    /// `jmp`: the body differentiated once with vector tangents (see [`Diff::seeds`]). The
+    /// seeds arrive as `[k]..` rows and are transposed to put the seed dimension innermost;
+    /// the result tangents are transposed back.
     fn vector_jvp(
         &mut self,
         b: &mut Builder,
@@ -441,132 +455,68 @@ impl Diff<'_> {
             return Err(AdError::unsupported("jmp of a function without parameters"));
         };
         crate::scope::check_seed_shapes(b, self.types, &args, &tangents, 1)?;
-        let original = lam.clone();
-        // The differentiated body for one seed row.
-        let mut mb = Builder::new(b.names);
-        mb.src = src.clone();
-        let rows: Vec<Param> = lam
-            .params
-            .iter()
-            .map(|p| {
-                let hint = format!("d{}", mb.names.hint(p.name));
-                self.fresh_param(&mut mb, &hint, &p.ty)
-            })
-            .collect();
-        for (p, a) in lam.params.iter().zip(&args) {
-            self.types.insert(p.name, p.ty.clone());
-            mb.add(copy_stm(
-                p.clone(),
-                Exp::Basic(BasicOp::SubExp(a.clone())),
-                &src,
-            ));
-        }
-        for (p, r) in lam.params.iter().zip(&rows) {
-            self.tans.insert(p.name, SubExp::Var(r.name));
-        }
-        let res = lam.body.result.clone();
-        let tres = self.body(&mut mb, lam.body)?;
-        let mut tan_res = Vec::new();
-        for (t, r) in tres.into_iter().zip(&res) {
-            tan_res.push(self.materialise(&mut mb, t, r)?);
-        }
-        let stms = mb.take_stms();
-        drop(mb);
-        // Hoist every statement that does not depend on the seed row.
-        let mut inside: HashSet<VName> = rows.iter().map(|p| p.name).collect();
-        let mut kept = Vec::new();
-        for s in stms {
-            let mut used = HashSet::new();
-            mentions(&s.exp, &mut used);
-            for p in &s.pat {
-                mentions(&p.ty, &mut used);
-            }
-            if used.is_disjoint(&inside) {
-                b.add(s);
-            } else {
-                inside.extend(s.pat.iter().map(|p| p.name));
-                kept.push(s);
-            }
-        }
-        // A statement left inside the map must not update a hoisted array in place (every
-        // seed would see the previous one's update): it updates a copy instead.
-        let mut fixed = Vec::with_capacity(kept.len());
-        for mut s in kept {
-            for v in consumed_mut(&mut s.exp) {
-                let key = *v;
-                let Some(ty) = self.types.get(&key).filter(|t| t.rank() > 0).cloned() else {
-                    continue;
-                };
-                if inside.contains(&key) {
-                    continue;
-                }
-                let c = b.names.fresh("copy");
-                self.types.insert(c, ty.clone());
-                fixed.push(Stm {
-                    pat: vec![Param { name: c, ty }],
-                    exp: Exp::Basic(BasicOp::Copy(key)),
-                    src: src.clone(),
-                });
-                *v = c;
-            }
-            fixed.push(s);
-        }
-        let kept = fixed;
-        // The primal results: hoisted, or else from a renamed copy of the function.
-        let computed_inside = |r: &SubExp| r.as_var().is_some_and(|v| inside.contains(&v));
-        let primal: Vec<SubExp> = if res.iter().any(computed_inside) {
-            let mut copy = original;
-            let mut rn = Renamer {
-                names: b.names,
-                map: HashMap::new(),
-            };
-            rn.lambda(&mut copy);
-            crate::scope::lambda_types(&copy, self.types);
-            for (p, a) in copy.params.iter().zip(&args) {
-                b.add(copy_stm(
-                    p.clone(),
-                    Exp::Basic(BasicOp::SubExp(a.clone())),
-                    &src,
-                ));
-            }
-            for s in copy.body.stms {
-                b.add(s);
-            }
-            copy.body.result
-        } else {
-            res
-        };
         let k = self.bind(
             b,
             "seeds",
             Exp::Basic(BasicOp::ArraySize(first, 0)),
             Type::Prim(PrimType::I64),
         );
-        let ret: Vec<Type> = pat[n..].iter().map(|p| p.ty.row()).collect();
-        let map = Soac::Map {
-            w: SubExp::Var(k),
-            lam: Lambda {
-                params: rows,
-                body: Body {
-                    stms: kept,
-                    result: tan_res,
-                },
-                ret,
-            },
-            arrs: seeds,
-        };
-        for (i, r) in primal.into_iter().enumerate() {
+        self.seeds = Some(SubExp::Var(k));
+        for (p, a) in lam.params.iter().zip(&args) {
+            self.types.insert(p.name, p.ty.clone());
             b.add(copy_stm(
-                pat[i].clone(),
-                Exp::Basic(BasicOp::SubExp(r)),
+                p.clone(),
+                Exp::Basic(BasicOp::SubExp(a.clone())),
                 &src,
             ));
         }
-        b.add(Stm {
-            pat: pat[n..].to_vec(),
-            exp: Exp::Soac(map),
-            src,
-        });
+        let consumes = may_consume(&lam.body);
+        for (p, s) in lam.params.iter().zip(seeds) {
+            let rank = p.ty.rank();
+            let ty = self.tan_ty(&p.ty);
+            let mut t = s;
+            if rank > 0 {
+                let perm = (1..=rank).chain([0]).collect();
+                t = self.bind(
+                    b,
+                    "dseed",
+                    Exp::Basic(BasicOp::Rearrange(perm, t)),
+                    ty.clone(),
+                );
+            }
+            if consumes {
+                t = self.bind(b, "dseed", Exp::Basic(BasicOp::Copy(t)), ty);
+            }
+            self.tans.insert(p.name, SubExp::Var(t));
+        }
+        let res = lam.body.result.clone();
+        let tres = self.body(b, lam.body)?;
+        for (i, r) in res.iter().enumerate() {
+            b.add(copy_stm(
+                pat[i].clone(),
+                Exp::Basic(BasicOp::SubExp(r.clone())),
+                &src,
+            ));
+        }
+        for (i, (t, r)) in tres.into_iter().zip(&res).enumerate() {
+            let mut t = self.materialise(b, t, r)?;
+            let rank = self.type_of(r)?.rank();
+            if rank > 0 {
+                let v = t
+                    .as_var()
+                    .ok_or_else(|| AdError::new("internal: an array tangent is a constant"))?;
+                let perm = [rank].into_iter().chain(0..rank).collect();
+                let out_ty = pat[n + i].ty.clone();
+                let exp = Exp::Basic(BasicOp::Rearrange(perm, v));
+                t = SubExp::Var(self.bind(b, "dres", exp, out_ty));
+            }
+            b.add(copy_stm(
+                pat[n + i].clone(),
+                Exp::Basic(BasicOp::SubExp(t)),
+                &src,
+            ));
+        }
+        self.seeds = None;
         Ok(())
     }
 
@@ -608,7 +558,7 @@ impl Diff<'_> {
             Exp::Apply { fun, .. } => Err(AdError::unsupported(format!(
                 "jvp through a call of the function {fun}"
             ))),
-            Exp::WithAcc { .. } => Err(AdError::unsupported("jvp of with_acc (accumulators)")),
+            Exp::WithAcc { inputs, lam } => self.with_acc(b, s.pat, s.src, inputs, lam),
             Exp::Vjp { .. } | Exp::WithVjp { .. } => Err(AdError::unsupported(
                 "forward mode over reverse mode (jvp of vjp or with_vjp)",
             )),
@@ -621,7 +571,7 @@ impl Diff<'_> {
     /// The tangent of a basic operation binding `p` (its primal is already emitted).
     fn basic(&mut self, b: &mut Builder, p: &Param, op: BasicOp) -> R<Option<SubExp>> {
         let r = SubExp::Var(p.name);
-        let ty = p.ty.clone();
+        let ty = self.tan_ty(&p.ty);
         let same = |d: &mut Self, b: &mut Builder, op: BasicOp| {
             Some(SubExp::Var(d.bind(b, "d", Exp::Basic(op), ty.clone())))
         };
@@ -693,12 +643,21 @@ impl Diff<'_> {
                 Some(dv) => same(self, b, BasicOp::Replicate(shape, dv)),
                 None => None,
             },
-            BasicOp::Reshape { arr, shape } => match self.tan_of_var(arr) {
-                Some(da) => same(self, b, BasicOp::Reshape { arr: da, shape }),
+            // In vector mode the seed dimension stays innermost.
+            BasicOp::Reshape { arr, mut shape } => match self.tan_of_var(arr) {
+                Some(da) => {
+                    shape.extend(self.seeds.clone());
+                    same(self, b, BasicOp::Reshape { arr: da, shape })
+                }
                 None => None,
             },
-            BasicOp::Rearrange(perm, arr) => match self.tan_of_var(arr) {
-                Some(da) => same(self, b, BasicOp::Rearrange(perm, da)),
+            BasicOp::Rearrange(mut perm, arr) => match self.tan_of_var(arr) {
+                Some(da) => {
+                    if self.seeds.is_some() {
+                        perm.push(perm.len());
+                    }
+                    same(self, b, BasicOp::Rearrange(perm, da))
+                }
                 None => None,
             },
             BasicOp::Copy(arr) => match self.tan_of_var(arr) {
@@ -720,7 +679,8 @@ impl Diff<'_> {
                     return Ok(None);
                 }
                 let des = es.iter().map(|e| self.tan(b, e)).collect::<R<Vec<_>>>()?;
-                same(self, b, BasicOp::ArrayLit(des, ety))
+                let dety = self.tan_ty(&ety);
+                same(self, b, BasicOp::ArrayLit(des, dety))
             }
             // Sizes, index ranges, fresh storage and checks have zero tangents.
             BasicOp::Range { .. }
@@ -728,14 +688,79 @@ impl Diff<'_> {
             | BasicOp::Scratch(..)
             | BasicOp::Assert { .. }
             | BasicOp::ShapeCheck { .. } => None,
-            BasicOp::UpdateAcc { .. } => {
-                return Err(AdError::unsupported("jvp of accumulator updates"))
-            }
+            // The tangent accumulator gets the tangents of the values (zeros included: an
+            // accumulator without an operator overwrites).
+            BasicOp::UpdateAcc { acc, is, vals } => match self.tan_of_var(acc) {
+                Some(dacc) => {
+                    let dvals = vals.iter().map(|v| self.tan(b, v)).collect::<R<_>>()?;
+                    let op = BasicOp::UpdateAcc {
+                        acc: dacc,
+                        is,
+                        vals: dvals,
+                    };
+                    same(self, b, op)
+                }
+                None => None,
+            },
         })
     }
 
-    /// Sum the contributions `∂ᵢ·dxᵢ` (tangent arithmetic of type `rt`).
+    /// Sum the contributions `∂ᵢ·dxᵢ` (tangent arithmetic of type `rt`). In vector mode the
+    /// tangents are arrays of seeds: one `map` over the seeds applies the scalar rule to
+    /// each, reading the partials (primal values, computed once) as free variables.
     fn combine(
+        &mut self,
+        b: &mut Builder,
+        rt: PrimType,
+        parts: Vec<Contribution>,
+    ) -> R<Option<SubExp>> {
+        let Some(k) = self.seeds.clone() else {
+            return self.combine_scalar(b, rt, parts);
+        };
+        let mut mb = Builder::new(b.names);
+        mb.src = b.src.clone();
+        let mut params = Vec::new();
+        let mut arrs = Vec::new();
+        let mut per_seed = Vec::new();
+        for (p, (x, dx)) in parts {
+            let Some(dx) = dx else { continue };
+            if matches!(p, Partial::Zero) {
+                continue;
+            }
+            let dx = dx
+                .as_var()
+                .ok_or_else(|| AdError::new("internal: a vector tangent is a constant"))?;
+            let in_t = prim_of(self.types, &x)?;
+            let e = self.fresh_param(&mut mb, "dx", &Type::Prim(in_t));
+            per_seed.push((p, (x, Some(SubExp::Var(e.name)))));
+            params.push(e);
+            arrs.push(dx);
+        }
+        // A lone identity partial passes the tangent through.
+        if let [(Partial::One, (x, _))] = per_seed.as_slice() {
+            if prim_of(self.types, x)? == rt {
+                return Ok(Some(SubExp::Var(arrs[0])));
+            }
+        }
+        let Some(t) = self.combine_scalar(&mut mb, rt, per_seed)? else {
+            return Ok(None);
+        };
+        let lam = Lambda {
+            params,
+            body: Body {
+                stms: mb.take_stms(),
+                result: vec![t],
+            },
+            ret: vec![Type::Prim(rt)],
+        };
+        drop(mb);
+        let ty = self.tan_ty(&Type::Prim(rt));
+        let map = Exp::Soac(Soac::Map { w: k, lam, arrs });
+        Ok(Some(SubExp::Var(self.bind(b, "d", map, ty))))
+    }
+
+    /// [`Diff::combine`] on scalar tangents.
+    fn combine_scalar(
         &mut self,
         b: &mut Builder,
         rt: PrimType,
@@ -792,8 +817,7 @@ impl Diff<'_> {
         let mut out = Vec::new();
         for (p, a) in pat.iter().zip(active) {
             if *a {
-                let hint = format!("d{}", b.names.hint(p.name));
-                let dp = self.fresh_param(b, &hint, &p.ty);
+                let dp = self.tangent_param(b, p);
                 self.tans.insert(p.name, SubExp::Var(dp.name));
                 out.push(dp);
             }
@@ -826,7 +850,7 @@ impl Diff<'_> {
             ret.iter()
                 .zip(&active)
                 .filter(|(_, a)| **a)
-                .map(|(t, _)| t.clone()),
+                .map(|(t, _)| self.tan_ty(t)),
         );
         let mut pat2 = pat.clone();
         pat2.extend(self.tangent_pat(b, &pat, &active));
@@ -843,6 +867,110 @@ impl Diff<'_> {
                     result: eres.into_iter().chain(e_extra).collect(),
                 },
                 ret: ret2,
+            },
+            src,
+        });
+        Ok(())
+    }
+
+    /// `with_acc`: each accumulator gets a tangent accumulator over the tangents of its
+    /// arrays, combining with the tangent half of its operator, which must be linear (the
+    /// `+` that reverse mode uses): then the tangent of a combination is the combination of
+    /// the tangents. Results: the arrays, their tangents, the other results and theirs.
+    fn with_acc(
+        &mut self,
+        b: &mut Builder,
+        pat: Vec<Param>,
+        src: SrcInfo,
+        inputs: Vec<AccInput>,
+        lam: Lambda,
+    ) -> R<()> {
+        let tracked =
+            inputs.iter().any(|i| self.any_tracked(&i.arrays)) || self.reads_tracked(&lam);
+        if !tracked {
+            b.add(Stm {
+                pat,
+                exp: Exp::WithAcc { inputs, lam },
+                src,
+            });
+            return Ok(());
+        }
+        let n_acc = inputs.len();
+        let n_arrays: usize = inputs.iter().map(|i| i.arrays.len()).sum();
+        let mut dinputs = Vec::new();
+        for inp in &inputs {
+            let arrays = self.tans_of(b, &inp.arrays)?;
+            let op = match &inp.op {
+                None => None,
+                Some((l, ne)) => {
+                    let top = self.split_operator(b, l)?.ok_or_else(|| {
+                        AdError::unsupported("jvp of an accumulator with a non-linear operator")
+                    })?;
+                    Some((top, self.zeros_of(b, ne)?))
+                }
+            };
+            dinputs.push(AccInput {
+                shape: inp.shape.clone(),
+                arrays,
+                op,
+            });
+        }
+        let mut dparams = Vec::new();
+        for p in &lam.params {
+            self.types.insert(p.name, p.ty.clone());
+            let dp = self.tangent_param(b, p);
+            self.tans.insert(p.name, SubExp::Var(dp.name));
+            dparams.push(dp);
+        }
+        let (mut stms, res, tres) = self.sub_body(b, lam.body)?;
+        let dacc_res = tres[..n_acc]
+            .iter()
+            .map(|t| {
+                t.clone()
+                    .ok_or_else(|| AdError::new("internal: an accumulator result lost its tangent"))
+            })
+            .collect::<R<Vec<_>>>()?;
+        let active: Vec<bool> = tres[n_acc..].iter().map(Option::is_some).collect();
+        let extra = self.finish_tangents(b, &mut stms, &res[n_acc..], &tres[n_acc..], &active)?;
+        let (acc_ret, other_ret) = lam.ret.split_at(n_acc);
+        let ret = acc_ret
+            .iter()
+            .cloned()
+            .chain(acc_ret.iter().map(|t| self.tan_ty(t)))
+            .chain(other_ret.iter().cloned())
+            .chain(
+                other_ret
+                    .iter()
+                    .zip(&active)
+                    .filter(|(_, a)| **a)
+                    .map(|(t, _)| self.tan_ty(t)),
+            )
+            .collect();
+        let result = res[..n_acc]
+            .iter()
+            .cloned()
+            .chain(dacc_res)
+            .chain(res[n_acc..].iter().cloned())
+            .chain(extra)
+            .collect();
+        let mut params = lam.params;
+        params.extend(dparams);
+        let (arr_pat, other_pat) = pat.split_at(n_arrays);
+        let mut pat2 = arr_pat.to_vec();
+        pat2.extend(self.tangent_pat(b, arr_pat, &vec![true; n_arrays]));
+        pat2.extend(other_pat.iter().cloned());
+        pat2.extend(self.tangent_pat(b, other_pat, &active));
+        let mut inputs2 = inputs;
+        inputs2.extend(dinputs);
+        b.add(Stm {
+            pat: pat2,
+            exp: Exp::WithAcc {
+                inputs: inputs2,
+                lam: Lambda {
+                    params,
+                    body: Body { stms, result },
+                    ret,
+                },
             },
             src,
         });
@@ -876,8 +1004,7 @@ impl Diff<'_> {
             let mut tparams = Vec::new();
             for ((p, _), a) in params.iter().zip(&active) {
                 if *a {
-                    let hint = format!("d{}", b.names.hint(p.name));
-                    let dp = self.fresh_param(b, &hint, &p.ty);
+                    let dp = self.tangent_param(b, p);
                     self.tans.insert(p.name, SubExp::Var(dp.name));
                     tparams.push(dp);
                 } else {
@@ -937,8 +1064,7 @@ impl Diff<'_> {
         for (p, a) in lam.params.iter().zip(active_in) {
             self.types.insert(p.name, p.ty.clone());
             if *a {
-                let hint = format!("d{}", b.names.hint(p.name));
-                let dp = self.fresh_param(b, &hint, &p.ty);
+                let dp = self.tangent_param(b, p);
                 self.tans.insert(p.name, SubExp::Var(dp.name));
                 tparams.push(dp);
             } else {
@@ -954,7 +1080,7 @@ impl Diff<'_> {
                 .iter()
                 .zip(&active)
                 .filter(|(_, a)| **a)
-                .map(|(t, _)| t.clone()),
+                .map(|(t, _)| self.tan_ty(t)),
         );
         let mut params = lam.params;
         params.extend(tparams);

@@ -254,7 +254,7 @@ fn run_jmp(prog: Prog, x: f64, seeds: &[f64]) -> (Vec<f64>, Vec<f64>) {
 }
 
 #[test]
-fn jmp_maps_over_seeds_with_the_primal_hoisted() {
+fn jmp_computes_the_primal_once() {
     // a ↦ a³ + sin a.
     let prog = jmp_prog(|b, a| {
         let a = SubExp::Var(a);
@@ -266,10 +266,17 @@ fn jmp_maps_over_seeds_with_the_primal_hoisted() {
     });
     let out = runic_ad::fwd::eliminate(prog.clone()).expect("differentiates");
     let text = out.to_string();
-    // The primal (the cube and the sine) is computed once, outside the map over seeds.
-    let map_at = text.find("map(").expect("a map over the seeds");
-    assert!(text[..map_at].contains("Sin("), "{text}");
-    assert!(!text[map_at..].contains("Sin("), "{text}");
+    // The primal (the cube and the sine) is computed once, outside every map over the seeds;
+    // the cosine of the derivative too.
+    assert_eq!(text.matches("Sin(").count(), 1, "{text}");
+    assert_eq!(text.matches("Cos(").count(), 1, "{text}");
+    for map in text.split("= map(").skip(1) {
+        let lambda = &map[..map.find("\n  }").expect("the map's end")];
+        assert!(
+            !lambda.contains("Sin(") && !lambda.contains("Cos("),
+            "{text}"
+        );
+    }
     let x: f64 = 0.5;
     let d = 3.0 * x * x + x.cos();
     let (y, dys) = run_jmp(prog, x, &[1.0, 2.0, -1.0]);
@@ -281,8 +288,8 @@ fn jmp_maps_over_seeds_with_the_primal_hoisted() {
 }
 
 #[test]
-fn jmp_with_a_loop_keeps_a_separate_primal() {
-    // a ↦ a·a·a by a loop (the loop's primal lives inside the differentiated loop).
+fn jmp_loop_carries_an_array_of_tangents() {
+    // a ↦ a·a·a by a loop: one loop, whose tangent parameter holds one tangent per seed.
     let prog = jmp_prog(|b, a| {
         let t = Type::Prim(PrimType::F64);
         let acc = b.param("acc", t.clone());
@@ -308,6 +315,11 @@ fn jmp_with_a_loop_keeps_a_separate_primal() {
         );
         SubExp::Var(r[0])
     });
+    let text = runic_ad::fwd::eliminate(prog.clone())
+        .expect("differentiates")
+        .to_string();
+    assert_eq!(text.matches("loop {").count(), 1, "{text}");
+    assert!(text.contains("dacc_") && text.contains(": [k_"), "{text}");
     let (y, dys) = run_jmp(prog, 2.0, &[1.0, 0.5]);
     assert_eq!((y, dys), (vec![8.0], vec![12.0, 6.0]));
 }
@@ -337,9 +349,9 @@ fn linear_operators_reduce_tangents_separately() {
 }
 
 #[test]
-fn jmp_never_updates_a_hoisted_array_in_place() {
-    // a ↦ (loop acc = [a] for i < 2 do acc with [0] = acc[0]·a)[0] = a³: the replicate is
-    // primal (hoisted out of the map over seeds), the loop updating it stays inside.
+fn jmp_updates_arrays_in_place_correctly() {
+    // a ↦ (loop acc = [a] for i < 2 do acc with [0] = acc[0]·a)[0] = a³: the primal array
+    // and its tangents (one row of seeds per element) are both updated in place.
     let prog = jmp_prog(|b, a| {
         let f64t = PrimType::F64;
         let arr = Type::Array {
@@ -381,9 +393,9 @@ fn jmp_never_updates_a_hoisted_array_in_place() {
 }
 
 #[test]
-fn jmp_histogram_updates_a_copy_per_seed() {
-    // a ↦ (reduce_by_index [1] (*) 1 [0, 0] [a, a])[0] = a²: the destination is primal
-    // (hoisted); the paired histogram inside the map over seeds must not consume it.
+fn jmp_histogram_pairs_scalar_and_seed_rows() {
+    // a ↦ (reduce_by_index [1] (*) 1 [0, 0] [a, a])[0] = a²: the paired histogram has a
+    // scalar destination and a destination of seed rows.
     let prog = jmp_prog(|b, a| {
         let f64t = PrimType::F64;
         let arr = |n: i64, t: PrimType| Type::Array {

@@ -100,3 +100,29 @@ fn scan_with_a_block_diagonal_jacobian_uses_one_recurrence_per_block() {
     assert_eq!(count(&ir, "scan"), 3);
     assert_eq!(ir.matches("{z_").count(), 2);
 }
+
+#[test]
+fn jmp_runs_the_primal_once_with_vector_tangents() {
+    let ir = after_ad("jmp_once");
+    insta::assert_snapshot!(ir);
+    // One loop, one branch and one reduce, each carrying an array of tangents (one per
+    // seed), and no map over the seeds that re-runs any of them.
+    assert_eq!(ir.matches("= loop {").count(), 1);
+    assert_eq!(ir.matches(" = if ").count(), 1);
+    assert_eq!(count(&ir, "reduce"), 1);
+    assert!(ir.contains("dacc_") && ir.contains(": [seeds_"));
+    for map in ir.split(" = map(seeds_").skip(1) {
+        let lambda = &map[..map.find("\n    }").unwrap_or(map.len())];
+        assert!(!lambda.contains("loop {") && !lambda.contains(" = if "));
+    }
+}
+
+#[test]
+fn jvp_of_an_accumulator_adds_a_tangent_accumulator() {
+    let ir = after_ad("hvp_acc");
+    insta::assert_snapshot!(ir);
+    assert_eq!(ir.matches("with_acc(").count(), 1);
+    // Two primal updates, each followed by the update of the tangent accumulator.
+    assert_eq!(ir.matches("update_acc(acc_").count(), 2);
+    assert_eq!(ir.matches("update_acc(dacc_").count(), 2);
+}
