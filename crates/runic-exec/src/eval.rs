@@ -193,10 +193,16 @@ impl Ctx<'_> {
 
     /// Apply a lambda to arguments in the current frame (sequentially).
     pub fn apply(&self, f: &mut Frame, lam: &Lambda, args: Vec<Val>) -> R<Vec<Val>> {
+        self.apply_par(f, lam, args, false)
+    }
+
+    /// [`Ctx::apply`], letting the SOACs in the body run in parallel when `par` is set
+    /// (for a caller that runs its applications one at a time).
+    pub fn apply_par(&self, f: &mut Frame, lam: &Lambda, args: Vec<Val>, par: bool) -> R<Vec<Val>> {
         for (p, a) in lam.params.iter().zip(args) {
             self.set(f, p.name, a);
         }
-        self.body(f, &lam.body, false)
+        self.body(f, &lam.body, par)
     }
 
     fn run_loop(

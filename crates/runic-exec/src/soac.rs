@@ -223,6 +223,7 @@ impl Ctx<'_> {
         arrs: &[Arc<Array>],
         lo: usize,
         hi: usize,
+        inner_par: bool,
     ) -> R<Block> {
         let n = hi - lo;
         let flat = arrs.iter().all(|a| a.shape.len() == 1);
@@ -257,7 +258,7 @@ impl Ctx<'_> {
                 let mut rows = Vec::with_capacity(n);
                 for i in lo..hi {
                     let args = arrs.iter().map(|a| row(a, i)).collect();
-                    rows.push(self.apply(f, lam, args)?);
+                    rows.push(self.apply_par(f, lam, args, inner_par)?);
                 }
                 Ok(Block::Rows(rows))
             }
@@ -380,6 +381,9 @@ impl Ctx<'_> {
             }
         }
         let cs = chunks(w, par);
+        // A map too narrow to split (such as one over the seeds of `jmp`) runs its
+        // applications one at a time, so their own SOACs may use the threads.
+        let inner_par = par && cs.len() == 1;
         let parts = run_chunks(f, &cs, |fr, lo, hi| {
             let mut outs: Vec<(Option<Buffer>, Option<Vec<usize>>)> =
                 vec![(None, None); lam.ret.len()];
@@ -387,7 +391,7 @@ impl Ctx<'_> {
             while b < hi {
                 let e = (b + BLOCK).min(hi);
                 self.check_interrupt()?;
-                match self.block(fr, Some(lam), arrs, b, e)? {
+                match self.block(fr, Some(lam), arrs, b, e, inner_par)? {
                     Block::Cols(cols) => {
                         for (o, c) in outs.iter_mut().zip(cols) {
                             match &mut o.0 {
@@ -552,7 +556,7 @@ impl Ctx<'_> {
         while b < hi {
             let e = (b + BLOCK).min(hi);
             self.check_interrupt()?;
-            let blk = self.block(f, pre, arrs, b, e)?;
+            let blk = self.block(f, pre, arrs, b, e, false)?;
             match (&blk, op, &acc[..]) {
                 (Block::Cols(cols), Some(op), [Val::Prim(a)]) if cols.len() == 1 => {
                     let n = blk.len();
