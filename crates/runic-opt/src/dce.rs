@@ -16,9 +16,24 @@ pub fn dce(mut prog: Prog) -> Prog {
     prog
 }
 
-/// Operations that can be dropped when unused.
+/// Operations that can be dropped when unused: basic operations that cannot fail, and
+/// branches and SOACs made only of such operations.
 pub fn removable(e: &Exp) -> bool {
+    let all = |b: &Body| b.stms.iter().all(|s| removable(&s.exp));
     match e {
+        Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => all(then_body) && all(else_body),
+        // Histograms and scatters check the shapes of their values at run time: kept.
+        Exp::Soac(s) => match s {
+            Soac::Map { lam, .. } => all(&lam.body),
+            Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
+                all(&lam.body) && pre.as_ref().is_none_or(|p| all(&p.body))
+            }
+            Soac::Hist { .. } | Soac::Scatter { .. } => false,
+        },
         Exp::Basic(op) => match op {
             BasicOp::SubExp(_)
             | BasicOp::UnOp(..)
@@ -51,6 +66,7 @@ fn body(b: &mut Body, live: &mut HashSet<VName>) {
         if !used && removable(&s.exp) {
             continue;
         }
+        drop_dead_map_results(&mut s, live);
         nested(&mut s.exp);
         walk::uses_exp(&s.exp, live);
         for p in &s.pat {
@@ -60,6 +76,33 @@ fn body(b: &mut Body, live: &mut HashSet<VName>) {
     }
     kept.reverse();
     b.stms = kept;
+}
+
+/// A map's unused results are not computed (its lambda stops returning them, and what
+/// computed only them dies in turn).
+fn drop_dead_map_results(s: &mut Stm, live: &HashSet<VName>) {
+    let Exp::Soac(Soac::Map { lam, .. }) = &mut s.exp else {
+        return;
+    };
+    let mut in_types = HashSet::new();
+    for p in &s.pat {
+        walk::uses_type(&p.ty, &mut in_types);
+    }
+    let keep: Vec<bool> = s
+        .pat
+        .iter()
+        .map(|p| live.contains(&p.name) || in_types.contains(&p.name))
+        .collect();
+    if keep.iter().all(|k| *k) || keep.len() != lam.body.result.len() {
+        return;
+    }
+    fn filter<T>(v: &mut Vec<T>, keep: &[bool]) {
+        let mut it = keep.iter();
+        v.retain(|_| *it.next().unwrap_or(&true));
+    }
+    filter(&mut s.pat, &keep);
+    filter(&mut lam.body.result, &keep);
+    filter(&mut lam.ret, &keep);
 }
 
 fn lam(l: &mut Lambda) {

@@ -25,6 +25,50 @@ fn dce_removes_unused_pure_code_but_keeps_failing_code() {
 }
 
 #[test]
+fn dce_removes_unused_soacs_that_cannot_fail_but_keeps_those_that_can() {
+    let p = lower(
+        "entry main (xs: []i32) =
+           let _a = map (\\x -> x * 2) xs
+           let _b = reduce (+) 0 xs
+           let _c = map (\\x -> x / 0) xs
+           in xs",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(!t.contains("Mul(") && !t.contains("reduce"), "{t}");
+    assert!(t.contains("Div("), "{t}");
+}
+
+#[test]
+fn dce_drops_the_unused_results_of_a_map() {
+    let p = lower(
+        "entry main (xs: []f64) =
+           let (ys, zs) = unzip (map (\\x -> (f64.sin x, f64.cos x)) xs)
+           let _ = zs
+           in ys",
+    );
+    let q = runic_opt::simplify(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(t.contains("Sin(") && !t.contains("Cos("), "{t}");
+}
+
+#[test]
+fn rearranges_compose_and_cancel() {
+    let p = lower(
+        "entry main (a: [][][]f64) = (transpose (transpose a), transpose (transpose (transpose a)))",
+    );
+    let q = runic_opt::simplify(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    // transpose ∘ transpose is a copy of the input; three transposes are one rearrange of it.
+    assert_eq!(t.matches("copy(a_").count(), 1, "{t}");
+    assert_eq!(t.matches("rearrange([1, 0, 2], a_").count(), 1, "{t}");
+    assert_eq!(t.matches("rearrange(").count(), 1, "{t}");
+}
+
+#[test]
 fn cse_shares_repeated_computations() {
     let p = lower("entry main (x: i32) = (x * x + 1, x * x + 1)");
     let q = runic_opt::simplify(p.clone());
