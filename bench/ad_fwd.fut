@@ -23,3 +23,25 @@ def hist [n] (is: [n]u16) (xs: [n]f32) =
   reduce_by_index (replicate 1024 0f32) (+) 0 (map (\i -> i64.u16 i % 1024) is) xs
 entry hist_primal [n] (is: [n]u16) (xs: [n]f32) (_dxs: [n]f32) = hist is xs
 entry hist_jvp [n] (is: [n]u16) (xs: [n]f32) (dxs: [n]f32) = jvp2 (hist is) xs dxs
+
+-- jmp (vector tangents, 4 seeds) against a map of jvp over the seeds (the primal runs once
+-- per seed) and against the primal: map of a polynomial, sum, and a map whose body is a
+-- loop (the primal of the loop is the expensive part).
+-- ==
+-- entry: jmp_map_primal jmp_map jmp_map_each jmp_sum_primal jmp_sum jmp_sum_each
+-- random input { [1000000]f32 [4][1000000]f32 }
+
+-- ==
+-- entry: jmp_loop_primal jmp_loop jmp_loop_each
+-- random input { [100000]f32 [4][100000]f32 }
+
+def iterate (x: f32) = loop acc = x for _i < 32 do f32.sin acc * x + 0.5
+entry jmp_map_primal [k][n] (xs: [n]f32) (_ss: [k][n]f32) = map poly xs
+entry jmp_map [k][n] (xs: [n]f32) (ss: [k][n]f32) = jmp (map poly) xs ss
+entry jmp_map_each [k][n] (xs: [n]f32) (ss: [k][n]f32) = map (\s -> jvp (map poly) xs s) ss
+entry jmp_sum_primal [k][n] (xs: [n]f32) (_ss: [k][n]f32) = f32.sum xs
+entry jmp_sum [k][n] (xs: [n]f32) (ss: [k][n]f32) = jmp f32.sum xs ss
+entry jmp_sum_each [k][n] (xs: [n]f32) (ss: [k][n]f32) = map (\s -> jvp f32.sum xs s) ss
+entry jmp_loop_primal [k][n] (xs: [n]f32) (_ss: [k][n]f32) = map iterate xs
+entry jmp_loop [k][n] (xs: [n]f32) (ss: [k][n]f32) = jmp (map iterate) xs ss
+entry jmp_loop_each [k][n] (xs: [n]f32) (ss: [k][n]f32) = map (\s -> jvp (map iterate) xs s) ss

@@ -174,6 +174,8 @@ impl Elim<'_> {
             types: &mut self.types,
             tans: HashMap::new(),
             seeds: None,
+            seed_index: None,
+            seeded_accs: HashSet::new(),
         };
         if vector {
             d.vector_jvp(&mut b, lam, args, tangents, &s.pat)?;
@@ -193,6 +195,12 @@ struct Diff<'t> {
     /// `[n]..t` then has type `[n]..[k]t` (seeds innermost, so that indexing, updates and
     /// map rows carry over unchanged), and the primal runs once.
     seeds: Option<SubExp>,
+    /// Inside the per-seed `map` of [`Diff::per_seed`]: the seed's index, for writes to the
+    /// tangent accumulators of [`Diff::seeded_accs`].
+    seed_index: Option<SubExp>,
+    /// Tangent accumulators made in vector mode: their index space ends with the seed
+    /// dimension, so every write names a seed.
+    seeded_accs: HashSet<VName>,
 }
 
 /// Whether a body may update an array in place (then a seed that is also an argument must
@@ -248,6 +256,49 @@ fn tangent_only(names: &mut NameSource, pair: &Lambda, m: usize) -> Option<Lambd
     Some(lam)
 }
 
+/// The array operands an expression updates in place (a loop may update the initial values
+/// of its parameters).
+fn consumed_mut(e: &mut Exp) -> Vec<&mut VName> {
+    match e {
+        Exp::Basic(BasicOp::Update(arr, _, _)) => vec![arr],
+        Exp::Loop { params, .. } => params
+            .iter_mut()
+            .filter_map(|(_, init)| match init {
+                SubExp::Var(v) => Some(v),
+                SubExp::Const(_) => None,
+            })
+            .collect(),
+        Exp::Soac(Soac::Scatter { dests, .. }) | Exp::Soac(Soac::Hist { dests, .. }) => {
+            dests.iter_mut().collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a body contains a loop (at any depth).
+fn has_loop(b: &Body) -> bool {
+    b.stms.iter().any(|s| exp_has_loop(&s.exp))
+}
+
+fn exp_has_loop(e: &Exp) -> bool {
+    let lam = |l: &Lambda| has_loop(&l.body);
+    match e {
+        Exp::Loop { .. } => true,
+        Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => has_loop(then_body) || has_loop(else_body),
+        Exp::Soac(Soac::Map { lam: l, .. }) | Exp::Soac(Soac::Hist { lam: l, .. }) => lam(l),
+        Exp::Soac(Soac::Reduce { pre, lam: l, .. }) | Exp::Soac(Soac::Scan { pre, lam: l, .. }) => {
+            lam(l) || pre.as_ref().is_some_and(lam)
+        }
+        Exp::Soac(Soac::Scatter { .. }) | Exp::Basic(_) | Exp::Apply { .. } => false,
+        Exp::WithAcc { lam: l, .. } | Exp::Jvp { lam: l, .. } | Exp::Vjp { lam: l, .. } => lam(l),
+        Exp::WithVjp { f, adj, .. } => lam(f) || lam(adj),
+    }
+}
+
 fn copy_stm(pat: Param, exp: Exp, src: &SrcInfo) -> Stm {
     Stm {
         pat: vec![pat],
@@ -265,10 +316,15 @@ impl Diff<'_> {
     }
 
     /// The type of the tangent of a value of type `ty` (see [`Diff::seeds`]). An
-    /// accumulator's tangent is an accumulator of the same index space.
+    /// accumulator's tangent is an accumulator (in vector mode, with the seeds as an extra
+    /// index).
     fn tan_ty(&self, ty: &Type) -> Type {
         match (&self.seeds, ty) {
-            (None, _) | (_, Type::Acc { .. }) => ty.clone(),
+            (None, _) => ty.clone(),
+            (Some(k), Type::Acc { shape, elems }) => Type::Acc {
+                shape: shape.iter().cloned().chain([k.clone()]).collect(),
+                elems: elems.clone(),
+            },
             (Some(k), Type::Prim(p)) => Type::Array {
                 elem: *p,
                 shape: vec![k.clone()],
@@ -520,6 +576,163 @@ impl Diff<'_> {
         Ok(())
     }
 
+    /// Vector mode, a SOAC without loops inside: the primal SOAC once, and a `map` over the
+    /// seeds of its scalar-mode derivative (a renamed copy, so its lambda's primal re-runs
+    /// per seed). On the executor, that keeps every SOAC on its fast paths over plain
+    /// columns, where per-element arrays of seeds would not be (bench/ad_fwd.fut, `jmp_*`);
+    /// a SOAC with a loop inside keeps vector tangents so that the loop runs once. The
+    /// tangents cross into the map with the seed dimension outermost.
+    fn per_seed(&mut self, b: &mut Builder, s: Stm) -> R<()> {
+        let Some(k) = self.seeds.clone() else {
+            return Err(AdError::new("internal: per-seed rule outside vector mode"));
+        };
+        let mut used = HashSet::new();
+        mentions(&s.exp, &mut used);
+        let mut tracked: Vec<VName> = used
+            .into_iter()
+            .filter(|v| self.tans.contains_key(v))
+            .collect();
+        tracked.sort();
+        if tracked.is_empty() {
+            b.add(s);
+            return Ok(());
+        }
+        // Each tracked value's tangents, seeds outermost, become an input of the map; a
+        // tangent accumulator is shared by all seeds.
+        let mut params = Vec::new();
+        let mut arrs = Vec::new();
+        let mut inner_tans = HashMap::new();
+        let mut needs_index = false;
+        for v in tracked {
+            let ty = self.type_of(&SubExp::Var(v))?;
+            let t = self.tan_of_var(v).ok_or_else(|| {
+                AdError::new(format!("internal: the vector tangent of {v} is a constant"))
+            })?;
+            if let Type::Acc { .. } = ty {
+                needs_index |= self.seeded_accs.contains(&t);
+                inner_tans.insert(v, SubExp::Var(t));
+                continue;
+            }
+            let rank = ty.rank();
+            let arr = if rank == 0 {
+                t
+            } else {
+                let perm = [rank].into_iter().chain(0..rank).collect();
+                let outer = ty.array_of(k.clone());
+                self.bind(b, "dseeds", Exp::Basic(BasicOp::Rearrange(perm, t)), outer)
+            };
+            let hint = format!("d{}", b.names.hint(v));
+            let row = self.fresh_param(b, &hint, &ty);
+            inner_tans.insert(v, SubExp::Var(row.name));
+            params.push(row);
+            arrs.push(arr);
+        }
+        let kk = if needs_index {
+            let i64t = PrimType::I64;
+            let range = BasicOp::Range {
+                start: SubExp::i64(0),
+                second: None,
+                end: k.clone(),
+                kind: RangeKind::UpToExclusive,
+                elem: i64t,
+            };
+            let iota = self.bind(
+                b,
+                "seed",
+                Exp::Basic(range),
+                Type::Prim(i64t).array_of(k.clone()),
+            );
+            let p = self.fresh_param(b, "seed", &Type::Prim(i64t));
+            params.push(p.clone());
+            arrs.push(iota);
+            Some(SubExp::Var(p.name))
+        } else {
+            None
+        };
+        // The scalar-mode derivative of a renamed copy, one seed at a time.
+        let mut copy = Body {
+            stms: vec![s.clone()],
+            result: Vec::new(),
+        };
+        Renamer {
+            names: b.names,
+            map: HashMap::new(),
+        }
+        .body(&mut copy);
+        let mut inner = copy.stms.remove(0);
+        let mut mb = Builder::new(b.names);
+        mb.src = s.src.clone();
+        let saved_tans = std::mem::replace(&mut self.tans, inner_tans);
+        // The copy must not update the primal's arrays in place: it updates copies, which
+        // have the same tangents.
+        for v in consumed_mut(&mut inner.exp) {
+            let Some(ty) = self.types.get(v).filter(|t| t.rank() > 0).cloned() else {
+                continue;
+            };
+            let c = self.bind(&mut mb, "copy", Exp::Basic(BasicOp::Copy(*v)), ty);
+            if let Some(t) = self.tans.get(v).cloned() {
+                self.tans.insert(c, t);
+            }
+            *v = c;
+        }
+        let saved_seeds = self.seeds.take();
+        let saved_index = std::mem::replace(&mut self.seed_index, kk);
+        let inner_pat = inner.pat.clone();
+        let done = self.stm(&mut mb, inner);
+        let mut result = Vec::new();
+        let mut ret = Vec::new();
+        let mut outs = Vec::new();
+        if done.is_ok() {
+            for (p, ip) in s.pat.iter().zip(&inner_pat) {
+                if let Some(t) = self.tan_opt(&SubExp::Var(ip.name)) {
+                    result.push(t);
+                    ret.push(p.ty.clone());
+                    outs.push(p.clone());
+                }
+            }
+        }
+        self.tans = saved_tans;
+        self.seeds = saved_seeds;
+        self.seed_index = saved_index;
+        done?;
+        let lam = Lambda {
+            params,
+            body: Body {
+                stms: mb.take_stms(),
+                result,
+            },
+            ret,
+        };
+        drop(mb);
+        let map_pat: Vec<Param> = outs
+            .iter()
+            .map(|p| {
+                let ty = p.ty.array_of(k.clone());
+                let hint = format!("d{}", b.names.hint(p.name));
+                self.fresh_param(b, &hint, &ty)
+            })
+            .collect();
+        b.add(Stm {
+            pat: map_pat.clone(),
+            exp: Exp::Soac(Soac::Map { w: k, lam, arrs }),
+            src: s.src.clone(),
+        });
+        // The primal after the map: it may update arrays the map reads.
+        b.add(s);
+        for (p, m) in outs.iter().zip(map_pat) {
+            let rank = p.ty.rank();
+            let t = if rank == 0 {
+                m.name
+            } else {
+                let perm = (1..=rank).chain([0]).collect();
+                let ty = self.tan_ty(&p.ty);
+                self.bind(b, "d", Exp::Basic(BasicOp::Rearrange(perm, m.name)), ty)
+            };
+            self.tans.insert(p.name, SubExp::Var(t));
+        }
+        Ok(())
+    }
+
     /// Emit the primal and tangent statements of a body; the tangents of its results.
     fn body(&mut self, b: &mut Builder, body: Body) -> R<Vec<Option<SubExp>>> {
         for s in body.stms {
@@ -554,6 +767,7 @@ impl Diff<'_> {
                 ret,
             } => self.if_(b, s.pat, s.src, cond, then_body, else_body, ret),
             Exp::Loop { params, form, body } => self.loop_(b, s.pat, s.src, params, form, body),
+            Exp::Soac(_) if self.seeds.is_some() && !exp_has_loop(&s.exp) => self.per_seed(b, s),
             Exp::Soac(soac) => self.soac(b, s.pat, s.src, soac),
             Exp::Apply { fun, .. } => Err(AdError::unsupported(format!(
                 "jvp through a call of the function {fun}"
@@ -692,7 +906,11 @@ impl Diff<'_> {
             // accumulator without an operator overwrites).
             BasicOp::UpdateAcc { acc, is, vals } => match self.tan_of_var(acc) {
                 Some(dacc) => {
-                    let dvals = vals.iter().map(|v| self.tan(b, v)).collect::<R<_>>()?;
+                    let dvals: Vec<SubExp> =
+                        vals.iter().map(|v| self.tan(b, v)).collect::<R<_>>()?;
+                    if self.seeded_accs.contains(&dacc) {
+                        return self.update_seeded_acc(b, dacc, is, dvals).map(Some);
+                    }
                     let op = BasicOp::UpdateAcc {
                         acc: dacc,
                         is,
@@ -703,6 +921,105 @@ impl Diff<'_> {
                 None => None,
             },
         })
+    }
+
+    /// A write of tangents `dvals` at `is` to a tangent accumulator made in vector mode (its
+    /// last index is the seed): one write per seed. Accumulators are references, so the
+    /// result is the same accumulator.
+    fn update_seeded_acc(
+        &mut self,
+        b: &mut Builder,
+        dacc: VName,
+        is: Vec<SubExp>,
+        dvals: Vec<SubExp>,
+    ) -> R<SubExp> {
+        let acc_ty = self.type_of(&SubExp::Var(dacc))?;
+        if let Some(kk) = self.seed_index.clone() {
+            let op = BasicOp::UpdateAcc {
+                acc: dacc,
+                is: is.into_iter().chain([kk]).collect(),
+                vals: dvals,
+            };
+            let r = self.bind(b, "dacc", Exp::Basic(op), acc_ty);
+            self.seeded_accs.insert(r);
+            return Ok(SubExp::Var(r));
+        }
+        let Some(k) = self.seeds.clone() else {
+            return Err(AdError::new(
+                "internal: a seeded accumulator outside vector mode",
+            ));
+        };
+        let i64t = PrimType::I64;
+        let range = BasicOp::Range {
+            start: SubExp::i64(0),
+            second: None,
+            end: k.clone(),
+            kind: RangeKind::UpToExclusive,
+            elem: i64t,
+        };
+        let iota = self.bind(
+            b,
+            "seed",
+            Exp::Basic(range),
+            Type::Prim(i64t).array_of(k.clone()),
+        );
+        // Seeds innermost → outermost, so that the map's rows are one seed's values.
+        let mut arrs = vec![iota];
+        for dv in &dvals {
+            let v = dv
+                .as_var()
+                .ok_or_else(|| AdError::new("internal: a vector tangent is a constant"))?;
+            let ty = self.type_of(dv)?;
+            let rank = ty.rank();
+            arrs.push(if rank <= 1 {
+                v
+            } else {
+                let perm = [rank - 1].into_iter().chain(0..rank - 1).collect();
+                let Type::Array { elem, shape } = &ty else {
+                    return Err(AdError::new("internal: a vector tangent is not an array"));
+                };
+                let outer = Type::Array {
+                    elem: *elem,
+                    shape: [shape[rank - 1].clone()]
+                        .into_iter()
+                        .chain(shape[..rank - 1].iter().cloned())
+                        .collect(),
+                };
+                self.bind(b, "dseeds", Exp::Basic(BasicOp::Rearrange(perm, v)), outer)
+            });
+        }
+        let mut mb = Builder::new(b.names);
+        mb.src = b.src.clone();
+        let kk = self.fresh_param(&mut mb, "seed", &Type::Prim(i64t));
+        let mut params = vec![kk.clone()];
+        let mut vals = Vec::new();
+        for arr in &arrs[1..] {
+            let row_ty = self.type_of(&SubExp::Var(*arr))?.row();
+            let p = self.fresh_param(&mut mb, "dv", &row_ty);
+            vals.push(SubExp::Var(p.name));
+            params.push(p);
+        }
+        let op = BasicOp::UpdateAcc {
+            acc: dacc,
+            is: is.into_iter().chain([SubExp::Var(kk.name)]).collect(),
+            vals,
+        };
+        self.bind(&mut mb, "dacc", Exp::Basic(op), acc_ty);
+        let lam = Lambda {
+            params,
+            body: Body {
+                stms: mb.take_stms(),
+                result: Vec::new(),
+            },
+            ret: Vec::new(),
+        };
+        drop(mb);
+        b.add(Stm {
+            pat: Vec::new(),
+            exp: Exp::Soac(Soac::Map { w: k, lam, arrs }),
+            src: b.src.clone(),
+        });
+        Ok(SubExp::Var(dacc))
     }
 
     /// Sum the contributions `∂ᵢ·dxᵢ` (tangent arithmetic of type `rt`). In vector mode the
@@ -897,28 +1214,40 @@ impl Diff<'_> {
         }
         let n_acc = inputs.len();
         let n_arrays: usize = inputs.iter().map(|i| i.arrays.len()).sum();
+        // In vector mode, the tangent arrays end with the seed dimension, which becomes the
+        // last index of the accumulator; its operator stays scalar.
         let mut dinputs = Vec::new();
         for inp in &inputs {
             let arrays = self.tans_of(b, &inp.arrays)?;
+            let seeds = self.seeds.take();
             let op = match &inp.op {
-                None => None,
-                Some((l, ne)) => {
-                    let top = self.split_operator(b, l)?.ok_or_else(|| {
+                None => Ok(None),
+                Some((l, ne)) => self.split_operator(b, l).and_then(|top| {
+                    let top = top.ok_or_else(|| {
                         AdError::unsupported("jvp of an accumulator with a non-linear operator")
                     })?;
-                    Some((top, self.zeros_of(b, ne)?))
-                }
+                    Ok(Some((top, self.zeros_of(b, ne)?)))
+                }),
             };
+            self.seeds = seeds;
             dinputs.push(AccInput {
-                shape: inp.shape.clone(),
+                shape: inp
+                    .shape
+                    .iter()
+                    .cloned()
+                    .chain(self.seeds.clone())
+                    .collect(),
                 arrays,
-                op,
+                op: op?,
             });
         }
         let mut dparams = Vec::new();
         for p in &lam.params {
             self.types.insert(p.name, p.ty.clone());
             let dp = self.tangent_param(b, p);
+            if self.seeds.is_some() {
+                self.seeded_accs.insert(dp.name);
+            }
             self.tans.insert(p.name, SubExp::Var(dp.name));
             dparams.push(dp);
         }

@@ -102,19 +102,22 @@ fn scan_with_a_block_diagonal_jacobian_uses_one_recurrence_per_block() {
 }
 
 #[test]
-fn jmp_runs_the_primal_once_with_vector_tangents() {
+fn jmp_runs_loops_and_branches_once_with_vector_tangents() {
     let ir = after_ad("jmp_once");
     insta::assert_snapshot!(ir);
-    // One loop, one branch and one reduce, each carrying an array of tangents (one per
-    // seed), and no map over the seeds that re-runs any of them.
-    assert_eq!(ir.matches("= loop {").count(), 1);
+    // The top-level loop, the branch and the map holding a loop appear once each (the
+    // map's loop once inside it), carrying arrays of tangents, one per seed.
+    assert_eq!(ir.matches("= loop {").count(), 2);
     assert_eq!(ir.matches(" = if ").count(), 1);
-    assert_eq!(count(&ir, "reduce"), 1);
     assert!(ir.contains("dacc_") && ir.contains(": [seeds_"));
+    assert!(ir.contains("dmapped_") && ir.contains("[2i64][seeds_"));
+    // No map over the seeds re-runs a loop or a branch; the reduce (no loop inside) is
+    // differentiated per seed.
     for map in ir.split(" = map(seeds_").skip(1) {
-        let lambda = &map[..map.find("\n    }").unwrap_or(map.len())];
+        let lambda = &map[..map.find("\n  }").unwrap_or(map.len())];
         assert!(!lambda.contains("loop {") && !lambda.contains(" = if "));
     }
+    assert_eq!(count(&ir, "reduce"), 2, "the primal and one per seed");
 }
 
 #[test]
