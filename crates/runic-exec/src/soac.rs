@@ -92,31 +92,43 @@ pub fn simple_op_of(lam: &Lambda) -> Option<BinOp> {
 fn fold_col(op: BinOp, acc: Prim, col: &Buffer, off: usize, n: usize) -> R<Prim> {
     let col_all = col;
     let range = off..off + n;
-    match (op, acc, col) {
-        (BinOp::Add, Prim::F32(a), Buffer::F32(v)) => {
-            Ok(Prim::F32(v[range.clone()].iter().fold(a, |s, &x| s + x)))
-        }
-        (BinOp::Add, Prim::F64(a), Buffer::F64(v)) => {
-            Ok(Prim::F64(v[range.clone()].iter().fold(a, |s, &x| s + x)))
-        }
-        (BinOp::Add, Prim::I32(a), Buffer::I32(v)) => Ok(Prim::I32(
-            v[range.clone()].iter().fold(a, |s, &x| s.wrapping_add(x)),
-        )),
-        (BinOp::Add, Prim::I64(a), Buffer::I64(v)) => Ok(Prim::I64(
-            v[range.clone()].iter().fold(a, |s, &x| s.wrapping_add(x)),
-        )),
-        _ => {
-            let mut a = acc;
-            for i in range {
-                let x = buf_get(col_all, i);
-                a = match crate::vector::fast_binop(op, a, x) {
-                    Some(v) => v,
-                    None => scalar_binop(op, a, x)?,
-                };
+    // One native loop per operator and type (in order, as the interpreter associates).
+    macro_rules! folds {
+        ($($V:ident: $add:expr, $mul:expr);*) => {
+            match (op, acc, col) {
+                $(
+                    (BinOp::Add, Prim::$V(a), Buffer::$V(v)) => {
+                        return Ok(Prim::$V(v[range].iter().fold(a, |s, &x| $add(s, x))))
+                    }
+                    (BinOp::Mul, Prim::$V(a), Buffer::$V(v)) => {
+                        return Ok(Prim::$V(v[range].iter().fold(a, |s, &x| $mul(s, x))))
+                    }
+                    (BinOp::Min, Prim::$V(a), Buffer::$V(v)) => {
+                        return Ok(Prim::$V(v[range].iter().fold(a, |s, &x| s.min(x))))
+                    }
+                    (BinOp::Max, Prim::$V(a), Buffer::$V(v)) => {
+                        return Ok(Prim::$V(v[range].iter().fold(a, |s, &x| s.max(x))))
+                    }
+                )*
+                _ => {}
             }
-            Ok(a)
-        }
+        };
     }
+    folds!(
+        F32: |s: f32, x| s + x, |s: f32, x| s * x;
+        F64: |s: f64, x| s + x, |s: f64, x| s * x;
+        I32: i32::wrapping_add, i32::wrapping_mul;
+        I64: i64::wrapping_add, i64::wrapping_mul
+    );
+    let mut a = acc;
+    for i in range {
+        let x = buf_get(col_all, i);
+        a = match crate::vector::fast_binop(op, a, x) {
+            Some(v) => v,
+            None => scalar_binop(op, a, x)?,
+        };
+    }
+    Ok(a)
 }
 
 /// Inclusive scan of a column from `acc`, appended to `out`; returns the last value.
