@@ -21,7 +21,7 @@
 
 use crate::alg::{prim_of, IrAlg};
 use crate::error::AdError;
-use crate::scope::{fun_types, mentions, Renamer, Types};
+use crate::scope::{fun_types, mentions, simple_binop, Renamer, Types};
 use runic_ir::*;
 use runic_prim::deriv::{self, Algebra, Partial};
 use std::collections::{HashMap, HashSet};
@@ -57,6 +57,7 @@ pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
         names: &mut prog.names,
         types,
         errors: Vec::new(),
+        depth: 0,
     };
     for f in prog.funs.iter_mut() {
         let body = std::mem::take(&mut f.body);
@@ -72,6 +73,9 @@ struct Elim<'n> {
     types: Types,
     /// Why Jvps left in place could not be differentiated.
     errors: Vec<AdError>,
+    /// How many AD constructs enclose the current statement (their derivatives will be
+    /// differentiated again, so piecewise rules are not used inside them).
+    depth: usize,
 }
 
 impl Elim<'_> {
@@ -136,10 +140,16 @@ impl Elim<'_> {
                 }
                 self.lambda(lam);
             }
-            Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => self.lambda(lam),
+            Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => {
+                self.depth += 1;
+                self.lambda(lam);
+                self.depth -= 1;
+            }
             Exp::WithVjp { f, adj, .. } => {
+                self.depth += 1;
                 self.lambda(f);
                 self.lambda(adj);
+                self.depth -= 1;
             }
         }
     }
@@ -176,6 +186,7 @@ impl Elim<'_> {
             seeds: None,
             seed_index: None,
             seeded_accs: HashSet::new(),
+            differentiated_again: self.depth > 0,
         };
         if vector {
             d.vector_jvp(&mut b, lam, args, tangents, &s.pat)?;
@@ -201,6 +212,9 @@ struct Diff<'t> {
     /// Tangent accumulators made in vector mode: their index space ends with the seed
     /// dimension, so every write names a seed.
     seeded_accs: HashSet<VName>,
+    /// Whether the derivative will itself be differentiated: then every rule must be
+    /// differentiable, and the zero-counting product rule is not used.
+    differentiated_again: bool,
 }
 
 /// Whether a body may update an array in place (then a seed that is also an argument must
@@ -695,15 +709,14 @@ impl Diff<'_> {
         self.seeds = saved_seeds;
         self.seed_index = saved_index;
         done?;
+        let stms = mb.take_stms();
+        drop(mb);
+        let stms = self.hoist_seed_invariant(b, stms, &params);
         let lam = Lambda {
             params,
-            body: Body {
-                stms: mb.take_stms(),
-                result,
-            },
+            body: Body { stms, result },
             ret,
         };
-        drop(mb);
         let map_pat: Vec<Param> = outs
             .iter()
             .map(|p| {
@@ -731,6 +744,54 @@ impl Diff<'_> {
             self.tans.insert(p.name, SubExp::Var(t));
         }
         Ok(())
+    }
+
+    /// The statements of a per-seed lambda that do not depend on its parameters (such as
+    /// the gradient of [`Diff::product_by_gradient`]) go before the map, once; the others
+    /// stay. One that stays must not update a hoisted array in place (every seed would see
+    /// the previous one's update): it updates a copy.
+    fn hoist_seed_invariant(
+        &mut self,
+        b: &mut Builder,
+        stms: Vec<Stm>,
+        params: &[Param],
+    ) -> Vec<Stm> {
+        let mut inside: HashSet<VName> = params.iter().map(|p| p.name).collect();
+        let mut kept = Vec::new();
+        for s in stms {
+            let mut used = HashSet::new();
+            mentions(&s.exp, &mut used);
+            for p in &s.pat {
+                mentions(&p.ty, &mut used);
+            }
+            if used.is_disjoint(&inside) {
+                b.add(s);
+            } else {
+                inside.extend(s.pat.iter().map(|p| p.name));
+                kept.push(s);
+            }
+        }
+        let mut out = Vec::with_capacity(kept.len());
+        for mut s in kept {
+            for v in consumed_mut(&mut s.exp) {
+                if inside.contains(v) {
+                    continue;
+                }
+                let Some(ty) = self.types.get(v).filter(|t| t.rank() > 0).cloned() else {
+                    continue;
+                };
+                let c = b.names.fresh("copy");
+                self.types.insert(c, ty.clone());
+                out.push(Stm {
+                    pat: vec![Param { name: c, ty }],
+                    exp: Exp::Basic(BasicOp::Copy(*v)),
+                    src: s.src.clone(),
+                });
+                *v = c;
+            }
+            out.push(s);
+        }
+        out
     }
 
     /// Emit the primal and tangent statements of a body; the tangents of its results.
@@ -1576,6 +1637,23 @@ impl Diff<'_> {
                 neutral,
                 commutative,
             } => {
+                if let (Some((BinOp::Mul, t)), None, [x], [ne], [p]) =
+                    (simple_binop(&lam), &pre, &arrs[..], &neutral[..], &pat[..])
+                {
+                    if t.is_float() && !self.differentiated_again && self.tans.contains_key(x) {
+                        let (x, ne, p) = (*x, ne.clone(), p.clone());
+                        let primal = Soac::Reduce {
+                            w: w.clone(),
+                            arrs,
+                            pre,
+                            lam: lam.clone(),
+                            neutral,
+                            commutative,
+                        };
+                        self.emit_unchanged(b, pat, src.clone(), primal);
+                        return self.product_by_gradient(b, p, src, w, x, lam, ne);
+                    }
+                }
                 let fold = Fold {
                     w,
                     arrs,
@@ -1709,6 +1787,83 @@ impl Diff<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// `p = reduce (*) ne xs` on floats: `dp = Σᵢ dxᵢ·∂p/∂xᵢ`, the gradient coming from a
+    /// `vjp` of the same reduce, which reverse mode (run next) differentiates with its
+    /// zero-counting rule (seed 001 §3). That costs a few passes of simple operators,
+    /// where the rule on (value, tangent) pairs needs a reduce of a two-value operator.
+    #[allow(clippy::too_many_arguments)]
+    fn product_by_gradient(
+        &mut self,
+        b: &mut Builder,
+        p: Param,
+        src: SrcInfo,
+        w: SubExp,
+        x: VName,
+        op: Lambda,
+        ne: SubExp,
+    ) -> R<()> {
+        let t = prim_of(self.types, &ne)?;
+        let xt = self.type_of(&SubExp::Var(x))?;
+        let dx = self.tan_var(b, x)?;
+        // vjp (\xs -> reduce (*) ne xs) x 1
+        let mut op = op;
+        Renamer {
+            names: b.names,
+            map: HashMap::new(),
+        }
+        .lambda(&mut op);
+        crate::scope::lambda_types(&op, self.types);
+        let xs = self.fresh_param(b, "xs", &xt);
+        let r = self.fresh_param(b, "prod", &Type::Prim(t));
+        let lam = Lambda {
+            params: vec![xs.clone()],
+            body: Body {
+                stms: vec![Stm {
+                    pat: vec![r.clone()],
+                    exp: Exp::Soac(Soac::Reduce {
+                        w: w.clone(),
+                        arrs: vec![xs.name],
+                        pre: None,
+                        lam: op,
+                        neutral: vec![ne],
+                        commutative: true,
+                    }),
+                    src: src.clone(),
+                }],
+                result: vec![SubExp::Var(r.name)],
+            },
+            ret: vec![Type::Prim(t)],
+        };
+        let y = self.fresh_param(b, "prod", &Type::Prim(t));
+        let grad = self.fresh_param(b, "grad", &xt);
+        b.add(Stm {
+            pat: vec![y, grad.clone()],
+            exp: Exp::Vjp {
+                lam,
+                args: vec![SubExp::Var(x)],
+                cotangents: vec![SubExp::Const(Prim::one(t))],
+                vector: false,
+            },
+            src: src.clone(),
+        });
+        // Σᵢ dxᵢ·gradᵢ, the product fused into the reduce as its producer.
+        let mul = runic_ir::builder::binop_lambda(b.names, BinOp::Mul, t);
+        let add = runic_ir::builder::binop_lambda(b.names, BinOp::Add, t);
+        crate::scope::lambda_types(&mul, self.types);
+        crate::scope::lambda_types(&add, self.types);
+        let dot = Exp::Soac(Soac::Reduce {
+            w,
+            arrs: vec![dx, grad.name],
+            pre: Some(mul),
+            lam: add,
+            neutral: vec![SubExp::Const(Prim::zero(t))],
+            commutative: true,
+        });
+        let dp = self.bind(b, "d", dot, self.tan_ty(&p.ty));
+        self.tans.insert(p.name, SubExp::Var(dp));
+        Ok(())
     }
 
     /// Inputs of a reduce/scan on (value, tangent) pairs: with a producer lambda, the

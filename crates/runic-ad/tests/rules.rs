@@ -76,14 +76,47 @@ fn map_runs_over_primal_and_tangent_arrays() {
 
 #[test]
 fn reduce_operator_works_on_value_tangent_pairs() {
-    let src = "entry main (xs: []f64) (dxs: []f64) = jvp (reduce (*) 1) xs dxs";
+    // a ⊙ b = a + b + ab, so reduce ⊙ 0 xs = ∏(1 + xᵢ) − 1.
+    let src =
+        "entry main (xs: []f64) (dxs: []f64) = jvp (reduce (\\a b -> a + b + a * b) 0) xs dxs";
     let text = entry_text(&differentiated(src), "main");
     // One reduce whose neutral element is paired with a zero tangent.
-    assert!(text.contains("{1f64, 0f64}"), "{text}");
+    assert!(text.contains("{0f64, 0f64}"), "{text}");
     let r = Runner::new(src);
-    // d(2·3·5) along (1, 0, 2) = 15 + 0 + 2·6.
+    // Along (1, 0, 2) at (2, 3, 5): 1·4·6 + 0 + 2·3·4.
     let got = floats(&r.run("main", vec![f64s(&[2.0, 3.0, 5.0]), f64s(&[1.0, 0.0, 2.0])])[0]);
-    assert_eq!(got, [27.0]);
+    assert_eq!(got, [48.0]);
+}
+
+#[test]
+fn product_tangent_is_the_dot_product_with_the_zero_counting_gradient() {
+    let src = "entry main (xs: []f64) (dxs: []f64) = jvp (reduce (*) 1) xs dxs";
+    let text = entry_text(&differentiated(src), "main");
+    // No reduce of (value, tangent) pairs: the non-zero product, the zero count and a dot
+    // product with the gradient.
+    assert!(!text.contains("{1f64, 0f64}"), "{text}");
+    assert!(text.contains("Div(") && text.contains("{nz_"), "{text}");
+    let r = Runner::new(src);
+    let run = |xs: &[f64], dxs: &[f64]| floats(&r.run("main", vec![f64s(xs), f64s(dxs)])[0]);
+    // d(2·3·5) along (1, 0, 2) = 15 + 0 + 2·6.
+    assert_eq!(run(&[2.0, 3.0, 5.0], &[1.0, 0.0, 2.0]), [27.0]);
+    // One zero: only its own tangent counts, times the other factors.
+    assert_eq!(run(&[2.0, 0.0, 5.0], &[1.0, 1.0, 2.0]), [10.0]);
+    // Two zeros: every partial derivative is zero.
+    assert_eq!(run(&[0.0, 0.0, 5.0], &[1.0, 1.0, 2.0]), [0.0]);
+}
+
+#[test]
+fn second_derivative_of_a_product_at_a_zero() {
+    // The derivative is differentiated again (a Hessian-vector product of a product): the
+    // piecewise zero-counting rule must not be what gets differentiated, or the second
+    // derivative at a zero would be lost.
+    let src = "def g (xs: []f64) = jvp (reduce (*) 1) xs (map (\\_ -> 1) xs)
+               entry main (xs: []f64) (dxs: []f64) = jvp g xs dxs";
+    let r = Runner::new(src);
+    // g = Σᵢ ∏_{j≠i} xⱼ; at (0, 2, 3) along (1, 0, 0): ∂g/∂x₀ = x₁ + x₂ = 5.
+    let got = floats(&r.run("main", vec![f64s(&[0.0, 2.0, 3.0]), f64s(&[1.0, 0.0, 0.0])])[0]);
+    assert_eq!(got, [5.0]);
 }
 
 #[test]
