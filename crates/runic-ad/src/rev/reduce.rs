@@ -140,8 +140,9 @@ pub fn nonzero_pairs(
     )
 }
 
-/// The product of the non-zero elements of `x` and the number of zeros (one reduce over
-/// pairs).
+/// The product of the non-zero elements of `x` and the number of zeros: two reduces of
+/// simple operators (the executor's native folds), each with the per-element choice of
+/// [`nonzero_pairs`] fused in as its producer, so that no array of pairs is made.
 pub fn nonzero_product(
     rev: &mut Rev,
     b: &mut Builder,
@@ -150,29 +151,37 @@ pub fn nonzero_product(
     t: PrimType,
 ) -> R<(SubExp, SubExp)> {
     let i64t = PrimType::I64;
-    let (pt, ct) = (Type::Prim(t), Type::Prim(i64t));
-    let pairs = nonzero_pairs(rev, b, w, x, t)?;
-    // Two reduces with simple operators (the executor's native folds) rather than one of
-    // pairs.
     let mut out = Vec::new();
-    for (arr, op, ne, ty) in [
-        (pairs[0], BinOp::Mul, Prim::one(t), pt),
-        (pairs[1], BinOp::Add, Prim::I64(0), ct),
+    for (op, ne, rt) in [
+        (BinOp::Mul, Prim::one(t), t),
+        (BinOp::Add, Prim::I64(0), i64t),
     ] {
-        let lam = runic_ir::builder::binop_lambda(b.names, op, ty.elem().unwrap_or(t));
+        let pre = b.lambda(vec![("x", Type::Prim(t))], vec![Type::Prim(rt)], |b, ps| {
+            let xi = SubExp::Var(ps[0]);
+            let zero = SubExp::Const(Prim::zero(t));
+            let z = util::binop(rev, b, BinOp::Eq, xi.clone(), zero, t);
+            let (on_zero, other) = if rt == t {
+                (SubExp::Const(Prim::one(t)), xi)
+            } else {
+                (SubExp::i64(1), SubExp::i64(0))
+            };
+            vec![util::select(rev, b, rt, z, on_zero, other)]
+        });
+        crate::scope::lambda_types(&pre, rev.types);
+        let lam = runic_ir::builder::binop_lambda(b.names, op, rt);
         crate::scope::lambda_types(&lam, rev.types);
         let r = rev.bind(
             b,
             "nz",
             Exp::Soac(Soac::Reduce {
                 w: w.clone(),
-                arrs: vec![arr],
-                pre: None,
+                arrs: vec![x],
+                pre: Some(pre),
                 lam,
                 neutral: vec![SubExp::Const(ne)],
                 commutative: true,
             }),
-            ty,
+            Type::Prim(rt),
         );
         out.push(SubExp::Var(r));
     }
