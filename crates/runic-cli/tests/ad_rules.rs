@@ -108,7 +108,9 @@ fn jmp_runs_loops_and_branches_once_with_vector_tangents() {
     // The top-level loop, the branch and the map holding a loop appear once each (the
     // map's loop once inside it), carrying arrays of tangents, one per seed.
     assert_eq!(ir.matches("= loop {").count(), 2);
-    let tangent_ifs = ir.lines().filter(|l| l.contains(" = if ") && l.contains("[seeds_"));
+    let tangent_ifs = ir
+        .lines()
+        .filter(|l| l.contains(" = if ") && l.contains("[seeds_"));
     assert_eq!(tangent_ifs.count(), 1);
     assert!(ir.contains("dacc_") && ir.contains(": [seeds_"));
     assert!(ir.contains("dmapped_") && ir.contains("[2i64][seeds_"));
@@ -117,7 +119,9 @@ fn jmp_runs_loops_and_branches_once_with_vector_tangents() {
     for map in ir.split(" = map(seeds_").skip(1) {
         let lambda = &map[..map.find("\n  }").unwrap_or(map.len())];
         assert!(!lambda.contains("loop {") && !lambda.contains("{nz_"));
-        assert!(!lambda.lines().any(|l| l.contains(" = if ") && l.contains("[seeds_")));
+        assert!(!lambda
+            .lines()
+            .any(|l| l.contains(" = if ") && l.contains("[seeds_")));
     }
     assert!(ir.contains("{nz_"));
 }

@@ -212,29 +212,44 @@ fn extremum(
     );
     let not_ne = util::binop(rev, b, BinOp::Neq, y, ne, t);
     let found = util::binop(rev, b, BinOp::LogAnd, found, not_ne, PrimType::Bool);
-    // A one-hot adjoint (no index into a possibly empty array).
-    let iota = util::iota(rev, b, w.clone());
-    let xbar = util::map(rev, b, w, vec![iota], vec![Type::Prim(t)], |rev, b, ps| {
-        let here = util::binop(
-            rev,
-            b,
-            BinOp::Eq,
-            SubExp::Var(ps[0]),
-            idx.clone(),
-            PrimType::I64,
-        );
-        let here = util::binop(rev, b, BinOp::LogAnd, here, found.clone(), PrimType::Bool);
-        Ok(vec![util::select(
-            rev,
-            b,
-            t,
-            here,
-            ybar.clone(),
-            SubExp::Const(Prim::zero(t)),
-        )])
-    })?;
-    rev.owned.insert(xbar[0]);
-    rev.add_adj(b, &SubExp::Var(x), SubExp::Var(xbar[0]))
+    if rev.accs.contains_key(&x) {
+        // An accumulator ignores a write out of range: −1 when nothing is found.
+        let i = util::select(rev, b, PrimType::I64, found, idx, SubExp::i64(-1));
+        return rev.add_adj_at(b, x, &[DimIndex::Fix(i)], ybar);
+    }
+    if !rev.active.contains(&x) {
+        return Ok(());
+    }
+    // ȳ goes to one element: an update of the adjoint in place under a branch, not a pass
+    // over the array.
+    let a = rev.owned_adj(b, x)?;
+    let ty = rev.type_of(&SubExp::Var(a))?;
+    let upd = util::if_with(
+        rev,
+        b,
+        found,
+        vec![ty.clone()],
+        |rev, b| {
+            let at = vec![DimIndex::Fix(idx.clone())];
+            let old = rev.bind(
+                b,
+                "old",
+                Exp::Basic(BasicOp::Index(a, at.clone())),
+                Type::Prim(t),
+            );
+            let sum = util::binop(rev, b, BinOp::Add, SubExp::Var(old), ybar.clone(), t);
+            let upd = Exp::Basic(BasicOp::Update(a, at, sum));
+            Ok(vec![SubExp::Var(rev.bind(b, "adj", upd, ty.clone()))])
+        },
+        |_, _| Ok(vec![SubExp::Var(a)]),
+    )?;
+    let upd = upd[0]
+        .as_var()
+        .ok_or_else(|| AdError::new("internal: an array adjoint is a constant"))?;
+    rev.owned.remove(&a);
+    rev.owned.insert(upd);
+    rev.adjs.insert(x, SubExp::Var(upd));
+    Ok(())
 }
 
 /// The smallest index of `y` (the reduce's result) in `x`, or −1 when no element equals
