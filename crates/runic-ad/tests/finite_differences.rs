@@ -147,3 +147,54 @@ fn jmp_equals_jvp_per_seed() {
         })
         .unwrap();
 }
+
+/// Every row of `jmp f x seeds` matches central finite differences of `f` along that seed,
+/// through each kind of vector rule: a map holding a loop (tangents with a seed dimension
+/// inside the map), SOACs without loops (a map over the seeds: scan, a histogram, a
+/// product through its gradient), a branch and a top-level loop.
+#[test]
+fn jmp_rows_match_finite_differences() {
+    let r = Runner::new(
+        "def g [n] (xs: [n]f64) =
+           let ys = map (\\x -> loop a = x for _i < 3 do f64.sin a * x + 0.5) xs
+           let s = scan (+) 0 (map (\\y -> y * y) ys)
+           let h = reduce_by_index (replicate 3 0) (+) 0 (map (\\i -> i % 3) (iota n)) ys
+           let p = reduce (*) 1 (map (\\x -> 1 + 0.1 * x) xs)
+           let q = if p > 1 then p * p else p - 1
+           let t = loop acc = q for _i < 2 do acc * 0.5 + f64.cos acc
+           in (s, h, t)
+         entry f (xs: []f64) = g xs
+         entry jm [k][n] (xs: [n]f64) (seeds: [k][n]f64) = unzip3 (jmp g xs seeds)",
+    );
+    let strategy = (1usize..7, 1usize..4)
+        .prop_flat_map(|(n, k)| (vec(-2.0f64..2.0, n), vec(vec(-1.0f64..1.0, n), k)));
+    let mut runner = TestRunner::new(Config::with_cases(24));
+    runner
+        .run(&strategy, |(xs, seeds)| {
+            let n = xs.len();
+            let flat: Vec<f64> = seeds.iter().flatten().copied().collect();
+            let arr = runic_data::Array::from_f64(vec![seeds.len(), n], flat).expect("shape");
+            let got = r.run("jm", vec![f64s(&xs), runic_data::Value::Array(arr)]);
+            let (ss, hs, ts) = (floats(&got[0]), floats(&got[1]), floats(&got[2]));
+            let h = 1e-6;
+            for (k, seed) in seeds.iter().enumerate() {
+                let at = |s: f64| -> Vec<Vec<f64>> {
+                    let v: Vec<f64> = xs.iter().zip(seed).map(|(a, b)| a + s * b).collect();
+                    r.run("f", vec![f64s(&v)]).iter().map(floats).collect()
+                };
+                let (hi, lo) = (at(h), at(-h));
+                let fd = |i: usize| -> Vec<f64> {
+                    hi[i]
+                        .iter()
+                        .zip(&lo[i])
+                        .map(|(a, b)| (a - b) / (2.0 * h))
+                        .collect()
+                };
+                prop_assert!(close(&ss[k * n..(k + 1) * n], &fd(0), 1e-5), "scan row {k}");
+                prop_assert!(close(&hs[k * 3..(k + 1) * 3], &fd(1), 1e-5), "hist row {k}");
+                prop_assert!(close(&ts[k..k + 1], &fd(2), 1e-5), "loop row {k}");
+            }
+            Ok(())
+        })
+        .unwrap();
+}
