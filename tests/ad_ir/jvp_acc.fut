@@ -148,3 +148,17 @@ def expo [n] (xs: [n]f64) : f64 =
 entry hessian [n] (xs: [n]f64) : [n][n]f64 =
   let ids = tabulate n (\i -> tabulate n (\j -> f64.bool (i == j)))
   in jmp (\xs -> vjp expo xs 1) xs ids
+
+-- jmp2 of a gradient built with an accumulator returns the gradient itself as its primal:
+-- the accumulator's writes must happen once, not once per seed. f = Σ xᵢ·x₍ᵢ₊₁₎ mod n, so
+-- ∇f = (x₍ᵢ₊₁₎ + x₍ᵢ₋₁₎)ᵢ and the Hessian's columns e₀ ↦ (0,1,0,1), e₁ ↦ (1,0,1,0) (by hand).
+-- ==
+-- entry: jmp2_grad_primal
+-- input { [1.0, 2.0, 3.0, 4.0] [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]] }
+-- output { [6.0, 4.0, 6.0, 4.0] [[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]] }
+
+def ring_pairs [n] (xs: [n]f64) : f64 =
+  f64.sum (map (\i -> xs[i] * xs[(i + 1) % n]) (iota n))
+
+entry jmp2_grad_primal [n][k] (xs: [n]f64) (seeds: [k][n]f64) =
+  jmp2 (\ys -> vjp ring_pairs ys 1) xs seeds

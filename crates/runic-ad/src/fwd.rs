@@ -9,8 +9,10 @@
 //! an operation needs it materialised). Free variables of the lambda have no tangent here.
 //!
 //! `jmp` (`vector: true`) uses vector tangents: with `k` seeds, the tangent of a value of
-//! type `[n]t` has type `[n][k]t` (seeds innermost), so the primal runs once, loops and
-//! branches carry arrays of tangents, and each scalar rule becomes one `map` over the seeds.
+//! type `[n]t` has type `[n][k]t` (seeds innermost). Loops, branches and straight-line code
+//! run their primal once and carry arrays of tangents; each scalar rule becomes one `map`
+//! over the seeds. A SOAC without a loop inside is the exception ([`Diff::per_seed`]): a
+//! `map` over the seeds of its scalar derivative, whose lambda's primal re-runs per seed.
 //!
 //! Accumulators (`with_acc`, from reverse mode: forward over reverse) get tangent
 //! accumulators that receive the tangent of every update.
@@ -18,6 +20,9 @@
 //! Reduce, scan and histogram operators are differentiated on (value, tangent) pairs with a
 //! zero tangent for the neutral element; when the tangent half of that operator reads no
 //! primal operand (a linear operator such as `+`), the tangents get a SOAC of their own.
+//! A float product's tangent uses its gradient, from a `vjp` this pass emits for reverse
+//! mode ([`Diff::product_by_gradient`]): forward mode alone may leave `Vjp`s behind, and
+//! [`crate::eliminate_where_possible`] runs both.
 
 use crate::alg::{prim_of, IrAlg};
 use crate::error::AdError;
@@ -35,7 +40,7 @@ type Contribution = (Partial<SubExp>, (SubExp, Option<SubExp>));
 type DiffBody = (Vec<Stm>, Vec<SubExp>, Vec<Option<SubExp>>);
 
 /// Eliminate every `Jvp` of the program (innermost first). `Vjp`/`WithVjp` outside any
-/// `Jvp` are left for reverse mode.
+/// `Jvp`, and those this pass emits for float products, are left for reverse mode.
 pub fn eliminate(prog: Prog) -> R<Prog> {
     let (prog, mut errors) = eliminate_where_possible(prog);
     if errors.is_empty() {
@@ -354,7 +359,20 @@ impl Diff<'_> {
     fn tangent_param(&mut self, b: &mut Builder, p: &Param) -> Param {
         let hint = format!("d{}", b.names.hint(p.name));
         let ty = self.tan_ty(&p.ty);
-        self.fresh_param(b, &hint, &ty)
+        let dp = self.fresh_param(b, &hint, &ty);
+        if self.seeds.is_some() && matches!(ty, Type::Acc { .. }) {
+            self.seeded_accs.insert(dp.name);
+        }
+        dp
+    }
+
+    /// Whether an expression reads an accumulator. Such a SOAC is not differentiated per
+    /// seed: re-running its primal per seed would repeat its writes.
+    fn uses_acc(&self, e: &Exp) -> bool {
+        let mut used = HashSet::new();
+        mentions(e, &mut used);
+        used.iter()
+            .any(|v| matches!(self.types.get(v), Some(Type::Acc { .. })))
     }
 
     fn type_of(&self, s: &SubExp) -> R<Type> {
@@ -828,7 +846,11 @@ impl Diff<'_> {
                 ret,
             } => self.if_(b, s.pat, s.src, cond, then_body, else_body, ret),
             Exp::Loop { params, form, body } => self.loop_(b, s.pat, s.src, params, form, body),
-            Exp::Soac(_) if self.seeds.is_some() && !exp_has_loop(&s.exp) => self.per_seed(b, s),
+            Exp::Soac(_)
+                if self.seeds.is_some() && !exp_has_loop(&s.exp) && !self.uses_acc(&s.exp) =>
+            {
+                self.per_seed(b, s)
+            }
             Exp::Soac(soac) => self.soac(b, s.pat, s.src, soac),
             Exp::Apply { fun, .. } => Err(AdError::unsupported(format!(
                 "jvp through a call of the function {fun}"
@@ -1306,9 +1328,6 @@ impl Diff<'_> {
         for p in &lam.params {
             self.types.insert(p.name, p.ty.clone());
             let dp = self.tangent_param(b, p);
-            if self.seeds.is_some() {
-                self.seeded_accs.insert(dp.name);
-            }
             self.tans.insert(p.name, SubExp::Var(dp.name));
             dparams.push(dp);
         }
@@ -1793,6 +1812,8 @@ impl Diff<'_> {
     /// `vjp` of the same reduce, which reverse mode (run next) differentiates with its
     /// zero-counting rule (seed 001 §3). That costs a few passes of simple operators,
     /// where the rule on (value, tangent) pairs needs a reduce of a two-value operator.
+    /// The gradient divides the product by each factor, which is wrong when the product
+    /// under- or overflowed: when `p` is 0 or not finite, the pair rule runs instead.
     #[allow(clippy::too_many_arguments)]
     fn product_by_gradient(
         &mut self,
@@ -1805,8 +1826,89 @@ impl Diff<'_> {
         ne: SubExp,
     ) -> R<()> {
         let t = prim_of(self.types, &ne)?;
+        let dty = self.tan_ty(&p.ty);
+        let py = SubExp::Var(p.name);
+        let zero = SubExp::Const(Prim::zero(t));
+        let mut alg = self.alg(b);
+        let is_zero = alg.binop(BinOp::Eq, &py, &zero)?;
+        let diff = alg.binop(BinOp::Sub, &py, &py)?;
+        let not_finite = alg.binop(BinOp::Neq, &diff, &zero)?;
+        let exact = alg.binop(BinOp::LogOr, &is_zero, &not_finite)?;
+        // The gradient outside the branch: it does not depend on the tangents (so a jmp
+        // computes it once), and computing it is harmless when it is not used.
+        let grad = self.product_gradient(b, &src, &w, x, op.clone(), ne.clone(), t)?;
+        let mut tb = Builder::new(b.names);
+        tb.src = src.clone();
+        let dt = self.product_by_pairs(&mut tb, &src, &w, x, &op, &ne, t)?;
+        let then_body = tb.finish(vec![dt]);
+        let mut eb = Builder::new(b.names);
+        eb.src = src.clone();
+        let dg = self.dot(&mut eb, &w, x, grad, t)?;
+        let else_body = eb.finish(vec![dg]);
+        let exp = Exp::If {
+            cond: exact,
+            then_body,
+            else_body,
+            ret: vec![dty.clone()],
+        };
+        let dp = self.bind(b, "d", exp, dty);
+        self.tans.insert(p.name, SubExp::Var(dp));
+        Ok(())
+    }
+
+    /// The tangent of `reduce (*) ne x` by the rule on (value, tangent) pairs.
+    #[allow(clippy::too_many_arguments)]
+    fn product_by_pairs(
+        &mut self,
+        b: &mut Builder,
+        src: &SrcInfo,
+        w: &SubExp,
+        x: VName,
+        op: &Lambda,
+        ne: &SubExp,
+        t: PrimType,
+    ) -> R<SubExp> {
+        let mut op = op.clone();
+        Renamer {
+            names: b.names,
+            map: HashMap::new(),
+        }
+        .lambda(&mut op);
+        crate::scope::lambda_types(&op, self.types);
+        let r = self.fresh_param(b, "prod", &Type::Prim(t));
+        let fold = Fold {
+            w: w.clone(),
+            arrs: vec![x],
+            pre: None,
+            lam: op,
+            neutral: vec![ne.clone()],
+        };
+        self.reduce_or_scan(b, vec![r.clone()], src.clone(), fold, |f| Soac::Reduce {
+            w: f.w,
+            arrs: f.arrs,
+            pre: f.pre,
+            lam: f.lam,
+            neutral: f.neutral,
+            commutative: true,
+        })?;
+        self.tans
+            .remove(&r.name)
+            .ok_or_else(|| AdError::new("internal: the pair rule gave no tangent"))
+    }
+
+    /// The gradient of `reduce (*) ne x`, from a generated `vjp`.
+    #[allow(clippy::too_many_arguments)]
+    fn product_gradient(
+        &mut self,
+        b: &mut Builder,
+        src: &SrcInfo,
+        w: &SubExp,
+        x: VName,
+        op: Lambda,
+        ne: SubExp,
+        t: PrimType,
+    ) -> R<VName> {
         let xt = self.type_of(&SubExp::Var(x))?;
-        let dx = self.tan_var(b, x)?;
         // vjp (\xs -> reduce (*) ne xs) x 1
         let mut op = op;
         Renamer {
@@ -1848,22 +1950,33 @@ impl Diff<'_> {
             },
             src: src.clone(),
         });
-        // Σᵢ dxᵢ·gradᵢ, the product fused into the reduce as its producer.
+        Ok(grad.name)
+    }
+
+    /// `Σᵢ dxᵢ·gradᵢ`, the product fused into the reduce as its producer.
+    fn dot(
+        &mut self,
+        b: &mut Builder,
+        w: &SubExp,
+        x: VName,
+        grad: VName,
+        t: PrimType,
+    ) -> R<SubExp> {
+        let dx = self.tan_var(b, x)?;
         let mul = runic_ir::builder::binop_lambda(b.names, BinOp::Mul, t);
         let add = runic_ir::builder::binop_lambda(b.names, BinOp::Add, t);
         crate::scope::lambda_types(&mul, self.types);
         crate::scope::lambda_types(&add, self.types);
         let dot = Exp::Soac(Soac::Reduce {
-            w,
-            arrs: vec![dx, grad.name],
+            w: w.clone(),
+            arrs: vec![dx, grad],
             pre: Some(mul),
             lam: add,
             neutral: vec![SubExp::Const(Prim::zero(t))],
             commutative: true,
         });
-        let dp = self.bind(b, "d", dot, self.tan_ty(&p.ty));
-        self.tans.insert(p.name, SubExp::Var(dp));
-        Ok(())
+        let ty = self.tan_ty(&Type::Prim(t));
+        Ok(SubExp::Var(self.bind(b, "d", dot, ty)))
     }
 
     /// Inputs of a reduce/scan on (value, tangent) pairs: with a producer lambda, the

@@ -92,10 +92,15 @@ fn reduce_operator_works_on_value_tangent_pairs() {
 fn product_tangent_is_the_dot_product_with_the_zero_counting_gradient() {
     let src = "entry main (xs: []f64) (dxs: []f64) = jvp (reduce (*) 1) xs dxs";
     let text = entry_text(&differentiated(src), "main");
-    // No reduce of (value, tangent) pairs: the non-zero product, the zero count and a dot
-    // product with the gradient.
-    assert!(!text.contains("{1f64, 0f64}"), "{text}");
+    // The non-zero product, the zero count and a dot product with the gradient; the rule on
+    // (value, tangent) pairs only in the branch for a product that is 0 or not finite.
     assert!(text.contains("Div(") && text.contains("{nz_"), "{text}");
+    // The test and the gradient come first (outside the branch), the pair rule inside it.
+    let gradient = text.find("{nz_").expect("the gradient");
+    let branch = text.find("LogOr(").expect("the test for 0 or not finite");
+    let pairs = text.find("{1f64, 0f64}").expect("the fallback pair rule");
+    assert!(gradient < pairs && branch < pairs, "{text}");
+    assert_eq!(text.matches("LogOr(").count(), 1, "{text}");
     let r = Runner::new(src);
     let run = |xs: &[f64], dxs: &[f64]| floats(&r.run("main", vec![f64s(xs), f64s(dxs)])[0]);
     // d(2·3·5) along (1, 0, 2) = 15 + 0 + 2·6.
@@ -104,6 +109,8 @@ fn product_tangent_is_the_dot_product_with_the_zero_counting_gradient() {
     assert_eq!(run(&[2.0, 0.0, 5.0], &[1.0, 1.0, 2.0]), [10.0]);
     // Two zeros: every partial derivative is zero.
     assert_eq!(run(&[0.0, 0.0, 5.0], &[1.0, 1.0, 2.0]), [0.0]);
+    // The product underflows, its partial derivatives do not.
+    assert_eq!(run(&[1e-200, 1e-200, 1e200], &[1.0, 0.0, 0.0]), [1.0]);
 }
 
 #[test]
