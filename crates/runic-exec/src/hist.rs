@@ -283,6 +283,9 @@ pub fn hist(
         return err("internal error: hist destination rank");
     }
     let bins: Vec<usize> = first.shape[..dims].to_vec();
+    if dests.iter().any(|d| d.shape[..dims] != bins[..]) {
+        return err("internal error: hist destinations with different numbers of bins");
+    }
     // Each destination has its own row shape (a tuple of a scalar and an array is fine).
     let row_shapes: Vec<Vec<usize>> = dests.iter().map(|d| d.shape[dims..].to_vec()).collect();
     for (k, n) in ne.iter().enumerate() {

@@ -24,7 +24,9 @@ fn body(b: &mut Body, outer: &Table, m: &mut Subst) {
         // Copies and scratch arrays are fresh storage that a later operation may consume:
         // two of them are never the same value.
         let fresh = matches!(s.exp, Exp::Basic(BasicOp::Copy(_) | BasicOp::Scratch(..)));
-        if removable(&s.exp) && !fresh {
+        // Only basic operations: two SOACs or branches producing arrays are two arrays, and
+        // either may be consumed.
+        if matches!(s.exp, Exp::Basic(_)) && removable(&s.exp) && !fresh {
             let key = format!(
                 "{:?}|{:?}",
                 s.exp,

@@ -20,17 +20,21 @@ pub fn dce(mut prog: Prog) -> Prog {
 /// branches and SOACs made only of such operations.
 pub fn removable(e: &Exp) -> bool {
     let all = |b: &Body| b.stms.iter().all(|s| removable(&s.exp));
+    let scalar = |l: &Lambda| l.ret.iter().all(|t| matches!(t, Type::Prim(_)));
     match e {
         Exp::If {
             then_body,
             else_body,
             ..
         } => all(then_body) && all(else_body),
-        // Histograms and scatters check the shapes of their values at run time: kept.
+        // Histograms and scatters check the shapes of their values at run time, and so does
+        // a map or fold whose lambda returns arrays (rows of different shapes): kept.
         Exp::Soac(s) => match s {
-            Soac::Map { lam, .. } => all(&lam.body),
+            Soac::Map { lam, .. } => scalar(lam) && all(&lam.body),
             Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
-                all(&lam.body) && pre.as_ref().is_none_or(|p| all(&p.body))
+                scalar(lam)
+                    && all(&lam.body)
+                    && pre.as_ref().is_none_or(|p| scalar(p) && all(&p.body))
             }
             Soac::Hist { .. } | Soac::Scatter { .. } => false,
         },

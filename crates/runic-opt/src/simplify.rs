@@ -72,6 +72,13 @@ fn body(b: &mut Body, m: &mut Subst) {
         for v in consumed(&s.exp) {
             rearranged.retain(|_, (_, z)| *z != v);
         }
+        // What a nested body consumes is not tracked: forget everything.
+        if matches!(
+            s.exp,
+            Exp::If { .. } | Exp::Loop { .. } | Exp::Apply { .. } | Exp::WithAcc { .. }
+        ) {
+            rearranged.clear();
+        }
         if let (Exp::Basic(op), [p]) = (&s.exp, s.pat.as_slice()) {
             if let Some(r) = fold(op) {
                 // Arrays are only renamed (never replaced by constants).

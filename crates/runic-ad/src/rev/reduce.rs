@@ -152,15 +152,15 @@ pub fn nonzero_product(
 ) -> R<(SubExp, SubExp)> {
     let i64t = PrimType::I64;
     let mut out = Vec::new();
-    for (op, ne, rt) in [
-        (BinOp::Mul, Prim::one(t), t),
-        (BinOp::Add, Prim::I64(0), i64t),
+    for (counts, op, ne, rt) in [
+        (false, BinOp::Mul, Prim::one(t), t),
+        (true, BinOp::Add, Prim::I64(0), i64t),
     ] {
         let pre = b.lambda(vec![("x", Type::Prim(t))], vec![Type::Prim(rt)], |b, ps| {
             let xi = SubExp::Var(ps[0]);
             let zero = SubExp::Const(Prim::zero(t));
             let z = util::binop(rev, b, BinOp::Eq, xi.clone(), zero, t);
-            let (on_zero, other) = if rt == t {
+            let (on_zero, other) = if !counts {
                 (SubExp::Const(Prim::one(t)), xi)
             } else {
                 (SubExp::i64(1), SubExp::i64(0))
