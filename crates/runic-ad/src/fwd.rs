@@ -189,7 +189,6 @@ impl Elim<'_> {
             types: &mut self.types,
             tans: HashMap::new(),
             seeds: None,
-            seed_index: None,
             seeded_accs: HashSet::new(),
             differentiated_again: self.depth > 0,
         };
@@ -209,11 +208,9 @@ struct Diff<'t> {
     tans: HashMap<VName, SubExp>,
     /// In vector mode (`jmp`), the number of seeds `k`: the tangent of a value of type
     /// `[n]..t` then has type `[n]..[k]t` (seeds innermost, so that indexing, updates and
-    /// map rows carry over unchanged), and the primal runs once.
+    /// map rows carry over unchanged); loops and branches run their primal once (SOACs
+    /// without loops: see [`Diff::per_seed`]).
     seeds: Option<SubExp>,
-    /// Inside the per-seed `map` of [`Diff::per_seed`]: the seed's index, for writes to the
-    /// tangent accumulators of [`Diff::seeded_accs`].
-    seed_index: Option<SubExp>,
     /// Tangent accumulators made in vector mode: their index space ends with the seed
     /// dimension, so every write names a seed.
     seeded_accs: HashSet<VName>,
@@ -629,22 +626,16 @@ impl Diff<'_> {
             b.add(s);
             return Ok(());
         }
-        // Each tracked value's tangents, seeds outermost, become an input of the map; a
-        // tangent accumulator is shared by all seeds.
+        // Each tracked value's tangents, seeds outermost, become an input of the map (no
+        // accumulator gets here: see `uses_acc`).
         let mut params = Vec::new();
         let mut arrs = Vec::new();
         let mut inner_tans = HashMap::new();
-        let mut needs_index = false;
         for v in tracked {
             let ty = self.type_of(&SubExp::Var(v))?;
             let t = self.tan_of_var(v).ok_or_else(|| {
                 AdError::new(format!("internal: the vector tangent of {v} is a constant"))
             })?;
-            if let Type::Acc { .. } = ty {
-                needs_index |= self.seeded_accs.contains(&t);
-                inner_tans.insert(v, SubExp::Var(t));
-                continue;
-            }
             let rank = ty.rank();
             let arr = if rank == 0 {
                 t
@@ -659,28 +650,6 @@ impl Diff<'_> {
             params.push(row);
             arrs.push(arr);
         }
-        let kk = if needs_index {
-            let i64t = PrimType::I64;
-            let range = BasicOp::Range {
-                start: SubExp::i64(0),
-                second: None,
-                end: k.clone(),
-                kind: RangeKind::UpToExclusive,
-                elem: i64t,
-            };
-            let iota = self.bind(
-                b,
-                "seed",
-                Exp::Basic(range),
-                Type::Prim(i64t).array_of(k.clone()),
-            );
-            let p = self.fresh_param(b, "seed", &Type::Prim(i64t));
-            params.push(p.clone());
-            arrs.push(iota);
-            Some(SubExp::Var(p.name))
-        } else {
-            None
-        };
         // The scalar-mode derivative of a renamed copy, one seed at a time.
         let mut copy = Body {
             stms: vec![s.clone()],
@@ -708,7 +677,6 @@ impl Diff<'_> {
             *v = c;
         }
         let saved_seeds = self.seeds.take();
-        let saved_index = std::mem::replace(&mut self.seed_index, kk);
         let inner_pat = inner.pat.clone();
         let done = self.stm(&mut mb, inner);
         let mut result = Vec::new();
@@ -725,7 +693,6 @@ impl Diff<'_> {
         }
         self.tans = saved_tans;
         self.seeds = saved_seeds;
-        self.seed_index = saved_index;
         done?;
         let stms = mb.take_stms();
         drop(mb);
@@ -1017,16 +984,6 @@ impl Diff<'_> {
         dvals: Vec<SubExp>,
     ) -> R<SubExp> {
         let acc_ty = self.type_of(&SubExp::Var(dacc))?;
-        if let Some(kk) = self.seed_index.clone() {
-            let op = BasicOp::UpdateAcc {
-                acc: dacc,
-                is: is.into_iter().chain([kk]).collect(),
-                vals: dvals,
-            };
-            let r = self.bind(b, "dacc", Exp::Basic(op), acc_ty);
-            self.seeded_accs.insert(r);
-            return Ok(SubExp::Var(r));
-        }
         let Some(k) = self.seeds.clone() else {
             return Err(AdError::new(
                 "internal: a seeded accumulator outside vector mode",
