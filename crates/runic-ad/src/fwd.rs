@@ -12,7 +12,8 @@
 //! type `[n]t` has type `[n][k]t` (seeds innermost). Loops, branches and straight-line code
 //! run their primal once and carry arrays of tangents; each scalar rule becomes one `map`
 //! over the seeds. A SOAC without a loop inside is the exception ([`Diff::per_seed`]): a
-//! `map` over the seeds of its scalar derivative, whose lambda's primal re-runs per seed.
+//! `map` over the seeds of its scalar derivative; a map of straight-line code is first
+//! linearised into a primal map (run once) and a tangent map over its residuals.
 //!
 //! Accumulators (`with_acc`, from reverse mode: forward over reverse) get tangent
 //! accumulators that receive the tangent of every update.
@@ -606,11 +607,13 @@ impl Diff<'_> {
     }
 
     /// Vector mode, a SOAC without loops inside: the primal SOAC once, and a `map` over the
-    /// seeds of its scalar-mode derivative (a renamed copy, so its lambda's primal re-runs
-    /// per seed). On the executor, that keeps every SOAC on its fast paths over plain
-    /// columns, where per-element arrays of seeds would not be (bench/ad_fwd.fut, `jmp_*`);
-    /// a SOAC with a loop inside keeps vector tangents so that the loop runs once. The
-    /// tangents cross into the map with the seed dimension outermost.
+    /// seeds of its scalar-mode derivative (a renamed copy). On the executor, that keeps
+    /// every SOAC on its fast paths over plain columns, where per-element arrays of seeds
+    /// would not be (bench/ad_fwd.fut, `jmp_*`); a SOAC with a loop inside keeps vector
+    /// tangents so that the loop runs once. The tangents cross into the map with the seed
+    /// dimension outermost. Seed-invariant code is hoisted out of it, and a map of
+    /// straight-line code is linearised ([`Diff::split_map`]), so its primal runs once;
+    /// other SOACs (folds on (value, tangent) pairs) re-run their operator's primal per seed.
     fn per_seed(&mut self, b: &mut Builder, s: Stm) -> R<()> {
         let Some(k) = self.seeds.clone() else {
             return Err(AdError::new("internal: per-seed rule outside vector mode"));
@@ -697,6 +700,11 @@ impl Diff<'_> {
         let stms = mb.take_stms();
         drop(mb);
         let stms = self.hoist_seed_invariant(b, stms, &params);
+        // A linearised map (see `split_map`) computed the primal results before the map over
+        // the seeds: reuse them rather than running the primal again.
+        let kept: HashSet<VName> = stms.iter().flat_map(|st| &st.pat).map(|p| p.name).collect();
+        let reuse = matches!(s.exp, Exp::Soac(Soac::Map { .. }))
+            && inner_pat.iter().all(|p| !kept.contains(&p.name));
         let lam = Lambda {
             params,
             body: Body { stms, result },
@@ -716,7 +724,14 @@ impl Diff<'_> {
             src: s.src.clone(),
         });
         // The primal after the map: it may update arrays the map reads.
-        b.add(s);
+        if reuse {
+            for (p, ip) in s.pat.iter().zip(&inner_pat) {
+                let exp = Exp::Basic(BasicOp::SubExp(SubExp::Var(ip.name)));
+                b.add(copy_stm(p.clone(), exp, &s.src));
+            }
+        } else {
+            b.add(s);
+        }
         for (p, m) in outs.iter().zip(map_pat) {
             let rank = p.ty.rank();
             let t = if rank == 0 {
@@ -751,6 +766,10 @@ impl Diff<'_> {
             }
             if used.is_disjoint(&inside) {
                 b.add(s);
+            } else if let Some((primal, tangent)) = self.split_map(b.names, &s, &inside) {
+                b.add(primal);
+                inside.extend(tangent.pat.iter().map(|p| p.name));
+                kept.push(tangent);
             } else {
                 inside.extend(s.pat.iter().map(|p| p.name));
                 kept.push(s);
@@ -777,6 +796,152 @@ impl Diff<'_> {
             out.push(s);
         }
         out
+    }
+
+    /// Linearise a map of straight-line code that depends on the seed (`inside`): a map of
+    /// the statements that do not (the primal, run once), which also returns the scalars
+    /// the others read (residuals), and a map of the others (the tangent code, per seed)
+    /// over those residuals. `None` when there is nothing to split, or a residual is not a
+    /// scalar.
+    fn split_map(
+        &mut self,
+        names: &mut NameSource,
+        s: &Stm,
+        inside: &HashSet<VName>,
+    ) -> Option<(Stm, Stm)> {
+        let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
+            return None;
+        };
+        if !lam
+            .body
+            .stms
+            .iter()
+            .all(|st| matches!(st.exp, Exp::Basic(_)))
+        {
+            return None;
+        }
+        // What depends on the seed: rows of seed-dependent arrays, then what reads them.
+        let mut dep: HashSet<VName> = inside.clone();
+        for (p, a) in lam.params.iter().zip(arrs) {
+            if inside.contains(a) {
+                dep.insert(p.name);
+            }
+        }
+        let reads_dep = |x: &Exp, dep: &HashSet<VName>| {
+            let mut used = HashSet::new();
+            mentions(x, &mut used);
+            !used.is_disjoint(dep)
+        };
+        let (mut primal, mut tangent) = (Vec::new(), Vec::new());
+        for st in &lam.body.stms {
+            if reads_dep(&st.exp, &dep) {
+                dep.extend(st.pat.iter().map(|p| p.name));
+                tangent.push(st.clone());
+            } else {
+                primal.push(st.clone());
+            }
+        }
+        if primal.is_empty() || tangent.is_empty() {
+            return None;
+        }
+        let is_dep = |r: &SubExp| r.as_var().is_some_and(|v| dep.contains(&v));
+        // Residuals: values of the primal part (statements or parameters) the tangent part
+        // reads.
+        let mut read = HashSet::new();
+        for st in &tangent {
+            mentions(&st.exp, &mut read);
+        }
+        for r in lam.body.result.iter().filter(|r| is_dep(r)) {
+            mentions(r, &mut read);
+        }
+        let bound: Vec<&Param> = primal.iter().flat_map(|st| &st.pat).collect();
+        let residuals: Vec<Param> = bound
+            .iter()
+            .filter(|p| read.contains(&p.name))
+            .map(|p| (*p).clone())
+            .collect();
+        if residuals.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
+            return None;
+        }
+        let (mut p_params, mut p_arrs, mut t_params, mut t_arrs) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (p, a) in lam.params.iter().zip(arrs) {
+            if dep.contains(&p.name) {
+                t_params.push(p.clone());
+                t_arrs.push(*a);
+            } else {
+                p_params.push(p.clone());
+                p_arrs.push(*a);
+                if read.contains(&p.name) {
+                    t_params.push(p.clone());
+                    t_arrs.push(*a);
+                }
+            }
+        }
+        // The primal map: its own results, then the residuals (one array each).
+        let (mut p_pat, mut p_res, mut p_ret) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut t_pat, mut t_res, mut t_ret) = (Vec::new(), Vec::new(), Vec::new());
+        for ((r, pt), t) in lam.body.result.iter().zip(&s.pat).zip(&lam.ret) {
+            let (pat, res, ret) = if is_dep(r) {
+                (&mut t_pat, &mut t_res, &mut t_ret)
+            } else {
+                (&mut p_pat, &mut p_res, &mut p_ret)
+            };
+            pat.push(pt.clone());
+            res.push(r.clone());
+            ret.push(t.clone());
+        }
+        for r in &residuals {
+            let ty = r.ty.array_of(w.clone());
+            let arr = names.fresh(names.hint(r.name).to_string().as_str());
+            self.types.insert(arr, ty.clone());
+            p_pat.push(Param { name: arr, ty });
+            p_res.push(SubExp::Var(r.name));
+            p_ret.push(r.ty.clone());
+            t_params.push(r.clone());
+            t_arrs.push(arr);
+        }
+        let primal_map = Stm {
+            pat: p_pat,
+            exp: Exp::Soac(Soac::Map {
+                w: w.clone(),
+                lam: Lambda {
+                    params: p_params,
+                    body: Body {
+                        stms: primal,
+                        result: p_res,
+                    },
+                    ret: p_ret,
+                },
+                arrs: p_arrs,
+            }),
+            src: s.src.clone(),
+        };
+        // The tangent map binds the residuals and primal parameters again: renamed.
+        let mut t_lam = Lambda {
+            params: t_params,
+            body: Body {
+                stms: tangent,
+                result: t_res,
+            },
+            ret: t_ret,
+        };
+        Renamer {
+            names,
+            map: HashMap::new(),
+        }
+        .lambda(&mut t_lam);
+        crate::scope::lambda_types(&t_lam, self.types);
+        let tangent_map = Stm {
+            pat: t_pat,
+            exp: Exp::Soac(Soac::Map {
+                w: w.clone(),
+                lam: t_lam,
+                arrs: t_arrs,
+            }),
+            src: s.src.clone(),
+        };
+        Some((primal_map, tangent_map))
     }
 
     /// Emit the primal and tangent statements of a body; the tangents of its results.

@@ -508,3 +508,27 @@ fn seeds_of_the_wrong_shape_are_size_errors() {
         .expect("runs");
     assert_eq!(floats(&ok[0]), [2.0, 2.0]);
 }
+
+#[test]
+fn jmp_of_a_map_runs_its_primal_once() {
+    // The map is linearised: one map computes the primal and the residuals (sin x, cos x),
+    // and the map over the seeds only multiplies tangents by them.
+    let src = "entry main [k][n] (xs: [n]f64) (seeds: [k][n]f64) =
+                 let (ys, dys) = jmp2 (map (\\x -> f64.sin x * x - 2)) xs seeds in (ys, dys)";
+    let text = entry_text(&optimised(src), "main");
+    assert_eq!(text.matches("Sin(").count(), 1, "{text}");
+    assert_eq!(text.matches("Cos(").count(), 1, "{text}");
+    let r = Runner::new(src);
+    let xs = [0.5, -1.0];
+    let seeds = runic_data::Array::from_f64(vec![2, 2], vec![1.0, 0.0, 2.0, 1.0]).unwrap();
+    let out = r.run("main", vec![f64s(&xs), Value::Array(seeds)]);
+    let f = |x: f64| x.sin() * x - 2.0;
+    let df = |x: f64| x.cos() * x + x.sin();
+    assert!(close(&floats(&out[0]), &[f(0.5), f(-1.0)], 1e-12));
+    let want = [df(0.5), 0.0, 2.0 * df(0.5), df(-1.0)];
+    assert!(
+        close(&floats(&out[1]), &want, 1e-12),
+        "{:?}",
+        floats(&out[1])
+    );
+}
