@@ -313,3 +313,12 @@ entry full_jacobian [n] (xs: [n]f64) : ([n]f64, [n][n]f64) =
   let ids = tabulate n (\i -> tabulate n (\j -> f64.bool (i == j)))
   let (y, cols) = jmp2 jac_fn xs ids
   in (y, transpose cols)
+
+-- A map whose tangent code reads only a free variable (no element of its input): the
+-- tangent of x·2 + i is 2·dx for every i.
+-- ==
+-- entry: free_only_tangent
+-- input { 2.0 3i64 [1.0, -1.0] } output { [[2.0, 2.0, 2.0], [-2.0, -2.0, -2.0]] }
+
+entry free_only_tangent (x: f64) (n: i64) (seeds: []f64) =
+  jmp (\x -> map (\i -> x * 2 + f64.i64 i) (iota n)) x seeds

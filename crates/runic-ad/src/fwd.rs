@@ -878,6 +878,10 @@ impl Diff<'_> {
                 }
             }
         }
+        if t_arrs.is_empty() && residuals.is_empty() {
+            // The tangent code reads nothing per element: not worth a map of no inputs.
+            return None;
+        }
         // The primal map: its own results, then the residuals (one array each).
         let (mut p_pat, mut p_res, mut p_ret) = (Vec::new(), Vec::new(), Vec::new());
         let (mut t_pat, mut t_res, mut t_ret) = (Vec::new(), Vec::new(), Vec::new());
