@@ -316,6 +316,17 @@ fn exp_has_loop(e: &Exp) -> bool {
     }
 }
 
+/// `pᵢ = rᵢ` for a pattern and results (the primal results of a jvp).
+fn bind_results(b: &mut Builder, pat: &[Param], res: &[SubExp], src: &SrcInfo) {
+    for (p, r) in pat.iter().zip(res) {
+        b.add(copy_stm(
+            p.clone(),
+            Exp::Basic(BasicOp::SubExp(r.clone())),
+            src,
+        ));
+    }
+}
+
 fn copy_stm(pat: Param, exp: Exp, src: &SrcInfo) -> Stm {
     Stm {
         pat: vec![pat],
@@ -464,13 +475,7 @@ impl Diff<'_> {
         let res = lam.body.result.clone();
         let tres = self.body(b, lam.body)?;
         let n = res.len();
-        for (i, r) in res.iter().enumerate() {
-            b.add(copy_stm(
-                pat[i].clone(),
-                Exp::Basic(BasicOp::SubExp(r.clone())),
-                &src,
-            ));
-        }
+        bind_results(b, &pat[..res.len()], &res, &src);
         for (i, (t, r)) in tres.into_iter().zip(&res).enumerate() {
             let t = self.materialise(b, t, r)?;
             b.add(copy_stm(
@@ -577,13 +582,7 @@ impl Diff<'_> {
         }
         let res = lam.body.result.clone();
         let tres = self.body(b, lam.body)?;
-        for (i, r) in res.iter().enumerate() {
-            b.add(copy_stm(
-                pat[i].clone(),
-                Exp::Basic(BasicOp::SubExp(r.clone())),
-                &src,
-            ));
-        }
+        bind_results(b, &pat[..res.len()], &res, &src);
         for (i, (t, r)) in tres.into_iter().zip(&res).enumerate() {
             let mut t = self.materialise(b, t, r)?;
             let rank = self.type_of(r)?.rank();

@@ -119,6 +119,14 @@ fn reduce_by_index() {
     );
 }
 
+/// The entry `jm xs seeds` of a jmp program: each output, flattened.
+fn run_jmp_entry(r: &Runner, xs: &[f64], seeds: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let flat: Vec<f64> = seeds.iter().flatten().copied().collect();
+    let arr = runic_data::Array::from_f64(vec![seeds.len(), xs.len()], flat).expect("shape");
+    let got = r.run("jm", vec![f64s(xs), runic_data::Value::Array(arr)]);
+    got.iter().map(floats).collect()
+}
+
 /// `jmp f x seeds` is `map (jvp f x) seeds` (language.md §11.1), with the primal computed once.
 #[test]
 fn jmp_equals_jvp_per_seed() {
@@ -134,10 +142,8 @@ fn jmp_equals_jvp_per_seed() {
     runner
         .run(&strategy, |(xs, seeds)| {
             let n = xs.len();
-            let flat: Vec<f64> = seeds.iter().flatten().copied().collect();
-            let arr = runic_data::Array::from_f64(vec![seeds.len(), n], flat).expect("shape");
-            let got = r.run("jm", vec![f64s(&xs), runic_data::Value::Array(arr)]);
-            let (scans, loops) = (floats(&got[0]), floats(&got[1]));
+            let got = run_jmp_entry(&r, &xs, &seeds);
+            let (scans, loops) = (&got[0], &got[1]);
             for (s, seed) in seeds.iter().enumerate() {
                 let want = r.run("jv", vec![f64s(&xs), f64s(seed)]);
                 prop_assert!(close(&scans[s * n..(s + 1) * n], &floats(&want[0]), 1e-12));
@@ -172,10 +178,8 @@ fn jmp_rows_match_finite_differences() {
     runner
         .run(&strategy, |(xs, seeds)| {
             let n = xs.len();
-            let flat: Vec<f64> = seeds.iter().flatten().copied().collect();
-            let arr = runic_data::Array::from_f64(vec![seeds.len(), n], flat).expect("shape");
-            let got = r.run("jm", vec![f64s(&xs), runic_data::Value::Array(arr)]);
-            let (ss, hs, ts) = (floats(&got[0]), floats(&got[1]), floats(&got[2]));
+            let got = run_jmp_entry(&r, &xs, &seeds);
+            let (ss, hs, ts) = (&got[0], &got[1], &got[2]);
             let h = 1e-6;
             for (k, seed) in seeds.iter().enumerate() {
                 let at = |s: f64| -> Vec<Vec<f64>> {
