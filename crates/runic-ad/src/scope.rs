@@ -376,24 +376,12 @@ pub fn check_seed_shapes(
         if rank == 0 {
             continue;
         }
+        // The seeds' outer `skip` dimensions, then the value's.
+        let dims = (0..skip).map(|d| (tv, d)).chain((0..rank).map(|d| (av, d)));
         let mut shape = Vec::new();
-        for d in 0..skip {
-            shape.push(SubExp::Var(bind(
-                b,
-                types,
-                "n",
-                BasicOp::ArraySize(tv, d),
-                i64_t.clone(),
-            )));
-        }
-        for d in 0..rank {
-            shape.push(SubExp::Var(bind(
-                b,
-                types,
-                "n",
-                BasicOp::ArraySize(av, d),
-                i64_t.clone(),
-            )));
+        for (arr, d) in dims {
+            let size = BasicOp::ArraySize(arr, d);
+            shape.push(SubExp::Var(bind(b, types, "n", size, i64_t.clone())));
         }
         let type_text = (0..shape.len())
             .map(|k| format!("[{{{k}}}]"))

@@ -522,34 +522,31 @@ fn vbin(op: BinOp, a: Arg, b: Arg, n: usize, t: PrimType) -> R<Buffer> {
 }
 
 fn vconv(to: PrimType, a: Arg, n: usize) -> Buffer {
+    // Native casts of a column (`as` agrees with runic_prim on these pairs).
+    macro_rules! casts {
+        ($($To:ident <- $From:ident as $t:ty),*) => {
+            match (to, a) {
+                $(
+                    (PrimType::$To, Arg::Col(Buffer::$From(v), o)) => {
+                        return Buffer::$To(v[o..o + n].iter().map(|&x| x as $t).collect())
+                    }
+                )*
+                (to, a) => (to, a),
+            }
+        };
+    }
+    let (to, a) = casts!(
+        F32 <- I32 as f32,
+        F64 <- I32 as f64,
+        F64 <- F32 as f64,
+        F64 <- I64 as f64,
+        I64 <- I32 as i64,
+        I32 <- I64 as i32,
+        I64 <- U32 as i64,
+        I64 <- U16 as i64,
+        I64 <- U8 as i64
+    );
     match (to, a) {
-        (PrimType::F32, Arg::Col(Buffer::I32(v), o)) => {
-            Buffer::F32(v[o..o + n].iter().map(|&x| x as f32).collect())
-        }
-        (PrimType::F64, Arg::Col(Buffer::I32(v), o)) => {
-            Buffer::F64(v[o..o + n].iter().map(|&x| x as f64).collect())
-        }
-        (PrimType::F64, Arg::Col(Buffer::F32(v), o)) => {
-            Buffer::F64(v[o..o + n].iter().map(|&x| x as f64).collect())
-        }
-        (PrimType::F64, Arg::Col(Buffer::I64(v), o)) => {
-            Buffer::F64(v[o..o + n].iter().map(|&x| x as f64).collect())
-        }
-        (PrimType::I64, Arg::Col(Buffer::I32(v), o)) => {
-            Buffer::I64(v[o..o + n].iter().map(|&x| x as i64).collect())
-        }
-        (PrimType::I32, Arg::Col(Buffer::I64(v), o)) => {
-            Buffer::I32(v[o..o + n].iter().map(|&x| x as i32).collect())
-        }
-        (PrimType::I64, Arg::Col(Buffer::U32(v), o)) => {
-            Buffer::I64(v[o..o + n].iter().map(|&x| x as i64).collect())
-        }
-        (PrimType::I64, Arg::Col(Buffer::U16(v), o)) => {
-            Buffer::I64(v[o..o + n].iter().map(|&x| x as i64).collect())
-        }
-        (PrimType::I64, Arg::Col(Buffer::U8(v), o)) => {
-            Buffer::I64(v[o..o + n].iter().map(|&x| x as i64).collect())
-        }
         // Through f64, exactly as runic_prim converts.
         (PrimType::F32, Arg::Col(Buffer::I64(v), o)) => {
             Buffer::F32(v[o..o + n].iter().map(|&x| x as f64 as f32).collect())

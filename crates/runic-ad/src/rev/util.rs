@@ -42,155 +42,69 @@ pub fn copy_consumed(rev: &mut Rev, b: &mut Builder, mut s: Stm) -> Stm {
 }
 
 /// Rewrite a statement into the forms the rules handle: a reduce or scan with a fused
-/// `pre` map becomes the map followed by the plain SOAC.
-pub fn normalise(names: &mut NameSource, types: &mut Types, s: Stm) -> Vec<Stm> {
-    match s.exp {
-        Exp::Soac(Soac::Reduce {
-            w,
-            arrs,
-            pre: Some(pre),
-            lam,
-            neutral,
-            commutative,
-        }) => {
-            let (map, arrs) = pre_map(names, types, &w, arrs, pre, &s.src);
-            vec![
-                map,
-                Stm {
-                    pat: s.pat,
-                    exp: Exp::Soac(Soac::Reduce {
-                        w,
-                        arrs,
-                        pre: None,
-                        lam,
-                        neutral,
-                        commutative,
-                    }),
-                    src: s.src,
-                },
-            ]
+/// `pre` map becomes the map followed by the plain SOAC; a SOAC with a vectorised operator
+/// becomes a map of scalar SOACs (`transposed`); a loop that wants it is strip-mined.
+pub fn normalise(names: &mut NameSource, types: &mut Types, mut s: Stm) -> Vec<Stm> {
+    if let Exp::Soac(Soac::Reduce { w, arrs, pre, .. } | Soac::Scan { w, arrs, pre, .. }) =
+        &mut s.exp
+    {
+        if let Some(p) = pre.take() {
+            let (map, plain) = pre_map(names, types, w, std::mem::take(arrs), p, &s.src);
+            *arrs = plain;
+            return vec![map, s];
         }
-        Exp::Soac(Soac::Scan {
+    }
+    let inner = match &s.exp {
+        Exp::Soac(Soac::Reduce { lam, .. } | Soac::Scan { lam, .. }) => vectorised(lam),
+        Exp::Soac(Soac::Hist { lam, is, .. }) if is.len() == 1 => vectorised(lam),
+        _ => None,
+    };
+    let (pat, src) = (s.pat, s.src);
+    match (s.exp, inner) {
+        (
+            Exp::Soac(Soac::Reduce {
+                w, arrs, neutral, ..
+            }),
+            Some(inner),
+        ) => transposed(
+            names,
+            types,
+            pat,
+            &src,
             w,
             arrs,
-            pre: Some(pre),
-            lam,
+            inner,
             neutral,
-        }) => {
-            let (map, arrs) = pre_map(names, types, &w, arrs, pre, &s.src);
-            vec![
-                map,
-                Stm {
-                    pat: s.pat,
-                    exp: Exp::Soac(Soac::Scan {
-                        w,
-                        arrs,
-                        pre: None,
-                        lam,
-                        neutral,
-                    }),
-                    src: s.src,
-                },
-            ]
-        }
-        Exp::Soac(Soac::Reduce {
-            w,
-            arrs,
-            pre: None,
-            lam,
-            neutral,
-            commutative,
-        }) => match vectorised(&lam) {
-            Some(inner) => transposed(
-                names,
-                types,
-                s.pat,
-                &s.src,
+            Kind::Reduce,
+        ),
+        (
+            Exp::Soac(Soac::Scan {
+                w, arrs, neutral, ..
+            }),
+            Some(inner),
+        ) => transposed(names, types, pat, &src, w, arrs, inner, neutral, Kind::Scan),
+        (
+            Exp::Soac(Soac::Hist {
                 w,
-                arrs,
-                inner,
+                dests,
                 neutral,
-                Kind::Reduce,
-            ),
-            None => vec![Stm {
-                pat: s.pat,
-                exp: Exp::Soac(Soac::Reduce {
-                    w,
-                    arrs,
-                    pre: None,
-                    lam,
-                    neutral,
-                    commutative,
-                }),
-                src: s.src,
-            }],
-        },
-        Exp::Soac(Soac::Scan {
-            w,
-            arrs,
-            pre: None,
-            lam,
-            neutral,
-        }) => match vectorised(&lam) {
-            Some(inner) => transposed(
-                names,
-                types,
-                s.pat,
-                &s.src,
-                w,
-                arrs,
-                inner,
-                neutral,
-                Kind::Scan,
-            ),
-            None => vec![Stm {
-                pat: s.pat,
-                exp: Exp::Soac(Soac::Scan {
-                    w,
-                    arrs,
-                    pre: None,
-                    lam,
-                    neutral,
-                }),
-                src: s.src,
-            }],
-        },
-        Exp::Soac(Soac::Hist {
-            w,
-            dests,
-            lam,
-            neutral,
-            is,
-            vals,
-        }) => match vectorised(&lam) {
-            Some(inner) if is.len() == 1 => transposed_hist(
-                names, types, s.pat, &s.src, w, dests, inner, neutral, is, vals,
-            ),
-            _ => vec![Stm {
-                pat: s.pat,
-                exp: Exp::Soac(Soac::Hist {
-                    w,
-                    dests,
-                    lam,
-                    neutral,
-                    is,
-                    vals,
-                }),
-                src: s.src,
-            }],
-        },
-        Exp::Loop {
-            params,
-            form: LoopForm::For { i, bound },
-            body,
-        } if wants_stripmining(&s.src, &params) => {
-            strip_mine(names, types, s.pat, &s.src, params, i, bound, body)
+                is,
+                vals,
+                ..
+            }),
+            Some(inner),
+        ) => transposed_hist(names, types, pat, &src, w, dests, inner, neutral, is, vals),
+        (
+            Exp::Loop {
+                params,
+                form: LoopForm::For { i, bound },
+                body,
+            },
+            _,
+        ) if wants_stripmining(&src, &params) => {
+            strip_mine(names, types, pat, &src, params, i, bound, body)
         }
-        exp => vec![Stm {
-            pat: s.pat,
-            exp,
-            src: s.src,
-        }],
+        (exp, _) => vec![Stm { pat, exp, src }],
     }
 }
 
@@ -228,24 +142,22 @@ fn strip_mine(
     let i64t = PrimType::I64;
     let f64t = PrimType::F64;
     let mut out: Vec<Stm> = Vec::new();
-    let let_ = |names: &mut NameSource,
-                types: &mut Types,
-                out: &mut Vec<Stm>,
-                hint: &str,
-                t: PrimType,
-                exp: BasicOp| {
-        let p = Param {
-            name: names.fresh(hint),
-            ty: Type::Prim(t),
-        };
-        types.insert(p.name, p.ty.clone());
-        out.push(Stm {
-            pat: vec![p.clone()],
-            exp: Exp::Basic(exp),
-            src: src.clone(),
-        });
-        SubExp::Var(p.name)
-    };
+    // `let v: t = exp` appended to a list of statements, `v` a fresh name of the hint.
+    macro_rules! scalar {
+        ($out:expr, $hint:expr, $t:expr, $exp:expr) => {{
+            let p = Param {
+                name: names.fresh($hint),
+                ty: Type::Prim($t),
+            };
+            types.insert(p.name, p.ty.clone());
+            $out.push(Stm {
+                pat: vec![p.clone()],
+                exp: Exp::Basic($exp),
+                src: src.clone(),
+            });
+            SubExp::Var(p.name)
+        }};
+    }
     let it = match &bound {
         SubExp::Const(c) => c.ty(),
         SubExp::Var(v) => types.get(v).and_then(Type::elem).unwrap_or(i64t),
@@ -253,68 +165,29 @@ fn strip_mine(
     let n = if it == i64t {
         bound.clone()
     } else {
-        let_(
-            names,
-            types,
-            &mut out,
-            "n",
-            i64t,
-            BasicOp::Convert(i64t, bound.clone()),
-        )
+        scalar!(out, "n", i64t, BasicOp::Convert(i64t, bound.clone()))
     };
-    let n = let_(
-        names,
-        types,
-        &mut out,
+    let n = scalar!(
+        out,
         "n",
         i64t,
-        BasicOp::BinOp(BinOp::Max, n, SubExp::i64(0)),
+        BasicOp::BinOp(BinOp::Max, n, SubExp::i64(0))
     );
-    let nf = let_(
-        names,
-        types,
-        &mut out,
-        "nf",
-        f64t,
-        BasicOp::Convert(f64t, n.clone()),
-    );
+    let nf = scalar!(out, "nf", f64t, BasicOp::Convert(f64t, n.clone()));
     let levels = src.stripmine.unwrap_or(0);
     let root = if levels >= 1 {
         let e = levels as f64 / (levels as f64 + 1.0);
-        let_(
-            names,
-            types,
-            &mut out,
+        scalar!(
+            out,
             "root",
             f64t,
-            BasicOp::BinOp(BinOp::Pow, nf, SubExp::Const(Prim::F64(e))),
+            BasicOp::BinOp(BinOp::Pow, nf, SubExp::Const(Prim::F64(e)))
         )
     } else {
-        let_(
-            names,
-            types,
-            &mut out,
-            "root",
-            f64t,
-            BasicOp::UnOp(UnOp::Sqrt, nf),
-        )
+        scalar!(out, "root", f64t, BasicOp::UnOp(UnOp::Sqrt, nf))
     };
-    let root = let_(
-        names,
-        types,
-        &mut out,
-        "root",
-        f64t,
-        BasicOp::UnOp(UnOp::Ceil, root),
-    );
-    let root = let_(
-        names,
-        types,
-        &mut out,
-        "root",
-        i64t,
-        BasicOp::Convert(i64t, root),
-    );
+    let root = scalar!(out, "root", f64t, BasicOp::UnOp(UnOp::Ceil, root));
+    let root = scalar!(out, "root", i64t, BasicOp::Convert(i64t, root));
     let chunk = if levels >= 1 {
         root
     } else {
@@ -325,40 +198,27 @@ fn strip_mine(
             let mut bytes = SubExp::i64(t.elem().map(|e| e.size_bytes() as i64).unwrap_or(8));
             if let (Type::Array { shape, .. }, SubExp::Var(_)) = (&t, init) {
                 for d in shape {
-                    bytes = let_(
-                        names,
-                        types,
-                        &mut out,
+                    bytes = scalar!(
+                        out,
                         "bytes",
                         i64t,
-                        BasicOp::BinOp(BinOp::Mul, bytes, d.clone()),
+                        BasicOp::BinOp(BinOp::Mul, bytes, d.clone())
                     );
                 }
             }
-            state = let_(
-                names,
-                types,
-                &mut out,
-                "bytes",
-                i64t,
-                BasicOp::BinOp(BinOp::Add, state, bytes),
-            );
+            state = scalar!(out, "bytes", i64t, BasicOp::BinOp(BinOp::Add, state, bytes));
         }
-        let total = let_(
-            names,
-            types,
-            &mut out,
+        let total = scalar!(
+            out,
             "tape",
             i64t,
-            BasicOp::BinOp(BinOp::Mul, state, n.clone()),
+            BasicOp::BinOp(BinOp::Mul, state, n.clone())
         );
-        let big = let_(
-            names,
-            types,
-            &mut out,
+        let big = scalar!(
+            out,
             "big",
             PrimType::Bool,
-            BasicOp::BinOp(BinOp::Gt, total, SubExp::i64(TAPE_BUDGET_BYTES)),
+            BasicOp::BinOp(BinOp::Gt, total, SubExp::i64(TAPE_BUDGET_BYTES))
         );
         let c = Param {
             name: names.fresh("chunk"),
@@ -383,37 +243,29 @@ fn strip_mine(
         });
         SubExp::Var(c.name)
     };
-    let chunk = let_(
-        names,
-        types,
-        &mut out,
+    let chunk = scalar!(
+        out,
         "chunk",
         i64t,
-        BasicOp::BinOp(BinOp::Max, chunk, SubExp::i64(1)),
+        BasicOp::BinOp(BinOp::Max, chunk, SubExp::i64(1))
     );
-    let up = let_(
-        names,
-        types,
-        &mut out,
+    let up = scalar!(
+        out,
         "m",
         i64t,
-        BasicOp::BinOp(BinOp::Add, n.clone(), chunk.clone()),
+        BasicOp::BinOp(BinOp::Add, n.clone(), chunk.clone())
     );
-    let up = let_(
-        names,
-        types,
-        &mut out,
+    let up = scalar!(
+        out,
         "m",
         i64t,
-        BasicOp::BinOp(BinOp::Sub, up, SubExp::i64(1)),
+        BasicOp::BinOp(BinOp::Sub, up, SubExp::i64(1))
     );
-    let outer_n = let_(
-        names,
-        types,
-        &mut out,
+    let outer_n = scalar!(
+        out,
         "m",
         i64t,
-        BasicOp::BinOp(BinOp::Quot, up, chunk.clone()),
+        BasicOp::BinOp(BinOp::Quot, up, chunk.clone())
     );
     // The outer loop's parameters: renamed copies (types follow the renaming).
     let mut outer = Lambda {
@@ -434,39 +286,31 @@ fn strip_mine(
     let j = names.fresh("j");
     types.insert(j, Type::Prim(i64t));
     let mut ob: Vec<Stm> = Vec::new();
-    let lo = let_(
-        names,
-        types,
-        &mut ob,
+    let lo = scalar!(
+        ob,
         "lo",
         i64t,
-        BasicOp::BinOp(BinOp::Mul, SubExp::Var(o), chunk.clone()),
+        BasicOp::BinOp(BinOp::Mul, SubExp::Var(o), chunk.clone())
     );
-    let rest = let_(
-        names,
-        types,
-        &mut ob,
+    let rest = scalar!(
+        ob,
         "rest",
         i64t,
-        BasicOp::BinOp(BinOp::Sub, n.clone(), lo.clone()),
+        BasicOp::BinOp(BinOp::Sub, n.clone(), lo.clone())
     );
-    let count = let_(
-        names,
-        types,
-        &mut ob,
+    let count = scalar!(
+        ob,
         "count",
         i64t,
-        BasicOp::BinOp(BinOp::Min, chunk.clone(), rest),
+        BasicOp::BinOp(BinOp::Min, chunk.clone(), rest)
     );
     // The inner loop: the original parameters, counter and body.
     let mut ib: Vec<Stm> = Vec::new();
-    let at = let_(
-        names,
-        types,
-        &mut ib,
+    let at = scalar!(
+        ib,
         "i",
         i64t,
-        BasicOp::BinOp(BinOp::Add, lo, SubExp::Var(j)),
+        BasicOp::BinOp(BinOp::Add, lo, SubExp::Var(j))
     );
     let iv = Param {
         name: i,
