@@ -20,7 +20,7 @@ pub fn prim_of(types: &Types, s: &SubExp) -> Result<PrimType, AdError> {
         SubExp::Var(v) => types
             .get(v)
             .and_then(Type::elem)
-            .ok_or_else(|| AdError::new(format!("internal: unknown type of {v}"))),
+            .ok_or_else(|| AdError::internal(format!("unknown type of {v}"))),
     }
 }
 
@@ -70,6 +70,6 @@ impl Algebra for IrAlg<'_, '_> {
         Ok(SubExp::Var(r))
     }
     fn not_differentiable(&mut self, what: &str) -> AdError {
-        AdError::new(format!("{what} is not differentiable"))
+        AdError::not_differentiable(what)
     }
 }

@@ -27,7 +27,8 @@
 
 use crate::alg::{prim_of, IrAlg};
 use crate::error::AdError;
-use crate::scope::{fun_types, mentions, simple_binop, Renamer, Types};
+use crate::scope::{fun_types, mentions, simple_binop, Types};
+use runic_ir::traverse::{Renamer, VisitorMut};
 use runic_ir::*;
 use runic_prim::deriv::{self, Algebra, Partial};
 use std::collections::{HashMap, HashSet};
@@ -172,17 +173,15 @@ impl Elim<'_> {
             return Ok(vec![s]);
         };
         if lam.params.len() != args.len() || args.len() != tangents.len() {
-            return Err(AdError::new(format!(
-                "internal: jvp with {} parameters, {} arguments and {} tangents",
+            return Err(AdError::internal(format!(
+                "jvp with {} parameters, {} arguments and {} tangents",
                 lam.params.len(),
                 args.len(),
                 tangents.len()
             )));
         }
         if s.pat.len() != 2 * lam.ret.len() {
-            return Err(AdError::new(
-                "internal: jvp pattern does not match its lambda",
-            ));
+            return Err(AdError::internal("jvp pattern does not match its lambda"));
         }
         let mut b = Builder::new(self.names);
         b.src = s.src.clone();
@@ -223,10 +222,15 @@ struct Diff<'t> {
 /// Whether a body may update an array in place (then a seed that is also an argument must
 /// be copied). Conservative: any in-place operation or loop anywhere inside counts.
 fn may_consume(body: &Body) -> bool {
-    let text = format!("{body:?}");
-    ["Update(", "Scatter {", "Hist {", "Loop {", "WithAcc {"]
-        .iter()
-        .any(|k| text.contains(k))
+    runic_ir::traverse::any_exp(body, |e| {
+        matches!(
+            e,
+            Exp::Basic(BasicOp::Update(..))
+                | Exp::Soac(Soac::Scatter { .. } | Soac::Hist { .. })
+                | Exp::Loop { .. }
+                | Exp::WithAcc { .. }
+        )
+    })
 }
 
 /// The tangent half of a pair operator (see [`Diff::pair_operator`]) when it reads no
@@ -258,6 +262,7 @@ fn tangent_only(names: &mut NameSource, pair: &Lambda, m: usize) -> Option<Lambd
     }
     kept.reverse();
     let mut lam = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: ps[m..2 * m].iter().chain(&ps[3 * m..]).cloned().collect(),
         body: Body {
             stms: kept,
@@ -391,7 +396,7 @@ impl Diff<'_> {
                 .types
                 .get(v)
                 .cloned()
-                .ok_or_else(|| AdError::new(format!("internal: unknown type of {v}"))),
+                .ok_or_else(|| AdError::internal(format!("unknown type of {v}"))),
         }
     }
 
@@ -448,7 +453,7 @@ impl Diff<'_> {
     fn tan_var(&mut self, b: &mut Builder, v: VName) -> R<VName> {
         let t = self.tan(b, &SubExp::Var(v))?;
         t.as_var()
-            .ok_or_else(|| AdError::new(format!("internal: the tangent of array {v} is a scalar")))
+            .ok_or_else(|| AdError::internal(format!("the tangent of array {v} is a scalar")))
     }
 
     /// Materialise an optional tangent of the value `of`.
@@ -539,7 +544,7 @@ impl Diff<'_> {
             .iter()
             .map(|t| {
                 t.as_var()
-                    .ok_or_else(|| AdError::new("internal: jmp seeds must be arrays"))
+                    .ok_or_else(|| AdError::internal("jmp seeds must be arrays"))
             })
             .collect::<R<_>>()?;
         let Some(&first) = seeds.first() else {
@@ -589,7 +594,7 @@ impl Diff<'_> {
             if rank > 0 {
                 let v = t
                     .as_var()
-                    .ok_or_else(|| AdError::new("internal: an array tangent is a constant"))?;
+                    .ok_or_else(|| AdError::internal("an array tangent is a constant"))?;
                 let perm = [rank].into_iter().chain(0..rank).collect();
                 let out_ty = pat[n + i].ty.clone();
                 let exp = Exp::Basic(BasicOp::Rearrange(perm, v));
@@ -615,7 +620,7 @@ impl Diff<'_> {
     /// other SOACs (folds on (value, tangent) pairs) re-run their operator's primal per seed.
     fn per_seed(&mut self, b: &mut Builder, s: Stm) -> R<()> {
         let Some(k) = self.seeds.clone() else {
-            return Err(AdError::new("internal: per-seed rule outside vector mode"));
+            return Err(AdError::internal("per-seed rule outside vector mode"));
         };
         let mut used = HashSet::new();
         mentions(&s.exp, &mut used);
@@ -636,7 +641,7 @@ impl Diff<'_> {
         for v in tracked {
             let ty = self.type_of(&SubExp::Var(v))?;
             let t = self.tan_of_var(v).ok_or_else(|| {
-                AdError::new(format!("internal: the vector tangent of {v} is a constant"))
+                AdError::internal(format!("the vector tangent of {v} is a constant"))
             })?;
             let rank = ty.rank();
             let arr = if rank == 0 {
@@ -705,6 +710,7 @@ impl Diff<'_> {
         let reuse = matches!(s.exp, Exp::Soac(Soac::Map { .. }))
             && inner_pat.iter().all(|p| !kept.contains(&p.name));
         let lam = Lambda {
+            id: runic_ir::LamId::fresh(),
             params,
             body: Body { stms, result },
             ret,
@@ -909,6 +915,7 @@ impl Diff<'_> {
             exp: Exp::Soac(Soac::Map {
                 w: w.clone(),
                 lam: Lambda {
+                    id: runic_ir::LamId::fresh(),
                     params: p_params,
                     body: Body {
                         stms: primal,
@@ -922,6 +929,7 @@ impl Diff<'_> {
         };
         // The tangent map binds the residuals and primal parameters again: renamed.
         let mut t_lam = Lambda {
+            id: runic_ir::LamId::fresh(),
             params: t_params,
             body: Body {
                 stms: tangent,
@@ -994,9 +1002,7 @@ impl Diff<'_> {
             Exp::Vjp { .. } | Exp::WithVjp { .. } => Err(AdError::unsupported(
                 "forward mode over reverse mode (jvp of vjp or with_vjp)",
             )),
-            Exp::Jvp { .. } => Err(AdError::new(
-                "internal: a nested jvp was not eliminated first",
-            )),
+            Exp::Jvp { .. } => Err(AdError::internal("a nested jvp was not eliminated first")),
         }
     }
 
@@ -1153,8 +1159,8 @@ impl Diff<'_> {
     ) -> R<SubExp> {
         let acc_ty = self.type_of(&SubExp::Var(dacc))?;
         let Some(k) = self.seeds.clone() else {
-            return Err(AdError::new(
-                "internal: a seeded accumulator outside vector mode",
+            return Err(AdError::internal(
+                "a seeded accumulator outside vector mode",
             ));
         };
         let i64t = PrimType::I64;
@@ -1176,7 +1182,7 @@ impl Diff<'_> {
         for dv in &dvals {
             let v = dv
                 .as_var()
-                .ok_or_else(|| AdError::new("internal: a vector tangent is a constant"))?;
+                .ok_or_else(|| AdError::internal("a vector tangent is a constant"))?;
             let ty = self.type_of(dv)?;
             let rank = ty.rank();
             arrs.push(if rank <= 1 {
@@ -1184,7 +1190,7 @@ impl Diff<'_> {
             } else {
                 let perm = [rank - 1].into_iter().chain(0..rank - 1).collect();
                 let Type::Array { elem, shape } = &ty else {
-                    return Err(AdError::new("internal: a vector tangent is not an array"));
+                    return Err(AdError::internal("a vector tangent is not an array"));
                 };
                 let outer = Type::Array {
                     elem: *elem,
@@ -1214,6 +1220,7 @@ impl Diff<'_> {
         };
         self.bind(&mut mb, "dacc", Exp::Basic(op), acc_ty);
         let lam = Lambda {
+            id: runic_ir::LamId::fresh(),
             params,
             body: Body {
                 stms: mb.take_stms(),
@@ -1254,7 +1261,7 @@ impl Diff<'_> {
             }
             let dx = dx
                 .as_var()
-                .ok_or_else(|| AdError::new("internal: a vector tangent is a constant"))?;
+                .ok_or_else(|| AdError::internal("a vector tangent is a constant"))?;
             let in_t = prim_of(self.types, &x)?;
             let e = self.fresh_param(&mut mb, "dx", &Type::Prim(in_t));
             per_seed.push((p, (x, Some(SubExp::Var(e.name)))));
@@ -1271,6 +1278,7 @@ impl Diff<'_> {
             return Ok(None);
         };
         let lam = Lambda {
+            id: runic_ir::LamId::fresh(),
             params,
             body: Body {
                 stms: mb.take_stms(),
@@ -1461,7 +1469,7 @@ impl Diff<'_> {
             .iter()
             .map(|t| {
                 t.clone()
-                    .ok_or_else(|| AdError::new("internal: an accumulator result lost its tangent"))
+                    .ok_or_else(|| AdError::internal("an accumulator result lost its tangent"))
             })
             .collect::<R<Vec<_>>>()?;
         let active: Vec<bool> = tres[n_acc..].iter().map(Option::is_some).collect();
@@ -1501,6 +1509,7 @@ impl Diff<'_> {
             exp: Exp::WithAcc {
                 inputs: inputs2,
                 lam: Lambda {
+                    id: runic_ir::LamId::fresh(),
                     params,
                     body: Body { stms, result },
                     ret,
@@ -1620,6 +1629,7 @@ impl Diff<'_> {
         params.extend(tparams);
         Ok((
             Lambda {
+                id: runic_ir::LamId::fresh(),
                 params,
                 body: Body {
                     stms,
@@ -1636,7 +1646,7 @@ impl Diff<'_> {
     fn pair_operator(&mut self, b: &mut Builder, op: Lambda) -> R<Lambda> {
         let m = op.ret.len();
         if op.params.len() != 2 * m {
-            return Err(AdError::new("internal: operator arity does not match"));
+            return Err(AdError::internal("operator arity does not match"));
         }
         let (mut l, _) = self.lambda(b, op, &vec![true; 2 * m], true)?;
         let ps = std::mem::take(&mut l.params);
@@ -2018,7 +2028,7 @@ impl Diff<'_> {
         })?;
         self.tans
             .remove(&r.name)
-            .ok_or_else(|| AdError::new("internal: the pair rule gave no tangent"))
+            .ok_or_else(|| AdError::internal("the pair rule gave no tangent"))
     }
 
     /// The gradient of `reduce (*) ne x`, from a generated `vjp`.
@@ -2045,6 +2055,7 @@ impl Diff<'_> {
         let xs = self.fresh_param(b, "xs", &xt);
         let r = self.fresh_param(b, "prod", &Type::Prim(t));
         let lam = Lambda {
+            id: runic_ir::LamId::fresh(),
             params: vec![xs.clone()],
             body: Body {
                 stms: vec![Stm {

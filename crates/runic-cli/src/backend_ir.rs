@@ -51,7 +51,14 @@ pub fn compile(
     }
     // AD as a program transformation. A construct that cannot be differentiated stays in
     // the program; the executor reports it if it is reached.
-    prog = runic_ad::eliminate_where_possible(prog).0;
+    let (differentiated, errors) = runic_ad::eliminate_where_possible(prog);
+    if let Some(e) = errors.iter().find(|e| e.is_internal()) {
+        return Err(format!(
+            "Error: internal compiler error in automatic differentiation: {}",
+            e.message
+        ));
+    }
+    prog = differentiated;
     after("ad", &prog)?;
     if stop_after == Some("ad") {
         return Ok(prog);

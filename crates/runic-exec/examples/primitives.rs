@@ -107,6 +107,7 @@ fn program(bins: i64) -> Prog {
             names.fresh("r"),
         );
         let lam = Lambda {
+            id: runic_ir::LamId::fresh(),
             params: vec![p(x, f32t.clone())],
             body: Body {
                 stms: vec![

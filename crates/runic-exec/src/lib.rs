@@ -43,7 +43,10 @@ pub struct Executor {
 }
 
 impl Executor {
-    pub fn new(prog: Arc<Prog>) -> Executor {
+    pub fn new(mut prog: Arc<Prog>) -> Executor {
+        if runic_ir::traverse::has_duplicate_lambda_ids(&prog) {
+            runic_ir::traverse::make_lambda_ids_unique(Arc::make_mut(&mut prog));
+        }
         let slots = slots::Slots::new(&prog);
         let funs = prog
             .funs

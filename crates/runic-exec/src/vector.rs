@@ -8,6 +8,7 @@ use crate::error::{err, ExecError, R};
 use crate::eval::{scalar_binop, ternop};
 use crate::value::*;
 use runic_data::Buffer;
+use runic_ir::traverse::{walk_exp, Visitor};
 use runic_ir::*;
 use runic_prim::{convert, unop};
 use std::collections::HashMap;
@@ -63,11 +64,11 @@ pub struct Plan {
     pub frees: Vec<VName>,
 }
 
-/// The compiled lambdas of a program, by lambda address (the program is never mutated while
-/// an executor holds it).
+/// The compiled lambdas of a program, by lambda id (ids are unique within a program the
+/// executor runs: see [`runic_ir::traverse::make_lambda_ids_unique`]).
 #[derive(Default)]
 pub struct Plans {
-    plans: HashMap<usize, Plan>,
+    plans: HashMap<LamId, Plan>,
 }
 
 impl Plans {
@@ -79,40 +80,30 @@ impl Plans {
         p
     }
     pub fn get(&self, lam: &Lambda) -> Option<&Plan> {
-        self.plans.get(&(lam as *const Lambda as usize))
+        self.plans.get(&lam.id)
     }
     fn add(&mut self, lam: &Lambda) {
         if let Some(plan) = compile(lam) {
-            self.plans.insert(lam as *const Lambda as usize, plan);
+            self.plans.insert(lam.id, plan);
         }
-        self.body(&lam.body);
     }
-    fn body(&mut self, b: &Body) {
-        for s in &b.stms {
-            match &s.exp {
-                Exp::Soac(Soac::Map { lam, .. }) => self.add(lam),
-                // Operators are compiled too: a fold applies them one element at a time
-                // with [`Plan::eval`].
-                Exp::Soac(Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. }) => {
-                    if let Some(p) = pre {
-                        self.add(p);
-                    }
-                    self.add(lam);
+}
+
+/// Map lambdas are compiled, and so are the operators of folds: a fold applies them one
+/// element at a time with [`Plan::eval`].
+impl Visitor for Plans {
+    fn exp(&mut self, e: &Exp) {
+        match e {
+            Exp::Soac(Soac::Map { lam, .. } | Soac::Hist { lam, .. }) => self.add(lam),
+            Exp::Soac(Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. }) => {
+                if let Some(p) = pre {
+                    self.add(p);
                 }
-                Exp::Soac(Soac::Hist { lam, .. }) => self.add(lam),
-                Exp::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => {
-                    self.body(then_body);
-                    self.body(else_body);
-                }
-                Exp::Loop { body, .. } => self.body(body),
-                Exp::WithAcc { lam, .. } => self.body(&lam.body),
-                _ => {}
+                self.add(lam);
             }
+            _ => {}
         }
+        walk_exp(self, e)
     }
 }
 

@@ -40,6 +40,7 @@ fn var(v: VName) -> SubExp {
 fn bin_lam(b: &mut B, op: BinOp, t: PrimType) -> Lambda {
     let (x, y, r) = (b.v("x"), b.v("y"), b.v("r"));
     Lambda {
+        id: runic_ir::LamId::fresh(),
         params: vec![p(x, Type::Prim(t)), p(y, Type::Prim(t))],
         body: Body {
             stms: vec![stm(
@@ -81,6 +82,7 @@ fn soacs_prog(b: &mut B) -> Prog {
     let (x, t, u) = (b.v("x"), b.v("t"), b.v("u"));
     let ys = b.v("ys");
     let map_lam = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: vec![p(x, f32s())],
         body: Body {
             stms: vec![
@@ -273,6 +275,7 @@ fn index_error_in_map() {
     let (n, xs, i, r) = (b.v("n"), b.v("xs"), b.v("i"), b.v("r"));
     let out = b.v("out");
     let lam = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: vec![p(i, Type::Prim(PrimType::I64))],
         body: Body {
             stms: vec![Stm {

@@ -1,7 +1,15 @@
-//! A statement builder: fresh names, binding expressions, and nested bodies/lambdas, so that
-//! transformations producing IR stay short.
+//! The statement builder: fresh names, binding expressions, nested bodies and lambdas, so
+//! that transformations producing IR stay short.
+//!
+//! The builder records the type of every variable it binds in the [`NameSource`], and the
+//! typed operations (`let_exp`, `op2`, `map`, `if_else`, …) compute the types of what they
+//! bind from their operands (see [`crate::typing`]), so a rule names no types it does not
+//! choose. The untyped forms (`bind`, `binop`, `lambda`) take types explicitly, for the
+//! few results whose shapes are computed at run time.
 
 use crate::ir::*;
+use crate::traverse::binders;
+use crate::typing::{exp_types, prim_type, subexp_type, TResult, TypeError};
 
 /// The result type of a binary operator applied to operands of type `t`.
 pub fn binop_type(op: BinOp, t: PrimType) -> PrimType {
@@ -55,15 +63,17 @@ impl<'a> Builder<'a> {
         self.names.fresh(hint)
     }
 
+    /// A fresh parameter of type `ty` (its type is recorded).
     pub fn param(&mut self, hint: &str, ty: Type) -> Param {
         Param {
-            name: self.fresh(hint),
+            name: self.names.fresh_typed(hint, ty.clone()),
             ty,
         }
     }
 
-    /// Add a statement as is.
+    /// Add a statement as is (the types of its binders are recorded).
     pub fn add(&mut self, stm: Stm) {
+        self.names.record_types(&stm);
         self.stms.push(stm);
     }
 
@@ -89,7 +99,7 @@ impl<'a> Builder<'a> {
             })
             .collect();
         let names = pat.iter().map(|p| p.name).collect();
-        self.add(Stm {
+        self.stms.push(Stm {
             pat,
             exp,
             src: self.src.clone(),
@@ -170,7 +180,7 @@ impl<'a> Builder<'a> {
         let params: Vec<Param> = params.into_iter().map(|(h, t)| self.param(h, t)).collect();
         let names: Vec<VName> = params.iter().map(|p| p.name).collect();
         let body = self.body(|b| f(b, &names));
-        Lambda { params, body, ret }
+        Lambda::new(params, body, ret)
     }
 
     /// `if cond then … else …` with results of types `ret`.
@@ -192,6 +202,204 @@ impl<'a> Builder<'a> {
             },
             ret,
         )
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Typed construction: result types come from the operands.
+
+    /// The type of an operand.
+    pub fn type_of(&self, s: &SubExp) -> TResult<Type> {
+        subexp_type(&*self.names, s)
+    }
+
+    /// The primitive type of a scalar operand.
+    pub fn prim_of(&self, s: &SubExp) -> TResult<PrimType> {
+        prim_type(&*self.names, s)
+    }
+
+    /// Bind `exp` to fresh variables named after `hint`, of the types it computes.
+    pub fn let_exp(&mut self, hint: &str, exp: Exp) -> TResult<Vec<VName>> {
+        let types = exp_types(&*self.names, &exp)?;
+        Ok(self.bind_named(&[hint], exp, types))
+    }
+
+    /// Bind an expression of one result; returns it as an operand.
+    pub fn let1(&mut self, hint: &str, exp: Exp) -> TResult<SubExp> {
+        match self.let_exp(hint, exp)?.as_slice() {
+            [v] => Ok(SubExp::Var(*v)),
+            vs => Err(TypeError(format!("let1 of {} results", vs.len()))),
+        }
+    }
+
+    /// Bind a basic operation of one result.
+    pub fn let_basic(&mut self, hint: &str, op: BasicOp) -> TResult<SubExp> {
+        self.let1(hint, Exp::Basic(op))
+    }
+
+    /// `a op b` at the operands' type (constants folded when that cannot fail).
+    pub fn op2(&mut self, op: BinOp, a: SubExp, b: SubExp) -> TResult<SubExp> {
+        let t = self.prim_of(&a)?;
+        let u = self.prim_of(&b)?;
+        if t != u && !matches!(op, BinOp::Ldexp | BinOp::GetBit) {
+            return Err(TypeError(format!("{op:?} of {t} and {u}")));
+        }
+        Ok(self.binop(op, a, b, t))
+    }
+    pub fn add_(&mut self, a: SubExp, b: SubExp) -> TResult<SubExp> {
+        self.op2(BinOp::Add, a, b)
+    }
+    pub fn sub_(&mut self, a: SubExp, b: SubExp) -> TResult<SubExp> {
+        self.op2(BinOp::Sub, a, b)
+    }
+    pub fn mul_(&mut self, a: SubExp, b: SubExp) -> TResult<SubExp> {
+        self.op2(BinOp::Mul, a, b)
+    }
+
+    /// `op a` at the operand's type.
+    pub fn op1(&mut self, op: UnOp, a: SubExp) -> TResult<SubExp> {
+        let t = self.prim_of(&a)?;
+        Ok(self.unop(op, a, t))
+    }
+
+    /// `if c then a else b` on operands (a `select`).
+    pub fn select(&mut self, c: SubExp, a: SubExp, b: SubExp) -> TResult<SubExp> {
+        let t = self.type_of(&a)?;
+        let r = self.if_(c, vec![t], |_| vec![a], |_| vec![b]);
+        Ok(SubExp::Var(r[0]))
+    }
+
+    /// The types of a nested body's results, which must not name variables bound inside
+    /// the body (such results need explicit types: use the untyped forms).
+    fn result_types(&self, body: &Body) -> TResult<Vec<Type>> {
+        let inner = binders(body);
+        body.result
+            .iter()
+            .map(|r| {
+                let t = self.type_of(r)?;
+                if crate::traverse::uses(&t).iter().any(|v| inner.contains(v)) {
+                    return Err(TypeError(format!(
+                        "a result's shape {t:?} is computed inside its body"
+                    )));
+                }
+                Ok(t)
+            })
+            .collect()
+    }
+
+    /// A nested body whose builder reports type errors.
+    pub fn body_try<E>(
+        &mut self,
+        f: impl FnOnce(&mut Builder) -> Result<Vec<SubExp>, E>,
+    ) -> Result<Body, E> {
+        let src = self.src.clone();
+        let mut sub = Builder::new(self.names);
+        sub.src = src;
+        let result = f(&mut sub)?;
+        Ok(Body {
+            stms: sub.stms,
+            result,
+        })
+    }
+
+    /// A lambda with fresh parameters of the given (hint, type); its result types are
+    /// those of the results `f` returns.
+    pub fn lam<E: From<TypeError>>(
+        &mut self,
+        params: Vec<(&str, Type)>,
+        f: impl FnOnce(&mut Builder, &[SubExp]) -> Result<Vec<SubExp>, E>,
+    ) -> Result<Lambda, E> {
+        let params: Vec<Param> = params.into_iter().map(|(h, t)| self.param(h, t)).collect();
+        let args: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
+        let body = self.body_try(|b| f(b, &args))?;
+        let ret = self.result_types(&body)?;
+        Ok(Lambda::new(params, body, ret))
+    }
+
+    /// `if c then … else …`; the result types are those of the `then` branch.
+    pub fn if_else<E: From<TypeError>>(
+        &mut self,
+        cond: SubExp,
+        then_f: impl FnOnce(&mut Builder) -> Result<Vec<SubExp>, E>,
+        else_f: impl FnOnce(&mut Builder) -> Result<Vec<SubExp>, E>,
+    ) -> Result<Vec<SubExp>, E> {
+        let then_body = self.body_try(then_f)?;
+        let else_body = self.body_try(else_f)?;
+        let ret = self.result_types(&then_body)?;
+        let exp = Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ret: ret.clone(),
+        };
+        let vs = self.bind(exp, ret);
+        Ok(vs.into_iter().map(SubExp::Var).collect())
+    }
+
+    /// `map lam arrs` over the outer dimension `w` of the arrays.
+    pub fn map(
+        &mut self,
+        hint: &str,
+        w: SubExp,
+        lam: Lambda,
+        arrs: Vec<VName>,
+    ) -> TResult<Vec<VName>> {
+        self.let_exp(hint, Exp::Soac(Soac::Map { w, lam, arrs }))
+    }
+
+    /// `reduce lam neutral arrs` (not known to be commutative).
+    pub fn reduce(
+        &mut self,
+        hint: &str,
+        w: SubExp,
+        lam: Lambda,
+        neutral: Vec<SubExp>,
+        arrs: Vec<VName>,
+    ) -> TResult<Vec<SubExp>> {
+        let exp = Exp::Soac(Soac::Reduce {
+            w,
+            arrs,
+            pre: None,
+            lam,
+            neutral,
+            commutative: false,
+        });
+        let vs = self.let_exp(hint, exp)?;
+        Ok(vs.into_iter().map(SubExp::Var).collect())
+    }
+
+    /// Inclusive `scan lam neutral arrs`.
+    pub fn scan(
+        &mut self,
+        hint: &str,
+        w: SubExp,
+        lam: Lambda,
+        neutral: Vec<SubExp>,
+        arrs: Vec<VName>,
+    ) -> TResult<Vec<VName>> {
+        let exp = Exp::Soac(Soac::Scan {
+            w,
+            arrs,
+            pre: None,
+            lam,
+            neutral,
+        });
+        self.let_exp(hint, exp)
+    }
+
+    /// `arr[i]` (a row or an element).
+    pub fn index1(&mut self, arr: VName, i: SubExp) -> TResult<SubExp> {
+        self.let_basic("e", BasicOp::Index(arr, vec![DimIndex::Fix(i)]))
+    }
+
+    /// An array of the given shape filled with `v`.
+    pub fn replicate(&mut self, shape: Vec<SubExp>, v: SubExp) -> TResult<VName> {
+        let r = self.let_basic("rep", BasicOp::Replicate(shape, v))?;
+        Ok(r.as_var().expect("a bound replicate is a variable"))
+    }
+
+    /// The operator `\x y -> x op y` at the scalar type `t`.
+    pub fn binop_lam(&mut self, op: BinOp, t: PrimType) -> Lambda {
+        binop_lambda(self.names, op, t)
     }
 
     /// Finish into a body with the given result.

@@ -8,10 +8,13 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VName(pub u32);
 
-/// Hands out fresh variables and remembers their name hints.
+/// Hands out fresh variables and remembers, for each, a name hint for printing and (when
+/// known) its type. Builders record the type of every variable they bind, so that rules
+/// can ask for the type of any operand instead of keeping their own tables.
 #[derive(Clone, Debug, Default)]
 pub struct NameSource {
     hints: Vec<String>,
+    types: Vec<Option<Type>>,
 }
 
 impl NameSource {
@@ -19,17 +22,58 @@ impl NameSource {
         self.hints.push(hint.to_string());
         VName(self.hints.len() as u32 - 1)
     }
+    /// A fresh variable of a known type.
+    pub fn fresh_typed(&mut self, hint: &str, ty: Type) -> VName {
+        let v = self.fresh(hint);
+        self.set_type(v, ty);
+        v
+    }
     pub fn hint(&self, v: VName) -> &str {
         self.hints
             .get(v.0 as usize)
             .map(String::as_str)
             .unwrap_or("v")
     }
+    /// The recorded type of `v`, if any.
+    pub fn type_of(&self, v: VName) -> Option<&Type> {
+        self.types.get(v.0 as usize).and_then(Option::as_ref)
+    }
+    pub fn set_type(&mut self, v: VName, ty: Type) {
+        let i = v.0 as usize;
+        if self.types.len() <= i {
+            self.types.resize(i + 1, None);
+        }
+        self.types[i] = Some(ty);
+    }
+    /// Records the type of every variable bound in `x` (after a pass that built IR without
+    /// a builder, or changed types, so that the table is true again).
+    pub fn record_types<T: crate::traverse::Walk + ?Sized>(&mut self, x: &T) {
+        crate::traverse::record_binder_types(x, self);
+    }
     pub fn len(&self) -> usize {
         self.hints.len()
     }
     pub fn is_empty(&self) -> bool {
         self.hints.is_empty()
+    }
+}
+
+/// The identity of a lambda: stable across passes that keep the lambda (a clone has the
+/// same id), fresh for a renamed copy. Caches of compiled code key on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LamId(pub u32);
+
+impl LamId {
+    /// An id no other lambda of this process has.
+    pub fn fresh() -> LamId {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        LamId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Default for LamId {
+    fn default() -> Self {
+        LamId::fresh()
     }
 }
 
@@ -235,11 +279,32 @@ pub enum BasicOp {
 }
 
 /// A lambda: parameters, a body, and the types of its results.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Equality ignores the [`LamId`]: two lambdas are equal when their code is.
+#[derive(Clone, Debug)]
 pub struct Lambda {
     pub params: Vec<Param>,
     pub body: Body,
     pub ret: Vec<Type>,
+    pub id: LamId,
+}
+
+impl Lambda {
+    /// A lambda with a fresh identity.
+    pub fn new(params: Vec<Param>, body: Body, ret: Vec<Type>) -> Lambda {
+        Lambda {
+            params,
+            body,
+            ret,
+            id: LamId::fresh(),
+        }
+    }
+}
+
+impl PartialEq for Lambda {
+    fn eq(&self, other: &Lambda) -> bool {
+        self.params == other.params && self.body == other.body && self.ret == other.ret
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -11,13 +11,18 @@
 //! - there are no function values: lambdas appear only as operators of SOACs and AD
 //!   constructs, and calls name a top-level [`FunDef`].
 //!
-//! The data types live in [`ir`]; the builder, printer and verifier in their own modules.
+//! The data types live in [`ir`]; the builder, the traversal ([`traverse`]: visitors,
+//! free variables, uses and binders), result typing ([`typing`]), the printer and the
+//! verifier in their own modules.
 
 pub mod builder;
 pub mod ir;
 pub mod print;
+pub mod traverse;
+pub mod typing;
 pub mod verify;
 
 pub use builder::Builder;
 pub use ir::*;
+pub use typing::TypeError;
 pub use verify::verify;

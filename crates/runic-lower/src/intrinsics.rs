@@ -136,6 +136,7 @@ impl<'a> Lower<'a> {
         let (stms, res) = self.nested(|l| body(l, vals))?;
         let rl = self.leaves(&res, span)?;
         let mut lam = Lambda {
+            id: runic_ir::LamId::fresh(),
             params,
             body: Body {
                 stms,
@@ -518,6 +519,7 @@ fn named<'a>(
             })?;
             let rl = l.leaves(&res, span)?;
             let lam = Lambda {
+                id: runic_ir::LamId::fresh(),
                 params: vec![ip],
                 body: Body {
                     stms,
@@ -1080,6 +1082,7 @@ fn filter_by<'a>(l: &mut Lower<'a>, flags: &Val<'a>, xs: &Val<'a>, span: Span) -
     l.var_types.insert(bp.name, bp.ty.clone());
     let (stms, one) = l.nested(|l| Ok(l.convert(PrimType::I64, SubExp::Var(bp.name))))?;
     let ones_lam = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: vec![bp],
         body: Body {
             stms,
@@ -1147,6 +1150,7 @@ fn filter_by<'a>(l: &mut Lower<'a>, flags: &Val<'a>, xs: &Val<'a>, span: Span) -
         Ok(l.prim_leaf(&v, span)?.0)
     })?;
     let idx_lam = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: vec![fp, op],
         body: Body {
             stms,

@@ -1201,6 +1201,7 @@ impl<'a> Lower<'a> {
                 let (x, y) = (SubExp::Var(pa.name), SubExp::Var(pb.name));
                 let (stms, e) = l.nested(|l| Ok(l.binop(BinOp::Eq, x, y, elem)))?;
                 let lam = Lambda {
+                    id: runic_ir::LamId::fresh(),
                     params: vec![pa, pb],
                     body: Body {
                         stms,

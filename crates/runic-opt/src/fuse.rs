@@ -220,6 +220,7 @@ fn fuse_pair(
     walk::body(&mut rest, &subst);
     stms.extend(rest.stms);
     let composed = Lambda {
+        id: runic_ir::LamId::fresh(),
         params,
         body: Body {
             stms,

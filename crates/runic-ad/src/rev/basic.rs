@@ -84,7 +84,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             let vt = rev.type_of(&v)?;
             let vbar_arr = vbar
                 .as_var()
-                .ok_or_else(|| AdError::new("internal: array adjoint is a scalar"))?;
+                .ok_or_else(|| AdError::internal("array adjoint is a scalar"))?;
             if rev.is_active(&v) {
                 let part = rev.bind(
                     b,
@@ -127,9 +127,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             let Type::Array { shape, .. } = &at else {
                 return Ok(());
             };
-            let vbar_arr = vbar
-                .as_var()
-                .ok_or_else(|| AdError::new("internal: reshape"))?;
+            let vbar_arr = vbar.as_var().ok_or_else(|| AdError::internal("reshape"))?;
             let back = rev.bind(
                 b,
                 "adj",
@@ -152,14 +150,12 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             let at = rev.type_of(&SubExp::Var(arr))?;
             let vbar_arr = vbar
                 .as_var()
-                .ok_or_else(|| AdError::new("internal: rearrange"))?;
+                .ok_or_else(|| AdError::internal("rearrange"))?;
             let back = rev.bind(b, "adj", Exp::Basic(BasicOp::Rearrange(inv, vbar_arr)), at);
             rev.add_adj(b, &SubExp::Var(arr), SubExp::Var(back))
         }
         BasicOp::Concat(dim, arrs) => {
-            let vbar_arr = vbar
-                .as_var()
-                .ok_or_else(|| AdError::new("internal: concat"))?;
+            let vbar_arr = vbar.as_var().ok_or_else(|| AdError::internal("concat"))?;
             let mut offset = SubExp::i64(0);
             for a in arrs {
                 let at = rev.type_of(&SubExp::Var(a))?;
@@ -199,7 +195,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
         BasicOp::ArrayLit(es, ety) => {
             let vbar_arr = vbar
                 .as_var()
-                .ok_or_else(|| AdError::new("internal: array literal"))?;
+                .ok_or_else(|| AdError::internal("array literal"))?;
             for (k, e) in es.into_iter().enumerate() {
                 if !rev.is_active(&e) {
                     continue;
@@ -223,9 +219,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             if !rev.is_active(&end) {
                 return Ok(());
             }
-            let xs = vbar
-                .as_var()
-                .ok_or_else(|| AdError::new("internal: range"))?;
+            let xs = vbar.as_var().ok_or_else(|| AdError::internal("range"))?;
             let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, elem);
             crate::scope::lambda_types(&plus, rev.types);
             let Type::Array { shape, .. } = &p.ty else {
@@ -342,6 +336,7 @@ pub fn add_lambda(rev: &mut Rev, b: &mut Builder, t: &Type) -> R<Lambda> {
     sb.src = b.src.clone();
     let r = util::add_values(rev, &mut sb, t, SubExp::Var(x.name), SubExp::Var(y.name))?;
     Ok(Lambda {
+        id: runic_ir::LamId::fresh(),
         params: vec![x, y],
         body: sb.finish(vec![r]),
         ret: vec![t.clone()],

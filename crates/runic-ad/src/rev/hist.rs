@@ -35,10 +35,10 @@ pub fn reverse(
     };
     let hbar = hbar
         .as_var()
-        .ok_or_else(|| AdError::new("internal: histogram adjoint is a scalar"))?;
+        .ok_or_else(|| AdError::internal("histogram adjoint is a scalar"))?;
     let dt = rev.type_of(&SubExp::Var(*d))?;
     let Type::Array { shape, .. } = &dt else {
-        return Err(AdError::new("internal: histogram into a non-array"));
+        return Err(AdError::internal("histogram into a non-array"));
     };
     let dims: Vec<SubExp> = shape[..is.len()].to_vec();
     let h = p.name;
@@ -424,7 +424,7 @@ fn general(
     let i64t = PrimType::I64;
     let dt = rev.type_of(&SubExp::Var(dests[0]))?;
     let Type::Array { shape, .. } = &dt else {
-        return Err(AdError::new("internal: histogram into a non-array"));
+        return Err(AdError::internal("histogram into a non-array"));
     };
     let bins = shape[0].clone();
     let mut hbar = Vec::new();
@@ -480,7 +480,7 @@ fn general(
         .into_iter()
         .map(|x| {
             x.as_var()
-                .ok_or_else(|| AdError::new("internal: histogram adjoint"))
+                .ok_or_else(|| AdError::internal("histogram adjoint"))
         })
         .collect::<R<_>>()?;
     // 2. Sort by bin.
@@ -686,6 +686,7 @@ fn general(
     params.push(end_p);
     let body = sb.finish(res);
     let comb = Lambda {
+        id: runic_ir::LamId::fresh(),
         params,
         body,
         ret: rows.clone(),
@@ -703,7 +704,7 @@ fn general(
         };
         let a = a
             .as_var()
-            .ok_or_else(|| AdError::new("internal: histogram value adjoint"))?;
+            .ok_or_else(|| AdError::internal("histogram value adjoint"))?;
         let vt = rev.type_of(&SubExp::Var(*v))?;
         let Some(elem) = vt.elem() else { continue };
         let Type::Array { shape, .. } = &vt else {
@@ -821,6 +822,7 @@ fn segmented_scan(
     let mut ret = vec![bool_t.clone(), bool_t.clone()];
     ret.extend(rows.iter().cloned());
     let op = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: ps,
         body: sb.finish(res),
         ret: ret.clone(),

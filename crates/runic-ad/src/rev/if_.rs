@@ -54,9 +54,9 @@ pub fn reverse(
         .filter(|v| branches.iter().any(|(_, after)| after[v] != before[v]))
         .collect();
     // Accumulator updates are effects: a branch that makes some must still run.
-    let updates_accs = branches
-        .iter()
-        .any(|(stms, _)| format!("{stms:?}").contains("UpdateAcc"));
+    let updates_accs = branches.iter().any(|(stms, _)| {
+        runic_ir::traverse::any_exp(stms.as_slice(), runic_ir::traverse::is_update_acc)
+    });
     if changed.is_empty() && !updates_accs {
         return Ok(());
     }
@@ -111,6 +111,7 @@ pub fn reverse(
 /// A renamed copy of a body (its binders fresh).
 pub fn rename_body(rev: &mut Rev, b: &mut Builder, body: Body) -> Body {
     let l = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: vec![],
         body,
         ret: vec![],

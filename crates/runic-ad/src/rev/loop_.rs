@@ -17,7 +17,7 @@ use runic_ir::*;
 
 pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let Exp::Loop { params, form, body } = &s.exp else {
-        return Err(AdError::new("internal: loop rule on a non-loop"));
+        return Err(AdError::internal("loop rule on a non-loop"));
     };
     let i64t = Type::Prim(PrimType::I64);
     match form {
@@ -224,6 +224,7 @@ fn rename_loop(
     rev.renamed(
         b,
         &Lambda {
+            id: runic_ir::LamId::fresh(),
             params: ps,
             body: body.clone(),
             ret: vec![],
@@ -240,7 +241,7 @@ pub fn reverse(
     body: Body,
 ) -> R<()> {
     let Some(Saved::Tape { tapes, count }) = rev.saved.remove(&pat[0].name) else {
-        return Err(AdError::new("internal: a loop without a tape"));
+        return Err(AdError::internal("a loop without a tape"));
     };
     let i64t = Type::Prim(PrimType::I64);
     // Adjoints of the loop's results seed those of the parameters.

@@ -27,7 +27,7 @@ pub fn reverse(
             let a = rev.adj(b, p.name)?;
             Some(
                 a.as_var()
-                    .ok_or_else(|| AdError::new("internal: map result adjoint is a scalar"))?,
+                    .ok_or_else(|| AdError::internal("map result adjoint is a scalar"))?,
             )
         } else {
             None
@@ -53,7 +53,7 @@ pub fn reverse(
     for a in &free_arrays {
         let adj = rev.owned_adj(b, *a)?;
         let Type::Array { elem, shape } = rev.type_of(&SubExp::Var(*a))? else {
-            return Err(AdError::new("internal: free array without array type"));
+            return Err(AdError::internal("free array without array type"));
         };
         let plus = add_lambda(rev, b, &Type::Prim(elem))?;
         acc_inputs.push(AccInput {
@@ -131,6 +131,7 @@ pub fn reverse(
     let map_exp = Exp::Soac(Soac::Map {
         w: w.clone(),
         lam: Lambda {
+            id: runic_ir::LamId::fresh(),
             params,
             body,
             ret: ret.clone(),
@@ -166,6 +167,7 @@ pub fn reverse(
             Exp::WithAcc {
                 inputs: acc_inputs,
                 lam: Lambda {
+                    id: runic_ir::LamId::fresh(),
                     params: acc_params,
                     body: Body {
                         stms: vec![map_stm],

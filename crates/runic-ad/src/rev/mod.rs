@@ -28,7 +28,8 @@ mod util;
 mod with_vjp;
 
 use crate::error::AdError;
-use crate::scope::{fun_types, mentions, Renamer, Types};
+use crate::scope::{fun_types, mentions, Types};
+use runic_ir::traverse::{Renamer, VisitorMut};
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
 
@@ -60,7 +61,7 @@ pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
 /// Whether a lambda (after its nested Vjps were eliminated) still holds a forward-mode
 /// construct, which must be eliminated first.
 fn has_jvp(l: &Lambda) -> bool {
-    format!("{:?}", l.body).contains("Jvp {")
+    runic_ir::traverse::any_exp(&l.body, |e| matches!(e, Exp::Jvp { .. }))
 }
 
 struct Elim<'n> {
@@ -206,14 +207,10 @@ impl Elim<'_> {
             return Ok(vec![s]);
         };
         if lam.params.len() != args.len() || cotangents.len() != lam.ret.len() {
-            return Err(AdError::new(
-                "internal: vjp arity does not match its lambda",
-            ));
+            return Err(AdError::internal("vjp arity does not match its lambda"));
         }
         if s.pat.len() != lam.ret.len() + lam.params.len() {
-            return Err(AdError::new(
-                "internal: vjp pattern does not match its lambda",
-            ));
+            return Err(AdError::internal("vjp pattern does not match its lambda"));
         }
         let mut b = Builder::new(self.names);
         b.src = s.src.clone();
@@ -310,7 +307,7 @@ impl<'t> Rev<'t> {
             .iter()
             .map(|c| {
                 c.as_var()
-                    .ok_or_else(|| AdError::new("internal: mjp cotangents must be arrays"))
+                    .ok_or_else(|| AdError::internal("mjp cotangents must be arrays"))
             })
             .collect::<R<_>>()?;
         let Some(&first) = seeds.first() else {
@@ -349,6 +346,7 @@ impl<'t> Rev<'t> {
             exp: Exp::Soac(Soac::Map {
                 w: SubExp::Var(k),
                 lam: Lambda {
+                    id: runic_ir::LamId::fresh(),
                     params: rows,
                     body,
                     ret,
@@ -418,8 +416,8 @@ impl<'t> Rev<'t> {
         match &s.exp {
             Exp::Loop { .. } if is_active => loop_::forward(self, b, s),
             Exp::WithVjp { .. } => with_vjp::forward(self, b, s, is_active),
-            Exp::Vjp { .. } | Exp::Jvp { .. } => Err(AdError::new(
-                "internal: a nested jvp or vjp was not eliminated first",
+            Exp::Vjp { .. } | Exp::Jvp { .. } => Err(AdError::internal(
+                "a nested jvp or vjp was not eliminated first",
             )),
             Exp::Apply { fun, .. } if is_active => Err(AdError::unsupported(format!(
                 "vjp through a call of the function {fun}"
@@ -480,8 +478,8 @@ impl<'t> Rev<'t> {
             Exp::Apply { fun, .. } => Err(AdError::unsupported(format!(
                 "vjp through a call of the function {fun}"
             ))),
-            Exp::Jvp { .. } | Exp::Vjp { .. } => Err(AdError::new(
-                "internal: a nested jvp or vjp was not eliminated first",
+            Exp::Jvp { .. } | Exp::Vjp { .. } => Err(AdError::internal(
+                "a nested jvp or vjp was not eliminated first",
             )),
         }
     }
@@ -505,7 +503,7 @@ impl<'t> Rev<'t> {
                 .types
                 .get(v)
                 .cloned()
-                .ok_or_else(|| AdError::new(format!("internal: unknown type of {v}"))),
+                .ok_or_else(|| AdError::internal(format!("unknown type of {v}"))),
         }
     }
 
@@ -568,9 +566,9 @@ impl<'t> Rev<'t> {
     /// updated in place.
     pub fn owned_adj(&mut self, b: &mut Builder, v: VName) -> R<VName> {
         let a = self.adj(b, v)?;
-        let a = a.as_var().ok_or_else(|| {
-            AdError::new(format!("internal: the adjoint of array {v} is a scalar"))
-        })?;
+        let a = a
+            .as_var()
+            .ok_or_else(|| AdError::internal(format!("the adjoint of array {v} is a scalar")))?;
         if self.owned.contains(&a) {
             return Ok(a);
         }
@@ -669,7 +667,7 @@ impl<'t> Rev<'t> {
 
     /// Free active variables of `x` (an expression or body of a nested scope) whose
     /// adjoints are not accumulators: the adjoints the scope must hand back.
-    pub fn free_adjoints<T: std::fmt::Debug>(&self, x: &T) -> Vec<VName> {
+    pub fn free_adjoints<T: runic_ir::traverse::Walk + ?Sized>(&self, x: &T) -> Vec<VName> {
         let mut used = HashSet::new();
         mentions(x, &mut used);
         let mut v: Vec<VName> = used

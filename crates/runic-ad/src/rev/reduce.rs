@@ -245,7 +245,7 @@ fn extremum(
     )?;
     let upd = upd[0]
         .as_var()
-        .ok_or_else(|| AdError::new("internal: an array adjoint is a constant"))?;
+        .ok_or_else(|| AdError::internal("an array adjoint is a constant"))?;
     rev.owned.remove(&a);
     rev.owned.insert(upd);
     rev.adjs.insert(x, SubExp::Var(upd));
@@ -330,7 +330,7 @@ fn general(
 ) -> R<()> {
     let k = neutral.len();
     if pat.len() != k || arrs.len() != k {
-        return Err(AdError::new("internal: reduce arity"));
+        return Err(AdError::internal("reduce arity"));
     }
     let mut ybar = Vec::new();
     for p in pat {
@@ -353,6 +353,7 @@ fn general(
     let lxr = util::apply(rev, &mut sb, &lam, &[&lx[..], &v[2 * k..]].concat());
     let body = sb.finish(lxr);
     let comb = Lambda {
+        id: runic_ir::LamId::fresh(),
         params,
         body,
         ret: lam.ret.clone(),

@@ -30,7 +30,7 @@ pub fn reverse(
         }
         let yv = ybar
             .as_var()
-            .ok_or_else(|| AdError::new("internal: scan adjoint is a scalar"))?;
+            .ok_or_else(|| AdError::internal("scan adjoint is a scalar"))?;
         let r = util::reverse(rev, b, &w, yv)?;
         let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, t);
         crate::scope::lambda_types(&plus, rev.types);
@@ -87,7 +87,7 @@ fn general(
         ybar.push(
             rev.adj(b, ys[j])?
                 .as_var()
-                .ok_or_else(|| AdError::new("internal: scan adjoint"))?,
+                .ok_or_else(|| AdError::internal("scan adjoint"))?,
         );
     }
     // Block-diagonal sparsity: components whose results never read each other's left
@@ -199,7 +199,7 @@ fn general(
     }
     let rbar: Vec<VName> = rbar
         .into_iter()
-        .map(|r| r.ok_or_else(|| AdError::new("internal: scan block")))
+        .map(|r| r.ok_or_else(|| AdError::internal("scan block")))
         .collect::<R<_>>()?;
     // x̄ᵢ through the map rule on m = map (λyl x. yl ⊙ x) ylag xs, m̄ = r̄.
     let ylag = reduce::exclusive_shift(rev, b, &w, &ys, &neutral)?;
@@ -213,6 +213,7 @@ fn general(
     let vs: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
     let res = util::apply(rev, &mut sb, &lam, &vs);
     let comb = Lambda {
+        id: runic_ir::LamId::fresh(),
         params,
         body: sb.finish(res),
         ret: lam.ret.clone(),
@@ -286,6 +287,7 @@ fn compose_op(rev: &mut Rev, b: &mut Builder, t: PrimType, d: usize) -> R<Lambda
         }
     }
     Ok(Lambda {
+        id: runic_ir::LamId::fresh(),
         params: ps,
         body: sb.finish(out),
         ret: vec![pt; n],

@@ -26,7 +26,7 @@ pub fn reverse(
     };
     let dt = rev.type_of(&SubExp::Var(d0))?;
     let Type::Array { shape, .. } = &dt else {
-        return Err(AdError::new("internal: scatter into a non-array"));
+        return Err(AdError::internal("scatter into a non-array"));
     };
     let dims: Vec<SubExp> = shape[..rank].to_vec();
     let win = winners(rev, b, &w, &dims, &is)?;
@@ -37,7 +37,7 @@ pub fn reverse(
         let rbar = rev.adj(b, p.name)?;
         let rbar = rbar
             .as_var()
-            .ok_or_else(|| AdError::new("internal: scatter adjoint is a scalar"))?;
+            .ok_or_else(|| AdError::internal("scatter adjoint is a scalar"))?;
         let vt = rev.type_of(&SubExp::Var(*v))?;
         let row = vt.row();
         if let (true, Type::Prim(t)) = (rev.active.contains(v), &row) {

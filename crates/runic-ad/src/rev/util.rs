@@ -4,8 +4,9 @@
 
 use super::{Rev, R};
 use crate::error::AdError;
-use crate::scope::{Renamer, Types};
+use crate::scope::Types;
 use runic_ir::builder::binop_type;
+use runic_ir::traverse::{Renamer, VisitorMut};
 use runic_ir::*;
 use std::collections::HashMap;
 
@@ -269,6 +270,7 @@ fn strip_mine(
     );
     // The outer loop's parameters: renamed copies (types follow the renaming).
     let mut outer = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: params.iter().map(|(p, _)| p.clone()).collect(),
         body: Body::default(),
         ret: vec![],
@@ -510,7 +512,12 @@ fn transposed_hist(
         pat: tmp.clone(),
         exp: Exp::Soac(Soac::Map {
             w: m,
-            lam: Lambda { params, body, ret },
+            lam: Lambda {
+                id: runic_ir::LamId::fresh(),
+                params,
+                body,
+                ret,
+            },
             arrs,
         }),
         src: src.clone(),
@@ -685,6 +692,7 @@ fn transposed(
         map_arrs.push(v);
     }
     let lam = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: lam_params,
         body,
         ret: res_tys.clone(),
@@ -765,7 +773,7 @@ pub fn add_values(rev: &mut Rev, b: &mut Builder, ty: &Type, a: SubExp, c: SubEx
         Type::Prim(t) => Ok(add_scalars(rev, b, *t, a, c)),
         Type::Array { .. } => {
             let (SubExp::Var(av), SubExp::Var(cv)) = (&a, &c) else {
-                return Err(AdError::new("internal: array adjoints must be variables"));
+                return Err(AdError::internal("array adjoints must be variables"));
             };
             Ok(SubExp::Var(add_arrays(rev, b, ty, *av, *cv)))
         }
@@ -808,6 +816,7 @@ fn add_arrays(rev: &mut Rev, b: &mut Builder, ty: &Type, a: VName, c: VName) -> 
     };
     let body = sb.finish(vec![r]);
     let lam = Lambda {
+        id: runic_ir::LamId::fresh(),
         params: vec![x, y],
         body,
         ret: vec![row],
@@ -851,7 +860,7 @@ pub fn acc_add_all(
         }
         Type::Array { shape, .. } => {
             let SubExp::Var(cv) = c else {
-                return Err(AdError::new("internal: array adjoints must be variables"));
+                return Err(AdError::internal("array adjoints must be variables"));
             };
             let n = shape[0].clone();
             let iota = iota(rev, b, n.clone());
@@ -870,6 +879,7 @@ pub fn acc_add_all(
                 Exp::Soac(Soac::Map {
                     w: n.clone(),
                     lam: Lambda {
+                        id: runic_ir::LamId::fresh(),
                         params: vec![j, row],
                         body,
                         ret: vec![i64t.clone()],
@@ -927,7 +937,12 @@ pub fn map(
         "m",
         Exp::Soac(Soac::Map {
             w: w.clone(),
-            lam: Lambda { params, body, ret },
+            lam: Lambda {
+                id: runic_ir::LamId::fresh(),
+                params,
+                body,
+                ret,
+            },
             arrs,
         }),
         tys,
@@ -938,7 +953,7 @@ pub fn map(
 pub fn reverse(rev: &mut Rev, b: &mut Builder, w: &SubExp, arr: VName) -> R<VName> {
     let t = rev.type_of(&SubExp::Var(arr))?;
     let Type::Array { elem, shape } = t else {
-        return Err(AdError::new("internal: reversing a non-array"));
+        return Err(AdError::internal("reversing a non-array"));
     };
     let mut shape = shape;
     shape[0] = w.clone();
@@ -1113,7 +1128,7 @@ pub fn bin_map(
         },
     )?;
     outs.into_iter()
-        .map(|s| s.as_var().ok_or_else(|| AdError::new("internal: bin_map")))
+        .map(|s| s.as_var().ok_or_else(|| AdError::internal("bin_map")))
         .collect()
 }
 
@@ -1127,7 +1142,8 @@ pub fn prune(body: &mut Body) {
     let mut kept = Vec::with_capacity(body.stms.len());
     for s in std::mem::take(&mut body.stms).into_iter().rev() {
         let used = s.pat.iter().any(|p| live.contains(&p.name));
-        let effect = !used && format!("{:?}", s.exp).contains("UpdateAcc");
+        let effect =
+            !used && runic_ir::traverse::any_exp(&s.exp, runic_ir::traverse::is_update_acc);
         if used || effect {
             crate::scope::mentions(&s.exp, &mut live);
             for p in &s.pat {

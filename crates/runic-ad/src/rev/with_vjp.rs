@@ -7,7 +7,7 @@ use runic_ir::*;
 
 pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm, active: bool) -> R<()> {
     let Exp::WithVjp { f, adj, args } = &s.exp else {
-        return Err(AdError::new("internal: with_vjp rule on another statement"));
+        return Err(AdError::internal("with_vjp rule on another statement"));
     };
     let results = util::apply(rev, b, f, args);
     let src = b.src.clone();
@@ -23,9 +23,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm, active: bool) -> R<()> {
 
 pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], args: Vec<SubExp>) -> R<()> {
     let Some(Saved::WithVjp { adj }) = rev.saved.remove(&pat[0].name) else {
-        return Err(AdError::new(
-            "internal: with_vjp without its adjoint function",
-        ));
+        return Err(AdError::internal("with_vjp without its adjoint function"));
     };
     let mut inputs: Vec<SubExp> = pat.iter().map(|p| SubExp::Var(p.name)).collect();
     for p in pat {

@@ -1,0 +1,957 @@
+//! One traversal of the IR, in scope order, and the queries built on it.
+//!
+//! [`Visitor`] walks statements, expressions, nested bodies and lambdas read-only;
+//! [`VisitorMut`] walks them mutably (substitution, renaming). Both visit in *scope order*:
+//! the operands of a statement before the variables it binds, a loop's initial values and
+//! bound before its parameters, the dimensions of a pattern element before its name (they
+//! may name earlier elements of the same pattern). Every pass that needs to look inside the
+//! IR (free variables, uses, binders, "does this body hold an X") goes through here, so a
+//! new construct is added in one place.
+
+use crate::ir::*;
+use std::collections::HashSet;
+
+/// A read-only walk over the IR. Override the hooks you need; call the matching `walk_*`
+/// function from an override to keep descending.
+pub trait Visitor {
+    /// A variable read (an operand, an array input, a dimension in a type).
+    fn use_var(&mut self, _v: VName) {}
+    /// A variable bound (pattern element, lambda/loop parameter, loop counter).
+    fn bind_var(&mut self, _v: VName, _ty: Option<&Type>) {}
+    fn stm(&mut self, s: &Stm) {
+        walk_stm(self, s)
+    }
+    fn exp(&mut self, e: &Exp) {
+        walk_exp(self, e)
+    }
+    fn body(&mut self, b: &Body) {
+        walk_body(self, b)
+    }
+    fn lambda(&mut self, l: &Lambda) {
+        walk_lambda(self, l)
+    }
+}
+
+pub fn walk_body<V: Visitor + ?Sized>(v: &mut V, b: &Body) {
+    for s in &b.stms {
+        v.stm(s);
+    }
+    b.result.iter().for_each(|s| subexp(v, s));
+}
+
+pub fn walk_stm<V: Visitor + ?Sized>(v: &mut V, s: &Stm) {
+    v.exp(&s.exp);
+    s.pat.iter().for_each(|p| param(v, p));
+}
+
+pub fn walk_lambda<V: Visitor + ?Sized>(v: &mut V, l: &Lambda) {
+    l.params.iter().for_each(|p| param(v, p));
+    v.body(&l.body);
+    l.ret.iter().for_each(|t| ty(v, t));
+}
+
+fn subexp<V: Visitor + ?Sized>(v: &mut V, s: &SubExp) {
+    if let SubExp::Var(x) = s {
+        v.use_var(*x);
+    }
+}
+
+fn ty<V: Visitor + ?Sized>(v: &mut V, t: &Type) {
+    match t {
+        Type::Array { shape, .. } | Type::Acc { shape, .. } => {
+            shape.iter().for_each(|d| subexp(v, d))
+        }
+        Type::Prim(_) => {}
+    }
+}
+
+fn param<V: Visitor + ?Sized>(v: &mut V, p: &Param) {
+    ty(v, &p.ty);
+    v.bind_var(p.name, Some(&p.ty));
+}
+
+fn vars<V: Visitor + ?Sized>(v: &mut V, xs: &[VName]) {
+    xs.iter().for_each(|x| v.use_var(*x));
+}
+
+fn subexps<V: Visitor + ?Sized>(v: &mut V, xs: &[SubExp]) {
+    xs.iter().for_each(|x| subexp(v, x));
+}
+
+fn dims<V: Visitor + ?Sized>(v: &mut V, ds: &[DimIndex]) {
+    for d in ds {
+        match d {
+            DimIndex::Fix(s) => subexp(v, s),
+            DimIndex::Slice { start, end, stride } => {
+                for s in [start, end, stride].into_iter().flatten() {
+                    subexp(v, s);
+                }
+            }
+        }
+    }
+}
+
+pub fn walk_exp<V: Visitor + ?Sized>(v: &mut V, e: &Exp) {
+    match e {
+        Exp::Basic(op) => walk_basic(v, op),
+        Exp::Apply { args, ret, .. } => {
+            subexps(v, args);
+            ret.iter().for_each(|t| ty(v, t));
+        }
+        Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ret,
+        } => {
+            subexp(v, cond);
+            v.body(then_body);
+            v.body(else_body);
+            ret.iter().for_each(|t| ty(v, t));
+        }
+        Exp::Loop { params, form, body } => {
+            params.iter().for_each(|(_, init)| subexp(v, init));
+            if let LoopForm::For { i, bound } = form {
+                subexp(v, bound);
+                v.bind_var(*i, None);
+            }
+            params.iter().for_each(|(p, _)| param(v, p));
+            if let LoopForm::While { cond } = form {
+                v.use_var(*cond);
+            }
+            v.body(body);
+        }
+        Exp::Soac(s) => walk_soac(v, s),
+        Exp::WithAcc { inputs, lam } => {
+            for i in inputs {
+                subexps(v, &i.shape);
+                vars(v, &i.arrays);
+                if let Some((l, ne)) = &i.op {
+                    subexps(v, ne);
+                    v.lambda(l);
+                }
+            }
+            v.lambda(lam);
+        }
+        Exp::Jvp {
+            lam,
+            args,
+            tangents: seeds,
+            ..
+        }
+        | Exp::Vjp {
+            lam,
+            args,
+            cotangents: seeds,
+            ..
+        } => {
+            subexps(v, args);
+            subexps(v, seeds);
+            v.lambda(lam);
+        }
+        Exp::WithVjp { f, adj, args } => {
+            subexps(v, args);
+            v.lambda(f);
+            v.lambda(adj);
+        }
+    }
+}
+
+fn walk_soac<V: Visitor + ?Sized>(v: &mut V, s: &Soac) {
+    match s {
+        Soac::Map { w, lam, arrs } => {
+            subexp(v, w);
+            vars(v, arrs);
+            v.lambda(lam);
+        }
+        Soac::Reduce {
+            w,
+            arrs,
+            pre,
+            lam,
+            neutral,
+            ..
+        }
+        | Soac::Scan {
+            w,
+            arrs,
+            pre,
+            lam,
+            neutral,
+        } => {
+            subexp(v, w);
+            vars(v, arrs);
+            subexps(v, neutral);
+            if let Some(p) = pre {
+                v.lambda(p);
+            }
+            v.lambda(lam);
+        }
+        Soac::Hist {
+            w,
+            dests,
+            lam,
+            neutral,
+            is,
+            vals,
+        } => {
+            subexp(v, w);
+            vars(v, dests);
+            vars(v, is);
+            vars(v, vals);
+            subexps(v, neutral);
+            v.lambda(lam);
+        }
+        Soac::Scatter { w, dests, is, vals } => {
+            subexp(v, w);
+            vars(v, dests);
+            vars(v, is);
+            vars(v, vals);
+        }
+    }
+}
+
+pub fn walk_basic<V: Visitor + ?Sized>(v: &mut V, op: &BasicOp) {
+    match op {
+        BasicOp::SubExp(a) | BasicOp::UnOp(_, a) | BasicOp::Convert(_, a) => subexp(v, a),
+        BasicOp::BinOp(_, a, b) => {
+            subexp(v, a);
+            subexp(v, b);
+        }
+        BasicOp::TernOp(_, a, b, c) => {
+            subexp(v, a);
+            subexp(v, b);
+            subexp(v, c);
+        }
+        BasicOp::Index(a, ds) => {
+            v.use_var(*a);
+            dims(v, ds);
+        }
+        BasicOp::Update(a, ds, x) => {
+            v.use_var(*a);
+            dims(v, ds);
+            subexp(v, x);
+        }
+        BasicOp::Range {
+            start, second, end, ..
+        } => {
+            subexp(v, start);
+            if let Some(s) = second {
+                subexp(v, s);
+            }
+            subexp(v, end);
+        }
+        BasicOp::Replicate(shape, x) => {
+            subexps(v, shape);
+            subexp(v, x);
+        }
+        BasicOp::Reshape { arr, shape } => {
+            v.use_var(*arr);
+            subexps(v, shape);
+        }
+        BasicOp::Rearrange(_, a) | BasicOp::Copy(a) | BasicOp::ArraySize(a, _) => v.use_var(*a),
+        BasicOp::Concat(_, arrs) => vars(v, arrs),
+        BasicOp::ArrayLit(rows, t) => {
+            subexps(v, rows);
+            ty(v, t);
+        }
+        BasicOp::Scratch(_, shape) => subexps(v, shape),
+        BasicOp::Assert { cond, .. } => subexp(v, cond),
+        BasicOp::ShapeCheck { arr, shape, .. } => {
+            v.use_var(*arr);
+            subexps(v, shape);
+        }
+        BasicOp::UpdateAcc { acc, is, vals } => {
+            v.use_var(*acc);
+            subexps(v, is);
+            subexps(v, vals);
+        }
+    }
+}
+
+/// A mutable walk over the IR, in the same scope order as [`Visitor`]. `use_var` sees
+/// every read variable (array inputs as well as operands), `subexp` every operand (so a
+/// substitution may replace a variable by a constant where the IR allows one), `bind_var`
+/// every binder.
+pub trait VisitorMut {
+    /// An operand; by default its variable goes to [`VisitorMut::use_var`].
+    fn subexp(&mut self, s: &mut SubExp) {
+        if let SubExp::Var(v) = s {
+            self.use_var(v);
+        }
+    }
+    /// A variable read where only a variable is allowed (array inputs and the like).
+    fn use_var(&mut self, _v: &mut VName) {}
+    /// A variable bound, with its type when it has one (loop counters do not).
+    fn bind_var(&mut self, _v: &mut VName, _ty: Option<&Type>) {}
+    /// A lambda about to be walked (e.g. to give a copy a new identity).
+    fn enter_lambda(&mut self, _l: &mut Lambda) {}
+    fn stm(&mut self, s: &mut Stm) {
+        walk_stm_mut(self, s)
+    }
+    fn body(&mut self, b: &mut Body) {
+        walk_body_mut(self, b)
+    }
+    fn lambda(&mut self, l: &mut Lambda) {
+        walk_lambda_mut(self, l)
+    }
+}
+
+pub fn walk_body_mut<V: VisitorMut + ?Sized>(v: &mut V, b: &mut Body) {
+    for s in &mut b.stms {
+        v.stm(s);
+    }
+    b.result.iter_mut().for_each(|s| v.subexp(s));
+}
+
+pub fn walk_stm_mut<V: VisitorMut + ?Sized>(v: &mut V, s: &mut Stm) {
+    walk_exp_mut(v, &mut s.exp);
+    s.pat.iter_mut().for_each(|p| param_mut(v, p));
+}
+
+pub fn walk_lambda_mut<V: VisitorMut + ?Sized>(v: &mut V, l: &mut Lambda) {
+    v.enter_lambda(l);
+    l.params.iter_mut().for_each(|p| param_mut(v, p));
+    v.body(&mut l.body);
+    l.ret.iter_mut().for_each(|t| type_mut(v, t));
+}
+
+/// The variables of a type's dimensions.
+pub fn type_mut<V: VisitorMut + ?Sized>(v: &mut V, t: &mut Type) {
+    match t {
+        Type::Array { shape, .. } | Type::Acc { shape, .. } => {
+            shape.iter_mut().for_each(|d| v.subexp(d))
+        }
+        Type::Prim(_) => {}
+    }
+}
+
+fn param_mut<V: VisitorMut + ?Sized>(v: &mut V, p: &mut Param) {
+    type_mut(v, &mut p.ty);
+    v.bind_var(&mut p.name, Some(&p.ty));
+}
+
+fn subexps_mut<V: VisitorMut + ?Sized>(v: &mut V, xs: &mut [SubExp]) {
+    xs.iter_mut().for_each(|x| v.subexp(x));
+}
+
+fn vars_mut<V: VisitorMut + ?Sized>(v: &mut V, xs: &mut [VName]) {
+    xs.iter_mut().for_each(|x| v.use_var(x));
+}
+
+fn dims_mut<V: VisitorMut + ?Sized>(v: &mut V, ds: &mut [DimIndex]) {
+    for d in ds {
+        match d {
+            DimIndex::Fix(s) => v.subexp(s),
+            DimIndex::Slice { start, end, stride } => {
+                for s in [start, end, stride].into_iter().flatten() {
+                    v.subexp(s);
+                }
+            }
+        }
+    }
+}
+
+pub fn walk_exp_mut<V: VisitorMut + ?Sized>(v: &mut V, e: &mut Exp) {
+    match e {
+        Exp::Basic(op) => walk_basic_mut(v, op),
+        Exp::Apply { args, ret, .. } => {
+            subexps_mut(v, args);
+            ret.iter_mut().for_each(|t| type_mut(v, t));
+        }
+        Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ret,
+        } => {
+            v.subexp(cond);
+            v.body(then_body);
+            v.body(else_body);
+            ret.iter_mut().for_each(|t| type_mut(v, t));
+        }
+        Exp::Loop { params, form, body } => {
+            params.iter_mut().for_each(|(_, init)| v.subexp(init));
+            if let LoopForm::For { i, bound } = form {
+                v.subexp(bound);
+                v.bind_var(i, None);
+            }
+            params.iter_mut().for_each(|(p, _)| param_mut(v, p));
+            if let LoopForm::While { cond } = form {
+                v.use_var(cond);
+            }
+            v.body(body);
+        }
+        Exp::Soac(s) => walk_soac_mut(v, s),
+        Exp::WithAcc { inputs, lam } => {
+            for i in inputs {
+                subexps_mut(v, &mut i.shape);
+                vars_mut(v, &mut i.arrays);
+                if let Some((l, ne)) = &mut i.op {
+                    subexps_mut(v, ne);
+                    v.lambda(l);
+                }
+            }
+            v.lambda(lam);
+        }
+        Exp::Jvp {
+            lam,
+            args,
+            tangents: seeds,
+            ..
+        }
+        | Exp::Vjp {
+            lam,
+            args,
+            cotangents: seeds,
+            ..
+        } => {
+            subexps_mut(v, args);
+            subexps_mut(v, seeds);
+            v.lambda(lam);
+        }
+        Exp::WithVjp { f, adj, args } => {
+            subexps_mut(v, args);
+            v.lambda(f);
+            v.lambda(adj);
+        }
+    }
+}
+
+fn walk_soac_mut<V: VisitorMut + ?Sized>(v: &mut V, s: &mut Soac) {
+    match s {
+        Soac::Map { w, lam, arrs } => {
+            v.subexp(w);
+            vars_mut(v, arrs);
+            v.lambda(lam);
+        }
+        Soac::Reduce {
+            w,
+            arrs,
+            pre,
+            lam,
+            neutral,
+            ..
+        }
+        | Soac::Scan {
+            w,
+            arrs,
+            pre,
+            lam,
+            neutral,
+        } => {
+            v.subexp(w);
+            vars_mut(v, arrs);
+            subexps_mut(v, neutral);
+            if let Some(p) = pre {
+                v.lambda(p);
+            }
+            v.lambda(lam);
+        }
+        Soac::Hist {
+            w,
+            dests,
+            lam,
+            neutral,
+            is,
+            vals,
+        } => {
+            v.subexp(w);
+            vars_mut(v, dests);
+            vars_mut(v, is);
+            vars_mut(v, vals);
+            subexps_mut(v, neutral);
+            v.lambda(lam);
+        }
+        Soac::Scatter { w, dests, is, vals } => {
+            v.subexp(w);
+            vars_mut(v, dests);
+            vars_mut(v, is);
+            vars_mut(v, vals);
+        }
+    }
+}
+
+pub fn walk_basic_mut<V: VisitorMut + ?Sized>(v: &mut V, op: &mut BasicOp) {
+    match op {
+        BasicOp::SubExp(a) | BasicOp::UnOp(_, a) | BasicOp::Convert(_, a) => v.subexp(a),
+        BasicOp::BinOp(_, a, b) => {
+            v.subexp(a);
+            v.subexp(b);
+        }
+        BasicOp::TernOp(_, a, b, c) => {
+            v.subexp(a);
+            v.subexp(b);
+            v.subexp(c);
+        }
+        BasicOp::Index(a, ds) => {
+            v.use_var(a);
+            dims_mut(v, ds);
+        }
+        BasicOp::Update(a, ds, x) => {
+            v.use_var(a);
+            dims_mut(v, ds);
+            v.subexp(x);
+        }
+        BasicOp::Range {
+            start, second, end, ..
+        } => {
+            v.subexp(start);
+            if let Some(s) = second {
+                v.subexp(s);
+            }
+            v.subexp(end);
+        }
+        BasicOp::Replicate(shape, x) => {
+            subexps_mut(v, shape);
+            v.subexp(x);
+        }
+        BasicOp::Reshape { arr, shape } => {
+            v.use_var(arr);
+            subexps_mut(v, shape);
+        }
+        BasicOp::Rearrange(_, a) | BasicOp::Copy(a) | BasicOp::ArraySize(a, _) => v.use_var(a),
+        BasicOp::Concat(_, arrs) => vars_mut(v, arrs),
+        BasicOp::ArrayLit(rows, t) => {
+            subexps_mut(v, rows);
+            type_mut(v, t);
+        }
+        BasicOp::Scratch(_, shape) => subexps_mut(v, shape),
+        BasicOp::Assert { cond, .. } => v.subexp(cond),
+        BasicOp::ShapeCheck { arr, shape, .. } => {
+            v.use_var(arr);
+            subexps_mut(v, shape);
+        }
+        BasicOp::UpdateAcc { acc, is, vals } => {
+            v.use_var(acc);
+            subexps_mut(v, is);
+            subexps_mut(v, vals);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Queries.
+
+/// Collects what a walk sees.
+#[derive(Default)]
+struct Collect {
+    uses: HashSet<VName>,
+    binds: HashSet<VName>,
+}
+
+impl Visitor for Collect {
+    fn use_var(&mut self, v: VName) {
+        self.uses.insert(v);
+    }
+    fn bind_var(&mut self, v: VName, _: Option<&Type>) {
+        self.binds.insert(v);
+    }
+}
+
+/// Something the queries can walk: a body, a statement, an expression, a lambda or a type.
+pub trait Walk {
+    fn walk_with<V: Visitor>(&self, v: &mut V);
+}
+
+impl Walk for Body {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        v.body(self)
+    }
+}
+impl Walk for Stm {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        v.stm(self)
+    }
+}
+impl Walk for [Stm] {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        self.iter().for_each(|s| v.stm(s))
+    }
+}
+impl Walk for Exp {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        v.exp(self)
+    }
+}
+impl Walk for Lambda {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        v.lambda(self)
+    }
+}
+impl Walk for Type {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        ty(v, self)
+    }
+}
+impl Walk for SubExp {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        subexp(v, self)
+    }
+}
+impl Walk for [SubExp] {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        subexps(v, self)
+    }
+}
+impl<T> Walk for Vec<T>
+where
+    [T]: Walk,
+{
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        self.as_slice().walk_with(v)
+    }
+}
+impl<T: Walk + ?Sized> Walk for &T {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        (**self).walk_with(v)
+    }
+}
+impl Walk for Param {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        param(v, self)
+    }
+}
+impl Walk for [Param] {
+    fn walk_with<V: Visitor>(&self, v: &mut V) {
+        self.iter().for_each(|p| param(v, p))
+    }
+}
+
+fn collect<T: Walk + ?Sized>(x: &T) -> Collect {
+    let mut c = Collect::default();
+    x.walk_with(&mut c);
+    c
+}
+
+/// Every variable read anywhere in `x`, nested scopes included (also variables bound and
+/// read inside `x`). Since a variable is bound once per function, a binder inside `x` is
+/// never read outside it, so this answers "does `x` depend on `v`" for any `v` bound
+/// outside `x`.
+pub fn uses<T: Walk + ?Sized>(x: &T) -> HashSet<VName> {
+    collect(x).uses
+}
+
+/// Adds the variables [`uses`] finds to `out`.
+pub fn add_uses<T: Walk + ?Sized>(x: &T, out: &mut HashSet<VName>) {
+    let mut c = Collect {
+        uses: std::mem::take(out),
+        binds: HashSet::new(),
+    };
+    x.walk_with(&mut c);
+    *out = c.uses;
+}
+
+/// Every variable bound anywhere in `x` (pattern elements, parameters, loop counters).
+pub fn binders<T: Walk + ?Sized>(x: &T) -> HashSet<VName> {
+    collect(x).binds
+}
+
+/// The variables `x` reads that it does not bind itself: what it needs from its context.
+pub fn free_vars<T: Walk + ?Sized>(x: &T) -> HashSet<VName> {
+    let c = collect(x);
+    c.uses.difference(&c.binds).copied().collect()
+}
+
+/// Whether any expression in `x`, at any depth, satisfies `pred`.
+pub fn any_exp<T: Walk + ?Sized>(x: &T, pred: impl Fn(&Exp) -> bool) -> bool {
+    count_exps(x, pred) > 0
+}
+
+/// How many expressions in `x`, at any depth, satisfy `pred`.
+pub fn count_exps<T: Walk + ?Sized>(x: &T, pred: impl Fn(&Exp) -> bool) -> usize {
+    struct Count<F> {
+        pred: F,
+        n: usize,
+    }
+    impl<F: Fn(&Exp) -> bool> Visitor for Count<F> {
+        fn exp(&mut self, e: &Exp) {
+            if (self.pred)(e) {
+                self.n += 1;
+            }
+            walk_exp(self, e)
+        }
+    }
+    let mut c = Count { pred, n: 0 };
+    x.walk_with(&mut c);
+    c.n
+}
+
+/// Whether `e` is one of the AD constructs (`jvp`, `vjp`, `with_vjp`).
+pub fn is_ad_construct(e: &Exp) -> bool {
+    matches!(e, Exp::Jvp { .. } | Exp::Vjp { .. } | Exp::WithVjp { .. })
+}
+
+/// Whether `e` writes to an accumulator (an `update_acc`).
+pub fn is_update_acc(e: &Exp) -> bool {
+    matches!(e, Exp::Basic(BasicOp::UpdateAcc { .. }))
+}
+
+/// Where [`binder_types`] puts what it finds.
+pub trait TypeSink {
+    fn put(&mut self, v: VName, t: Type);
+    fn get(&self, v: VName) -> Option<&Type>;
+}
+
+impl TypeSink for std::collections::HashMap<VName, Type> {
+    fn put(&mut self, v: VName, t: Type) {
+        self.insert(v, t);
+    }
+    fn get(&self, v: VName) -> Option<&Type> {
+        std::collections::HashMap::get(self, &v)
+    }
+}
+
+impl TypeSink for NameSource {
+    fn put(&mut self, v: VName, t: Type) {
+        self.set_type(v, t);
+    }
+    fn get(&self, v: VName) -> Option<&Type> {
+        self.type_of(v)
+    }
+}
+
+/// The type of every variable bound in `x`, with the variable (loop counters get the type
+/// of their bound, which must then be known: constants, or variables typed in `types`).
+pub fn binder_types<T: Walk + ?Sized>(x: &T, types: &mut std::collections::HashMap<VName, Type>) {
+    record_binder_types(x, types)
+}
+
+/// [`binder_types`] into any sink (a map, or the types of a [`NameSource`]).
+pub fn record_binder_types<T: Walk + ?Sized, S: TypeSink>(x: &T, sink: &mut S) {
+    struct Types<'a, S> {
+        out: &'a mut S,
+    }
+    impl<S: TypeSink> Visitor for Types<'_, S> {
+        fn bind_var(&mut self, v: VName, ty: Option<&Type>) {
+            if let Some(t) = ty {
+                self.out.put(v, t.clone());
+            }
+        }
+        fn exp(&mut self, e: &Exp) {
+            if let Exp::Loop {
+                form: LoopForm::For { i, bound },
+                ..
+            } = e
+            {
+                let t = match bound {
+                    SubExp::Const(c) => Type::Prim(c.ty()),
+                    SubExp::Var(b) => self
+                        .out
+                        .get(*b)
+                        .cloned()
+                        .unwrap_or(Type::Prim(PrimType::I64)),
+                };
+                self.out.put(*i, t);
+            }
+            walk_exp(self, e)
+        }
+    }
+    x.walk_with(&mut Types { out: sink });
+}
+
+/// Renames every binder of a body or lambda to a fresh variable (uses follow, types are
+/// recorded, lambdas get fresh ids), so that a copy can live in the same function as the
+/// original (each variable is bound once per function).
+pub struct Renamer<'a> {
+    pub names: &'a mut NameSource,
+    pub map: std::collections::HashMap<VName, VName>,
+}
+
+impl<'a> Renamer<'a> {
+    pub fn new(names: &'a mut NameSource) -> Self {
+        Renamer {
+            names,
+            map: std::collections::HashMap::new(),
+        }
+    }
+}
+
+impl VisitorMut for Renamer<'_> {
+    fn use_var(&mut self, v: &mut VName) {
+        if let Some(n) = self.map.get(v) {
+            *v = *n;
+        }
+    }
+    fn bind_var(&mut self, v: &mut VName, ty: Option<&Type>) {
+        let hint = self.names.hint(*v).to_string();
+        let n = match ty {
+            Some(t) => self.names.fresh_typed(&hint, t.clone()),
+            None => {
+                let n = self.names.fresh(&hint);
+                if let Some(t) = self.names.type_of(*v).cloned() {
+                    self.names.set_type(n, t);
+                }
+                n
+            }
+        };
+        self.map.insert(*v, n);
+        *v = n;
+    }
+    fn enter_lambda(&mut self, l: &mut Lambda) {
+        l.id = LamId::fresh();
+    }
+}
+
+/// Replaces variables by operands everywhere in a body (operands, array inputs, types).
+/// An array input mapped to a constant stays as it is.
+pub struct Substitute<'m>(pub &'m std::collections::HashMap<VName, SubExp>);
+
+impl VisitorMut for Substitute<'_> {
+    fn subexp(&mut self, s: &mut SubExp) {
+        if let SubExp::Var(v) = s {
+            if let Some(r) = self.0.get(v) {
+                *s = r.clone();
+            }
+        }
+    }
+    fn use_var(&mut self, v: &mut VName) {
+        if let Some(SubExp::Var(r)) = self.0.get(v) {
+            *v = *r;
+        }
+    }
+}
+
+/// Whether two lambdas of `prog` share an id.
+pub fn has_duplicate_lambda_ids(prog: &Prog) -> bool {
+    struct Ids(HashSet<LamId>, bool);
+    impl Visitor for Ids {
+        fn lambda(&mut self, l: &Lambda) {
+            self.1 |= !self.0.insert(l.id);
+            walk_lambda(self, l)
+        }
+    }
+    let mut ids = Ids(HashSet::new(), false);
+    prog.funs.iter().for_each(|f| ids.body(&f.body));
+    ids.1
+}
+
+/// Gives every lambda of `prog` that shares its id with an earlier one a fresh id, so that
+/// ids are unique within the program (clones keep their id through passes; a cache keyed
+/// by id needs them unique once the program is final).
+pub fn make_lambda_ids_unique(prog: &mut Prog) {
+    struct Ids(HashSet<LamId>);
+    impl VisitorMut for Ids {
+        fn enter_lambda(&mut self, l: &mut Lambda) {
+            if !self.0.insert(l.id) {
+                l.id = LamId::fresh();
+                self.0.insert(l.id);
+            }
+        }
+    }
+    let mut ids = Ids(HashSet::new());
+    for f in &mut prog.funs {
+        ids.body(&mut f.body);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::Builder;
+
+    fn f32t() -> Type {
+        Type::Prim(PrimType::F32)
+    }
+
+    /// `\x -> let y = x + c in loop (a = y) for i < n do a * x`, with `c` and `n` free.
+    fn sample(names: &mut NameSource) -> (Lambda, VName, VName) {
+        let c = names.fresh("c");
+        let n = names.fresh("n");
+        let mut b = Builder::new(names);
+        let lam = b.lambda(vec![("x", f32t())], vec![f32t()], |b, ps| {
+            let x = SubExp::Var(ps[0]);
+            let y = b.binop(BinOp::Add, x.clone(), SubExp::Var(c), PrimType::F32);
+            let a = b.fresh("a");
+            let i = b.fresh("i");
+            let body = b.body(|b| vec![b.binop(BinOp::Mul, SubExp::Var(a), x, PrimType::F32)]);
+            let r = b.bind(
+                Exp::Loop {
+                    params: vec![(
+                        Param {
+                            name: a,
+                            ty: f32t(),
+                        },
+                        y,
+                    )],
+                    form: LoopForm::For {
+                        i,
+                        bound: SubExp::Var(n),
+                    },
+                    body,
+                },
+                vec![f32t()],
+            );
+            vec![SubExp::Var(r[0])]
+        });
+        (lam, c, n)
+    }
+
+    #[test]
+    fn free_vars_are_reads_not_bound_inside() {
+        let mut names = NameSource::default();
+        let (lam, c, n) = sample(&mut names);
+        let free = free_vars(&lam);
+        assert_eq!(free, [c, n].into_iter().collect());
+        let bound = binders(&lam);
+        assert!(bound.contains(&lam.params[0].name));
+        assert!(!bound.contains(&c));
+        assert!(uses(&lam).contains(&lam.params[0].name));
+    }
+
+    #[test]
+    fn user_text_does_not_fool_queries() {
+        // An assertion whose message looks like the debug form of IR constructs.
+        let mut names = NameSource::default();
+        let mut b = Builder::new(&mut names);
+        b.bind(
+            Exp::Basic(BasicOp::Assert {
+                cond: SubExp::Const(Prim::Bool(true)),
+                message: "Jvp { VName(7) } UpdateAcc".into(),
+            }),
+            vec![Type::Prim(PrimType::Bool)],
+        );
+        let body = b.finish(vec![]);
+        assert!(!any_exp(&body, is_ad_construct));
+        assert!(!any_exp(&body, is_update_acc));
+        assert!(uses(&body).is_empty());
+    }
+
+    #[test]
+    fn counts_nested_constructs() {
+        let mut names = NameSource::default();
+        let (lam, _, _) = sample(&mut names);
+        assert_eq!(
+            count_exps(&lam, |e| matches!(e, Exp::Basic(BasicOp::BinOp(..)))),
+            2
+        );
+        assert!(any_exp(&lam, |e| matches!(e, Exp::Loop { .. })));
+    }
+
+    #[test]
+    fn substitution_reaches_types_and_nested_bodies() {
+        let mut names = NameSource::default();
+        let (mut lam, c, n) = sample(&mut names);
+        let m: std::collections::HashMap<VName, SubExp> =
+            [(c, SubExp::Const(Prim::F32(1.0))), (n, SubExp::i64(3))]
+                .into_iter()
+                .collect();
+        Substitute(&m).lambda(&mut lam);
+        assert!(free_vars(&lam).is_empty());
+    }
+
+    #[test]
+    fn binder_types_include_loop_counters() {
+        let mut names = NameSource::default();
+        let (lam, _, n) = sample(&mut names);
+        let mut types = std::collections::HashMap::new();
+        types.insert(n, Type::Prim(PrimType::I32));
+        binder_types(&lam, &mut types);
+        let counters: Vec<_> = types
+            .values()
+            .filter(|t| **t == Type::Prim(PrimType::I32))
+            .collect();
+        assert_eq!(counters.len(), 2);
+        assert_eq!(types[&lam.params[0].name], f32t());
+    }
+}
