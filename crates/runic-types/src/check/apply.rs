@@ -1,0 +1,89 @@
+//! Function application: checking the arguments one at a time against the function's type.
+
+use super::{err, ordinal, Checker, R};
+use crate::infer_ty::{map_sizes, T};
+use runic_syntax::ast::*;
+use runic_syntax::Span;
+
+impl Checker {
+    pub(super) fn apply_args(
+        &mut self,
+        mut ft: T,
+        args: &mut [Exp],
+        fname: &str,
+        fspan: Span,
+    ) -> R<T> {
+        let total = args.len();
+        for (i, arg) in args.iter_mut().enumerate() {
+            let shallow = self.s.shallow(&ft);
+            match shallow {
+                T::Arrow(..) | T::Var(_) => {
+                    let at = self.infer(arg)?;
+                    ft = self.apply_one(shallow, at, arg, i + 1, fname, fspan)?;
+                }
+                other => {
+                    let msg = if i == 0 {
+                        format!("{fname} is not a function (it has type \"{}\") but is applied to {total} argument{}.", self.s.show(&other), if total == 1 { "" } else { "s" })
+                    } else {
+                        format!(
+                            "{fname} takes {i} argument{} but is applied to {total}.",
+                            if i == 1 { "" } else { "s" }
+                        )
+                    };
+                    return err(arg.span.to(fspan), msg);
+                }
+            }
+        }
+        Ok(ft)
+    }
+
+    /// Apply a function type to one argument of type `at`.
+    pub(super) fn apply_one(
+        &mut self,
+        ft: T,
+        at: T,
+        arg: &Exp,
+        pos: usize,
+        fname: &str,
+        fspan: Span,
+    ) -> R<T> {
+        match self.s.shallow(&ft) {
+            T::Arrow(pn, p, r) => {
+                self.expect(
+                    &p,
+                    &at,
+                    arg.span,
+                    &format!("the {} argument of {fname}", ordinal(pos)),
+                )?;
+                let r = *r;
+                Ok(match pn {
+                    Some(n) => {
+                        let by = self.size_term(arg);
+                        let r = self.s.zonk(&r);
+                        map_sizes(&r, &mut |s| crate::infer_ty::subst_size(s, &n, &by))
+                    }
+                    None => r,
+                })
+            }
+            T::Var(_) => {
+                let r = self.s.fresh_var();
+                let want = T::arrow(at.clone(), r.clone());
+                self.expect(
+                    &ft,
+                    &want,
+                    arg.span,
+                    &format!("the {} argument of {fname}", ordinal(pos)),
+                )?;
+                Ok(r)
+            }
+            other => err(
+                arg.span.to(fspan),
+                format!(
+                    "{fname} takes {} argument{} but is applied to more.",
+                    pos - 1,
+                    if pos == 2 { "" } else { "s" }
+                ) + &format!(" (its result has type \"{}\")", self.s.show(&other)),
+            ),
+        }
+    }
+}

@@ -1,0 +1,458 @@
+//! Definitions: functions, value and type bindings, and the per-definition solving (Section 6.1).
+
+use super::literal::check_literal;
+use super::pat::simple_pat_name;
+use super::{err, Anon, Checker, Scheme, Scope, TypeAbbr, R};
+use crate::infer_ty::{map_sizes, show_prims, size_mentions, Cons, Sz, Tv, T};
+use runic_syntax::ast::*;
+use runic_syntax::{Diagnostic, Span};
+use std::collections::HashSet;
+use std::rc::Rc;
+
+impl Checker {
+    /// Infer a function (top-level or local) with explicit type/size parameters; returns its
+    /// scheme (polymorphic in the explicit parameters only) and its parameter types.
+    pub(super) fn infer_function(
+        &mut self,
+        type_params: &[TypeParam],
+        params: &mut [Pat],
+        ret: &mut Option<TypeExp>,
+        body: &mut Exp,
+        top: bool,
+    ) -> R<(Scheme, Vec<T>)> {
+        let mut tparams = Vec::new();
+        let mut sparams = Vec::new();
+        let mut seen = HashSet::new();
+        for tp in type_params {
+            if !seen.insert(tp.name().clone()) {
+                return err(
+                    tp.span(),
+                    format!("Type parameter \"{}\" is given more than once.", tp.name()),
+                );
+            }
+            match tp {
+                TypeParam::Size(n, _) => {
+                    self.scopes
+                        .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
+                    sparams.push(n.clone());
+                }
+                TypeParam::Type(n, _, _) => {
+                    self.scopes.push(Scope::TParam(n.clone()));
+                    tparams.push(n.clone());
+                }
+            }
+        }
+        let implicit_start = self.implicit.len();
+        let mut pts = Vec::new();
+        let mut names: Vec<Option<Name>> = Vec::new();
+        for p in params.iter_mut() {
+            let t = self.s.fresh_var();
+            self.bind_pattern(p, &t, Anon::Implicit, false)?;
+            names.push(simple_pat_name(p));
+            pts.push(t);
+        }
+        let bt = self.infer(body)?;
+        let rt = match ret {
+            Some(te) => {
+                let rt = self.convert_type(te, Anon::Exist)?;
+                self.expect(
+                    &rt,
+                    &bt,
+                    body.span,
+                    "the body of the function (its declared return type)",
+                )?;
+                rt
+            }
+            None => bt,
+        };
+        let implicit: Vec<u32> = self.implicit[implicit_start..].to_vec();
+        if !top {
+            self.implicit.truncate(implicit_start);
+        }
+        // Name the parameters that later types mention (size-dependent arrows).
+        let zp: Vec<T> = pts.iter().map(|t| self.s.zonk(t)).collect();
+        let zr = self.s.zonk(&rt);
+        let mut ty = zr.clone();
+        for (i, pt) in zp.iter().enumerate().rev() {
+            let mut name = None;
+            if let Some(n) = &names[i] {
+                let later = zp[i + 1..]
+                    .iter()
+                    .chain(std::iter::once(&zr))
+                    .any(|t| type_mentions_size(t, n));
+                if later {
+                    name = Some(n.clone());
+                }
+            }
+            ty = T::Arrow(name, Box::new(pt.clone()), Box::new(ty));
+        }
+        let poly = !tparams.is_empty() || !sparams.is_empty() || !implicit.is_empty() || top;
+        Ok((
+            Scheme {
+                tparams,
+                sparams,
+                hidden: vec![],
+                exist: vec![],
+                implicit,
+                poly,
+                ty,
+            },
+            pts,
+        ))
+    }
+
+    fn begin_def(&mut self, span: Span) {
+        self.var_start = self.s.vars.len();
+        self.exp_rec.clear();
+        self.pat_rec.clear();
+        self.occs.clear();
+        self.lits.clear();
+        self.eqs.clear();
+        self.matches.clear();
+        self.irrefutable.clear();
+        self.origins.clear();
+        self.implicit.clear();
+        self.def_span = span;
+        self.scopes.clear();
+    }
+
+    /// Check a top-level value binding; records everything in `info`. Errors are pushed to
+    /// `self.errors`; the name is bound regardless, so that later uses do not cascade.
+    pub fn check_valbind(&mut self, vb: &mut ValBind, main_file: bool, dec_index: usize) {
+        if !self.file_values.insert(vb.name.clone()) {
+            self.errors.push(Diagnostic::error(
+                vb.name_span,
+                format!("Duplicate definition of \"{}\".", vb.name),
+            ));
+        }
+        self.begin_def(vb.span);
+        let r = self.check_valbind_inner(vb, main_file, dec_index);
+        self.scopes.clear();
+        match r {
+            Ok(sc) => {
+                self.top.insert(vb.name.clone(), Rc::new(sc));
+            }
+            Err(d) => {
+                self.errors.push(*d);
+                let sc = Scheme {
+                    tparams: vec!["a".into()],
+                    poly: true,
+                    ty: T::Param("a".into()),
+                    ..Scheme::default()
+                };
+                self.top.insert(vb.name.clone(), Rc::new(sc));
+            }
+        }
+    }
+
+    fn check_valbind_inner(
+        &mut self,
+        vb: &mut ValBind,
+        main_file: bool,
+        dec_index: usize,
+    ) -> R<Scheme> {
+        if vb.name == "&&" || vb.name == "||" || vb.name == "=" {
+            return err(
+                vb.name_span,
+                format!("The operator \"{}\" cannot be redefined.", vb.name),
+            );
+        }
+        let (mut sc, _pts) = self.infer_function(
+            &vb.type_params,
+            &mut vb.params,
+            &mut vb.ret,
+            &mut vb.body,
+            true,
+        )?;
+        self.solve_def()?;
+        // Generalise: remaining free type variables of the type become type parameters.
+        let zty = self.s.zonk(&sc.ty);
+        let mut free = Vec::new();
+        free_vars(&zty, &mut free);
+        let mut used: HashSet<Name> = sc.tparams.iter().cloned().collect();
+        let mut letter = 0usize;
+        for v in free {
+            if self.s.vars[v as usize].bound.is_some() {
+                continue;
+            }
+            let name = loop {
+                let cand = if letter < 26 {
+                    ((b'a' + letter as u8) as char).to_string()
+                } else {
+                    format!("t{letter}")
+                };
+                letter += 1;
+                if !used.contains(&cand) {
+                    break cand;
+                }
+            };
+            used.insert(name.clone());
+            self.s.vars[v as usize].bound = Some(T::Param(name.clone()));
+            sc.tparams.push(name);
+        }
+        // Everything else still free is unit.
+        for v in self.var_start..self.s.vars.len() {
+            if self.s.vars[v].bound.is_none() {
+                self.s.vars[v].bound = Some(T::unit());
+            }
+        }
+        sc.ty = self.s.zonk(&sc.ty);
+        self.post_checks()?;
+        self.export_def();
+        let is_entry = main_file && (vb.kind == ValKind::Entry || vb.name == "main");
+        if is_entry {
+            self.entry_point(vb, &sc, dec_index)?;
+        }
+        Ok(sc)
+    }
+
+    /// Defaulting (Section 6.4), literal range checks and ambiguity errors.
+    fn solve_def(&mut self) -> R<()> {
+        for v in self.var_start..self.s.vars.len() {
+            if self.s.vars[v].bound.is_some() {
+                continue;
+            }
+            if let Cons::Prims(ps) = &self.s.vars[v].cons {
+                let pick = if ps.len() == 1 {
+                    Some(ps[0])
+                } else if ps.contains(&PrimType::I32) {
+                    Some(PrimType::I32)
+                } else if ps.contains(&PrimType::F64) {
+                    Some(PrimType::F64)
+                } else {
+                    None
+                };
+                match pick {
+                    Some(p) => {
+                        self.s.vars[v].cons = Cons::Free;
+                        self.s.vars[v].bound = Some(T::Prim(p));
+                    }
+                    None => {
+                        let span = self.origin(v as Tv);
+                        return err(
+                            span,
+                            format!("Type is ambiguous (could be one of {}).", show_prims(ps)),
+                        );
+                    }
+                }
+            }
+        }
+        for lc in std::mem::take(&mut self.lits) {
+            if let T::Prim(p) = self.s.zonk(&lc.ty) {
+                check_literal(&lc.lit, lc.negated, p, lc.span)?;
+            }
+        }
+        for v in self.var_start..self.s.vars.len() {
+            if self.s.vars[v].bound.is_some() {
+                continue;
+            }
+            let msg = match &self.s.vars[v].cons {
+                Cons::Fields(fs) => format!(
+                    "Type is ambiguous: a record with field{} {} is used here, but its full type is not known. Add a type annotation.",
+                    if fs.len() == 1 { "" } else { "s" },
+                    fs.keys().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ")
+                ),
+                Cons::Constrs(cs) => format!(
+                    "Type is ambiguous: a sum type with constructor{} {} is used here, but its full type is not known. Add a type annotation.",
+                    if cs.len() == 1 { "" } else { "s" },
+                    cs.keys().map(|k| format!("\"#{k}\"")).collect::<Vec<_>>().join(", ")
+                ),
+                _ => continue,
+            };
+            let span = self.origin(v as Tv);
+            return err(span, msg);
+        }
+        Ok(())
+    }
+
+    fn origin(&self, v: Tv) -> Span {
+        // The variable may have been merged into another; find any origin bound to it.
+        for (w, s) in &self.origins {
+            if *w == v {
+                return *s;
+            }
+        }
+        for (w, s) in &self.origins {
+            if let T::Var(x) = self.s.shallow(&T::Var(*w)) {
+                if x == v {
+                    return *s;
+                }
+            }
+        }
+        self.def_span
+    }
+
+    fn post_checks(&mut self) -> R<()> {
+        for (t, span) in std::mem::take(&mut self.eqs) {
+            let z = self.s.zonk(&t);
+            if t_functional(&z) {
+                return err(
+                    span,
+                    format!(
+                        "Equality is not defined on functional type \"{}\".",
+                        self.s.show(&z)
+                    ),
+                );
+            }
+        }
+        for (span, t) in std::mem::take(&mut self.irrefutable) {
+            if let T::Sum(cs) = self.s.zonk(&t) {
+                if cs.len() > 1 {
+                    return err(span, "Refutable pattern not allowed here: the sum type has several constructors; use \"match\".");
+                }
+            }
+        }
+        for (span, t, pats) in std::mem::take(&mut self.matches) {
+            let z = self.s.zonk(&t);
+            let rows: Vec<Vec<&Pat>> = pats.iter().map(|p| vec![p]).collect();
+            if !crate::exhaustive::covers(&rows, &[z]) {
+                return err(span, "Unmatched cases in match expression.");
+            }
+        }
+        let recs: Vec<(T, Span)> = self
+            .exp_rec
+            .iter()
+            .map(|(_, t, s)| (t.clone(), *s))
+            .collect();
+        for (t, span) in recs {
+            let z = self.s.zonk(&t);
+            if let Some(bad) = array_of_functions(&z) {
+                let shown = self.s.show(&bad);
+                return err(
+                    span,
+                    format!("Arrays of functions are not allowed (element type \"{shown}\")."),
+                );
+            }
+        }
+        for oc in &self.occs {
+            for (n, sz, readable) in &oc.sizes {
+                if matches!(self.s.size(sz), Sz::Flex(_)) && !*readable {
+                    return err(
+                        oc.span,
+                        format!(
+                            "Ambiguous size: the size parameter \"{n}\" of \"{}\" cannot be inferred here. Add a type annotation such as \":> [k]t\".",
+                            oc.name
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Move the definition's node types into `info`.
+    fn export_def(&mut self) {
+        let exps = std::mem::take(&mut self.exp_rec);
+        if exps.iter().any(|(id, _, _)| id.0 < self.id_guard) {
+            self.id_collision = true;
+        }
+        for (id, t, _) in exps {
+            let ty = self.export(&t);
+            self.info.exp_types.insert(id, ty);
+        }
+        let pats = std::mem::take(&mut self.pat_rec);
+        for (id, t) in pats {
+            let ty = self.export(&t);
+            self.info.pat_types.insert(id, ty);
+        }
+        let occs = std::mem::take(&mut self.occs);
+        for oc in occs {
+            let sizes = oc
+                .sizes
+                .iter()
+                .map(|(n, s, _)| (n.clone(), self.export_size(s)))
+                .collect();
+            self.info.size_args.insert(oc.id, sizes);
+        }
+    }
+
+    pub fn check_typebind(&mut self, tb: &mut TypeBind) {
+        if !self.file_types.insert(tb.name.clone()) {
+            self.errors.push(Diagnostic::error(
+                tb.span,
+                format!("Duplicate definition of type \"{}\".", tb.name),
+            ));
+        }
+        self.begin_def(tb.span);
+        for p in &tb.params {
+            match p {
+                TypeParam::Size(n, _) => self
+                    .scopes
+                    .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64())))),
+                TypeParam::Type(n, _, _) => self.scopes.push(Scope::TParam(n.clone())),
+            }
+        }
+        let r = self.convert_type(&mut tb.def, Anon::Exist);
+        self.scopes.clear();
+        match r {
+            Ok(t) => {
+                let t = self.s.zonk(&t);
+                self.export_def();
+                self.types.insert(
+                    tb.name.clone(),
+                    Rc::new(TypeAbbr {
+                        params: tb.params.clone(),
+                        body: t,
+                    }),
+                );
+            }
+            Err(d) => {
+                self.errors.push(*d);
+                self.types.insert(
+                    tb.name.clone(),
+                    Rc::new(TypeAbbr {
+                        params: tb.params.clone(),
+                        body: T::unit(),
+                    }),
+                );
+            }
+        }
+    }
+}
+
+fn type_mentions_size(t: &T, n: &str) -> bool {
+    let mut found = false;
+    map_sizes(t, &mut |s| {
+        if size_mentions(s, n) {
+            found = true;
+        }
+        s.clone()
+    });
+    found
+}
+
+fn free_vars(t: &T, out: &mut Vec<Tv>) {
+    match t {
+        T::Var(v) if !out.contains(v) => out.push(*v),
+        T::Var(_) => {}
+        T::Array(_, e) => free_vars(e, out),
+        T::Record(fs) => fs.values().for_each(|t| free_vars(t, out)),
+        T::Sum(cs) => cs.values().flatten().for_each(|t| free_vars(t, out)),
+        T::Arrow(_, a, b) => {
+            free_vars(a, out);
+            free_vars(b, out)
+        }
+        _ => {}
+    }
+}
+
+fn t_functional(t: &T) -> bool {
+    match t {
+        T::Arrow(..) => true,
+        T::Array(_, e) => t_functional(e),
+        T::Record(fs) => fs.values().any(t_functional),
+        T::Sum(cs) => cs.values().flatten().any(t_functional),
+        _ => false,
+    }
+}
+
+fn array_of_functions(t: &T) -> Option<T> {
+    match t {
+        T::Array(_, e) if t_functional(e) => Some((**e).clone()),
+        T::Array(_, e) => array_of_functions(e),
+        T::Record(fs) => fs.values().find_map(array_of_functions),
+        T::Sum(cs) => cs.values().flatten().find_map(array_of_functions),
+        T::Arrow(_, a, b) => array_of_functions(a).or_else(|| array_of_functions(b)),
+        _ => None,
+    }
+}

@@ -1,0 +1,498 @@
+//! Expressions: inference of every expression form and of (possibly dotted) variable names.
+
+use super::{count_sizes, err, ordinal, Anon, Checker, Denot, LitCheck, Scheme, Scope, R};
+use crate::infer_ty::{map_sizes, numeric, Cons, Sz, INTS, T};
+use runic_syntax::ast::*;
+use runic_syntax::{Diagnostic, Span};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+impl Checker {
+    pub fn infer(&mut self, e: &mut Exp) -> R<T> {
+        let t = self.infer_kind(e)?;
+        self.exp_rec.push((e.id, t.clone(), e.span));
+        Ok(t)
+    }
+
+    fn infer_kind(&mut self, e: &mut Exp) -> R<T> {
+        let span = e.span;
+        let id = e.id;
+        match &mut e.kind {
+            ExpKind::Literal(lit) => {
+                let t = self.literal_type(lit, span);
+                self.lits.push(LitCheck {
+                    ty: t.clone(),
+                    lit: lit.clone(),
+                    negated: false,
+                    span,
+                });
+                Ok(t)
+            }
+            ExpKind::Var(q) => {
+                let q = q.clone();
+                self.infer_var(e, q)
+            }
+            ExpKind::Tuple(es) => {
+                let mut ts = Vec::new();
+                for x in es {
+                    ts.push(self.infer(x)?);
+                }
+                Ok(T::tuple(ts))
+            }
+            ExpKind::Record(fields) => {
+                let mut out = BTreeMap::new();
+                for f in fields {
+                    let (name, t, fspan) = match f {
+                        RecordField::Explicit(n, x) => {
+                            let t = self.infer(x)?;
+                            (n.clone(), t, x.span)
+                        }
+                        RecordField::Punned(n, s) => {
+                            let t = match self.lookup(n) {
+                                Some(Denot::Value(sc)) => self.instantiate(&sc).0,
+                                Some(Denot::Member(m, x)) => self.member_type(m, &x, id, *s)?,
+                                _ => return Err(self.unknown_name(n, *s)),
+                            };
+                            (n.clone(), t, *s)
+                        }
+                    };
+                    if out.insert(name.clone(), t).is_some() {
+                        return err(
+                            fspan,
+                            format!("Field \"{name}\" is given more than once in the record."),
+                        );
+                    }
+                }
+                Ok(T::Record(out))
+            }
+            ExpKind::ArrayLit(es) => {
+                let elem = self.s.fresh_var();
+                let n = es.len();
+                for (i, x) in es.iter_mut().enumerate() {
+                    let t = self.infer(x)?;
+                    let what = format!("the {} element of the array literal", ordinal(i + 1));
+                    self.expect(&elem, &t, x.span, &what)?;
+                }
+                Ok(T::Array(Sz::Const(n as i64), Box::new(elem)))
+            }
+            ExpKind::Range {
+                start,
+                second,
+                end,
+                kind,
+            } => {
+                let a = self.fresh_prims(INTS.to_vec(), span);
+                let t = self.infer(start)?;
+                self.expect(&a, &t, start.span, "the start of the range")?;
+                if let Some(s2) = second {
+                    let t = self.infer(s2)?;
+                    self.expect(&a, &t, s2.span, "the second element of the range")?;
+                }
+                let t = self.infer(end)?;
+                self.expect(&a, &t, end.span, "the end of the range")?;
+                let size = self.range_size(start, second.as_deref(), end, kind);
+                Ok(T::Array(size, Box::new(a)))
+            }
+            ExpKind::Project(x, f) => {
+                let f = f.clone();
+                let t = self.infer(x)?;
+                self.field_of(&t, &f, span)
+            }
+            ExpKind::Index(x, idxs) => {
+                let t = self.infer(x)?;
+                self.index_type(&t, idxs, span)
+            }
+            ExpKind::Apply(f, args) => {
+                let fname = callee_name(f);
+                let ft = self.infer(f)?;
+                self.apply_args(ft, args, &fname, f.span)
+            }
+            ExpKind::Negate(x) => {
+                let t = self.infer(x)?;
+                if matches!(
+                    x.kind,
+                    ExpKind::Literal(Literal::Int { .. } | Literal::Float { .. })
+                ) {
+                    if let Some(l) = self.lits.last_mut() {
+                        l.negated = true;
+                        l.span = span;
+                    }
+                }
+                let a = self.fresh_prims(numeric(), span);
+                self.expect(&a, &t, x.span, "the operand of prefix \"-\"")?;
+                Ok(a)
+            }
+            ExpKind::Not(x) => {
+                let t = self.infer(x)?;
+                let mut ps = INTS.to_vec();
+                ps.push(PrimType::Bool);
+                let a = self.fresh_prims(ps, span);
+                self.expect(&a, &t, x.span, "the operand of \"!\"")?;
+                Ok(a)
+            }
+            ExpKind::BinOp { op, lhs, rhs } => {
+                let opt = self.op_type(op, id)?;
+                let name = format!("\"{}\"", op.name);
+                let lt = self.infer(lhs)?;
+                let rt = self.infer(rhs)?;
+                let r1 = self.apply_one(opt, lt, lhs, 1, &name, op.span)?;
+                self.apply_one(r1, rt, rhs, 2, &name, op.span)
+            }
+            ExpKind::OpSection(op) => self.op_type(op, id),
+            ExpKind::LeftSection { op, lhs } => {
+                let opt = self.op_type(op, id)?;
+                let name = format!("\"{}\"", op.name);
+                let lt = self.infer(lhs)?;
+                self.apply_one(opt, lt, lhs, 1, &name, op.span)
+            }
+            ExpKind::RightSection { op, rhs } => {
+                let opt = self.op_type(op, id)?;
+                let name = format!("\"{}\"", op.name);
+                let rt = self.infer(rhs)?;
+                let a = self.s.fresh_var();
+                let b = self.s.fresh_var();
+                let r = self.s.fresh_var();
+                let shape = T::arrow(a.clone(), T::arrow(b.clone(), r.clone()));
+                self.expect(&shape, &opt, op.span, &format!("the operator {name}"))?;
+                self.expect(&b, &rt, rhs.span, &format!("the second operand of {name}"))?;
+                Ok(T::arrow(a, r))
+            }
+            ExpKind::ProjSection(steps) => {
+                let arg = self.s.fresh_var();
+                let mut t = arg.clone();
+                for st in steps {
+                    t = match st {
+                        ProjStep::Field(f) => self.field_of(&t, f, span)?,
+                        ProjStep::Index(idxs) => self.index_type(&t, idxs, span)?,
+                    };
+                }
+                Ok(T::arrow(arg, t))
+            }
+            ExpKind::Lambda { params, ret, body } => {
+                let depth = self.scopes.len();
+                let r = self.infer_lambda(params, ret, body);
+                self.scopes.truncate(depth);
+                r
+            }
+            ExpKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let ct = self.infer(cond)?;
+                self.expect(&T::bool(), &ct, cond.span, "the condition of \"if\"")?;
+                let t1 = self.infer(then_branch)?;
+                let t2 = self.infer(else_branch)?;
+                self.expect(
+                    &t1,
+                    &t2,
+                    else_branch.span,
+                    "the \"else\" branch (it must have the type of the \"then\" branch)",
+                )?;
+                Ok(self.join(&t1, &t2))
+            }
+            ExpKind::LetPat {
+                sizes,
+                pat,
+                rhs,
+                body,
+            } => {
+                let rt = self.infer(rhs)?;
+                let depth = self.scopes.len();
+                let r: R<T> = (|| {
+                    let mut bound_names = Vec::new();
+                    for (n, _) in sizes.iter() {
+                        self.scopes
+                            .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
+                        bound_names.push(n.clone());
+                    }
+                    let vars = self.bind_pattern(pat, &rt, Anon::Flex, false)?;
+                    bound_names.extend(vars.iter().cloned());
+                    let bt = self.infer(body)?;
+                    Ok(self.escape(&bt, &bound_names))
+                })();
+                self.scopes.truncate(depth);
+                r
+            }
+            ExpKind::LetFun {
+                name,
+                name_span: _,
+                type_params,
+                params,
+                ret,
+                rhs,
+                body,
+            } => {
+                let depth = self.scopes.len();
+                let sc = self.infer_function(type_params, params, ret, rhs, false);
+                self.scopes.truncate(depth);
+                let (sc, _) = sc?;
+                self.scopes.push(Scope::Val(name.clone(), Rc::new(sc)));
+                let r = self.infer(body);
+                self.scopes.truncate(depth);
+                let bt = r?;
+                Ok(bt)
+            }
+            ExpKind::LetUpdate {
+                name,
+                name_span,
+                steps,
+                rhs,
+                body,
+            } => {
+                let vt = match self.lookup_local(name) {
+                    Some(Denot::Value(sc)) => sc.ty.clone(),
+                    _ => {
+                        return match self.lookup(name) {
+                            Some(_) => err(*name_span, format!("\"{name}\" is not a local variable; only local variables can be updated in place.")),
+                            None => Err(self.unknown_name(name, *name_span)),
+                        }
+                    }
+                };
+                let target = self.update_path(&vt, steps)?;
+                let rt = self.infer(rhs)?;
+                self.expect(
+                    &target,
+                    &rt,
+                    rhs.span,
+                    "the value written by the in-place update",
+                )?;
+                let depth = self.scopes.len();
+                self.scopes
+                    .push(Scope::Val(name.clone(), Rc::new(Scheme::mono(vt))));
+                let r = self.infer(body);
+                self.scopes.truncate(depth);
+                r
+            }
+            ExpKind::Update {
+                target,
+                steps,
+                value,
+            } => {
+                let tt = self.infer(target)?;
+                let slot = self.update_path(&tt, steps)?;
+                let vt = self.infer(value)?;
+                self.expect(
+                    &slot,
+                    &vt,
+                    value.span,
+                    "the new value of the \"with\" update",
+                )?;
+                Ok(tt)
+            }
+            ExpKind::Loop {
+                pat,
+                init,
+                form,
+                body,
+            } => {
+                let depth = self.scopes.len();
+                let r = self.infer_loop(pat, init, form, body, span);
+                self.scopes.truncate(depth);
+                r
+            }
+            ExpKind::Match { scrutinee, cases } => {
+                let st = self.infer(scrutinee)?;
+                let mut result: Option<T> = None;
+                for case in cases.iter_mut() {
+                    let depth = self.scopes.len();
+                    let r: R<T> = (|| {
+                        let vars = self.bind_pattern(&mut case.pat, &st, Anon::Flex, true)?;
+                        let bt = self.infer(&mut case.body)?;
+                        Ok(self.escape(&bt, &vars))
+                    })();
+                    self.scopes.truncate(depth);
+                    let bt = r?;
+                    result = Some(match result {
+                        None => bt,
+                        Some(prev) => {
+                            self.expect(
+                                &prev,
+                                &bt,
+                                case.body.span,
+                                "this case (all cases must have the same type)",
+                            )?;
+                            self.join(&prev, &bt)
+                        }
+                    });
+                }
+                let pats = cases.iter().map(|c| c.pat.clone()).collect();
+                self.matches.push((span, st, pats));
+                match result {
+                    Some(t) => Ok(t),
+                    None => err(span, "A match needs at least one case."),
+                }
+            }
+            ExpKind::Ascribe(x, te) => {
+                let t = self.infer(x)?;
+                let at = self.convert_type(te, Anon::Flex)?;
+                self.expect(&at, &t, x.span, "the expression with a type ascription")?;
+                Ok(at)
+            }
+            ExpKind::Coerce(x, te) => {
+                let t = self.infer(x)?;
+                let at = self.convert_type(te, Anon::Flex)?;
+                // Only the shape of the types must agree; sizes are checked at run time.
+                let loose = map_sizes(&at, &mut |_| Sz::Unknown(u32::MAX));
+                let loose = self.refresh_sizes(&loose);
+                self.expect(&loose, &t, x.span, "the expression being coerced")?;
+                let _ = self.s.unify(&at, &t);
+                Ok(at)
+            }
+            ExpKind::Assert { cond, body } => {
+                let ct = self.infer(cond)?;
+                self.expect(&T::bool(), &ct, cond.span, "the condition of \"assert\"")?;
+                self.infer(body)
+            }
+            ExpKind::Attr(_, x) => self.infer(x),
+            ExpKind::Constr(c, args) => {
+                let mut ts = Vec::new();
+                for a in args {
+                    ts.push(self.infer(a)?);
+                }
+                let mut cs = BTreeMap::new();
+                cs.insert(c.clone(), ts);
+                let t = self.s.fresh(Cons::Constrs(cs));
+                if let T::Var(v) = t {
+                    self.origins.push((v, span));
+                }
+                Ok(t)
+            }
+            ExpKind::LocalOpen(q, inner) => {
+                let m = match (q.is_qualified(), Self::module_of(&q.name)) {
+                    (false, Some(m)) if self.lookup_local(&q.name).is_none() => m,
+                    _ => return err(span, format!("\"{q}\" is not a module; only the numeric modules (f32, i64, ...) can be opened.")),
+                };
+                self.scopes.push(Scope::Open(m));
+                let r = self.infer(inner);
+                self.scopes.pop();
+                let t = r?;
+                // Replace the local open by its body, whose names are now qualified.
+                let inner = std::mem::replace(
+                    &mut **inner,
+                    Exp {
+                        id,
+                        span,
+                        kind: ExpKind::Hole,
+                    },
+                );
+                *e = inner;
+                Ok(t)
+            }
+            ExpKind::Hole => {
+                self.warnings.push(Diagnostic::warning(
+                    span,
+                    "Typed hole \"???\" will fail if evaluated.",
+                ));
+                Ok(self.s.fresh_var())
+            }
+        }
+    }
+
+    fn refresh_sizes(&mut self, t: &T) -> T {
+        let mut out = t.clone();
+        out = map_sizes(&out, &mut |s| s.clone());
+        let mut fresh = Vec::new();
+        count_sizes(&out, &mut fresh);
+        let mut it = fresh
+            .into_iter()
+            .map(|_| self.s.fresh_flex())
+            .collect::<Vec<_>>()
+            .into_iter();
+        map_sizes(&out, &mut |_| it.next().unwrap_or(Sz::Const(0)))
+    }
+
+    fn infer_var(&mut self, e: &mut Exp, q: QualName) -> R<T> {
+        let span = e.span;
+        let id = e.id;
+        if q.quals.is_empty() {
+            return match self.lookup(&q.name) {
+                Some(Denot::Value(sc)) => {
+                    let (t, sizes) = self.instantiate(&sc);
+                    self.record_occurrence(id, span, &q.name, sizes);
+                    Ok(t)
+                }
+                Some(Denot::Member(m, n)) => {
+                    e.kind = ExpKind::Var(QualName {
+                        quals: vec![m.name().to_string()],
+                        name: n.clone(),
+                    });
+                    self.member_type(m, &n, id, span)
+                }
+                Some(Denot::Builtin(n)) => Ok(self.builtin_op_type(&n, span)),
+                None => Err(self.unknown_name(&q.name, span)),
+            };
+        }
+        // A dotted name: module access or projection (Section 7.7).
+        let mut parts: Vec<Name> = q.quals.clone();
+        parts.push(q.name.clone());
+        let head = &parts[0];
+        let head_is_value = matches!(
+            self.lookup(head),
+            Some(Denot::Value(_)) | Some(Denot::Member(..))
+        );
+        let (consumed, base_kind) = if head_is_value {
+            (1, ExpKind::Var(QualName::unqual(head.clone())))
+        } else if let Some(m) = Self::module_of(head) {
+            (
+                2,
+                ExpKind::Var(QualName {
+                    quals: vec![m.name().to_string()],
+                    name: parts[1].clone(),
+                }),
+            )
+        } else {
+            return Err(self.unknown_name(
+                head,
+                Span {
+                    end: span.start + head.len() as u32,
+                    ..span
+                },
+            ));
+        };
+        if consumed == parts.len() {
+            // `M.x` stays a qualified variable.
+            let m = Self::module_of(head).unwrap_or(PrimType::I32);
+            return self.member_type(m, &parts[1], id, span);
+        }
+        // Build the projection chain; the outermost node keeps the original id.
+        let prefix_len = |k: usize| parts[..k].iter().map(|p| p.len()).sum::<usize>() + k - 1;
+        let mut cur = Exp {
+            id: self.fresh_id(),
+            span: Span {
+                end: span.start + prefix_len(consumed) as u32,
+                ..span
+            },
+            kind: base_kind,
+        };
+        for k in consumed..parts.len() {
+            let last = k + 1 == parts.len();
+            let pspan = Span {
+                end: (span.start + prefix_len(k + 1) as u32).min(span.end),
+                ..span
+            };
+            cur = Exp {
+                id: if last { id } else { self.fresh_id() },
+                span: if last { span } else { pspan },
+                kind: ExpKind::Project(Box::new(cur), parts[k].clone()),
+            };
+        }
+        // Infer the inner parts (records their types); the outer node's type is recorded by
+        // the caller.
+        let ExpKind::Project(inner, f) = &mut cur.kind else {
+            unreachable!()
+        };
+        let it = self.infer(inner)?;
+        let f = f.clone();
+        let t = self.field_of(&it, &f, span)?;
+        *e = cur;
+        Ok(t)
+    }
+}
+
+fn callee_name(f: &Exp) -> String {
+    match &f.kind {
+        ExpKind::Var(q) => format!("\"{q}\""),
+        _ => "the function".to_string(),
+    }
+}

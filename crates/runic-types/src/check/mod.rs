@@ -1,0 +1,234 @@
+//! The checker proper: name resolution, inference of expressions and patterns, and the
+//! per-definition solving steps of Section 6.1. This module holds the `Checker` state and the
+//! helpers every part shares; each submodule adds the `Checker` methods for one part.
+
+mod apply;
+mod binders;
+mod def;
+mod entry;
+mod exp;
+mod export;
+mod index;
+mod literal;
+mod names;
+mod pat;
+mod type_exp;
+
+use crate::infer_ty::{map_sizes, Cons, Subst, Sz, Tv, T};
+use crate::TypeInfo;
+use runic_syntax::ast::*;
+use runic_syntax::{Diagnostic, Span};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+pub(crate) type R<X> = Result<X, Box<Diagnostic>>;
+
+pub(crate) fn err<X>(span: Span, msg: impl Into<String>) -> R<X> {
+    Err(Box::new(Diagnostic::error(span, msg)))
+}
+
+/// A (possibly) polymorphic type.
+#[derive(Clone, Debug)]
+pub(crate) struct Scheme {
+    pub tparams: Vec<Name>,
+    /// Size parameters reported in `TypeInfo::size_args`, in order.
+    pub sparams: Vec<Name>,
+    /// Size parameters instantiated freshly but not reported (anonymous parameter sizes).
+    pub hidden: Vec<Name>,
+    /// Existential sizes: a fresh rigid unknown per occurrence.
+    pub exist: Vec<Name>,
+    /// Rigid unknowns of the definition that stand for anonymous parameter sizes.
+    pub implicit: Vec<u32>,
+    /// False for monomorphic local bindings (used as is).
+    pub poly: bool,
+    pub ty: T,
+}
+
+impl Default for Scheme {
+    fn default() -> Scheme {
+        Scheme {
+            tparams: vec![],
+            sparams: vec![],
+            hidden: vec![],
+            exist: vec![],
+            implicit: vec![],
+            poly: false,
+            ty: T::unit(),
+        }
+    }
+}
+
+impl Scheme {
+    pub fn mono(ty: T) -> Scheme {
+        Scheme {
+            ty,
+            ..Scheme::default()
+        }
+    }
+}
+
+enum Scope {
+    Val(Name, Rc<Scheme>),
+    Open(PrimType),
+    TParam(Name),
+}
+
+struct TypeAbbr {
+    params: Vec<TypeParam>,
+    body: T,
+}
+
+/// How an anonymous size `[]` in a written type is read.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Anon {
+    /// Inferred from context.
+    Flex,
+    /// A parameter of a definition: a rigid unknown, instantiated per use.
+    Implicit,
+    /// A result: existential.
+    Exist,
+}
+
+struct Occurrence {
+    id: NodeId,
+    span: Span,
+    name: String,
+    sizes: Vec<(Name, Sz, bool)>,
+}
+
+struct LitCheck {
+    ty: T,
+    lit: Literal,
+    negated: bool,
+    span: Span,
+}
+
+/// What an unqualified or qualified name denotes.
+enum Denot {
+    Value(Rc<Scheme>),
+    /// A member of a numeric module.
+    Member(PrimType, Name),
+    /// An overloaded built-in operator.
+    Builtin(Name),
+}
+
+pub(crate) struct Checker {
+    pub s: Subst,
+    scopes: Vec<Scope>,
+    top: HashMap<Name, Rc<Scheme>>,
+    intrinsics: HashMap<Name, Rc<Scheme>>,
+    types: HashMap<Name, Rc<TypeAbbr>>,
+    pub next_id: u32,
+    // Per top-level definition.
+    var_start: usize,
+    exp_rec: Vec<(NodeId, T, Span)>,
+    pat_rec: Vec<(NodeId, T)>,
+    occs: Vec<Occurrence>,
+    lits: Vec<LitCheck>,
+    eqs: Vec<(T, Span)>,
+    matches: Vec<(Span, T, Vec<Pat>)>,
+    irrefutable: Vec<(Span, T)>,
+    origins: Vec<(Tv, Span)>,
+    implicit: Vec<u32>,
+    def_span: Span,
+    flex_out: HashMap<u32, u32>,
+    // Outputs.
+    pub info: TypeInfo,
+    pub errors: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
+    /// Names defined so far in the file being checked (for duplicate detection).
+    file_values: HashSet<Name>,
+    file_types: HashSet<Name>,
+    /// Node ids below this belong to the prelude; seeing one in the user's file means the
+    /// two id ranges collide.
+    pub id_guard: u32,
+    pub id_collision: bool,
+}
+
+fn ordinal(i: usize) -> String {
+    match i {
+        1 => "first".into(),
+        2 => "second".into(),
+        3 => "third".into(),
+        4 => "fourth".into(),
+        5 => "fifth".into(),
+        6 => "sixth".into(),
+        _ => format!("{i}th"),
+    }
+}
+
+fn count_sizes(t: &T, out: &mut Vec<Sz>) {
+    map_sizes(t, &mut |s| {
+        out.push(s.clone());
+        s.clone()
+    });
+}
+
+impl Checker {
+    pub fn new(intrinsics: HashMap<Name, Rc<Scheme>>) -> Checker {
+        Checker {
+            s: Subst::default(),
+            scopes: Vec::new(),
+            top: HashMap::new(),
+            intrinsics,
+            types: HashMap::new(),
+            next_id: 0,
+            var_start: 0,
+            exp_rec: Vec::new(),
+            pat_rec: Vec::new(),
+            occs: Vec::new(),
+            lits: Vec::new(),
+            eqs: Vec::new(),
+            matches: Vec::new(),
+            irrefutable: Vec::new(),
+            origins: Vec::new(),
+            implicit: Vec::new(),
+            def_span: Span::default(),
+            flex_out: HashMap::new(),
+            info: TypeInfo::default(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            file_values: HashSet::new(),
+            file_types: HashSet::new(),
+            id_guard: 0,
+            id_collision: false,
+        }
+    }
+
+    /// Start a new file: duplicate detection is per file.
+    pub fn start_file(&mut self) {
+        self.file_values.clear();
+        self.file_types.clear();
+    }
+
+    fn fresh_prims(&mut self, ps: Vec<PrimType>, span: Span) -> T {
+        let t = self.s.fresh(Cons::Prims(ps));
+        if let T::Var(v) = t {
+            self.origins.push((v, span));
+        }
+        t
+    }
+
+    fn expect(&mut self, expected: &T, found: &T, span: Span, what: &str) -> R<()> {
+        match self.s.unify(expected, found) {
+            Ok(()) => Ok(()),
+            Err(c) => {
+                let mut d = Diagnostic::error(span, c.message);
+                let informative = |t: &T| !matches!(self.s.shallow(t), T::Var(_));
+                if !what.is_empty() && informative(expected) && informative(found) {
+                    d = d.with_note(format!(
+                        "Expected type \"{}\" but found \"{}\" in {what}.",
+                        self.s.show(expected),
+                        self.s.show(found)
+                    ));
+                }
+                Err(Box::new(d))
+            }
+        }
+    }
+
+    pub fn fresh_id(&mut self) -> NodeId {
+        self.next_id += 1;
+        NodeId(self.next_id - 1)
+    }
+}

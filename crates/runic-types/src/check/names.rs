@@ -1,0 +1,368 @@
+//! Names: scope lookup, instantiation at occurrences, operators and numeric-module members.
+
+use super::{err, Checker, Denot, Occurrence, Scheme, Scope, R};
+use crate::infer_ty::{numeric, Sz, INTS, T};
+use crate::intrinsics::{self, module_member};
+use runic_syntax::ast::*;
+use runic_syntax::{Diagnostic, Span};
+use std::collections::{HashMap, HashSet};
+
+impl Checker {
+    pub(super) fn lookup_local(&self, name: &str) -> Option<Denot> {
+        for sc in self.scopes.iter().rev() {
+            match sc {
+                Scope::Val(n, s) if n == name => return Some(Denot::Value(s.clone())),
+                Scope::Open(m) if module_member(*m, name).is_some() => {
+                    return Some(Denot::Member(*m, name.to_string()))
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<Denot> {
+        if let Some(d) = self.lookup_local(name) {
+            return Some(d);
+        }
+        if let Some(s) = self.top.get(name) {
+            return Some(Denot::Value(s.clone()));
+        }
+        if let Some(s) = self.intrinsics.get(name) {
+            return Some(Denot::Value(s.clone()));
+        }
+        if intrinsics::OVERLOADED_OPS.contains(&name) {
+            return Some(Denot::Builtin(name.to_string()));
+        }
+        None
+    }
+
+    fn visible_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for sc in &self.scopes {
+            if let Scope::Val(n, _) = sc {
+                v.push(n.clone());
+            }
+        }
+        v.extend(self.top.keys().cloned());
+        v.extend(self.intrinsics.keys().cloned());
+        v
+    }
+
+    pub(super) fn unknown_name(&self, name: &str, span: Span) -> Box<Diagnostic> {
+        let mut best: Option<(usize, String)> = None;
+        for cand in self.visible_names() {
+            let d = edit_distance(name, &cand);
+            if d <= 2.max(name.len() / 3)
+                && d < name.len().max(1)
+                && best.as_ref().is_none_or(|(bd, _)| d < *bd)
+            {
+                best = Some((d, cand));
+            }
+        }
+        let msg = match best {
+            Some((_, c)) => format!("Unknown name \"{name}\"; did you mean \"{c}\"?"),
+            None => format!("Unknown name \"{name}\"."),
+        };
+        Box::new(Diagnostic::error(span, msg))
+    }
+
+    pub(super) fn module_of(name: &str) -> Option<PrimType> {
+        PrimType::from_name(name)
+    }
+
+    /// Instantiate a scheme; returns the type and the reported size arguments.
+    pub(super) fn instantiate(&mut self, sc: &Scheme) -> (T, Vec<(Name, Sz, bool)>) {
+        if !sc.poly {
+            return (sc.ty.clone(), Vec::new());
+        }
+        let mut tmap: HashMap<Name, T> = HashMap::new();
+        for p in &sc.tparams {
+            let v = self.s.fresh_var();
+            tmap.insert(p.clone(), v);
+        }
+        let mut smap: HashMap<Name, Sz> = HashMap::new();
+        for n in sc.sparams.iter().chain(&sc.hidden) {
+            let f = self.s.fresh_flex();
+            smap.insert(n.clone(), f);
+        }
+        for n in &sc.exist {
+            let u = self.s.fresh_unknown();
+            smap.insert(n.clone(), u);
+        }
+        let mut umap: HashMap<u32, Sz> = HashMap::new();
+        let mut fmap: HashMap<u32, Sz> = HashMap::new();
+        let ty = self.inst_type(&sc.ty, &tmap, &smap, &sc.implicit, &mut umap, &mut fmap);
+        let readable = readable_sizes(&sc.ty);
+        let sizes = sc
+            .sparams
+            .iter()
+            .map(|n| (n.clone(), smap[n].clone(), readable.contains(n)))
+            .collect();
+        (ty, sizes)
+    }
+
+    pub(super) fn inst_type(
+        &mut self,
+        t: &T,
+        tmap: &HashMap<Name, T>,
+        smap: &HashMap<Name, Sz>,
+        implicit: &[u32],
+        umap: &mut HashMap<u32, Sz>,
+        fmap: &mut HashMap<u32, Sz>,
+    ) -> T {
+        match t {
+            T::Param(p) => tmap.get(p).cloned().unwrap_or_else(|| t.clone()),
+            T::Var(_) | T::Prim(_) => t.clone(),
+            T::Array(s, e) => {
+                let s = self.inst_size(s, smap, implicit, umap, fmap);
+                T::Array(
+                    s,
+                    Box::new(self.inst_type(e, tmap, smap, implicit, umap, fmap)),
+                )
+            }
+            T::Record(fs) => T::Record(
+                fs.iter()
+                    .map(|(n, t)| {
+                        (
+                            n.clone(),
+                            self.inst_type(t, tmap, smap, implicit, umap, fmap),
+                        )
+                    })
+                    .collect(),
+            ),
+            T::Sum(cs) => T::Sum(
+                cs.iter()
+                    .map(|(n, ts)| {
+                        (
+                            n.clone(),
+                            ts.iter()
+                                .map(|t| self.inst_type(t, tmap, smap, implicit, umap, fmap))
+                                .collect(),
+                        )
+                    })
+                    .collect(),
+            ),
+            T::Arrow(n, a, b) => {
+                // A named parameter shadows a size parameter of the same name.
+                let a = self.inst_type(a, tmap, smap, implicit, umap, fmap);
+                let b = match n {
+                    Some(n) if smap.contains_key(n) => {
+                        let mut inner = smap.clone();
+                        inner.remove(n);
+                        self.inst_type(b, tmap, &inner, implicit, umap, fmap)
+                    }
+                    _ => self.inst_type(b, tmap, smap, implicit, umap, fmap),
+                };
+                T::Arrow(n.clone(), Box::new(a), Box::new(b))
+            }
+        }
+    }
+
+    fn inst_size(
+        &mut self,
+        s: &Sz,
+        smap: &HashMap<Name, Sz>,
+        implicit: &[u32],
+        umap: &mut HashMap<u32, Sz>,
+        fmap: &mut HashMap<u32, Sz>,
+    ) -> Sz {
+        match s {
+            Sz::Name(n) => smap.get(n).cloned().unwrap_or_else(|| s.clone()),
+            Sz::Unknown(k) => {
+                if let Some(x) = umap.get(k) {
+                    return x.clone();
+                }
+                let x = if implicit.contains(k) {
+                    self.s.fresh_flex()
+                } else {
+                    self.s.fresh_unknown()
+                };
+                umap.insert(*k, x.clone());
+                x
+            }
+            Sz::Flex(k) => {
+                if let Some(x) = fmap.get(k) {
+                    return x.clone();
+                }
+                let x = self.s.fresh_flex();
+                fmap.insert(*k, x.clone());
+                x
+            }
+            Sz::Op(o, a, b) => Sz::Op(
+                o,
+                Box::new(self.inst_size(a, smap, implicit, umap, fmap)),
+                Box::new(self.inst_size(b, smap, implicit, umap, fmap)),
+            ),
+            Sz::Const(_) | Sz::Exp(_) => s.clone(),
+        }
+    }
+
+    pub(super) fn record_occurrence(
+        &mut self,
+        id: NodeId,
+        span: Span,
+        name: &str,
+        sizes: Vec<(Name, Sz, bool)>,
+    ) {
+        if !sizes.is_empty() {
+            self.occs.push(Occurrence {
+                id,
+                span,
+                name: name.to_string(),
+                sizes,
+            });
+        }
+    }
+
+    /// The type of an overloaded built-in operator used as a function.
+    pub(super) fn builtin_op_type(&mut self, op: &str, span: Span) -> T {
+        let class = op_class(op).unwrap_or("arith");
+        let a = match class {
+            "arith" => self.fresh_prims(numeric(), span),
+            "int" => self.fresh_prims(INTS.to_vec(), span),
+            "cmp" => self.fresh_prims(PrimType::ALL.to_vec(), span),
+            "bool" => T::bool(),
+            _ => self.s.fresh_var(),
+        };
+        if class == "eq" {
+            self.eqs.push((a.clone(), span));
+        }
+        let r = if matches!(class, "eq" | "cmp" | "bool") {
+            T::bool()
+        } else {
+            a.clone()
+        };
+        T::arrow(a.clone(), T::arrow(a, r))
+    }
+
+    /// The type of an operator name in a binary operation or section; may rewrite the name
+    /// to its qualified form inside a local open.
+    pub(super) fn op_type(&mut self, op: &mut BinOpName, node: NodeId) -> R<T> {
+        let q = &op.name;
+        if q.quals.is_empty() {
+            match self.lookup(&q.name) {
+                Some(Denot::Value(sc)) => {
+                    let (t, sizes) = self.instantiate(&sc);
+                    let name = q.name.clone();
+                    self.record_occurrence(node, op.span, &name, sizes);
+                    Ok(t)
+                }
+                Some(Denot::Member(m, n)) => {
+                    op.name = QualName {
+                        quals: vec![m.name().to_string()],
+                        name: n.clone(),
+                    };
+                    self.member_type(m, &n, node, op.span)
+                }
+                Some(Denot::Builtin(n)) => Ok(self.builtin_op_type(&n, op.span)),
+                None => Err(self.unknown_name(&q.name, op.span)),
+            }
+        } else {
+            let (quals, name) = (q.quals.clone(), q.name.clone());
+            match (quals.len(), Self::module_of(&quals[0])) {
+                (1, Some(m))
+                    if self
+                        .lookup(&quals[0])
+                        .is_none_or(|d| matches!(d, Denot::Builtin(_))) =>
+                {
+                    self.member_type(m, &name, node, op.span)
+                }
+                _ => err(op.span, format!("Unknown operator \"{}\".", op.name)),
+            }
+        }
+    }
+
+    pub(super) fn member_type(
+        &mut self,
+        m: PrimType,
+        name: &str,
+        node: NodeId,
+        span: Span,
+    ) -> R<T> {
+        match module_member(m, name) {
+            Some((t, sp)) => {
+                if !sp.is_empty() {
+                    let sc = Scheme {
+                        sparams: sp.iter().map(|s| s.to_string()).collect(),
+                        poly: true,
+                        ty: t,
+                        ..Scheme::default()
+                    };
+                    let (t, sizes) = self.instantiate(&sc);
+                    self.record_occurrence(node, span, &format!("{m}.{name}"), sizes);
+                    Ok(t)
+                } else {
+                    Ok(t)
+                }
+            }
+            None => {
+                let names = intrinsics::module_member_names(m);
+                let best = names
+                    .iter()
+                    .filter(|c| edit_distance(name, c) <= 2)
+                    .min_by_key(|c| edit_distance(name, c));
+                let msg = match best {
+                    Some(c) => format!(
+                        "Module \"{m}\" has no member \"{name}\"; did you mean \"{m}.{c}\"?"
+                    ),
+                    None => format!("Module \"{m}\" has no member \"{name}\"."),
+                };
+                err(span, msg)
+            }
+        }
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn op_class(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "+" | "-" | "*" | "/" | "%" | "**" => "arith",
+        "//" | "%%" | "&" | "|" | "^" | "<<" | ">>" => "int",
+        "==" | "!=" => "eq",
+        "<" | "<=" | ">" | ">=" => "cmp",
+        "&&" | "||" => "bool",
+        _ => return None,
+    })
+}
+
+/// Size parameters that occur as a whole dimension of a parameter type, outside any arrow
+/// (they can be read off argument values at run time, Section 6.7).
+fn readable_sizes(t: &T) -> HashSet<Name> {
+    let mut out = HashSet::new();
+    let mut cur = t;
+    while let T::Arrow(_, p, r) = cur {
+        whole_dims(p, &mut out);
+        cur = r;
+    }
+    out
+}
+
+fn whole_dims(t: &T, out: &mut HashSet<Name>) {
+    match t {
+        T::Array(s, e) => {
+            if let Sz::Name(n) = s {
+                out.insert(n.clone());
+            }
+            whole_dims(e, out);
+        }
+        T::Record(fs) => fs.values().for_each(|t| whole_dims(t, out)),
+        T::Sum(cs) => cs.values().flatten().for_each(|t| whole_dims(t, out)),
+        _ => {}
+    }
+}

@@ -1,0 +1,261 @@
+//! Types as written: type and size expressions to inference types; size terms of expressions.
+
+use super::{err, Anon, Checker, Scheme, Scope, R};
+use crate::infer_ty::{map_sizes, Sz, T};
+use crate::intrinsics::module_type_member;
+use runic_syntax::ast::*;
+use runic_syntax::Span;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+impl Checker {
+    pub fn convert_type(&mut self, te: &mut TypeExp, mode: Anon) -> R<T> {
+        match te {
+            TypeExp::Var(q, span) => self.type_name(q, &[], *span),
+            TypeExp::Apply(..) => {
+                let span = te.span();
+                let mut args: Vec<&mut TypeArg> = Vec::new();
+                let mut head = te;
+                while let TypeExp::Apply(f, a, _) = head {
+                    args.push(a);
+                    head = f;
+                }
+                args.reverse();
+                let q = match head {
+                    TypeExp::Var(q, _) => q.clone(),
+                    _ => return err(span, "Only type abbreviations can be applied to arguments."),
+                };
+                let mut targs: Vec<Result<T, Sz>> = Vec::new();
+                for a in args {
+                    match a {
+                        TypeArg::Type(t) => targs.push(Ok(self.convert_type(t, mode)?)),
+                        TypeArg::Size(s) => targs.push(Err(self.convert_size(s, mode)?)),
+                    }
+                }
+                self.type_name(&q, &targs, span)
+            }
+            TypeExp::Tuple(ts, _) => {
+                let mut out = Vec::new();
+                for t in ts {
+                    out.push(self.convert_type(t, mode)?);
+                }
+                Ok(T::tuple(out))
+            }
+            TypeExp::Record(fs, span) => {
+                let mut out = BTreeMap::new();
+                for (n, t) in fs {
+                    let ct = self.convert_type(t, mode)?;
+                    if out.insert(n.clone(), ct).is_some() {
+                        return err(
+                            *span,
+                            format!("Field \"{n}\" is given more than once in the record type."),
+                        );
+                    }
+                }
+                Ok(T::Record(out))
+            }
+            TypeExp::Array(size, elem, _) => {
+                let sz = self.convert_size(size, mode)?;
+                let et = self.convert_type(elem, mode)?;
+                Ok(T::Array(sz, Box::new(et)))
+            }
+            TypeExp::Unique(t, _) => self.convert_type(t, mode),
+            TypeExp::Arrow(name, a, b, _) => {
+                let at = self.convert_type(a, mode)?;
+                let bt = match name {
+                    Some(n) => {
+                        self.scopes
+                            .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(at.clone()))));
+                        let r = self.convert_type(b, mode);
+                        self.scopes.pop();
+                        r?
+                    }
+                    None => self.convert_type(b, mode)?,
+                };
+                Ok(T::Arrow(name.clone(), Box::new(at), Box::new(bt)))
+            }
+            TypeExp::Sum(cs, span) => {
+                let mut out = BTreeMap::new();
+                for (c, ts) in cs {
+                    let mut v = Vec::new();
+                    for t in ts {
+                        v.push(self.convert_type(t, mode)?);
+                    }
+                    if out.insert(c.clone(), v).is_some() {
+                        return err(
+                            *span,
+                            format!("Constructor \"#{c}\" occurs more than once in the sum type."),
+                        );
+                    }
+                }
+                Ok(T::Sum(out))
+            }
+            TypeExp::Exists(names, t, _) => {
+                for n in names.iter() {
+                    self.scopes
+                        .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
+                }
+                let r = self.convert_type(t, mode);
+                for _ in names.iter() {
+                    self.scopes.pop();
+                }
+                let t = r?;
+                let mut map: HashMap<Name, Sz> = HashMap::new();
+                for n in names.iter() {
+                    map.insert(n.clone(), self.s.fresh_unknown());
+                }
+                Ok(map_sizes(&t, &mut |s| rename_sizes(s, &map)))
+            }
+        }
+    }
+
+    fn convert_size(&mut self, s: &mut SizeExp, mode: Anon) -> R<Sz> {
+        match s {
+            SizeExp::Anon(_) => Ok(match mode {
+                Anon::Flex => self.s.fresh_flex(),
+                Anon::Implicit => {
+                    let u = self.s.fresh_unknown();
+                    if let Sz::Unknown(k) = u {
+                        self.implicit.push(k);
+                    }
+                    u
+                }
+                Anon::Exist => self.s.fresh_unknown(),
+            }),
+            SizeExp::Exp(e) => {
+                let t = self.infer(e)?;
+                self.expect(&T::i64(), &t, e.span, "a size")?;
+                Ok(self.size_term(e))
+            }
+        }
+    }
+
+    fn type_name(&mut self, q: &QualName, args: &[Result<T, Sz>], span: Span) -> R<T> {
+        if q.is_qualified() {
+            if q.quals.len() == 1 {
+                if let Some(m) = Self::module_of(&q.quals[0]) {
+                    if let Some(p) = module_type_member(m, &q.name) {
+                        if !args.is_empty() {
+                            return err(span, format!("Type \"{q}\" takes no arguments."));
+                        }
+                        return Ok(T::Prim(p));
+                    }
+                }
+            }
+            return err(span, format!("Unknown type \"{q}\"."));
+        }
+        let name = &q.name;
+        for sc in self.scopes.iter().rev() {
+            if let Scope::TParam(n) = sc {
+                if n == name {
+                    if !args.is_empty() {
+                        return err(
+                            span,
+                            format!("Type parameter \"{name}\" cannot be applied to arguments."),
+                        );
+                    }
+                    return Ok(T::Param(name.clone()));
+                }
+            }
+        }
+        if let Some(abbr) = self.types.get(name).cloned() {
+            if abbr.params.len() != args.len() {
+                return err(
+                    span,
+                    format!(
+                        "Type \"{name}\" takes {} argument{} but is given {}.",
+                        abbr.params.len(),
+                        if abbr.params.len() == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                );
+            }
+            let mut tmap = HashMap::new();
+            let mut smap = HashMap::new();
+            for (p, a) in abbr.params.iter().zip(args) {
+                match (p, a) {
+                    (TypeParam::Type(n, _, _), Ok(t)) => {
+                        tmap.insert(n.clone(), t.clone());
+                    }
+                    (TypeParam::Size(n, _), Err(s)) => {
+                        smap.insert(n.clone(), s.clone());
+                    }
+                    (TypeParam::Type(n, _, _), Err(_)) => {
+                        return err(span, format!("Parameter \"{n}\" of type \"{name}\" expects a type, not a size."))
+                    }
+                    (TypeParam::Size(n, _), Ok(_)) => {
+                        return err(span, format!("Parameter \"{n}\" of type \"{name}\" expects a size like [n], not a type."))
+                    }
+                }
+            }
+            let mut umap = HashMap::new();
+            let mut fmap = HashMap::new();
+            return Ok(self.inst_type(&abbr.body, &tmap, &smap, &[], &mut umap, &mut fmap));
+        }
+        if let Some(p) = PrimType::from_name(name) {
+            if !args.is_empty() {
+                return err(span, format!("Type \"{name}\" takes no arguments."));
+            }
+            return Ok(T::Prim(p));
+        }
+        err(span, format!("Unknown type \"{name}\"."))
+    }
+
+    /// The size term denoted by an `i64` expression (Section 6.6 rule 4).
+    pub(super) fn size_term(&mut self, e: &Exp) -> Sz {
+        match &e.kind {
+            ExpKind::Var(q) if q.quals.is_empty() => Sz::Name(q.name.clone()),
+            ExpKind::Literal(Literal::Int { value, .. }) if *value <= i64::MAX as u128 => {
+                Sz::Const(*value as i64)
+            }
+            ExpKind::BinOp { op, lhs, rhs }
+                if matches!(op.name.name.as_str(), "+" | "-" | "*")
+                    && (op.name.quals.is_empty() || op.name.quals == ["i64"]) =>
+            {
+                let o: &'static str = match op.name.name.as_str() {
+                    "+" => "+",
+                    "-" => "-",
+                    _ => "*",
+                };
+                Sz::Op(
+                    o,
+                    Box::new(self.size_term(lhs)),
+                    Box::new(self.size_term(rhs)),
+                )
+            }
+            ExpKind::Attr(_, x) => self.size_term(x),
+            _ if simple_exp(e) => Sz::Exp(Box::new(e.clone())),
+            _ => self.s.fresh_unknown(),
+        }
+    }
+}
+
+fn rename_sizes(s: &Sz, map: &HashMap<Name, Sz>) -> Sz {
+    match s {
+        Sz::Name(n) => map.get(n).cloned().unwrap_or_else(|| s.clone()),
+        Sz::Op(o, a, b) => Sz::Op(
+            o,
+            Box::new(rename_sizes(a, map)),
+            Box::new(rename_sizes(b, map)),
+        ),
+        _ => s.clone(),
+    }
+}
+
+/// An expression simple enough to stand in a size (no binding constructs).
+fn simple_exp(e: &Exp) -> bool {
+    match &e.kind {
+        ExpKind::Var(_) | ExpKind::Literal(_) => true,
+        ExpKind::BinOp { lhs, rhs, .. } => simple_exp(lhs) && simple_exp(rhs),
+        ExpKind::Apply(f, args) => simple_exp(f) && args.iter().all(simple_exp),
+        ExpKind::Negate(x) | ExpKind::Project(x, _) | ExpKind::Attr(_, x) => simple_exp(x),
+        ExpKind::Index(x, idx) => {
+            simple_exp(x)
+                && idx.iter().all(|i| match i {
+                    DimIndex::Index(e) => simple_exp(e),
+                    DimIndex::Slice { .. } => false,
+                })
+        }
+        _ => false,
+    }
+}
