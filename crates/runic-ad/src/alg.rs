@@ -3,32 +3,21 @@
 //! `runic_prim::deriv` generate derivative code instead of computing numbers.
 
 use crate::error::AdError;
-use crate::scope::Types;
-use runic_ir::builder::{binop_type, unop_type};
 use runic_ir::*;
 use runic_prim::deriv::Algebra;
 
 pub struct IrAlg<'b, 'n> {
     pub b: &'b mut Builder<'n>,
-    pub types: &'b mut Types,
 }
 
-/// The primitive type of an operand.
-pub fn prim_of(types: &Types, s: &SubExp) -> Result<PrimType, AdError> {
+/// The element type of an operand (of a scalar, or of an array's elements).
+pub fn prim_of(names: &NameSource, s: &SubExp) -> Result<PrimType, AdError> {
     match s {
         SubExp::Const(c) => Ok(c.ty()),
-        SubExp::Var(v) => types
-            .get(v)
+        SubExp::Var(v) => names
+            .type_of(*v)
             .and_then(Type::elem)
             .ok_or_else(|| AdError::internal(format!("unknown type of {v}"))),
-    }
-}
-
-impl IrAlg<'_, '_> {
-    fn record(&mut self, s: &SubExp, t: PrimType) {
-        if let SubExp::Var(v) = s {
-            self.types.entry(*v).or_insert(Type::Prim(t));
-        }
     }
 }
 
@@ -39,35 +28,19 @@ impl Algebra for IrAlg<'_, '_> {
         SubExp::Const(p)
     }
     fn binop(&mut self, op: BinOp, a: &SubExp, b: &SubExp) -> Result<SubExp, AdError> {
-        let t = prim_of(self.types, a)?;
-        let r = self.b.binop(op, a.clone(), b.clone(), t);
-        self.record(&r, binop_type(op, t));
-        Ok(r)
+        Ok(self.b.op2(op, a.clone(), b.clone())?)
     }
     fn unop(&mut self, op: UnOp, a: &SubExp) -> Result<SubExp, AdError> {
-        let t = prim_of(self.types, a)?;
-        let r = self.b.unop(op, a.clone(), t);
-        self.record(&r, unop_type(op, t));
-        Ok(r)
+        Ok(self.b.op1(op, a.clone())?)
     }
     fn convert(&mut self, a: &SubExp, to: PrimType) -> Result<SubExp, AdError> {
-        let r = self.b.convert(to, a.clone());
-        self.record(&r, to);
-        Ok(r)
+        Ok(self.b.convert(to, a.clone()))
     }
     fn select(&mut self, c: &SubExp, a: &SubExp, b: &SubExp) -> Result<SubExp, AdError> {
         if let SubExp::Const(Prim::Bool(k)) = c {
             return Ok(if *k { a.clone() } else { b.clone() });
         }
-        let t = prim_of(self.types, a)?;
-        let r = self.b.if_(
-            c.clone(),
-            vec![Type::Prim(t)],
-            |_| vec![a.clone()],
-            |_| vec![b.clone()],
-        )[0];
-        self.types.insert(r, Type::Prim(t));
-        Ok(SubExp::Var(r))
+        Ok(self.b.select(c.clone(), a.clone(), b.clone())?)
     }
     fn not_differentiable(&mut self, what: &str) -> AdError {
         AdError::not_differentiable(what)

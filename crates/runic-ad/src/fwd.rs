@@ -27,7 +27,7 @@
 
 use crate::alg::{prim_of, IrAlg};
 use crate::error::AdError;
-use crate::scope::{fun_types, mentions, simple_binop, Types};
+use crate::scope::{mentions, simple_binop};
 use runic_ir::traverse::{Renamer, VisitorMut};
 use runic_ir::*;
 use runic_prim::deriv::{self, Algebra, Partial};
@@ -56,13 +56,12 @@ pub fn eliminate(prog: Prog) -> R<Prog> {
 /// executor reports it when it is reached) and its error is returned alongside, so that
 /// one unsupported use does not make every other entry point of the program fail.
 pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
-    let mut types = Types::new();
     for f in &prog.funs {
-        fun_types(f, &mut types);
+        prog.names.record_types(f.params.as_slice());
+        prog.names.record_types(&f.body);
     }
     let mut e = Elim {
         names: &mut prog.names,
-        types,
         errors: Vec::new(),
         depth: 0,
     };
@@ -77,7 +76,6 @@ pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
 /// Walks a program bottom-up and replaces each `Jvp` statement by its expansion.
 struct Elim<'n> {
     names: &'n mut NameSource,
-    types: Types,
     /// Why Jvps left in place could not be differentiated.
     errors: Vec<AdError>,
     /// How many AD constructs enclose the current statement (their derivatives will be
@@ -186,7 +184,6 @@ impl Elim<'_> {
         let mut b = Builder::new(self.names);
         b.src = s.src.clone();
         let mut d = Diff {
-            types: &mut self.types,
             tans: HashMap::new(),
             seeds: None,
             seeded_accs: HashSet::new(),
@@ -202,8 +199,7 @@ impl Elim<'_> {
 }
 
 /// Differentiation of the body of one `Jvp`.
-struct Diff<'t> {
-    types: &'t mut Types,
+struct Diff {
     /// Tangent of each variable that has a nonzero one.
     tans: HashMap<VName, SubExp>,
     /// In vector mode (`jmp`), the number of seeds `k`: the tangent of a value of type
@@ -340,12 +336,9 @@ fn copy_stm(pat: Param, exp: Exp, src: &SrcInfo) -> Stm {
     }
 }
 
-impl Diff<'_> {
+impl Diff {
     fn alg<'b, 'n>(&'b mut self, b: &'b mut Builder<'n>) -> IrAlg<'b, 'n> {
-        IrAlg {
-            b,
-            types: self.types,
-        }
+        IrAlg { b }
     }
 
     /// The type of the tangent of a value of type `ty` (see [`Diff::seeds`]). An
@@ -382,22 +375,11 @@ impl Diff<'_> {
 
     /// Whether an expression reads an accumulator. Such a SOAC is not differentiated per
     /// seed: re-running its primal per seed would repeat its writes.
-    fn uses_acc(&self, e: &Exp) -> bool {
+    fn uses_acc(&self, names: &NameSource, e: &Exp) -> bool {
         let mut used = HashSet::new();
         mentions(e, &mut used);
         used.iter()
-            .any(|v| matches!(self.types.get(v), Some(Type::Acc { .. })))
-    }
-
-    fn type_of(&self, s: &SubExp) -> R<Type> {
-        match s {
-            SubExp::Const(c) => Ok(Type::Prim(c.ty())),
-            SubExp::Var(v) => self
-                .types
-                .get(v)
-                .cloned()
-                .ok_or_else(|| AdError::internal(format!("unknown type of {v}"))),
-        }
+            .any(|v| matches!(names.type_of(*v), Some(Type::Acc { .. })))
     }
 
     fn tan_opt(&self, s: &SubExp) -> Option<SubExp> {
@@ -411,17 +393,13 @@ impl Diff<'_> {
         self.tans.get(&v).and_then(SubExp::as_var)
     }
 
-    /// Bind `exp` of type `ty` to a fresh variable and remember its type.
+    /// Bind `exp` of type `ty` to a fresh variable.
     fn bind(&mut self, b: &mut Builder, hint: &str, exp: Exp, ty: Type) -> VName {
-        let v = b.bind1(hint, exp, ty.clone());
-        self.types.insert(v, ty);
-        v
+        b.bind1(hint, exp, ty)
     }
 
     fn fresh_param(&mut self, b: &mut Builder, hint: &str, ty: &Type) -> Param {
-        let p = b.param(hint, ty.clone());
-        self.types.insert(p.name, ty.clone());
-        p
+        b.param(hint, ty.clone())
     }
 
     /// The zero tangent of a value of type `ty`.
@@ -443,7 +421,7 @@ impl Diff<'_> {
         match self.tan_opt(s) {
             Some(t) => Ok(t),
             None => {
-                let ty = self.type_of(s)?;
+                let ty = b.type_of(s)?;
                 self.zero(b, &ty)
             }
         }
@@ -461,7 +439,7 @@ impl Diff<'_> {
         match t {
             Some(t) => Ok(t),
             None => {
-                let ty = self.type_of(of)?;
+                let ty = b.type_of(of)?;
                 self.zero(b, &ty)
             }
         }
@@ -505,14 +483,14 @@ impl Diff<'_> {
         src: &SrcInfo,
     ) -> R<()> {
         for (p, a) in params.iter().zip(args) {
-            self.types.insert(p.name, p.ty.clone());
+            b.names.set_type(p.name, p.ty.clone());
             b.add(copy_stm(
                 p.clone(),
                 Exp::Basic(BasicOp::SubExp(a.clone())),
                 src,
             ));
         }
-        crate::scope::check_seed_shapes(b, self.types, args, tangents, 0)?;
+        crate::scope::check_seed_shapes(b, args, tangents, 0)?;
         let consumes = may_consume(body);
         for (p, t) in params.iter().zip(tangents) {
             let aliased = consumes && matches!(t, SubExp::Var(_)) && args.contains(t);
@@ -550,7 +528,7 @@ impl Diff<'_> {
         let Some(&first) = seeds.first() else {
             return Err(AdError::unsupported("jmp of a function without parameters"));
         };
-        crate::scope::check_seed_shapes(b, self.types, &args, &tangents, 1)?;
+        crate::scope::check_seed_shapes(b, &args, &tangents, 1)?;
         let k = self.bind(
             b,
             "seeds",
@@ -559,7 +537,7 @@ impl Diff<'_> {
         );
         self.seeds = Some(SubExp::Var(k));
         for (p, a) in lam.params.iter().zip(&args) {
-            self.types.insert(p.name, p.ty.clone());
+            b.names.set_type(p.name, p.ty.clone());
             b.add(copy_stm(
                 p.clone(),
                 Exp::Basic(BasicOp::SubExp(a.clone())),
@@ -590,7 +568,7 @@ impl Diff<'_> {
         bind_results(b, &pat[..res.len()], &res, &src);
         for (i, (t, r)) in tres.into_iter().zip(&res).enumerate() {
             let mut t = self.materialise(b, t, r)?;
-            let rank = self.type_of(r)?.rank();
+            let rank = b.type_of(r)?.rank();
             if rank > 0 {
                 let v = t
                     .as_var()
@@ -639,7 +617,7 @@ impl Diff<'_> {
         let mut arrs = Vec::new();
         let mut inner_tans = HashMap::new();
         for v in tracked {
-            let ty = self.type_of(&SubExp::Var(v))?;
+            let ty = b.type_of(&SubExp::Var(v))?;
             let t = self.tan_of_var(v).ok_or_else(|| {
                 AdError::internal(format!("the vector tangent of {v} is a constant"))
             })?;
@@ -674,7 +652,7 @@ impl Diff<'_> {
         // The copy must not update the primal's arrays in place: it updates copies, which
         // have the same tangents.
         for v in consumed_mut(&mut inner.exp) {
-            let Some(ty) = self.types.get(v).filter(|t| t.rank() > 0).cloned() else {
+            let Some(ty) = mb.names.type_of(*v).filter(|t| t.rank() > 0).cloned() else {
                 continue;
             };
             let c = self.bind(&mut mb, "copy", Exp::Basic(BasicOp::Copy(*v)), ty);
@@ -786,11 +764,11 @@ impl Diff<'_> {
                 if inside.contains(v) {
                     continue;
                 }
-                let Some(ty) = self.types.get(v).filter(|t| t.rank() > 0).cloned() else {
+                let Some(ty) = b.names.type_of(*v).filter(|t| t.rank() > 0).cloned() else {
                     continue;
                 };
                 let c = b.names.fresh("copy");
-                self.types.insert(c, ty.clone());
+                b.names.set_type(c, ty.clone());
                 out.push(Stm {
                     pat: vec![Param { name: c, ty }],
                     exp: Exp::Basic(BasicOp::Copy(*v)),
@@ -903,7 +881,7 @@ impl Diff<'_> {
         for r in &residuals {
             let ty = r.ty.array_of(w.clone());
             let arr = names.fresh(names.hint(r.name).to_string().as_str());
-            self.types.insert(arr, ty.clone());
+            names.set_type(arr, ty.clone());
             p_pat.push(Param { name: arr, ty });
             p_res.push(SubExp::Var(r.name));
             p_ret.push(r.ty.clone());
@@ -942,7 +920,7 @@ impl Diff<'_> {
             map: HashMap::new(),
         }
         .lambda(&mut t_lam);
-        crate::scope::lambda_types(&t_lam, self.types);
+        names.record_types(&t_lam);
         let tangent_map = Stm {
             pat: t_pat,
             exp: Exp::Soac(Soac::Map {
@@ -965,7 +943,7 @@ impl Diff<'_> {
 
     fn stm(&mut self, b: &mut Builder, s: Stm) -> R<()> {
         for p in &s.pat {
-            self.types.insert(p.name, p.ty.clone());
+            b.names.set_type(p.name, p.ty.clone());
         }
         b.src = s.src.clone();
         match s.exp {
@@ -990,7 +968,9 @@ impl Diff<'_> {
             } => self.if_(b, s.pat, s.src, cond, then_body, else_body, ret),
             Exp::Loop { params, form, body } => self.loop_(b, s.pat, s.src, params, form, body),
             Exp::Soac(_)
-                if self.seeds.is_some() && !exp_has_loop(&s.exp) && !self.uses_acc(&s.exp) =>
+                if self.seeds.is_some()
+                    && !exp_has_loop(&s.exp)
+                    && !self.uses_acc(b.names, &s.exp) =>
             {
                 self.per_seed(b, s)
             }
@@ -1020,7 +1000,7 @@ impl Diff<'_> {
                 if dx.is_none() && dy.is_none() {
                     return Ok(None);
                 }
-                let t = prim_of(self.types, &x)?;
+                let t = prim_of(b.names, &x)?;
                 let mut alg = self.alg(b);
                 let ps = deriv::binop_partials(&mut alg, op, t, &x, &y, &r)?;
                 let rt = ty.elem().unwrap_or(t);
@@ -1030,7 +1010,7 @@ impl Diff<'_> {
                 let Some(dx) = self.tan_opt(&x) else {
                     return Ok(None);
                 };
-                let t = prim_of(self.types, &x)?;
+                let t = prim_of(b.names, &x)?;
                 let mut alg = self.alg(b);
                 let p = deriv::unop_partial(&mut alg, op, t, &x, &r)?;
                 let rt = ty.elem().unwrap_or(t);
@@ -1040,7 +1020,7 @@ impl Diff<'_> {
                 let Some(dx) = self.tan_opt(&x) else {
                     return Ok(None);
                 };
-                let from = prim_of(self.types, &x)?;
+                let from = prim_of(b.names, &x)?;
                 let p = deriv::convert_partial(from, to);
                 self.combine(b, to, vec![(p, (x, Some(dx)))])?
             }
@@ -1049,7 +1029,7 @@ impl Diff<'_> {
                 if ds.iter().all(Option::is_none) {
                     return Ok(None);
                 }
-                let t = prim_of(self.types, &x)?;
+                let t = prim_of(b.names, &x)?;
                 let ps = match op {
                     TernOp::Fma | TernOp::Mad | TernOp::MadHi => {
                         deriv::fma_partials::<IrAlg>(&x, &y)
@@ -1157,7 +1137,7 @@ impl Diff<'_> {
         is: Vec<SubExp>,
         dvals: Vec<SubExp>,
     ) -> R<SubExp> {
-        let acc_ty = self.type_of(&SubExp::Var(dacc))?;
+        let acc_ty = b.type_of(&SubExp::Var(dacc))?;
         let Some(k) = self.seeds.clone() else {
             return Err(AdError::internal(
                 "a seeded accumulator outside vector mode",
@@ -1183,7 +1163,7 @@ impl Diff<'_> {
             let v = dv
                 .as_var()
                 .ok_or_else(|| AdError::internal("a vector tangent is a constant"))?;
-            let ty = self.type_of(dv)?;
+            let ty = b.type_of(dv)?;
             let rank = ty.rank();
             arrs.push(if rank <= 1 {
                 v
@@ -1208,7 +1188,7 @@ impl Diff<'_> {
         let mut params = vec![kk.clone()];
         let mut vals = Vec::new();
         for arr in &arrs[1..] {
-            let row_ty = self.type_of(&SubExp::Var(*arr))?.row();
+            let row_ty = mb.type_of(&SubExp::Var(*arr))?.row();
             let p = self.fresh_param(&mut mb, "dv", &row_ty);
             vals.push(SubExp::Var(p.name));
             params.push(p);
@@ -1262,7 +1242,7 @@ impl Diff<'_> {
             let dx = dx
                 .as_var()
                 .ok_or_else(|| AdError::internal("a vector tangent is a constant"))?;
-            let in_t = prim_of(self.types, &x)?;
+            let in_t = prim_of(mb.names, &x)?;
             let e = self.fresh_param(&mut mb, "dx", &Type::Prim(in_t));
             per_seed.push((p, (x, Some(SubExp::Var(e.name)))));
             params.push(e);
@@ -1270,7 +1250,7 @@ impl Diff<'_> {
         }
         // A lone identity partial passes the tangent through.
         if let [(Partial::One, (x, _))] = per_seed.as_slice() {
-            if prim_of(self.types, x)? == rt {
+            if prim_of(mb.names, x)? == rt {
                 return Ok(Some(SubExp::Var(arrs[0])));
             }
         }
@@ -1302,7 +1282,7 @@ impl Diff<'_> {
         let mut acc: Option<SubExp> = None;
         for (p, (x, dx)) in parts {
             let Some(dx) = dx else { continue };
-            let in_t = prim_of(self.types, &x)?;
+            let in_t = prim_of(b.names, &x)?;
             let mut alg = self.alg(b);
             let Some(c) = deriv::push_forward(&mut alg, &p, in_t, &dx)? else {
                 continue;
@@ -1459,7 +1439,7 @@ impl Diff<'_> {
         }
         let mut dparams = Vec::new();
         for p in &lam.params {
-            self.types.insert(p.name, p.ty.clone());
+            b.names.set_type(p.name, p.ty.clone());
             let dp = self.tangent_param(b, p);
             self.tans.insert(p.name, SubExp::Var(dp.name));
             dparams.push(dp);
@@ -1530,11 +1510,11 @@ impl Diff<'_> {
         body: Body,
     ) -> R<()> {
         for (p, _) in &params {
-            self.types.insert(p.name, p.ty.clone());
+            b.names.set_type(p.name, p.ty.clone());
         }
         if let LoopForm::For { i, bound } = &form {
-            let t = self.type_of(bound)?;
-            self.types.insert(*i, t);
+            let t = b.type_of(bound)?;
+            b.names.set_type(*i, t);
             self.tans.remove(i);
         }
         // A parameter is active if its initial value or its next value has a tangent:
@@ -1605,7 +1585,7 @@ impl Diff<'_> {
     ) -> R<(Lambda, Vec<bool>)> {
         let mut tparams = Vec::new();
         for (p, a) in lam.params.iter().zip(active_in) {
-            self.types.insert(p.name, p.ty.clone());
+            b.names.set_type(p.name, p.ty.clone());
             if *a {
                 let dp = self.tangent_param(b, p);
                 self.tans.insert(p.name, SubExp::Var(dp.name));
@@ -1683,7 +1663,7 @@ impl Diff<'_> {
     fn zeros_of(&mut self, b: &mut Builder, vals: &[SubExp]) -> R<Vec<SubExp>> {
         let mut out = Vec::new();
         for v in vals {
-            let t = self.type_of(v)?;
+            let t = b.type_of(v)?;
             out.push(self.zero(b, &t)?);
         }
         Ok(out)
@@ -1960,7 +1940,7 @@ impl Diff<'_> {
         op: Lambda,
         ne: SubExp,
     ) -> R<()> {
-        let t = prim_of(self.types, &ne)?;
+        let t = prim_of(b.names, &ne)?;
         let dty = self.tan_ty(&p.ty);
         let py = SubExp::Var(p.name);
         let zero = SubExp::Const(Prim::zero(t));
@@ -2009,7 +1989,7 @@ impl Diff<'_> {
             map: HashMap::new(),
         }
         .lambda(&mut op);
-        crate::scope::lambda_types(&op, self.types);
+        b.names.record_types(&op);
         let r = self.fresh_param(b, "prod", &Type::Prim(t));
         let fold = Fold {
             w: w.clone(),
@@ -2043,7 +2023,7 @@ impl Diff<'_> {
         ne: SubExp,
         t: PrimType,
     ) -> R<VName> {
-        let xt = self.type_of(&SubExp::Var(x))?;
+        let xt = b.type_of(&SubExp::Var(x))?;
         // vjp (\xs -> reduce (*) ne xs) x 1
         let mut op = op;
         Renamer {
@@ -2051,7 +2031,7 @@ impl Diff<'_> {
             map: HashMap::new(),
         }
         .lambda(&mut op);
-        crate::scope::lambda_types(&op, self.types);
+        b.names.record_types(&op);
         let xs = self.fresh_param(b, "xs", &xt);
         let r = self.fresh_param(b, "prod", &Type::Prim(t));
         let lam = Lambda {
@@ -2101,8 +2081,8 @@ impl Diff<'_> {
         let dx = self.tan_var(b, x)?;
         let mul = runic_ir::builder::binop_lambda(b.names, BinOp::Mul, t);
         let add = runic_ir::builder::binop_lambda(b.names, BinOp::Add, t);
-        crate::scope::lambda_types(&mul, self.types);
-        crate::scope::lambda_types(&add, self.types);
+        b.names.record_types(&mul);
+        b.names.record_types(&add);
         let dot = Exp::Soac(Soac::Reduce {
             w: w.clone(),
             arrs: vec![dx, grad],

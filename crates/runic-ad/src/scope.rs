@@ -4,86 +4,9 @@
 
 use runic_ir::traverse::{add_uses, binders, Walk};
 use runic_ir::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::error::AdError;
-
-/// Types of every variable bound in a function (parameters, patterns, lambda and loop
-/// parameters, loop counters).
-pub type Types = HashMap<VName, Type>;
-
-pub fn fun_types(f: &FunDef, out: &mut Types) {
-    for p in &f.params {
-        out.insert(p.name, p.ty.clone());
-    }
-    body_types(&f.body, out);
-}
-
-pub fn body_types(b: &Body, out: &mut Types) {
-    for s in &b.stms {
-        for p in &s.pat {
-            out.insert(p.name, p.ty.clone());
-        }
-        exp_types(&s.exp, out);
-    }
-}
-
-pub fn lambda_types(l: &Lambda, out: &mut Types) {
-    for p in &l.params {
-        out.insert(p.name, p.ty.clone());
-    }
-    body_types(&l.body, out);
-}
-
-fn exp_types(e: &Exp, out: &mut Types) {
-    match e {
-        Exp::Basic(_) | Exp::Apply { .. } => {}
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            body_types(then_body, out);
-            body_types(else_body, out);
-        }
-        Exp::Loop { params, form, body } => {
-            for (p, _) in params {
-                out.insert(p.name, p.ty.clone());
-            }
-            if let LoopForm::For { i, bound } = form {
-                let t = match bound {
-                    SubExp::Const(c) => Type::Prim(c.ty()),
-                    SubExp::Var(v) => out.get(v).cloned().unwrap_or(Type::Prim(PrimType::I64)),
-                };
-                out.insert(*i, t);
-            }
-            body_types(body, out);
-        }
-        Exp::Soac(s) => match s {
-            Soac::Map { lam, .. } | Soac::Hist { lam, .. } => lambda_types(lam, out),
-            Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
-                if let Some(p) = pre {
-                    lambda_types(p, out);
-                }
-                lambda_types(lam, out);
-            }
-            Soac::Scatter { .. } => {}
-        },
-        Exp::WithAcc { inputs, lam } => {
-            for i in inputs {
-                if let Some((l, _)) = &i.op {
-                    lambda_types(l, out);
-                }
-            }
-            lambda_types(lam, out);
-        }
-        Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => lambda_types(lam, out),
-        Exp::WithVjp { f, adj, .. } => {
-            lambda_types(f, out);
-            lambda_types(adj, out);
-        }
-    }
-}
 
 /// Every variable mentioned anywhere in `x`: what it reads and what it binds (an
 /// over-approximation of what it reads, which is what dependence checks need).
@@ -97,23 +20,20 @@ pub fn mentions<T: Walk + ?Sized>(x: &T, out: &mut HashSet<VName>) {
 /// the message is §9.6's shape mismatch with run-time sizes, as in the interpreter.
 pub fn check_seed_shapes(
     b: &mut Builder,
-    types: &mut Types,
     values: &[SubExp],
     seeds: &[SubExp],
     skip: usize,
 ) -> Result<(), AdError> {
     let i64_t = Type::Prim(PrimType::I64);
-    let bind = |b: &mut Builder, types: &mut Types, hint: &str, exp: BasicOp, ty: Type| {
-        let v = b.bind1(hint, Exp::Basic(exp), ty.clone());
-        types.insert(v, ty);
-        v
-    };
+    let bind =
+        |b: &mut Builder, hint: &str, exp: BasicOp, ty: Type| b.bind1(hint, Exp::Basic(exp), ty);
     for (a, t) in values.iter().zip(seeds) {
         let (Some(av), Some(tv)) = (a.as_var(), t.as_var()) else {
             continue;
         };
-        let value_t = types
-            .get(&av)
+        let value_t = b
+            .names
+            .type_of(av)
             .cloned()
             .ok_or_else(|| AdError::internal(format!("unknown type of {av}")))?;
         let (rank, Some(elem)) = (value_t.rank(), value_t.elem()) else {
@@ -127,7 +47,7 @@ pub fn check_seed_shapes(
         let mut shape = Vec::new();
         for (arr, d) in dims {
             let size = BasicOp::ArraySize(arr, d);
-            shape.push(SubExp::Var(bind(b, types, "n", size, i64_t.clone())));
+            shape.push(SubExp::Var(bind(b, "n", size, i64_t.clone())));
         }
         let type_text = (0..shape.len())
             .map(|k| format!("[{{{k}}}]"))
@@ -138,7 +58,7 @@ pub fn check_seed_shapes(
             shape,
             type_text,
         };
-        bind(b, types, "ok", check, Type::Prim(PrimType::Bool));
+        bind(b, "ok", check, Type::Prim(PrimType::Bool));
     }
     Ok(())
 }

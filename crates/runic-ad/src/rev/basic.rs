@@ -26,13 +26,10 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             if !rev.is_active(&x) && !rev.is_active(&y) {
                 return Ok(());
             }
-            let t = prim_of(rev.types, &x)?;
+            let t = prim_of(b.names, &x)?;
             let rt = p.ty.elem().unwrap_or(t);
             let ps = {
-                let mut alg = IrAlg {
-                    b,
-                    types: rev.types,
-                };
+                let mut alg = IrAlg { b };
                 deriv::binop_partials(&mut alg, op, t, &x, &y, &r)?
             };
             let [px, py] = ps;
@@ -43,30 +40,24 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             if !rev.is_active(&x) {
                 return Ok(());
             }
-            let t = prim_of(rev.types, &x)?;
+            let t = prim_of(b.names, &x)?;
             let rt = p.ty.elem().unwrap_or(t);
             let px = {
-                let mut alg = IrAlg {
-                    b,
-                    types: rev.types,
-                };
+                let mut alg = IrAlg { b };
                 deriv::unop_partial(&mut alg, op, t, &x, &r)?
             };
             pull(rev, b, px, rt, &vbar, &x)
         }
         BasicOp::Convert(to, x) => {
-            let from = prim_of(rev.types, &x)?;
+            let from = prim_of(b.names, &x)?;
             pull(rev, b, deriv::convert_partial(from, to), to, &vbar, &x)
         }
         BasicOp::TernOp(op, x, y, z) => {
-            let t = prim_of(rev.types, &x)?;
+            let t = prim_of(b.names, &x)?;
             let ps = match op {
                 TernOp::Fma | TernOp::Mad | TernOp::MadHi => deriv::fma_partials::<IrAlg>(&x, &y),
                 TernOp::Lerp => {
-                    let mut alg = IrAlg {
-                        b,
-                        types: rev.types,
-                    };
+                    let mut alg = IrAlg { b };
                     deriv::lerp_partials(&mut alg, t, &x, &y, &z)?
                 }
                 // set_bit: constant, as in the reference.
@@ -81,7 +72,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
         BasicOp::Index(a, idx) => rev.add_adj_at(b, a, &idx, vbar),
         BasicOp::Update(a, idx, v) => {
             // vbar += r̄[idx]; ā += r̄ with [idx] = 0.
-            let vt = rev.type_of(&v)?;
+            let vt = b.type_of(&v)?;
             let vbar_arr = vbar
                 .as_var()
                 .ok_or_else(|| AdError::internal("array adjoint is a scalar"))?;
@@ -99,11 +90,11 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
                 let base = if owned {
                     vbar_arr
                 } else {
-                    let t = rev.type_of(&vbar)?;
+                    let t = b.type_of(&vbar)?;
                     rev.bind(b, "adj", Exp::Basic(BasicOp::Copy(vbar_arr)), t)
                 };
                 let z = rev.zeros(b, &vt)?;
-                let t = rev.type_of(&vbar)?;
+                let t = b.type_of(&vbar)?;
                 let cleared = rev.bind(b, "adj", Exp::Basic(BasicOp::Update(base, idx, z)), t);
                 rev.owned.insert(cleared);
                 rev.adjs.remove(&p.name);
@@ -115,7 +106,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             if !rev.is_active(&v) {
                 return Ok(());
             }
-            let vt = rev.type_of(&v)?;
+            let vt = b.type_of(&v)?;
             let s = sum_outer(rev, b, &vbar, &shape, &vt)?;
             rev.add_adj(b, &v, s)
         }
@@ -123,7 +114,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             if !rev.active.contains(&arr) {
                 return Ok(());
             }
-            let at = rev.type_of(&SubExp::Var(arr))?;
+            let at = b.type_of(&SubExp::Var(arr))?;
             let Type::Array { shape, .. } = &at else {
                 return Ok(());
             };
@@ -147,7 +138,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             for (i, &p) in perm.iter().enumerate() {
                 inv[p] = i;
             }
-            let at = rev.type_of(&SubExp::Var(arr))?;
+            let at = b.type_of(&SubExp::Var(arr))?;
             let vbar_arr = vbar
                 .as_var()
                 .ok_or_else(|| AdError::internal("rearrange"))?;
@@ -158,11 +149,9 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             let vbar_arr = vbar.as_var().ok_or_else(|| AdError::internal("concat"))?;
             let mut offset = SubExp::i64(0);
             for a in arrs {
-                let at = rev.type_of(&SubExp::Var(a))?;
+                let at = b.type_of(&SubExp::Var(a))?;
                 let n = b.array_size(a, dim);
-                util::record_i64(rev, &n);
                 let end = b.add_i64(offset.clone(), n);
-                util::record_i64(rev, &end);
                 if rev.active.contains(&a) {
                     let mut idx: Vec<DimIndex> = (0..dim)
                         .map(|_| DimIndex::Slice {
@@ -221,7 +210,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             }
             let xs = vbar.as_var().ok_or_else(|| AdError::internal("range"))?;
             let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, elem);
-            crate::scope::lambda_types(&plus, rev.types);
+            b.names.record_types(&plus);
             let Type::Array { shape, .. } = &p.ty else {
                 return Ok(());
             };
@@ -262,10 +251,7 @@ fn pull(
         return Ok(());
     }
     let c = {
-        let mut alg = IrAlg {
-            b,
-            types: rev.types,
-        };
+        let mut alg = IrAlg { b };
         deriv::pull_back(&mut alg, &p, out_t, vbar)?
     };
     match c {
@@ -293,7 +279,6 @@ fn sum_outer(
     let mut total = SubExp::i64(1);
     for d in outer {
         total = b.mul_i64(total, d.clone());
-        util::record_i64(rev, &total);
     }
     let flat_t = row.array_of(total.clone());
     let flat = if outer.len() == 1 {

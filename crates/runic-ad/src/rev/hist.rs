@@ -36,7 +36,7 @@ pub fn reverse(
     let hbar = hbar
         .as_var()
         .ok_or_else(|| AdError::internal("histogram adjoint is a scalar"))?;
-    let dt = rev.type_of(&SubExp::Var(*d))?;
+    let dt = b.type_of(&SubExp::Var(*d))?;
     let Type::Array { shape, .. } = &dt else {
         return Err(AdError::internal("histogram into a non-array"));
     };
@@ -108,7 +108,7 @@ fn extremum(
     ne: &SubExp,
 ) -> R<()> {
     let i64t = PrimType::I64;
-    let dt = rev.type_of(&SubExp::Var(d))?;
+    let dt = b.type_of(&SubExp::Var(d))?;
     // The destination wins its bin when it equals the result.
     let dest_wins = util::map(
         rev,
@@ -188,7 +188,7 @@ fn extremum(
         first_ty.clone(),
     );
     let lam = runic_ir::builder::binop_lambda(b.names, BinOp::Min, i64t);
-    crate::scope::lambda_types(&lam, rev.types);
+    b.names.record_types(&lam);
     let first = rev.bind(
         b,
         "first",
@@ -306,7 +306,7 @@ fn product(
         (c0, pairs[1], BinOp::Add, Prim::I64(0), i64t),
     ] {
         let lam = runic_ir::builder::binop_lambda(b.names, op, ty);
-        crate::scope::lambda_types(&lam, rev.types);
+        b.names.record_types(&lam);
         pc.push(rev.bind(
             b,
             "nz",
@@ -422,7 +422,7 @@ fn general(
     };
     let k = neutral.len();
     let i64t = PrimType::I64;
-    let dt = rev.type_of(&SubExp::Var(dests[0]))?;
+    let dt = b.type_of(&SubExp::Var(dests[0]))?;
     let Type::Array { shape, .. } = &dt else {
         return Err(AdError::internal("histogram into a non-array"));
     };
@@ -435,7 +435,7 @@ fn general(
     let mut inits = Vec::new();
     let mut dtys = Vec::new();
     for (d, ne) in dests.iter().zip(&neutral) {
-        let t = rev.type_of(&SubExp::Var(*d))?;
+        let t = b.type_of(&SubExp::Var(*d))?;
         inits.push(rev.bind(
             b,
             "ne",
@@ -468,7 +468,7 @@ fn general(
         xbar.push(match a {
             Some(a) => a,
             None => {
-                let t = rev.type_of(&SubExp::Var(*x))?;
+                let t = b.type_of(&SubExp::Var(*x))?;
                 rev.zeros(b, &t)?
             }
         });
@@ -505,7 +505,7 @@ fn general(
     let (skeys, perm) = sort::sort_by_key(rev, b, &w, keys[0], bins.clone())?;
     let mut svals = Vec::new();
     for v in &vals {
-        let row = rev.type_of(&SubExp::Var(*v))?.row();
+        let row = b.type_of(&SubExp::Var(*v))?.row();
         let g = util::map(rev, b, &w, vec![perm], vec![row.clone()], |rev, b, ps| {
             let x = rev.bind(
                 b,
@@ -521,7 +521,6 @@ fn general(
     let bool_t = Type::Prim(PrimType::Bool);
     let iota = util::iota(rev, b, w.clone());
     let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    util::record_i64(rev, &last);
     let se = util::map(
         rev,
         b,
@@ -705,7 +704,7 @@ fn general(
         let a = a
             .as_var()
             .ok_or_else(|| AdError::internal("histogram value adjoint"))?;
-        let vt = rev.type_of(&SubExp::Var(*v))?;
+        let vt = b.type_of(&SubExp::Var(*v))?;
         let Some(elem) = vt.elem() else { continue };
         let Type::Array { shape, .. } = &vt else {
             continue;

@@ -72,7 +72,7 @@ pub fn reverse(
             let a = match &after[v] {
                 Some(a) => a.clone(),
                 None => {
-                    let t = rev.type_of(&SubExp::Var(*v))?;
+                    let t = sb.type_of(&SubExp::Var(*v))?;
                     rev.zeros(&mut sb, &t)?
                 }
             };
@@ -86,7 +86,7 @@ pub fn reverse(
     let then_b = bodies.pop().unwrap_or_default();
     let mut tys = Vec::new();
     for v in &changed {
-        tys.push(rev.type_of(&SubExp::Var(*v))?);
+        tys.push(b.type_of(&SubExp::Var(*v))?);
     }
     let outs = rev.bind_many(
         b,

@@ -22,7 +22,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let i64t = Type::Prim(PrimType::I64);
     match form {
         LoopForm::For { i, bound } => {
-            let it = rev.type_of(bound)?.elem().unwrap_or(PrimType::I64);
+            let it = b.type_of(bound)?.elem().unwrap_or(PrimType::I64);
             let n = to_i64(rev, b, bound.clone(), it);
             let tapes = tape_loop(
                 rev,
@@ -46,7 +46,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
             ps.push((count.clone(), SubExp::i64(0)));
             let mut body2 = body.clone();
             let next = b.names.fresh("count");
-            rev.types.insert(next, i64t.clone());
+            b.names.set_type(next, i64t.clone());
             body2.stms.push(Stm {
                 pat: vec![Param {
                     name: next,
@@ -61,7 +61,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
             });
             body2.result.push(SubExp::Var(next));
             let total = b.names.fresh("iterations");
-            rev.types.insert(total, i64t.clone());
+            b.names.set_type(total, i64t.clone());
             let mut pat = s.pat.clone();
             pat.push(Param {
                 name: total,
@@ -108,7 +108,6 @@ fn to_i64(rev: &mut Rev, b: &mut Builder, x: SubExp, t: PrimType) -> SubExp {
         return x;
     }
     let r = b.convert(PrimType::I64, x);
-    util::record_i64(rev, &r);
     r
 }
 
@@ -154,7 +153,7 @@ fn tape_loop(
         Some(c) => c,
         None => (sb.fresh("i"), PrimType::I64),
     };
-    rev.types.insert(i, Type::Prim(it));
+    sb.names.set_type(i, Type::Prim(it));
     let idx = to_i64(rev, &mut sb, SubExp::Var(i), it);
     let mut loop_params = params.to_vec();
     let mut tape_results = Vec::new();
@@ -186,7 +185,7 @@ fn tape_loop(
         .iter()
         .map(|t| {
             let name = b.names.fresh("tape");
-            rev.types.insert(name, t.clone());
+            b.names.set_type(name, t.clone());
             Param {
                 name,
                 ty: t.clone(),
@@ -260,7 +259,7 @@ pub fn reverse(
     let counter = match &form {
         LoopForm::For { i, bound } => Some(Param {
             name: *i,
-            ty: rev.type_of(bound)?,
+            ty: b.type_of(bound)?,
         }),
         LoopForm::While { .. } => None,
     };
@@ -288,7 +287,7 @@ pub fn reverse(
     }
     let mut fbars = Vec::new();
     for (f, init) in frees.iter().zip(&free_inits) {
-        let t = rev.type_of(&SubExp::Var(*f))?;
+        let t = sb.type_of(&SubExp::Var(*f))?;
         let fb = rev.fresh_param(&mut sb, "adj", &t);
         fbars.push(fb.clone());
         loop_params.push((fb, init.clone()));
@@ -296,9 +295,7 @@ pub fn reverse(
     // Inside the backward loop: restore iteration `count - 1 - k`.
     let saved_owned = std::mem::take(&mut rev.owned);
     let last = sb.sub_i64(count.clone(), SubExp::i64(1));
-    util::record_i64(rev, &last);
     let idx = sb.sub_i64(last, SubExp::Var(k.name));
-    util::record_i64(rev, &idx);
     let src = sb.src.clone();
     if let Some(ip) = &new_i {
         let it = ip.ty.elem().unwrap_or(PrimType::I64);
@@ -307,7 +304,7 @@ pub fn reverse(
         } else {
             let c = sb.convert(it, idx.clone());
             if let SubExp::Var(cv) = &c {
-                rev.types.insert(*cv, Type::Prim(it));
+                sb.names.set_type(*cv, Type::Prim(it));
             }
             c
         };
@@ -367,7 +364,7 @@ pub fn reverse(
     let (pouts, fouts) = outs.split_at(pbars.len());
     for (f, o) in frees.iter().zip(fouts) {
         rev.adjs.insert(*f, SubExp::Var(*o));
-        if rev.type_of(&SubExp::Var(*o))?.rank() > 0 {
+        if b.type_of(&SubExp::Var(*o))?.rank() > 0 {
             rev.owned.insert(*o);
         }
     }

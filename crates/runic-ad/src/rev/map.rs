@@ -41,7 +41,7 @@ pub fn reverse(
     let mut free_scalars = Vec::new();
     let mut free_arrays = Vec::new();
     for f in frees {
-        if rev.type_of(&SubExp::Var(f))?.rank() == 0 {
+        if b.type_of(&SubExp::Var(f))?.rank() == 0 {
             free_scalars.push(f);
         } else {
             free_arrays.push(f);
@@ -52,7 +52,7 @@ pub fn reverse(
     let mut acc_params = Vec::new();
     for a in &free_arrays {
         let adj = rev.owned_adj(b, *a)?;
-        let Type::Array { elem, shape } = rev.type_of(&SubExp::Var(*a))? else {
+        let Type::Array { elem, shape } = b.type_of(&SubExp::Var(*a))? else {
             return Err(AdError::internal("free array without array type"));
         };
         let plus = add_lambda(rev, b, &Type::Prim(elem))?;
@@ -111,7 +111,7 @@ pub fn reverse(
     }
     for f in &free_scalars {
         result.push(rev.adj(&mut sb, *f)?);
-        ret.push(rev.type_of(&SubExp::Var(*f))?);
+        ret.push(sb.type_of(&SubExp::Var(*f))?);
     }
     // Back to the enclosing scope.
     for a in &free_arrays {
@@ -158,7 +158,7 @@ pub fn reverse(
         lam_ret.extend(out_tys.iter().cloned());
         let mut tys = Vec::new();
         for a in &free_arrays {
-            tys.push(rev.type_of(&SubExp::Var(*a))?);
+            tys.push(b.type_of(&SubExp::Var(*a))?);
         }
         tys.extend(out_tys);
         let all = rev.bind_many(
@@ -195,7 +195,7 @@ pub fn reverse(
     }
     for f in &free_scalars {
         let Some(o) = outs.next() else { break };
-        let t = rev.type_of(&SubExp::Var(*f))?;
+        let t = b.type_of(&SubExp::Var(*f))?;
         let plus = add_lambda(rev, b, &t)?;
         let z = rev.zeros(b, &t)?;
         let s = rev.bind(

@@ -28,7 +28,7 @@ mod util;
 mod with_vjp;
 
 use crate::error::AdError;
-use crate::scope::{fun_types, mentions, Types};
+use crate::scope::mentions;
 use runic_ir::traverse::{Renamer, VisitorMut};
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
@@ -40,13 +40,12 @@ pub(crate) type R<T> = Result<T, AdError>;
 /// returned. A `Vjp` whose lambda still contains a `Jvp` is left for a later round (the
 /// caller alternates with forward mode).
 pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
-    let mut types = Types::new();
     for f in &prog.funs {
-        fun_types(f, &mut types);
+        prog.names.record_types(f.params.as_slice());
+        prog.names.record_types(&f.body);
     }
     let mut e = Elim {
         names: &mut prog.names,
-        types,
         errors: Vec::new(),
         depth: 0,
     };
@@ -66,7 +65,6 @@ fn has_jvp(l: &Lambda) -> bool {
 
 struct Elim<'n> {
     names: &'n mut NameSource,
-    types: Types,
     errors: Vec<AdError>,
     /// How many `Jvp`/`Vjp` lambdas enclose the current statement.
     depth: usize,
@@ -97,8 +95,9 @@ impl Elim<'_> {
                             stms.push(s);
                             continue;
                         }
-                        let ok = self.names.fresh("unsupported");
-                        self.types.insert(ok, Type::Prim(PrimType::Bool));
+                        let ok = self
+                            .names
+                            .fresh_typed("unsupported", Type::Prim(PrimType::Bool));
                         stms.push(Stm {
                             pat: vec![Param {
                                 name: ok,
@@ -184,7 +183,6 @@ impl Elim<'_> {
             map: HashMap::new(),
         }
         .lambda(&mut f);
-        crate::scope::lambda_types(&f, &mut self.types);
         let mut out = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
             out.push(util::copy_stm(p.clone(), a, &s.src));
@@ -214,7 +212,7 @@ impl Elim<'_> {
         }
         let mut b = Builder::new(self.names);
         b.src = s.src.clone();
-        let mut rev = Rev::new(&mut self.types);
+        let mut rev = Rev::new();
         rev.differentiated_again = self.depth > 0;
         rev.vjp(&mut b, lam, args, cotangents, vector, &s.pat)?;
         Ok(b.take_stms())
@@ -233,8 +231,7 @@ pub(crate) enum Saved {
 }
 
 /// The state of one reverse-mode differentiation.
-pub(crate) struct Rev<'t> {
-    pub types: &'t mut Types,
+pub(crate) struct Rev {
     /// Variables that depend on the differentiated arguments.
     pub active: HashSet<VName>,
     /// The adjoint accumulated so far of each active variable (absent: zero).
@@ -250,10 +247,9 @@ pub(crate) struct Rev<'t> {
     pub differentiated_again: bool,
 }
 
-impl<'t> Rev<'t> {
-    pub fn new(types: &'t mut Types) -> Self {
+impl Rev {
+    pub fn new() -> Self {
         Rev {
-            types,
             active: HashSet::new(),
             adjs: HashMap::new(),
             accs: HashMap::new(),
@@ -279,7 +275,7 @@ impl<'t> Rev<'t> {
         let src = b.src.clone();
         let n = lam.ret.len();
         for (p, a) in lam.params.iter().zip(&args) {
-            self.types.insert(p.name, p.ty.clone());
+            b.names.set_type(p.name, p.ty.clone());
             b.add(util::copy_stm(p.clone(), a.clone(), &src));
             self.mark_active(p);
         }
@@ -287,7 +283,7 @@ impl<'t> Rev<'t> {
         let stms = self.forward(b, &body.stms)?;
         let params = lam.params;
         let results = body.result;
-        crate::scope::check_seed_shapes(b, self.types, &results, &cotangents, usize::from(vector))?;
+        crate::scope::check_seed_shapes(b, &results, &cotangents, usize::from(vector))?;
         if !vector {
             for (r, c) in results.iter().zip(&cotangents) {
                 self.add_adj(b, r, c.clone())?;
@@ -363,7 +359,7 @@ impl<'t> Rev<'t> {
     pub fn forward(&mut self, b: &mut Builder, stms: &[Stm]) -> R<Vec<Stm>> {
         let mut out = Vec::with_capacity(stms.len());
         for s in stms {
-            for s in util::normalise(b.names, self.types, s.clone()) {
+            for s in util::normalise(b.names, s.clone()) {
                 self.fwd_stm(b, &s)?;
                 out.push(s);
             }
@@ -394,16 +390,7 @@ impl<'t> Rev<'t> {
 
     /// Emit one statement of the forward sweep.
     fn fwd_stm(&mut self, b: &mut Builder, s: &Stm) -> R<()> {
-        for p in &s.pat {
-            self.types.insert(p.name, p.ty.clone());
-        }
-        crate::scope::body_types(
-            &Body {
-                stms: vec![s.clone()],
-                result: vec![],
-            },
-            self.types,
-        );
+        b.names.record_types(s);
         let mut used = HashSet::new();
         mentions(&s.exp, &mut used);
         let is_active = used.iter().any(|v| self.active.contains(v));
@@ -496,21 +483,8 @@ impl<'t> Rev<'t> {
         matches!(s, SubExp::Var(v) if self.active.contains(v))
     }
 
-    pub fn type_of(&self, s: &SubExp) -> R<Type> {
-        match s {
-            SubExp::Const(c) => Ok(Type::Prim(c.ty())),
-            SubExp::Var(v) => self
-                .types
-                .get(v)
-                .cloned()
-                .ok_or_else(|| AdError::internal(format!("unknown type of {v}"))),
-        }
-    }
-
     pub fn bind(&mut self, b: &mut Builder, hint: &str, exp: Exp, ty: Type) -> VName {
-        let v = b.bind1(hint, exp, ty.clone());
-        self.types.insert(v, ty);
-        v
+        b.bind1(hint, exp, ty)
     }
 
     pub fn bind_many(
@@ -521,17 +495,11 @@ impl<'t> Rev<'t> {
         tys: Vec<Type>,
     ) -> Vec<VName> {
         let hints: Vec<&str> = tys.iter().map(|_| hint).collect();
-        let vs = b.bind_named(&hints, exp, tys.clone());
-        for (v, t) in vs.iter().zip(tys) {
-            self.types.insert(*v, t);
-        }
-        vs
+        b.bind_named(&hints, exp, tys)
     }
 
     pub fn fresh_param(&mut self, b: &mut Builder, hint: &str, ty: &Type) -> Param {
-        let p = b.param(hint, ty.clone());
-        self.types.insert(p.name, ty.clone());
-        p
+        b.param(hint, ty.clone())
     }
 
     /// The zero adjoint of type `ty` (a fresh array for arrays).
@@ -554,7 +522,7 @@ impl<'t> Rev<'t> {
         if let Some(a) = self.adjs.get(&v) {
             return Ok(a.clone());
         }
-        let ty = self.type_of(&SubExp::Var(v))?;
+        let ty = b.type_of(&SubExp::Var(v))?;
         let z = self.zeros(b, &ty)?;
         if self.active.contains(&v) {
             self.adjs.insert(v, z.clone());
@@ -572,7 +540,7 @@ impl<'t> Rev<'t> {
         if self.owned.contains(&a) {
             return Ok(a);
         }
-        let ty = self.type_of(&SubExp::Var(a))?;
+        let ty = b.type_of(&SubExp::Var(a))?;
         let c = self.bind(b, "adj", Exp::Basic(BasicOp::Copy(a)), ty);
         self.owned.insert(c);
         self.adjs.insert(v, SubExp::Var(c));
@@ -593,7 +561,7 @@ impl<'t> Rev<'t> {
             // ownership (if any) passes on with it.
             None => c,
             Some(old) => {
-                let ty = self.type_of(&SubExp::Var(*v))?;
+                let ty = b.type_of(&SubExp::Var(*v))?;
                 let r = util::add_values(self, b, &ty, old, c)?;
                 if let SubExp::Var(rv) = &r {
                     if ty.rank() > 0 {
@@ -624,12 +592,11 @@ impl<'t> Rev<'t> {
                 match d {
                     // Accumulator indices are i64 (array indices may be any integer type).
                     DimIndex::Fix(i) => {
-                        let t = crate::alg::prim_of(self.types, i)?;
+                        let t = crate::alg::prim_of(b.names, i)?;
                         let i = if t == PrimType::I64 {
                             i.clone()
                         } else {
                             let c = b.convert(PrimType::I64, i.clone());
-                            util::record_i64(self, &c);
                             c
                         };
                         is.push(i)
@@ -644,8 +611,8 @@ impl<'t> Rev<'t> {
             return util::acc_add_all(self, b, acc, is, c);
         }
         let a = self.owned_adj(b, arr)?;
-        let ty = self.type_of(&SubExp::Var(a))?;
-        let cty = self.type_of(&c)?;
+        let ty = b.type_of(&SubExp::Var(a))?;
+        let cty = b.type_of(&c)?;
         let old = self.bind(
             b,
             "old",
@@ -686,7 +653,7 @@ impl<'t> Rev<'t> {
             map: HashMap::new(),
         }
         .lambda(&mut l);
-        crate::scope::lambda_types(&l, self.types);
+        b.names.record_types(&l);
         l
     }
 }

@@ -167,9 +167,9 @@ pub fn nonzero_product(
             };
             vec![util::select(rev, b, rt, z, on_zero, other)]
         });
-        crate::scope::lambda_types(&pre, rev.types);
+        b.names.record_types(&pre);
         let lam = runic_ir::builder::binop_lambda(b.names, op, rt);
-        crate::scope::lambda_types(&lam, rev.types);
+        b.names.record_types(&lam);
         let r = rev.bind(
             b,
             "nz",
@@ -223,7 +223,7 @@ fn extremum(
     // ȳ goes to one element: an update of the adjoint in place under a branch, not a pass
     // over the array.
     let a = rev.owned_adj(b, x)?;
-    let ty = rev.type_of(&SubExp::Var(a))?;
+    let ty = b.type_of(&SubExp::Var(a))?;
     let upd = util::if_with(
         rev,
         b,
@@ -284,7 +284,7 @@ pub fn arg_extremum(
         },
     )?;
     let lam = runic_ir::builder::binop_lambda(b.names, BinOp::Min, i64t);
-    crate::scope::lambda_types(&lam, rev.types);
+    b.names.record_types(&lam);
     let m = rev.bind(
         b,
         "arg",
@@ -344,7 +344,7 @@ fn general(
     let mut params = Vec::new();
     for group in [&ls, &arrs, &rs] {
         for a in group.iter() {
-            let t = rev.type_of(&SubExp::Var(*a))?.row();
+            let t = sb.type_of(&SubExp::Var(*a))?.row();
             params.push(rev.fresh_param(&mut sb, "p", &t));
         }
     }
@@ -449,22 +449,19 @@ fn shift(
 ) -> R<Vec<VName>> {
     let iota = util::iota(rev, b, w.clone());
     let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    util::record_i64(rev, &last);
     let mut rets = Vec::new();
     for s in inclusive {
-        rets.push(rev.type_of(&SubExp::Var(*s))?.row());
+        rets.push(b.type_of(&SubExp::Var(*s))?.row());
     }
     util::map(rev, b, w, vec![iota], rets.clone(), |rev, b, ps| {
         let i = SubExp::Var(ps[0]);
         let src = if reversed {
             let j = b.sub_i64(last.clone(), i.clone());
-            util::record_i64(rev, &j);
             j
         } else {
             i.clone()
         };
         let j = b.sub_i64(src, SubExp::i64(1));
-        util::record_i64(rev, &j);
         let at_edge = util::binop(rev, b, BinOp::Lt, j.clone(), SubExp::i64(0), PrimType::I64);
         let safe = util::select(rev, b, PrimType::I64, at_edge.clone(), SubExp::i64(0), j);
         let mut out = Vec::new();
@@ -498,6 +495,6 @@ pub fn if_value(
     y: SubExp,
 ) -> SubExp {
     let r = b.if_(c, vec![t.clone()], |_| vec![x], |_| vec![y])[0];
-    rev.types.insert(r, t.clone());
+    b.names.set_type(r, t.clone());
     SubExp::Var(r)
 }

@@ -33,7 +33,7 @@ pub fn reverse(
             .ok_or_else(|| AdError::internal("scan adjoint is a scalar"))?;
         let r = util::reverse(rev, b, &w, yv)?;
         let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, t);
-        crate::scope::lambda_types(&plus, rev.types);
+        b.names.record_types(&plus);
         let ty = Type::Prim(t).array_of(w.clone());
         let s = rev.bind(
             b,
@@ -103,14 +103,11 @@ fn general(
     // Per reversed position t (element i = n-1-t): a = ȳᵢ, B = cᵢᵀ (zero at the last).
     let iota = util::iota(rev, b, w.clone());
     let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    util::record_i64(rev, &last);
     let ret = vec![pt.clone(); d + needed.len()];
     let elems = util::map(rev, b, &w, vec![iota], ret, |rev, b, ps| {
         let i = b.sub_i64(last.clone(), SubExp::Var(ps[0]));
-        util::record_i64(rev, &i);
         let is_last = util::binop(rev, b, BinOp::Eq, i.clone(), last.clone(), PrimType::I64);
         let next = b.add_i64(i.clone(), SubExp::i64(1));
-        util::record_i64(rev, &next);
         let next = util::select(rev, b, PrimType::I64, is_last.clone(), i.clone(), next);
         let mut out = Vec::new();
         for yb in &ybar {
@@ -125,7 +122,7 @@ fn general(
         // Arguments of yᵢ ⊙ xᵢ₊₁.
         let mut args = Vec::new();
         for y in &ys {
-            let ty = rev.type_of(&SubExp::Var(*y))?.row();
+            let ty = b.type_of(&SubExp::Var(*y))?.row();
             let v = rev.bind(
                 b,
                 "y",
@@ -135,7 +132,7 @@ fn general(
             args.push(SubExp::Var(v));
         }
         for x in &arrs {
-            let ty = rev.type_of(&SubExp::Var(*x))?.row();
+            let ty = b.type_of(&SubExp::Var(*x))?.row();
             let v = rev.bind(
                 b,
                 "x",
@@ -207,7 +204,7 @@ fn general(
     sb.src = b.src.clone();
     let mut params = Vec::new();
     for a in ylag.iter().chain(&arrs) {
-        let ty = rev.type_of(&SubExp::Var(*a))?.row();
+        let ty = sb.type_of(&SubExp::Var(*a))?.row();
         params.push(rev.fresh_param(&mut sb, "p", &ty));
     }
     let vs: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
@@ -238,7 +235,7 @@ pub fn lambda_vjp(
     active: &[bool],
     cot: Vec<Option<SubExp>>,
 ) -> R<Vec<SubExp>> {
-    let mut inner = Rev::new(&mut *rev.types);
+    let mut inner = Rev::new();
     let l = inner.renamed(b, lam);
     let src = b.src.clone();
     for ((p, a), act) in l.params.iter().zip(args).zip(active) {

@@ -24,7 +24,7 @@ pub fn reverse(
     let Some(&d0) = dests.first() else {
         return Ok(());
     };
-    let dt = rev.type_of(&SubExp::Var(d0))?;
+    let dt = b.type_of(&SubExp::Var(d0))?;
     let Type::Array { shape, .. } = &dt else {
         return Err(AdError::internal("scatter into a non-array"));
     };
@@ -38,7 +38,7 @@ pub fn reverse(
         let rbar = rbar
             .as_var()
             .ok_or_else(|| AdError::internal("scatter adjoint is a scalar"))?;
-        let vt = rev.type_of(&SubExp::Var(*v))?;
+        let vt = b.type_of(&SubExp::Var(*v))?;
         let row = vt.row();
         if let (true, Type::Prim(t)) = (rev.active.contains(v), &row) {
             // Scalar values: straight-line code (a column program in the executor).
@@ -175,7 +175,7 @@ pub fn winners(
     );
     let iota = util::iota(rev, b, w.clone());
     let lam = runic_ir::builder::binop_lambda(b.names, BinOp::Max, i64t);
-    crate::scope::lambda_types(&lam, rev.types);
+    b.names.record_types(&lam);
     Ok(rev.bind(
         b,
         "win",

@@ -84,7 +84,7 @@ fn pass(
         )])
     })?;
     let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, i64t);
-    crate::scope::lambda_types(&plus, rev.types);
+    b.names.record_types(&plus);
     let ones = rev.bind(
         b,
         "ones",

@@ -4,7 +4,6 @@
 
 use super::{Rev, R};
 use crate::error::AdError;
-use crate::scope::Types;
 use runic_ir::builder::binop_type;
 use runic_ir::traverse::{Renamer, VisitorMut};
 use runic_ir::*;
@@ -33,7 +32,7 @@ fn consumed_mut(e: &mut Exp) -> Vec<&mut VName> {
 /// the return sweep may still read the original.
 pub fn copy_consumed(rev: &mut Rev, b: &mut Builder, mut s: Stm) -> Stm {
     for v in consumed_mut(&mut s.exp) {
-        let Some(ty) = rev.types.get(v).cloned() else {
+        let Some(ty) = b.names.type_of(*v).cloned() else {
             continue;
         };
         let c = rev.bind(b, "copy", Exp::Basic(BasicOp::Copy(*v)), ty);
@@ -45,12 +44,12 @@ pub fn copy_consumed(rev: &mut Rev, b: &mut Builder, mut s: Stm) -> Stm {
 /// Rewrite a statement into the forms the rules handle: a reduce or scan with a fused
 /// `pre` map becomes the map followed by the plain SOAC; a SOAC with a vectorised operator
 /// becomes a map of scalar SOACs (`transposed`); a loop that wants it is strip-mined.
-pub fn normalise(names: &mut NameSource, types: &mut Types, mut s: Stm) -> Vec<Stm> {
+pub fn normalise(names: &mut NameSource, mut s: Stm) -> Vec<Stm> {
     if let Exp::Soac(Soac::Reduce { w, arrs, pre, .. } | Soac::Scan { w, arrs, pre, .. }) =
         &mut s.exp
     {
         if let Some(p) = pre.take() {
-            let (map, plain) = pre_map(names, types, w, std::mem::take(arrs), p, &s.src);
+            let (map, plain) = pre_map(names, w, std::mem::take(arrs), p, &s.src);
             *arrs = plain;
             return vec![map, s];
         }
@@ -67,23 +66,13 @@ pub fn normalise(names: &mut NameSource, types: &mut Types, mut s: Stm) -> Vec<S
                 w, arrs, neutral, ..
             }),
             Some(inner),
-        ) => transposed(
-            names,
-            types,
-            pat,
-            &src,
-            w,
-            arrs,
-            inner,
-            neutral,
-            Kind::Reduce,
-        ),
+        ) => transposed(names, pat, &src, w, arrs, inner, neutral, Kind::Reduce),
         (
             Exp::Soac(Soac::Scan {
                 w, arrs, neutral, ..
             }),
             Some(inner),
-        ) => transposed(names, types, pat, &src, w, arrs, inner, neutral, Kind::Scan),
+        ) => transposed(names, pat, &src, w, arrs, inner, neutral, Kind::Scan),
         (
             Exp::Soac(Soac::Hist {
                 w,
@@ -94,7 +83,7 @@ pub fn normalise(names: &mut NameSource, types: &mut Types, mut s: Stm) -> Vec<S
                 ..
             }),
             Some(inner),
-        ) => transposed_hist(names, types, pat, &src, w, dests, inner, neutral, is, vals),
+        ) => transposed_hist(names, pat, &src, w, dests, inner, neutral, is, vals),
         (
             Exp::Loop {
                 params,
@@ -103,7 +92,7 @@ pub fn normalise(names: &mut NameSource, types: &mut Types, mut s: Stm) -> Vec<S
             },
             _,
         ) if wants_stripmining(&src, &params) => {
-            strip_mine(names, types, pat, &src, params, i, bound, body)
+            strip_mine(names, pat, &src, params, i, bound, body)
         }
         (exp, _) => vec![Stm { pat, exp, src }],
     }
@@ -132,7 +121,6 @@ fn wants_stripmining(src: &SrcInfo, params: &[(Param, SubExp)]) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn strip_mine(
     names: &mut NameSource,
-    types: &mut Types,
     pat: Vec<Param>,
     src: &SrcInfo,
     params: Vec<(Param, SubExp)>,
@@ -150,7 +138,7 @@ fn strip_mine(
                 name: names.fresh($hint),
                 ty: Type::Prim($t),
             };
-            types.insert(p.name, p.ty.clone());
+            names.set_type(p.name, p.ty.clone());
             $out.push(Stm {
                 pat: vec![p.clone()],
                 exp: Exp::Basic($exp),
@@ -161,7 +149,7 @@ fn strip_mine(
     }
     let it = match &bound {
         SubExp::Const(c) => c.ty(),
-        SubExp::Var(v) => types.get(v).and_then(Type::elem).unwrap_or(i64t),
+        SubExp::Var(v) => names.type_of(*v).and_then(Type::elem).unwrap_or(i64t),
     };
     let n = if it == i64t {
         bound.clone()
@@ -225,7 +213,7 @@ fn strip_mine(
             name: names.fresh("chunk"),
             ty: Type::Prim(i64t),
         };
-        types.insert(c.name, c.ty.clone());
+        names.set_type(c.name, c.ty.clone());
         out.push(Stm {
             pat: vec![c.clone()],
             exp: Exp::If {
@@ -281,12 +269,12 @@ fn strip_mine(
     }
     .lambda(&mut outer);
     for p in &outer.params {
-        types.insert(p.name, p.ty.clone());
+        names.set_type(p.name, p.ty.clone());
     }
     let o = names.fresh("o");
-    types.insert(o, Type::Prim(i64t));
+    names.set_type(o, Type::Prim(i64t));
     let j = names.fresh("j");
-    types.insert(j, Type::Prim(i64t));
+    names.set_type(j, Type::Prim(i64t));
     let mut ob: Vec<Stm> = Vec::new();
     let lo = scalar!(
         ob,
@@ -318,7 +306,7 @@ fn strip_mine(
         name: i,
         ty: Type::Prim(it),
     };
-    types.insert(i, iv.ty.clone());
+    names.set_type(i, iv.ty.clone());
     ib.push(Stm {
         pat: vec![iv],
         exp: Exp::Basic(if it == i64t {
@@ -337,7 +325,7 @@ fn strip_mine(
                 name: names.fresh("inner"),
                 ty: p.ty.clone(),
             };
-            types.insert(q.name, q.ty.clone());
+            names.set_type(q.name, q.ty.clone());
             q
         })
         .collect();
@@ -410,7 +398,6 @@ pub fn loop_outside(params: &[(Param, SubExp)], t: &Type) -> Type {
 #[allow(clippy::too_many_arguments)]
 fn transposed_hist(
     names: &mut NameSource,
-    types: &mut Types,
     pat: Vec<Param>,
     src: &SrcInfo,
     w: SubExp,
@@ -421,17 +408,20 @@ fn transposed_hist(
     vals: Vec<VName>,
 ) -> Vec<Stm> {
     let mut out = Vec::new();
-    let fresh = |names: &mut NameSource, types: &mut Types, hint: &str, ty: Type| {
+    let fresh = |names: &mut NameSource, hint: &str, ty: Type| {
         let p = Param {
             name: names.fresh(hint),
             ty,
         };
-        types.insert(p.name, p.ty.clone());
+        names.set_type(p.name, p.ty.clone());
         p
     };
-    let mut transpose = |names: &mut NameSource, types: &mut Types, a: VName| {
-        let at = types.get(&a).cloned().unwrap_or(Type::Prim(PrimType::Bool));
-        let p = fresh(names, types, "tr", transpose_type(&at));
+    let mut transpose = |names: &mut NameSource, a: VName| {
+        let at = names
+            .type_of(a)
+            .cloned()
+            .unwrap_or(Type::Prim(PrimType::Bool));
+        let p = fresh(names, "tr", transpose_type(&at));
         out.push(Stm {
             pat: vec![p.clone()],
             exp: Exp::Basic(BasicOp::Rearrange(swap_outer(at.rank()), a)),
@@ -439,29 +429,29 @@ fn transposed_hist(
         });
         p
     };
-    let dt: Vec<Param> = dests.iter().map(|d| transpose(names, types, *d)).collect();
-    let vt: Vec<Param> = vals.iter().map(|v| transpose(names, types, *v)).collect();
+    let dt: Vec<Param> = dests.iter().map(|d| transpose(names, *d)).collect();
+    let vt: Vec<Param> = vals.iter().map(|v| transpose(names, *v)).collect();
     let m = match &dt[0].ty {
         Type::Array { shape, .. } => shape[0].clone(),
         _ => SubExp::i64(0),
     };
     let dcols: Vec<Param> = dt
         .iter()
-        .map(|d| fresh(names, types, "dcol", d.ty.row()))
+        .map(|d| fresh(names, "dcol", d.ty.row()))
         .collect();
     let vcols: Vec<Param> = vt
         .iter()
-        .map(|v| fresh(names, types, "vcol", v.ty.row()))
+        .map(|v| fresh(names, "vcol", v.ty.row()))
         .collect();
     let mut ne_params = Vec::new();
     let mut ne_arrs = Vec::new();
     for (ne, d) in neutral.iter().zip(&dt) {
-        let p = fresh(names, types, "ne", d.ty.row().row());
+        let p = fresh(names, "ne", d.ty.row().row());
         ne_params.push(p);
         match ne {
             SubExp::Var(v) => ne_arrs.push(*v),
             SubExp::Const(c) => {
-                let r = fresh(names, types, "ne", Type::Prim(c.ty()).array_of(m.clone()));
+                let r = fresh(names, "ne", Type::Prim(c.ty()).array_of(m.clone()));
                 out.push(Stm {
                     pat: vec![r.clone()],
                     exp: Exp::Basic(BasicOp::Replicate(vec![m.clone()], SubExp::Const(*c))),
@@ -477,10 +467,10 @@ fn transposed_hist(
         map: HashMap::new(),
     }
     .lambda(&mut inner);
-    crate::scope::lambda_types(&inner, types);
+    names.record_types(&inner);
     let res: Vec<Param> = dcols
         .iter()
-        .map(|d| fresh(names, types, "h", d.ty.clone()))
+        .map(|d| fresh(names, "h", d.ty.clone()))
         .collect();
     let body = Body {
         stms: vec![Stm {
@@ -506,7 +496,7 @@ fn transposed_hist(
     arrs.extend(ne_arrs);
     let tmp: Vec<Param> = ret
         .iter()
-        .map(|t| fresh(names, types, "hists", t.array_of(m.clone())))
+        .map(|t| fresh(names, "hists", t.array_of(m.clone())))
         .collect();
     out.push(Stm {
         pat: tmp.clone(),
@@ -583,7 +573,6 @@ fn transpose_type(t: &Type) -> Type {
 #[allow(clippy::too_many_arguments)]
 fn transposed(
     names: &mut NameSource,
-    types: &mut Types,
     pat: Vec<Param>,
     src: &SrcInfo,
     w: SubExp,
@@ -593,19 +582,22 @@ fn transposed(
     kind: Kind,
 ) -> Vec<Stm> {
     let mut out = Vec::new();
-    let fresh = |names: &mut NameSource, types: &mut Types, hint: &str, ty: Type| {
+    let fresh = |names: &mut NameSource, hint: &str, ty: Type| {
         let p = Param {
             name: names.fresh(hint),
             ty,
         };
-        types.insert(p.name, p.ty.clone());
+        names.set_type(p.name, p.ty.clone());
         p
     };
     let mut cols = Vec::new();
     for a in &arrs {
-        let at = types.get(a).cloned().unwrap_or(Type::Prim(PrimType::Bool));
+        let at = names
+            .type_of(*a)
+            .cloned()
+            .unwrap_or(Type::Prim(PrimType::Bool));
         let tt = transpose_type(&at);
-        let p = fresh(names, types, "tr", tt);
+        let p = fresh(names, "tr", tt);
         out.push(Stm {
             pat: vec![p.clone()],
             exp: Exp::Basic(BasicOp::Rearrange(swap_outer(at.rank()), *a)),
@@ -620,12 +612,12 @@ fn transposed(
     // The map's lambda: one column and one neutral element per operand.
     let mut params = Vec::new();
     for c in &cols {
-        params.push(fresh(names, types, "col", c.ty.row()));
+        params.push(fresh(names, "col", c.ty.row()));
     }
     let mut nes = Vec::new();
     for (ne, c) in neutral.iter().zip(&cols) {
         let row_t = c.ty.row().row();
-        let p = fresh(names, types, "ne", row_t);
+        let p = fresh(names, "ne", row_t);
         nes.push((p, ne.clone()));
     }
     let mut inner = inner;
@@ -634,7 +626,7 @@ fn transposed(
         map: HashMap::new(),
     }
     .lambda(&mut inner);
-    crate::scope::lambda_types(&inner, types);
+    names.record_types(&inner);
     let col_arrs: Vec<VName> = params.iter().map(|p| p.name).collect();
     let ne_vals: Vec<SubExp> = nes.iter().map(|(p, _)| SubExp::Var(p.name)).collect();
     let (soac, res_tys): (Soac, Vec<Type>) = match kind {
@@ -662,7 +654,7 @@ fn transposed(
     };
     let res: Vec<Param> = res_tys
         .iter()
-        .map(|t| fresh(names, types, "r", t.clone()))
+        .map(|t| fresh(names, "r", t.clone()))
         .collect();
     let body = Body {
         stms: vec![Stm {
@@ -680,7 +672,7 @@ fn transposed(
         let v = match ne {
             SubExp::Var(v) => v,
             SubExp::Const(c) => {
-                let r = fresh(names, types, "ne", Type::Prim(c.ty()).array_of(m.clone()));
+                let r = fresh(names, "ne", Type::Prim(c.ty()).array_of(m.clone()));
                 out.push(Stm {
                     pat: vec![r.clone()],
                     exp: Exp::Basic(BasicOp::Replicate(vec![m.clone()], SubExp::Const(c))),
@@ -711,7 +703,7 @@ fn transposed(
         Kind::Scan => {
             let tmp: Vec<Param> = res_tys
                 .iter()
-                .map(|t| fresh(names, types, "scanned", t.array_of(m.clone())))
+                .map(|t| fresh(names, "scanned", t.array_of(m.clone())))
                 .collect();
             out.push(Stm {
                 pat: tmp.clone(),
@@ -733,7 +725,6 @@ fn transposed(
 
 fn pre_map(
     names: &mut NameSource,
-    types: &mut Types,
     w: &SubExp,
     arrs: Vec<VName>,
     pre: Lambda,
@@ -748,7 +739,7 @@ fn pre_map(
                 name: names.fresh("pre"),
                 ty,
             };
-            types.insert(p.name, p.ty.clone());
+            names.set_type(p.name, p.ty.clone());
             p
         })
         .collect();
@@ -789,7 +780,7 @@ pub fn add_scalars(rev: &mut Rev, b: &mut Builder, t: PrimType, a: SubExp, c: Su
     };
     let r = b.binop(op, a, c, t);
     if let SubExp::Var(v) = &r {
-        rev.types.insert(*v, Type::Prim(binop_type(op, t)));
+        b.names.set_type(*v, Type::Prim(binop_type(op, t)));
     }
     r
 }
@@ -842,8 +833,8 @@ pub fn acc_add_all(
     is: Vec<SubExp>,
     c: SubExp,
 ) -> R<()> {
-    let acc_ty = rev.type_of(&SubExp::Var(acc))?;
-    let cty = rev.type_of(&c)?;
+    let acc_ty = b.type_of(&SubExp::Var(acc))?;
+    let cty = b.type_of(&c)?;
     match &cty {
         Type::Prim(_) => {
             rev.bind(
@@ -923,7 +914,7 @@ pub fn map(
 ) -> R<Vec<VName>> {
     let mut params = Vec::new();
     for a in &arrs {
-        let t = rev.type_of(&SubExp::Var(*a))?.row();
+        let t = b.type_of(&SubExp::Var(*a))?.row();
         params.push(rev.fresh_param(b, "x", &t));
     }
     let names: Vec<VName> = params.iter().map(|p| p.name).collect();
@@ -951,7 +942,7 @@ pub fn map(
 
 /// The rows of `arr` (outer size `w`) in reverse order (`arr[::-1]`, as `reverse`).
 pub fn reverse(rev: &mut Rev, b: &mut Builder, w: &SubExp, arr: VName) -> R<VName> {
-    let t = rev.type_of(&SubExp::Var(arr))?;
+    let t = b.type_of(&SubExp::Var(arr))?;
     let Type::Array { elem, shape } = t else {
         return Err(AdError::internal("reversing a non-array"));
     };
@@ -968,12 +959,6 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, w: &SubExp, arr: VName) -> R<VNam
         Exp::Basic(BasicOp::Index(arr, idx)),
         Type::Array { elem, shape },
     ))
-}
-
-pub fn record_i64(rev: &mut Rev, s: &SubExp) {
-    if let SubExp::Var(v) = s {
-        rev.types.insert(*v, Type::Prim(PrimType::I64));
-    }
 }
 
 /// Inline a renamed copy of `lam` applied to `args`; its results.
@@ -1009,7 +994,7 @@ pub fn select(
         |_| vec![x.clone()],
         |_| vec![y.clone()],
     )[0];
-    rev.types.insert(r, Type::Prim(t));
+    b.names.set_type(r, Type::Prim(t));
     SubExp::Var(r)
 }
 
@@ -1024,7 +1009,7 @@ pub fn binop(
 ) -> SubExp {
     let r = b.binop(op, x, y, t);
     if let SubExp::Var(v) = &r {
-        rev.types.insert(*v, Type::Prim(binop_type(op, t)));
+        b.names.set_type(*v, Type::Prim(binop_type(op, t)));
     }
     r
 }
