@@ -1,0 +1,82 @@
+//! AD errors keep their kind: what cannot be differentiated yet is `Unsupported`, a
+//! primitive without a derivative is `NotDifferentiable`, and a broken invariant is
+//! `Internal` — which fails loudly in debug builds (so tests catch it where it happens).
+
+mod common;
+use common::lower;
+use runic_ad::{AdError, AdErrorKind};
+use runic_ir::*;
+
+fn errors_of(src: &str) -> Vec<AdError> {
+    runic_ad::eliminate_where_possible(lower(src)).1
+}
+
+#[test]
+fn a_primitive_without_derivative_is_not_differentiable() {
+    let errs = errors_of("entry main (x: f64) : f64 = vjp f64.gamma x 1");
+    assert!(!errs.is_empty());
+    assert!(
+        errs.iter()
+            .all(|e| e.kind == AdErrorKind::NotDifferentiable),
+        "{errs:?}"
+    );
+    assert!(errs[0].message.contains("gamma"), "{errs:?}");
+}
+
+#[test]
+fn a_gap_of_the_ir_backend_is_unsupported() {
+    let src = "entry main [n][m] (a: [n][m]f64) : [n][m]f64 =
+                 vjp (\\a -> map (\\i -> f64.sum a[:, i]) (iota m)) a (replicate m 1)";
+    let errs = errors_of(src);
+    assert!(!errs.is_empty());
+    assert!(
+        errs.iter().all(|e| e.kind == AdErrorKind::Unsupported),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn a_builder_type_error_is_internal() {
+    let e: AdError = TypeError("no type known for v3".into()).into();
+    assert!(e.is_internal());
+    assert!(e.message.starts_with("internal: "), "{}", e.message);
+}
+
+/// A `vjp` whose cotangents do not match its lambda's results can only come from a bug in
+/// an earlier pass: debug builds stop at once.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "AD pass failed")]
+fn an_internal_error_panics_in_debug_builds() {
+    let mut prog = Prog::default();
+    let f32t = Type::Prim(PrimType::F32);
+    let x = prog.names.fresh_typed("x", f32t.clone());
+    let mut b = Builder::new(&mut prog.names);
+    let lam = b.lambda(vec![("y", f32t.clone())], vec![f32t.clone()], |_, ps| {
+        vec![SubExp::Var(ps[0])]
+    });
+    // Two cotangents for one result.
+    let one = SubExp::Const(Prim::F32(1.0));
+    let r = b.bind(
+        Exp::Vjp {
+            lam,
+            args: vec![SubExp::Var(x)],
+            cotangents: vec![one.clone(), one],
+            vector: false,
+        },
+        vec![f32t.clone(), f32t.clone()],
+    );
+    let body = b.finish(vec![SubExp::Var(r[1])]);
+    prog.funs.push(FunDef {
+        name: "main".into(),
+        params: vec![Param {
+            name: x,
+            ty: f32t.clone(),
+        }],
+        ret: vec![f32t],
+        body,
+        entry: None,
+        src: SrcInfo::default(),
+    });
+    runic_ad::eliminate_where_possible(prog);
+}
