@@ -32,243 +32,6 @@ pub trait Visitor {
     }
 }
 
-pub fn walk_body<V: Visitor + ?Sized>(v: &mut V, b: &Body) {
-    for s in &b.stms {
-        v.stm(s);
-    }
-    b.result.iter().for_each(|s| subexp(v, s));
-}
-
-pub fn walk_stm<V: Visitor + ?Sized>(v: &mut V, s: &Stm) {
-    v.exp(&s.exp);
-    s.pat.iter().for_each(|p| param(v, p));
-}
-
-pub fn walk_lambda<V: Visitor + ?Sized>(v: &mut V, l: &Lambda) {
-    l.params.iter().for_each(|p| param(v, p));
-    v.body(&l.body);
-    l.ret.iter().for_each(|t| ty(v, t));
-}
-
-fn subexp<V: Visitor + ?Sized>(v: &mut V, s: &SubExp) {
-    if let SubExp::Var(x) = s {
-        v.use_var(*x);
-    }
-}
-
-fn ty<V: Visitor + ?Sized>(v: &mut V, t: &Type) {
-    match t {
-        Type::Array { shape, .. } | Type::Acc { shape, .. } => {
-            shape.iter().for_each(|d| subexp(v, d))
-        }
-        Type::Prim(_) => {}
-    }
-}
-
-fn param<V: Visitor + ?Sized>(v: &mut V, p: &Param) {
-    ty(v, &p.ty);
-    v.bind_var(p.name, Some(&p.ty));
-}
-
-fn vars<V: Visitor + ?Sized>(v: &mut V, xs: &[VName]) {
-    xs.iter().for_each(|x| v.use_var(*x));
-}
-
-fn subexps<V: Visitor + ?Sized>(v: &mut V, xs: &[SubExp]) {
-    xs.iter().for_each(|x| subexp(v, x));
-}
-
-fn dims<V: Visitor + ?Sized>(v: &mut V, ds: &[DimIndex]) {
-    for d in ds {
-        match d {
-            DimIndex::Fix(s) => subexp(v, s),
-            DimIndex::Slice { start, end, stride } => {
-                for s in [start, end, stride].into_iter().flatten() {
-                    subexp(v, s);
-                }
-            }
-        }
-    }
-}
-
-pub fn walk_exp<V: Visitor + ?Sized>(v: &mut V, e: &Exp) {
-    match e {
-        Exp::Basic(op) => walk_basic(v, op),
-        Exp::Apply { args, ret, .. } => {
-            subexps(v, args);
-            ret.iter().for_each(|t| ty(v, t));
-        }
-        Exp::If {
-            cond,
-            then_body,
-            else_body,
-            ret,
-        } => {
-            subexp(v, cond);
-            v.body(then_body);
-            v.body(else_body);
-            ret.iter().for_each(|t| ty(v, t));
-        }
-        Exp::Loop { params, form, body } => {
-            params.iter().for_each(|(_, init)| subexp(v, init));
-            if let LoopForm::For { i, bound } = form {
-                subexp(v, bound);
-                v.bind_var(*i, None);
-            }
-            params.iter().for_each(|(p, _)| param(v, p));
-            if let LoopForm::While { cond } = form {
-                v.use_var(*cond);
-            }
-            v.body(body);
-        }
-        Exp::Soac(s) => walk_soac(v, s),
-        Exp::WithAcc { inputs, lam } => {
-            for i in inputs {
-                subexps(v, &i.shape);
-                vars(v, &i.arrays);
-                if let Some((l, ne)) = &i.op {
-                    subexps(v, ne);
-                    v.lambda(l);
-                }
-            }
-            v.lambda(lam);
-        }
-        Exp::Jvp {
-            lam,
-            args,
-            tangents: seeds,
-            ..
-        }
-        | Exp::Vjp {
-            lam,
-            args,
-            cotangents: seeds,
-            ..
-        } => {
-            subexps(v, args);
-            subexps(v, seeds);
-            v.lambda(lam);
-        }
-        Exp::WithVjp { f, adj, args } => {
-            subexps(v, args);
-            v.lambda(f);
-            v.lambda(adj);
-        }
-    }
-}
-
-fn walk_soac<V: Visitor + ?Sized>(v: &mut V, s: &Soac) {
-    match s {
-        Soac::Map { w, lam, arrs } => {
-            subexp(v, w);
-            vars(v, arrs);
-            v.lambda(lam);
-        }
-        Soac::Reduce {
-            w,
-            arrs,
-            pre,
-            lam,
-            neutral,
-            ..
-        }
-        | Soac::Scan {
-            w,
-            arrs,
-            pre,
-            lam,
-            neutral,
-        } => {
-            subexp(v, w);
-            vars(v, arrs);
-            subexps(v, neutral);
-            if let Some(p) = pre {
-                v.lambda(p);
-            }
-            v.lambda(lam);
-        }
-        Soac::Hist {
-            w,
-            dests,
-            lam,
-            neutral,
-            is,
-            vals,
-        } => {
-            subexp(v, w);
-            vars(v, dests);
-            vars(v, is);
-            vars(v, vals);
-            subexps(v, neutral);
-            v.lambda(lam);
-        }
-        Soac::Scatter { w, dests, is, vals } => {
-            subexp(v, w);
-            vars(v, dests);
-            vars(v, is);
-            vars(v, vals);
-        }
-    }
-}
-
-pub fn walk_basic<V: Visitor + ?Sized>(v: &mut V, op: &BasicOp) {
-    match op {
-        BasicOp::SubExp(a) | BasicOp::UnOp(_, a) | BasicOp::Convert(_, a) => subexp(v, a),
-        BasicOp::BinOp(_, a, b) => {
-            subexp(v, a);
-            subexp(v, b);
-        }
-        BasicOp::TernOp(_, a, b, c) => {
-            subexp(v, a);
-            subexp(v, b);
-            subexp(v, c);
-        }
-        BasicOp::Index(a, ds) => {
-            v.use_var(*a);
-            dims(v, ds);
-        }
-        BasicOp::Update(a, ds, x) => {
-            v.use_var(*a);
-            dims(v, ds);
-            subexp(v, x);
-        }
-        BasicOp::Range {
-            start, second, end, ..
-        } => {
-            subexp(v, start);
-            if let Some(s) = second {
-                subexp(v, s);
-            }
-            subexp(v, end);
-        }
-        BasicOp::Replicate(shape, x) => {
-            subexps(v, shape);
-            subexp(v, x);
-        }
-        BasicOp::Reshape { arr, shape } => {
-            v.use_var(*arr);
-            subexps(v, shape);
-        }
-        BasicOp::Rearrange(_, a) | BasicOp::Copy(a) | BasicOp::ArraySize(a, _) => v.use_var(*a),
-        BasicOp::Concat(_, arrs) => vars(v, arrs),
-        BasicOp::ArrayLit(rows, t) => {
-            subexps(v, rows);
-            ty(v, t);
-        }
-        BasicOp::Scratch(_, shape) => subexps(v, shape),
-        BasicOp::Assert { cond, .. } => subexp(v, cond),
-        BasicOp::ShapeCheck { arr, shape, .. } => {
-            v.use_var(*arr);
-            subexps(v, shape);
-        }
-        BasicOp::UpdateAcc { acc, is, vals } => {
-            v.use_var(*acc);
-            subexps(v, is);
-            subexps(v, vals);
-        }
-    }
-}
-
 /// A mutable walk over the IR, in the same scope order as [`Visitor`]. `use_var` sees
 /// every read variable (array inputs as well as operands), `subexp` every operand (so a
 /// substitution may replace a variable by a constant where the IR allows one), `bind_var`
@@ -289,6 +52,9 @@ pub trait VisitorMut {
     fn stm(&mut self, s: &mut Stm) {
         walk_stm_mut(self, s)
     }
+    fn exp(&mut self, e: &mut Exp) {
+        walk_exp_mut(self, e)
+    }
     fn body(&mut self, b: &mut Body) {
         walk_body_mut(self, b)
     }
@@ -297,238 +63,347 @@ pub trait VisitorMut {
     }
 }
 
-pub fn walk_body_mut<V: VisitorMut + ?Sized>(v: &mut V, b: &mut Body) {
-    for s in &mut b.stms {
-        v.stm(s);
+/// The walk itself, written once and instantiated for shared (`Visitor`) and mutable
+/// (`VisitorMut`) references: `$m` is empty or `mut`, and the small adapters say how an
+/// operand, a variable read, a binder and a lambda reach each trait's hooks.
+macro_rules! walkers {
+    ($Vis:ident, [$($m:tt)?], $sub:ident, $var:ident, $bind:ident, $enter:ident,
+     $walk_body:ident, $walk_stm:ident, $walk_lambda:ident, $walk_exp:ident,
+     $walk_soac:ident, $walk_basic:ident, $ty:ident) => {
+        pub fn $walk_body<V: $Vis + ?Sized>(v: &mut V, b: &$($m)? Body) {
+            for s in &$($m)? b.stms {
+                v.stm(s);
+            }
+            for r in &$($m)? b.result {
+                $sub(v, r);
+            }
+        }
+
+        pub fn $walk_stm<V: $Vis + ?Sized>(v: &mut V, s: &$($m)? Stm) {
+            v.exp(&$($m)? s.exp);
+            for p in &$($m)? s.pat {
+                $ty(v, &$($m)? p.ty);
+                $bind(v, &$($m)? p.name, Some(&p.ty));
+            }
+        }
+
+        pub fn $walk_lambda<V: $Vis + ?Sized>(v: &mut V, l: &$($m)? Lambda) {
+            $enter(v, l);
+            for p in &$($m)? l.params {
+                $ty(v, &$($m)? p.ty);
+                $bind(v, &$($m)? p.name, Some(&p.ty));
+            }
+            v.body(&$($m)? l.body);
+            for t in &$($m)? l.ret {
+                $ty(v, t);
+            }
+        }
+
+        /// The variables of a type's dimensions.
+        pub fn $ty<V: $Vis + ?Sized>(v: &mut V, t: &$($m)? Type) {
+            match t {
+                Type::Array { shape, .. } | Type::Acc { shape, .. } => {
+                    for d in shape {
+                        $sub(v, d);
+                    }
+                }
+                Type::Prim(_) => {}
+            }
+        }
+
+        pub fn $walk_exp<V: $Vis + ?Sized>(v: &mut V, e: &$($m)? Exp) {
+            match e {
+                Exp::Basic(op) => $walk_basic(v, op),
+                Exp::Apply { args, ret, .. } => {
+                    for a in args {
+                        $sub(v, a);
+                    }
+                    for t in ret {
+                        $ty(v, t);
+                    }
+                }
+                Exp::If {
+                    cond,
+                    then_body,
+                    else_body,
+                    ret,
+                } => {
+                    $sub(v, cond);
+                    v.body(then_body);
+                    v.body(else_body);
+                    for t in ret {
+                        $ty(v, t);
+                    }
+                }
+                Exp::Loop { params, form, body } => {
+                    for (_, init) in &$($m)? *params {
+                        $sub(v, init);
+                    }
+                    if let LoopForm::For { i, bound } = &$($m)? *form {
+                        $sub(v, bound);
+                        $bind(v, i, None);
+                    }
+                    for (p, _) in &$($m)? *params {
+                        $ty(v, &$($m)? p.ty);
+                        $bind(v, &$($m)? p.name, Some(&p.ty));
+                    }
+                    if let LoopForm::While { cond } = &$($m)? *form {
+                        $var(v, cond);
+                    }
+                    v.body(body);
+                }
+                Exp::Soac(s) => $walk_soac(v, s),
+                Exp::WithAcc { inputs, lam } => {
+                    for i in inputs {
+                        for d in &$($m)? i.shape {
+                            $sub(v, d);
+                        }
+                        for a in &$($m)? i.arrays {
+                            $var(v, a);
+                        }
+                        if let Some((l, ne)) = &$($m)? i.op {
+                            for n in ne {
+                                $sub(v, n);
+                            }
+                            v.lambda(l);
+                        }
+                    }
+                    v.lambda(lam);
+                }
+                Exp::Jvp {
+                    lam,
+                    args,
+                    tangents: seeds,
+                    ..
+                }
+                | Exp::Vjp {
+                    lam,
+                    args,
+                    cotangents: seeds,
+                    ..
+                } => {
+                    for a in args.iter_any().chain(seeds.iter_any()) {
+                        $sub(v, a);
+                    }
+                    v.lambda(lam);
+                }
+                Exp::WithVjp { f, adj, args } => {
+                    for a in args {
+                        $sub(v, a);
+                    }
+                    v.lambda(f);
+                    v.lambda(adj);
+                }
+            }
+        }
+
+        fn $walk_soac<V: $Vis + ?Sized>(v: &mut V, s: &$($m)? Soac) {
+            match s {
+                Soac::Map { w, lam, arrs } => {
+                    $sub(v, w);
+                    for a in arrs {
+                        $var(v, a);
+                    }
+                    v.lambda(lam);
+                }
+                Soac::Reduce {
+                    w,
+                    arrs,
+                    pre,
+                    lam,
+                    neutral,
+                    ..
+                }
+                | Soac::Scan {
+                    w,
+                    arrs,
+                    pre,
+                    lam,
+                    neutral,
+                } => {
+                    $sub(v, w);
+                    for a in arrs {
+                        $var(v, a);
+                    }
+                    for n in neutral {
+                        $sub(v, n);
+                    }
+                    if let Some(p) = pre {
+                        v.lambda(p);
+                    }
+                    v.lambda(lam);
+                }
+                Soac::Hist {
+                    w,
+                    dests,
+                    lam,
+                    neutral,
+                    is,
+                    vals,
+                } => {
+                    $sub(v, w);
+                    for a in dests.iter_any().chain(is.iter_any()).chain(vals.iter_any()) {
+                        $var(v, a);
+                    }
+                    for n in neutral {
+                        $sub(v, n);
+                    }
+                    v.lambda(lam);
+                }
+                Soac::Scatter { w, dests, is, vals } => {
+                    $sub(v, w);
+                    for a in dests.iter_any().chain(is.iter_any()).chain(vals.iter_any()) {
+                        $var(v, a);
+                    }
+                }
+            }
+        }
+
+        pub fn $walk_basic<V: $Vis + ?Sized>(v: &mut V, op: &$($m)? BasicOp) {
+            match op {
+                BasicOp::SubExp(a) | BasicOp::UnOp(_, a) | BasicOp::Convert(_, a) => $sub(v, a),
+                BasicOp::BinOp(_, a, b) => {
+                    $sub(v, a);
+                    $sub(v, b);
+                }
+                BasicOp::TernOp(_, a, b, c) => {
+                    $sub(v, a);
+                    $sub(v, b);
+                    $sub(v, c);
+                }
+                BasicOp::Index(a, ds) | BasicOp::Update(a, ds, ..) => {
+                    $var(v, a);
+                    for d in ds {
+                        match d {
+                            DimIndex::Fix(s) => $sub(v, s),
+                            DimIndex::Slice { start, end, stride } => {
+                                for s in [start, end, stride].into_iter().flatten() {
+                                    $sub(v, s);
+                                }
+                            }
+                        }
+                    }
+                    if let BasicOp::Update(_, _, x) = op {
+                        $sub(v, x);
+                    }
+                }
+                BasicOp::Range {
+                    start, second, end, ..
+                } => {
+                    $sub(v, start);
+                    if let Some(s) = second {
+                        $sub(v, s);
+                    }
+                    $sub(v, end);
+                }
+                BasicOp::Replicate(shape, x) => {
+                    for d in shape {
+                        $sub(v, d);
+                    }
+                    $sub(v, x);
+                }
+                BasicOp::Reshape { arr, shape } | BasicOp::ShapeCheck { arr, shape, .. } => {
+                    $var(v, arr);
+                    for d in shape {
+                        $sub(v, d);
+                    }
+                }
+                BasicOp::Rearrange(_, a) | BasicOp::Copy(a) | BasicOp::ArraySize(a, _) => {
+                    $var(v, a)
+                }
+                BasicOp::Concat(_, arrs) => {
+                    for a in arrs {
+                        $var(v, a);
+                    }
+                }
+                BasicOp::ArrayLit(rows, t) => {
+                    for r in rows {
+                        $sub(v, r);
+                    }
+                    $ty(v, t);
+                }
+                BasicOp::Scratch(_, shape) => {
+                    for d in shape {
+                        $sub(v, d);
+                    }
+                }
+                BasicOp::Assert { cond, .. } => $sub(v, cond),
+                BasicOp::UpdateAcc { acc, is, vals } => {
+                    $var(v, acc);
+                    for x in is.iter_any().chain(vals.iter_any()) {
+                        $sub(v, x);
+                    }
+                }
+            }
+        }
+    };
+}
+
+/// `iter()` or `iter_mut()`, whichever the reference allows (so the walk is written once).
+trait IterAny<'a, T: 'a> {
+    type Iter: Iterator;
+    fn iter_any(self) -> Self::Iter;
+}
+
+impl<'a, T: 'a> IterAny<'a, T> for &'a Vec<T> {
+    type Iter = std::slice::Iter<'a, T>;
+    fn iter_any(self) -> Self::Iter {
+        self.iter()
     }
-    b.result.iter_mut().for_each(|s| v.subexp(s));
 }
 
-pub fn walk_stm_mut<V: VisitorMut + ?Sized>(v: &mut V, s: &mut Stm) {
-    walk_exp_mut(v, &mut s.exp);
-    s.pat.iter_mut().for_each(|p| param_mut(v, p));
+impl<'a, T: 'a> IterAny<'a, T> for &'a mut Vec<T> {
+    type Iter = std::slice::IterMut<'a, T>;
+    fn iter_any(self) -> Self::Iter {
+        self.iter_mut()
+    }
 }
 
-pub fn walk_lambda_mut<V: VisitorMut + ?Sized>(v: &mut V, l: &mut Lambda) {
+fn sub_ref<V: Visitor + ?Sized>(v: &mut V, s: &SubExp) {
+    if let SubExp::Var(x) = s {
+        v.use_var(*x);
+    }
+}
+fn var_ref<V: Visitor + ?Sized>(v: &mut V, x: &VName) {
+    v.use_var(*x);
+}
+fn bind_ref<V: Visitor + ?Sized>(v: &mut V, x: &VName, t: Option<&Type>) {
+    v.bind_var(*x, t);
+}
+fn enter_ref<V: Visitor + ?Sized>(_: &mut V, _: &Lambda) {}
+
+fn sub_mut<V: VisitorMut + ?Sized>(v: &mut V, s: &mut SubExp) {
+    v.subexp(s);
+}
+fn var_mut<V: VisitorMut + ?Sized>(v: &mut V, x: &mut VName) {
+    v.use_var(x);
+}
+fn bind_mut<V: VisitorMut + ?Sized>(v: &mut V, x: &mut VName, t: Option<&Type>) {
+    v.bind_var(x, t);
+}
+fn enter_mut<V: VisitorMut + ?Sized>(v: &mut V, l: &mut Lambda) {
     v.enter_lambda(l);
-    l.params.iter_mut().for_each(|p| param_mut(v, p));
-    v.body(&mut l.body);
-    l.ret.iter_mut().for_each(|t| type_mut(v, t));
 }
 
-/// The variables of a type's dimensions.
-pub fn type_mut<V: VisitorMut + ?Sized>(v: &mut V, t: &mut Type) {
-    match t {
-        Type::Array { shape, .. } | Type::Acc { shape, .. } => {
-            shape.iter_mut().for_each(|d| v.subexp(d))
-        }
-        Type::Prim(_) => {}
-    }
-}
-
-fn param_mut<V: VisitorMut + ?Sized>(v: &mut V, p: &mut Param) {
-    type_mut(v, &mut p.ty);
-    v.bind_var(&mut p.name, Some(&p.ty));
-}
-
-fn subexps_mut<V: VisitorMut + ?Sized>(v: &mut V, xs: &mut [SubExp]) {
-    xs.iter_mut().for_each(|x| v.subexp(x));
-}
-
-fn vars_mut<V: VisitorMut + ?Sized>(v: &mut V, xs: &mut [VName]) {
-    xs.iter_mut().for_each(|x| v.use_var(x));
-}
-
-fn dims_mut<V: VisitorMut + ?Sized>(v: &mut V, ds: &mut [DimIndex]) {
-    for d in ds {
-        match d {
-            DimIndex::Fix(s) => v.subexp(s),
-            DimIndex::Slice { start, end, stride } => {
-                for s in [start, end, stride].into_iter().flatten() {
-                    v.subexp(s);
-                }
-            }
-        }
-    }
-}
-
-pub fn walk_exp_mut<V: VisitorMut + ?Sized>(v: &mut V, e: &mut Exp) {
-    match e {
-        Exp::Basic(op) => walk_basic_mut(v, op),
-        Exp::Apply { args, ret, .. } => {
-            subexps_mut(v, args);
-            ret.iter_mut().for_each(|t| type_mut(v, t));
-        }
-        Exp::If {
-            cond,
-            then_body,
-            else_body,
-            ret,
-        } => {
-            v.subexp(cond);
-            v.body(then_body);
-            v.body(else_body);
-            ret.iter_mut().for_each(|t| type_mut(v, t));
-        }
-        Exp::Loop { params, form, body } => {
-            params.iter_mut().for_each(|(_, init)| v.subexp(init));
-            if let LoopForm::For { i, bound } = form {
-                v.subexp(bound);
-                v.bind_var(i, None);
-            }
-            params.iter_mut().for_each(|(p, _)| param_mut(v, p));
-            if let LoopForm::While { cond } = form {
-                v.use_var(cond);
-            }
-            v.body(body);
-        }
-        Exp::Soac(s) => walk_soac_mut(v, s),
-        Exp::WithAcc { inputs, lam } => {
-            for i in inputs {
-                subexps_mut(v, &mut i.shape);
-                vars_mut(v, &mut i.arrays);
-                if let Some((l, ne)) = &mut i.op {
-                    subexps_mut(v, ne);
-                    v.lambda(l);
-                }
-            }
-            v.lambda(lam);
-        }
-        Exp::Jvp {
-            lam,
-            args,
-            tangents: seeds,
-            ..
-        }
-        | Exp::Vjp {
-            lam,
-            args,
-            cotangents: seeds,
-            ..
-        } => {
-            subexps_mut(v, args);
-            subexps_mut(v, seeds);
-            v.lambda(lam);
-        }
-        Exp::WithVjp { f, adj, args } => {
-            subexps_mut(v, args);
-            v.lambda(f);
-            v.lambda(adj);
-        }
-    }
-}
-
-fn walk_soac_mut<V: VisitorMut + ?Sized>(v: &mut V, s: &mut Soac) {
-    match s {
-        Soac::Map { w, lam, arrs } => {
-            v.subexp(w);
-            vars_mut(v, arrs);
-            v.lambda(lam);
-        }
-        Soac::Reduce {
-            w,
-            arrs,
-            pre,
-            lam,
-            neutral,
-            ..
-        }
-        | Soac::Scan {
-            w,
-            arrs,
-            pre,
-            lam,
-            neutral,
-        } => {
-            v.subexp(w);
-            vars_mut(v, arrs);
-            subexps_mut(v, neutral);
-            if let Some(p) = pre {
-                v.lambda(p);
-            }
-            v.lambda(lam);
-        }
-        Soac::Hist {
-            w,
-            dests,
-            lam,
-            neutral,
-            is,
-            vals,
-        } => {
-            v.subexp(w);
-            vars_mut(v, dests);
-            vars_mut(v, is);
-            vars_mut(v, vals);
-            subexps_mut(v, neutral);
-            v.lambda(lam);
-        }
-        Soac::Scatter { w, dests, is, vals } => {
-            v.subexp(w);
-            vars_mut(v, dests);
-            vars_mut(v, is);
-            vars_mut(v, vals);
-        }
-    }
-}
-
-pub fn walk_basic_mut<V: VisitorMut + ?Sized>(v: &mut V, op: &mut BasicOp) {
-    match op {
-        BasicOp::SubExp(a) | BasicOp::UnOp(_, a) | BasicOp::Convert(_, a) => v.subexp(a),
-        BasicOp::BinOp(_, a, b) => {
-            v.subexp(a);
-            v.subexp(b);
-        }
-        BasicOp::TernOp(_, a, b, c) => {
-            v.subexp(a);
-            v.subexp(b);
-            v.subexp(c);
-        }
-        BasicOp::Index(a, ds) => {
-            v.use_var(a);
-            dims_mut(v, ds);
-        }
-        BasicOp::Update(a, ds, x) => {
-            v.use_var(a);
-            dims_mut(v, ds);
-            v.subexp(x);
-        }
-        BasicOp::Range {
-            start, second, end, ..
-        } => {
-            v.subexp(start);
-            if let Some(s) = second {
-                v.subexp(s);
-            }
-            v.subexp(end);
-        }
-        BasicOp::Replicate(shape, x) => {
-            subexps_mut(v, shape);
-            v.subexp(x);
-        }
-        BasicOp::Reshape { arr, shape } => {
-            v.use_var(arr);
-            subexps_mut(v, shape);
-        }
-        BasicOp::Rearrange(_, a) | BasicOp::Copy(a) | BasicOp::ArraySize(a, _) => v.use_var(a),
-        BasicOp::Concat(_, arrs) => vars_mut(v, arrs),
-        BasicOp::ArrayLit(rows, t) => {
-            subexps_mut(v, rows);
-            type_mut(v, t);
-        }
-        BasicOp::Scratch(_, shape) => subexps_mut(v, shape),
-        BasicOp::Assert { cond, .. } => v.subexp(cond),
-        BasicOp::ShapeCheck { arr, shape, .. } => {
-            v.use_var(arr);
-            subexps_mut(v, shape);
-        }
-        BasicOp::UpdateAcc { acc, is, vals } => {
-            v.use_var(acc);
-            subexps_mut(v, is);
-            subexps_mut(v, vals);
-        }
-    }
-}
+walkers!(
+    Visitor,
+    [],
+    sub_ref,
+    var_ref,
+    bind_ref,
+    enter_ref,
+    walk_body,
+    walk_stm,
+    walk_lambda,
+    walk_exp,
+    walk_soac,
+    walk_basic,
+    walk_type
+);
+walkers!(
+    VisitorMut, [mut], sub_mut, var_mut, bind_mut, enter_mut, walk_body_mut, walk_stm_mut,
+    walk_lambda_mut, walk_exp_mut, walk_soac_mut, walk_basic_mut, type_mut
+);
 
 // ---------------------------------------------------------------------------------------
 // Queries.
@@ -581,17 +456,17 @@ impl Walk for Lambda {
 }
 impl Walk for Type {
     fn walk_with<V: Visitor>(&self, v: &mut V) {
-        ty(v, self)
+        walk_type(v, self)
     }
 }
 impl Walk for SubExp {
     fn walk_with<V: Visitor>(&self, v: &mut V) {
-        subexp(v, self)
+        sub_ref(v, self)
     }
 }
 impl Walk for [SubExp] {
     fn walk_with<V: Visitor>(&self, v: &mut V) {
-        subexps(v, self)
+        self.iter().for_each(|x| sub_ref(v, x))
     }
 }
 impl<T> Walk for Vec<T>
@@ -609,13 +484,18 @@ impl<T: Walk + ?Sized> Walk for &T {
 }
 impl Walk for Param {
     fn walk_with<V: Visitor>(&self, v: &mut V) {
-        param(v, self)
+        walk_param(v, self)
     }
 }
 impl Walk for [Param] {
     fn walk_with<V: Visitor>(&self, v: &mut V) {
-        self.iter().for_each(|p| param(v, p))
+        self.iter().for_each(|p| walk_param(v, p))
     }
+}
+
+fn walk_param<V: Visitor + ?Sized>(v: &mut V, p: &Param) {
+    walk_type(v, &p.ty);
+    v.bind_var(p.name, Some(&p.ty));
 }
 
 fn collect<T: Walk + ?Sized>(x: &T) -> Collect {
@@ -954,4 +834,40 @@ mod tests {
         assert_eq!(counters.len(), 2);
         assert_eq!(types[&lam.params[0].name], f32t());
     }
+
+    /// Both walks come from one definition: they see the same events in the same order.
+    #[test]
+    fn shared_and_mutable_walks_agree() {
+        #[derive(Default)]
+        struct Log(Vec<(bool, VName)>);
+        impl Visitor for Log {
+            fn use_var(&mut self, v: VName) {
+                self.0.push((false, v));
+            }
+            fn bind_var(&mut self, v: VName, _: Option<&Type>) {
+                self.0.push((true, v));
+            }
+        }
+        impl VisitorMut for Log {
+            fn use_var(&mut self, v: &mut VName) {
+                self.0.push((false, *v));
+            }
+            fn bind_var(&mut self, v: &mut VName, _: Option<&Type>) {
+                self.0.push((true, *v));
+            }
+        }
+        let mut names = NameSource::default();
+        let (mut lam, _, _) = sample(&mut names);
+        let mut shared = Log::default();
+        Visitor::lambda(&mut shared, &lam);
+        let mut mutable = Log::default();
+        VisitorMut::lambda(&mut mutable, &mut lam);
+        assert_eq!(shared.0, mutable.0);
+        // Scope order: the lambda's parameter is bound before it is read.
+        let x = lam.params[0].name;
+        let first_bind = shared.0.iter().position(|e| *e == (true, x));
+        let first_use = shared.0.iter().position(|e| *e == (false, x));
+        assert!(first_bind < first_use);
+    }
+
 }
