@@ -9,7 +9,6 @@
 //! source location and the call sites they were inlined through.
 
 mod fallible;
-mod flatmap;
 mod intrinsics;
 mod lower;
 mod sizes;

@@ -1,0 +1,95 @@
+//! Members of the numeric modules (`f32.sqrt`, `i32.get_bit`, `f64.sum`, conversions, …).
+
+use super::*;
+use crate::lower::{unsupported, Lower, R};
+use crate::val::Val;
+use runic_syntax::Span;
+
+pub(super) fn member<'a>(
+    l: &mut Lower<'a>,
+    t: PrimType,
+    name: &str,
+    args: Vec<Val<'a>>,
+    span: Span,
+) -> R<Val<'a>> {
+    if let Some(to) = PrimType::from_name(name).map(|_| t).or(match name {
+        "to_i64" => Some(PrimType::I64),
+        "to_f64" => Some(PrimType::F64),
+        _ => None,
+    }) {
+        let (s, _) = l.prim_leaf(&args[0], span)?;
+        let r = l.convert(to, s);
+        return Ok(leaf(r, Type::Prim(to)));
+    }
+    match name {
+        "sum" => return l.reduce_prim(BinOp::Add, Prim::zero(t), &args[0], span),
+        "product" => return l.reduce_prim(BinOp::Mul, Prim::one(t), &args[0], span),
+        "maximum" => return l.reduce_prim(BinOp::Max, lowest(t), &args[0], span),
+        "minimum" => return l.reduce_prim(BinOp::Min, highest(t), &args[0], span),
+        _ => {}
+    }
+    let ps: Vec<(SubExp, PrimType)> = args
+        .iter()
+        .map(|a| l.prim_leaf(a, span))
+        .collect::<R<_>>()?;
+    if let Some(op) = unop_of(name) {
+        let (a, pt) = ps[0].clone();
+        let r = l.unop(op, a, pt);
+        let rt = runic_ir::builder::unop_type(op, pt);
+        return Ok(prim(leaf(r, Type::Prim(rt))));
+    }
+    if name == "get_bit" {
+        let r = l.basic(
+            "bit",
+            BasicOp::BinOp(BinOp::GetBit, ps[0].0.clone(), ps[1].0.clone()),
+            Type::Prim(PrimType::I32),
+        );
+        return Ok(leaf(r, Type::Prim(PrimType::I32)));
+    }
+    if name == "from_fraction" {
+        let r = l.basic(
+            "frac",
+            BasicOp::BinOp(BinOp::FromFraction, ps[0].0.clone(), ps[1].0.clone()),
+            Type::Prim(t),
+        );
+        return Ok(leaf(r, Type::Prim(t)));
+    }
+    if let Some(op) = member_binop(name) {
+        return l.prim_binop(op, &args[0], &args[1], span);
+    }
+    let tern = match name {
+        "set_bit" => TernOp::SetBit,
+        "mad_hi" => TernOp::MadHi,
+        "lerp" => TernOp::Lerp,
+        "mad" => TernOp::Mad,
+        "fma" => TernOp::Fma,
+        _ => return unsupported(&format!("{t}.{name}"), Some(span)),
+    };
+    let rt = if tern == TernOp::SetBit {
+        ps[1].1
+    } else {
+        ps[0].1
+    };
+    let r = l.basic(
+        "t",
+        BasicOp::TernOp(tern, ps[0].0.clone(), ps[1].0.clone(), ps[2].0.clone()),
+        Type::Prim(rt),
+    );
+    Ok(leaf(r, Type::Prim(rt)))
+}
+
+fn lowest(t: PrimType) -> Prim {
+    if t.is_float() {
+        Prim::float(t, f64::NEG_INFINITY)
+    } else {
+        Prim::lowest(t)
+    }
+}
+
+fn highest(t: PrimType) -> Prim {
+    if t.is_float() {
+        Prim::float(t, f64::INFINITY)
+    } else {
+        Prim::highest(t)
+    }
+}
