@@ -6,13 +6,13 @@
 //! cannot fail, its computation is copied out in front of the statement and the result
 //! types name the copy.
 
-use crate::lower::Lower;
+use crate::lower::{Lower, R};
 use runic_ir::*;
 use std::collections::HashMap;
 
 /// Copy out the computations of `lam`'s result sizes where possible and rename them in
 /// `lam.ret`; returns the renaming (empty if nothing was local).
-pub fn hoist_result_sizes(l: &mut Lower<'_>, lam: &mut Lambda) -> HashMap<VName, VName> {
+pub fn hoist_result_sizes(l: &mut Lower<'_>, lam: &mut Lambda) -> R<HashMap<VName, VName>> {
     let defs: HashMap<VName, usize> = lam
         .body
         .stms
@@ -40,22 +40,19 @@ pub fn hoist_result_sizes(l: &mut Lower<'_>, lam: &mut Lambda) -> HashMap<VName,
     }
     let mut subst: HashMap<VName, VName> = HashMap::new();
     if ok_vars.is_empty() {
-        return subst;
+        return Ok(subst);
     }
     wanted.sort_unstable();
     wanted.dedup();
     for i in wanted {
         let stm = &lam.body.stms[i];
         let (op, p) = match (&stm.exp, stm.pat.as_slice()) {
-            (Exp::Basic(op), [p]) => (rename_op(op, &subst), p.clone()),
+            (Exp::Basic(op), [p]) => (rename_op(op, &subst), p.name),
             _ => continue,
         };
-        let fresh = l.emit(
-            &[l.names.hint(p.name).to_string().as_str()],
-            Exp::Basic(op),
-            vec![p.ty],
-        );
-        subst.insert(p.name, fresh[0]);
+        let hint = l.names.hint(p).to_string();
+        let fresh = l.b().let_exp(&hint, Exp::Basic(op))?;
+        subst.insert(p, fresh[0]);
     }
     for t in lam.ret.iter_mut() {
         if let Type::Array { shape, .. } = t {
@@ -68,7 +65,7 @@ pub fn hoist_result_sizes(l: &mut Lower<'_>, lam: &mut Lambda) -> HashMap<VName,
             }
         }
     }
-    subst
+    Ok(subst)
 }
 
 /// Whether `v` is computed from outer variables only by scalar operations that cannot fail;

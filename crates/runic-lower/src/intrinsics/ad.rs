@@ -13,85 +13,32 @@ pub(super) fn call<'a>(
     span: Span,
 ) -> R<Option<Val<'a>>> {
     let v = match name {
-        "jvp2" | "vjp2" => {
+        "jvp2" | "vjp2" | "jmp2" | "mjp2" => {
+            // `jmp2`/`mjp2`: many tangents (cotangents) at once, each with an extra outer
+            // dimension, as are the derivatives.
+            let vector = matches!(name, "jmp2" | "mjp2");
             let (lam, res) = l.lambda_of(&args[0], &[args[1].clone()], span)?;
-            let xs: Vec<SubExp> = l
-                .leaves(&args[1], span)?
-                .into_iter()
-                .map(|(s, _)| s)
-                .collect();
-            let ts: Vec<SubExp> = l
-                .leaves(&args[2], span)?
-                .into_iter()
-                .map(|(s, _)| s)
-                .collect();
-            let mut types = lam.ret.clone();
-            let exp = if name == "jvp2" {
-                types.extend(lam.ret.iter().cloned());
-                Exp::Jvp {
+            let xs = operands(l, &args[1], span)?;
+            let seeds = operands(l, &args[2], span)?;
+            let (exp, derivs) = if matches!(name, "jvp2" | "jmp2") {
+                let jvp = Exp::Jvp {
                     lam,
                     args: xs,
-                    tangents: ts,
-                    vector: false,
-                }
-            } else {
-                types.extend(l.leaves(&args[1], span)?.into_iter().map(|(_, t)| t));
-                Exp::Vjp {
-                    lam,
-                    args: xs,
-                    cotangents: ts,
-                    vector: false,
-                }
-            };
-            let outs = l.emit(&["ad"], exp, types.clone());
-            let mut it = outs.into_iter().map(SubExp::Var).zip(types);
-            let primal = res.rebuild(&mut it);
-            let second = if name == "jvp2" {
-                res.rebuild(&mut it)
-            } else {
-                args[1].rebuild(&mut it)
-            };
-            Ok(Val::Rec(vec![("0".into(), primal), ("1".into(), second)]))
-        }
-        "jmp2" | "mjp2" => {
-            // Many tangents (cotangents) at once: each has an extra outer dimension of n.
-            let (lam, res) = l.lambda_of(&args[0], &[args[1].clone()], span)?;
-            let n = outer(l, &args[2], span)?;
-            let leaves_of = |l: &Lower<'a>, v: &Val<'a>| -> R<Vec<SubExp>> {
-                Ok(l.leaves(v, span)?.into_iter().map(|(s, _)| s).collect())
-            };
-            let xs = leaves_of(l, &args[1])?;
-            let ts = leaves_of(l, &args[2])?;
-            let mut types = lam.ret.clone();
-            let (exp, seeds_of) = if name == "jmp2" {
-                types.extend(lam.ret.iter().map(|t| t.array_of(n.clone())));
-                let e = Exp::Jvp {
-                    lam,
-                    args: xs,
-                    tangents: ts,
-                    vector: true,
+                    tangents: seeds,
+                    vector,
                 };
-                (e, res.clone())
+                (jvp, res.clone())
             } else {
-                let at: Vec<Type> = l
-                    .leaves(&args[1], span)?
-                    .into_iter()
-                    .map(|(_, t)| t)
-                    .collect();
-                types.extend(at.iter().map(|t| t.array_of(n.clone())));
-                let e = Exp::Vjp {
+                let vjp = Exp::Vjp {
                     lam,
                     args: xs,
-                    cotangents: ts,
-                    vector: true,
+                    cotangents: seeds,
+                    vector,
                 };
-                (e, args[1].clone())
+                (vjp, args[1].clone())
             };
-            let outs = l.emit(&["ad"], exp, types.clone());
-            let mut it = outs.into_iter().map(SubExp::Var).zip(types);
-            let primal = res.rebuild(&mut it);
-            let second = seeds_of.rebuild(&mut it);
-            Ok(Val::Rec(vec![("0".into(), primal), ("1".into(), second)]))
+            let pair = Val::Rec(vec![("0".into(), res), ("1".into(), derivs)]);
+            l.let_val("ad", exp, &pair)
         }
         "with_vjp" => {
             let (f, res) = l.lambda_of(&args[0], &[args[2].clone()], span)?;
@@ -99,16 +46,15 @@ pub(super) fn call<'a>(
             let (adj, _) = l.lambda_with(&[res.clone(), res.clone()], span, |l, v| {
                 l.apply_many(fadj, v, span)
             })?;
-            let xs: Vec<SubExp> = l
-                .leaves(&args[2], span)?
-                .into_iter()
-                .map(|(s, _)| s)
-                .collect();
-            let types = f.ret.clone();
-            let outs = l.emit(&["wv"], Exp::WithVjp { f, adj, args: xs }, types.clone());
-            Ok(res.rebuild(&mut outs.into_iter().map(SubExp::Var).zip(types)))
+            let xs = operands(l, &args[2], span)?;
+            l.let_val("wv", Exp::WithVjp { f, adj, args: xs }, &res)
         }
         _ => return Ok(None),
     }?;
     Ok(Some(v))
+}
+
+/// The IR operands of a value.
+fn operands<'a>(l: &Lower<'a>, v: &Val<'a>, span: Span) -> R<Vec<SubExp>> {
+    Ok(l.leaves(v, span)?.into_iter().map(|(s, _)| s).collect())
 }

@@ -12,32 +12,31 @@ impl<'a> Lower<'a> {
             elem: PrimType::I64,
             shape: vec![n.clone()],
         };
-        let s = self.basic(
-            "iota",
-            BasicOp::Range {
-                start: SubExp::i64(0),
-                // `0..1..<n`: the form the interpreter names in its invalid-range error.
-                second: Some(SubExp::i64(1)),
-                end: n,
-                kind: RangeKind::UpToExclusive,
-                elem: PrimType::I64,
-            },
-            ty.clone(),
-        );
+        let range = BasicOp::Range {
+            start: SubExp::i64(0),
+            // `0..1..<n`: the form the interpreter names in its invalid-range error.
+            second: Some(SubExp::i64(1)),
+            end: n,
+            kind: RangeKind::UpToExclusive,
+            elem: PrimType::I64,
+        };
+        let s = self.b().basic("iota", range, ty.clone());
         leaf(s, ty)
     }
 
+    /// The value of `v` with each array leaf `a` (of type `t`) replaced by `f(a, t)`.
     fn each_leaf(
         &mut self,
         v: &Val<'a>,
         span: Span,
-        mut f: impl FnMut(&mut Self, VName, &Type) -> R<(SubExp, Type)>,
+        mut f: impl FnMut(&mut Self, VName, &Type) -> R<SubExp>,
     ) -> R<Val<'a>> {
         let ls = self.leaves(v, span)?;
         let mut out = Vec::new();
         for (s, t) in ls {
             let a = self.arr_var(&s, span)?;
-            out.push(f(self, a, &t)?);
+            let r = f(self, a, &t)?;
+            out.push(self.typed(r)?);
         }
         Ok(v.rebuild(&mut out.into_iter()))
     }
@@ -67,29 +66,19 @@ pub(super) fn call<'a>(
         "iota" => {
             let (n, p) = l.prim_leaf(&args[0], span)?;
             let zero = SubExp::Const(Prim::zero(p));
+            let n64 = l.b().convert_to(PrimType::I64, n.clone())?;
             let ty = Type::Array {
                 elem: p,
-                shape: vec![n.clone()],
+                shape: vec![n64],
             };
-            let n64 = l.convert(PrimType::I64, n.clone());
-            let ty = match ty {
-                Type::Array { elem, .. } => Type::Array {
-                    elem,
-                    shape: vec![n64],
-                },
-                t => t,
+            let range = BasicOp::Range {
+                second: Some(SubExp::Const(Prim::one(p))),
+                start: zero,
+                end: n,
+                kind: RangeKind::UpToExclusive,
+                elem: p,
             };
-            let s = l.basic(
-                "iota",
-                BasicOp::Range {
-                    second: Some(SubExp::Const(Prim::one(p))),
-                    start: zero,
-                    end: n,
-                    kind: RangeKind::UpToExclusive,
-                    elem: p,
-                },
-                ty.clone(),
-            );
+            let s = l.b().basic("iota", range, ty.clone());
             Ok(leaf(s, ty))
         }
         "indices" => {
@@ -98,35 +87,19 @@ pub(super) fn call<'a>(
         }
         "replicate" => {
             let (n, _) = l.prim_leaf(&args[0], span)?;
-            let n = l.convert(PrimType::I64, n);
-            let v = args[1].clone();
-            let ls = l.leaves(&v, span)?;
-            let mut out = Vec::new();
-            for (s, t) in ls {
-                let ty = t.array_of(n.clone());
-                let r = l.basic("rep", BasicOp::Replicate(vec![n.clone()], s), ty.clone());
-                out.push((r, ty));
-            }
-            Ok(v.rebuild(&mut out.into_iter()))
+            let n = l.b().convert_to(PrimType::I64, n)?;
+            replicate(l, n, &args[1], span)
         }
         "rep" => {
             let n = size_arg(sizes, 0, "rep", span)?;
-            let v = args[0].clone();
-            let ls = l.leaves(&v, span)?;
-            let mut out = Vec::new();
-            for (s, t) in ls {
-                let ty = t.array_of(n.clone());
-                let r = l.basic("rep", BasicOp::Replicate(vec![n.clone()], s), ty.clone());
-                out.push((r, ty));
-            }
-            Ok(v.rebuild(&mut out.into_iter()))
+            replicate(l, n, &args[0], span)
         }
         "copy" | "manifest" | "opaque" | "trace" | "break" => Ok(args.remove(0)),
-        "length" => Ok(leaf(outer(l, &args[0], span)?, Type::Prim(PrimType::I64))),
+        "length" => l.leaf_of(outer(l, &args[0], span)?),
         "null" => {
             let n = outer(l, &args[0], span)?;
-            let r = l.binop(BinOp::Eq, n, SubExp::i64(0), PrimType::I64);
-            Ok(leaf(r, Type::Prim(PrimType::Bool)))
+            let r = l.b().op2(BinOp::Eq, n, SubExp::i64(0))?;
+            l.leaf_of(r)
         }
         "zip" | "zip2" | "zip3" | "zip4" | "zip5" => {
             let n = outer(l, &args[0], span)?;
@@ -149,24 +122,21 @@ pub(super) fn call<'a>(
             let mut out = Vec::new();
             for ((x, xt), (y, yt)) in al.into_iter().zip(bl) {
                 let (xv, yv) = (l.arr_var(&x, span)?, l.arr_var(&y, span)?);
-                let n = match (&xt, &yt) {
-                    (Type::Array { shape: s1, .. }, Type::Array { shape: s2, .. }) => {
-                        l.binop(BinOp::Add, s1[0].clone(), s2[0].clone(), PrimType::I64)
-                    }
-                    _ => return unsupported("concatenation of non-arrays", Some(span)),
-                };
-                let ty = match &xt {
-                    Type::Array { elem, shape } => {
+                // The length is computed here, not inferred from the operands.
+                let ty = match (&xt, &yt) {
+                    (Type::Array { elem, shape }, Type::Array { shape: s2, .. }) => {
                         let mut s = shape.clone();
-                        s[0] = n;
+                        s[0] = l.b().add_i64(shape[0].clone(), s2[0].clone());
                         Type::Array {
                             elem: *elem,
                             shape: s,
                         }
                     }
-                    t => t.clone(),
+                    _ => return unsupported("concatenation of non-arrays", Some(span)),
                 };
-                let r = l.basic("cat", BasicOp::Concat(0, vec![xv, yv]), ty.clone());
+                let r = l
+                    .b()
+                    .basic("cat", BasicOp::Concat(0, vec![xv, yv]), ty.clone());
                 out.push((r, ty));
             }
             Ok(a.rebuild(&mut out.into_iter()))
@@ -174,24 +144,14 @@ pub(super) fn call<'a>(
         "flatten" => {
             let v = args.remove(0);
             l.each_leaf(&v, span, |l, a, t| {
-                let (elem, shape) = match t {
-                    Type::Array { elem, shape } => (*elem, shape.clone()),
-                    _ => return unsupported("flatten", Some(span)),
+                let Type::Array { shape, .. } = t else {
+                    return unsupported("flatten", Some(span));
                 };
-                let n = l.binop(
-                    BinOp::Mul,
-                    shape[0].clone(),
-                    shape[1].clone(),
-                    PrimType::I64,
-                );
+                let n = l.b().mul_i64(shape[0].clone(), shape[1].clone());
                 let mut s = vec![n];
                 s.extend(shape[2..].iter().cloned());
-                let ty = Type::Array {
-                    elem,
-                    shape: s.clone(),
-                };
-                let r = l.basic("flat", BasicOp::Reshape { arr: a, shape: s }, ty.clone());
-                Ok((r, ty))
+                Ok(l.b()
+                    .let_basic("flat", BasicOp::Reshape { arr: a, shape: s })?)
             })
         }
         "unflatten" => {
@@ -199,33 +159,24 @@ pub(super) fn call<'a>(
             let m = size_arg(sizes, 1, "unflatten", span)?;
             let v = args.remove(0);
             l.each_leaf(&v, span, |l, a, t| {
-                let (elem, shape) = match t {
-                    Type::Array { elem, shape } => (*elem, shape.clone()),
-                    _ => return unsupported("unflatten", Some(span)),
+                let Type::Array { shape, .. } = t else {
+                    return unsupported("unflatten", Some(span));
                 };
                 let mut s = vec![n.clone(), m.clone()];
                 s.extend(shape[1..].iter().cloned());
-                let ty = Type::Array {
-                    elem,
-                    shape: s.clone(),
-                };
-                let r = l.basic("unflat", BasicOp::Reshape { arr: a, shape: s }, ty.clone());
-                Ok((r, ty))
+                Ok(l.b()
+                    .let_basic("unflat", BasicOp::Reshape { arr: a, shape: s })?)
             })
         }
         "transpose" => {
             let v = args.remove(0);
             l.each_leaf(&v, span, |l, a, t| {
-                let (elem, shape) = match t {
-                    Type::Array { elem, shape } if shape.len() >= 2 => (*elem, shape.clone()),
-                    _ => return unsupported("transpose", Some(span)),
-                };
-                let mut perm: Vec<usize> = (0..shape.len()).collect();
+                if t.rank() < 2 {
+                    return unsupported("transpose", Some(span));
+                }
+                let mut perm: Vec<usize> = (0..t.rank()).collect();
                 perm.swap(0, 1);
-                let s: Vec<SubExp> = perm.iter().map(|&i| shape[i].clone()).collect();
-                let ty = Type::Array { elem, shape: s };
-                let r = l.basic("tr", BasicOp::Rearrange(perm, a), ty.clone());
-                Ok((r, ty))
+                Ok(l.b().let_basic("tr", BasicOp::Rearrange(perm, a))?)
             })
         }
         "reverse" => {
@@ -235,31 +186,23 @@ pub(super) fn call<'a>(
         "head" => l.index_val(&args[0], &[DimIndex::Fix(SubExp::i64(0))], span),
         "last" => {
             let n = outer(l, &args[0], span)?;
-            let i = l.sub64(n, SubExp::i64(1));
+            let i = l.b().sub_i64(n, SubExp::i64(1));
             l.index_val(&args[0], &[DimIndex::Fix(i)], span)
         }
         "tail" => l.slice_outer(&args[0], Some(SubExp::i64(1)), None, None, span),
         "init" => {
             let n = outer(l, &args[0], span)?;
-            let i = l.sub64(n, SubExp::i64(1));
+            let i = l.b().sub_i64(n, SubExp::i64(1));
             l.slice_outer(&args[0], Some(SubExp::i64(0)), Some(i), None, span)
         }
         "take" => {
-            let (k, p) = l.prim_leaf(&args[0], span)?;
-            let k = if p == PrimType::I64 {
-                k
-            } else {
-                l.convert(PrimType::I64, k)
-            };
+            let (k, _) = l.prim_leaf(&args[0], span)?;
+            let k = l.b().convert_to(PrimType::I64, k)?;
             l.slice_outer(&args[1], Some(SubExp::i64(0)), Some(k), None, span)
         }
         "drop" => {
-            let (k, p) = l.prim_leaf(&args[0], span)?;
-            let k = if p == PrimType::I64 {
-                k
-            } else {
-                l.convert(PrimType::I64, k)
-            };
+            let (k, _) = l.prim_leaf(&args[0], span)?;
+            let k = l.b().convert_to(PrimType::I64, k)?;
             l.slice_outer(&args[1], Some(k), None, None, span)
         }
         "split" => {
@@ -270,15 +213,15 @@ pub(super) fn call<'a>(
         }
         "rotate" => {
             let (r, _) = l.prim_leaf(&args[0], span)?;
-            let r = l.convert(PrimType::I64, r);
+            let r = l.b().convert_to(PrimType::I64, r)?;
             let xs = args[1].clone();
             let n = outer(l, &xs, span)?;
             let is = l.iota(n.clone());
             // Row i of the result is row (i + r) mod n (no rows, no division).
             l.soac_map_with(&[is], span, |l, iv| {
                 let (i, _) = l.prim_leaf(&iv[0], span)?;
-                let j = l.binop(BinOp::Add, i, r, PrimType::I64);
-                let src = l.binop(BinOp::Mod, j, n, PrimType::I64);
+                let j = l.b().add_(i, r)?;
+                let src = l.b().op2(BinOp::Mod, j, n)?;
                 l.index_val(&xs, &[DimIndex::Fix(src)], span)
             })
         }
@@ -286,22 +229,18 @@ pub(super) fn call<'a>(
             let k = if name == "flatten_3d" { 3 } else { 4 };
             let v = args.remove(0);
             l.each_leaf(&v, span, |l, a, t| {
-                let (elem, shape) = match t {
-                    Type::Array { elem, shape } if shape.len() >= k => (*elem, shape.clone()),
+                let shape = match t {
+                    Type::Array { shape, .. } if shape.len() >= k => shape,
                     _ => return unsupported(name, Some(span)),
                 };
                 let mut n = shape[0].clone();
                 for d in &shape[1..k] {
-                    n = l.binop(BinOp::Mul, n, d.clone(), PrimType::I64);
+                    n = l.b().mul_i64(n, d.clone());
                 }
                 let mut s = vec![n];
                 s.extend(shape[k..].iter().cloned());
-                let ty = Type::Array {
-                    elem,
-                    shape: s.clone(),
-                };
-                let r = l.basic("flat", BasicOp::Reshape { arr: a, shape: s }, ty.clone());
-                Ok((r, ty))
+                Ok(l.b()
+                    .let_basic("flat", BasicOp::Reshape { arr: a, shape: s })?)
             })
         }
         "unflatten_3d" | "unflatten_4d" => {
@@ -312,23 +251,18 @@ pub(super) fn call<'a>(
             }
             let v = args.remove(0);
             l.each_leaf(&v, span, |l, a, t| {
-                let (elem, shape) = match t {
-                    Type::Array { elem, shape } => (*elem, shape.clone()),
-                    _ => return unsupported(name, Some(span)),
+                let Type::Array { shape, .. } = t else {
+                    return unsupported(name, Some(span));
                 };
                 let mut s = dims.clone();
                 s.extend(shape[1..].iter().cloned());
-                let ty = Type::Array {
-                    elem,
-                    shape: s.clone(),
-                };
-                let r = l.basic("unflat", BasicOp::Reshape { arr: a, shape: s }, ty.clone());
-                Ok((r, ty))
+                Ok(l.b()
+                    .let_basic("unflat", BasicOp::Reshape { arr: a, shape: s })?)
             })
         }
         "sized" => {
             let (n, _) = l.prim_leaf(&args[0], span)?;
-            let n = l.convert(PrimType::I64, n);
+            let n = l.b().convert_to(PrimType::I64, n)?;
             let xs = args[1].clone();
             l.check_outer(&xs, &n, span)?;
             let ls = l.leaves(&xs, span)?;
@@ -347,4 +281,16 @@ pub(super) fn call<'a>(
         _ => return Ok(None),
     }?;
     Ok(Some(v))
+}
+
+/// `n` copies of `v` (each leaf replicated).
+fn replicate<'a>(l: &mut Lower<'a>, n: SubExp, v: &Val<'a>, span: Span) -> R<Val<'a>> {
+    let mut out = Vec::new();
+    for (s, _) in l.leaves(v, span)? {
+        let r = l
+            .b()
+            .let_basic("rep", BasicOp::Replicate(vec![n.clone()], s))?;
+        out.push(l.typed(r)?);
+    }
+    Ok(v.rebuild(&mut out.into_iter()))
 }

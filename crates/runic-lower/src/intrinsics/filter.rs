@@ -48,8 +48,8 @@ pub(super) fn call<'a>(
 fn not_flags<'a>(l: &mut Lower<'a>, flags: &Val<'a>, span: Span) -> R<Val<'a>> {
     l.soac_map_with(std::slice::from_ref(flags), span, |l, fv| {
         let (f, _) = l.prim_leaf(&fv[0], span)?;
-        let r = l.unop(UnOp::Not, f, PrimType::Bool);
-        Ok(leaf(r, Type::Prim(PrimType::Bool)))
+        let r = l.b().op1(UnOp::Not, f)?;
+        l.leaf_of(r)
     })
 }
 
@@ -57,8 +57,8 @@ fn and_flags<'a>(l: &mut Lower<'a>, a: &Val<'a>, b: &Val<'a>, span: Span) -> R<V
     l.soac_map_with(&[a.clone(), b.clone()], span, |l, fv| {
         let (x, _) = l.prim_leaf(&fv[0], span)?;
         let (y, _) = l.prim_leaf(&fv[1], span)?;
-        let r = l.binop(BinOp::LogAnd, x, y, PrimType::Bool);
-        Ok(leaf(r, Type::Prim(PrimType::Bool)))
+        let r = l.b().op2(BinOp::LogAnd, x, y)?;
+        l.leaf_of(r)
     })
 }
 
@@ -77,129 +77,83 @@ fn filter_by<'a>(l: &mut Lower<'a>, flags: &Val<'a>, xs: &Val<'a>, span: Span) -
         span,
     )?;
     // ones = map i64.bool flags; offs = scan (+) 0 ones
-    let bp = Param {
-        name: l.names.fresh("f"),
-        ty: Type::Prim(PrimType::Bool),
-    };
-    l.var_types.insert(bp.name, bp.ty.clone());
-    let (stms, one) = l.nested(|l| Ok(l.convert(PrimType::I64, SubExp::Var(bp.name))))?;
-    let ones_lam = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params: vec![bp],
-        body: Body {
-            stms,
-            result: vec![one],
-        },
-        ret: vec![Type::Prim(PrimType::I64)],
-    };
-    let arr_i64 = Type::Array {
-        elem: PrimType::I64,
-        shape: vec![n.clone()],
-    };
-    let add = runic_ir::builder::binop_lambda(&mut l.names, BinOp::Add, PrimType::I64);
-    let offs = l.emit1(
-        "offs",
-        Exp::Soac(Soac::Scan {
+    let offs = {
+        let mut b = l.b();
+        let ones = b.lam(vec![("f", Type::Prim(PrimType::Bool))], |b, f| {
+            Ok::<_, TypeError>(vec![b.convert_to(PrimType::I64, f[0].clone())?])
+        })?;
+        let add = b.binop_lam(BinOp::Add, PrimType::I64);
+        let scan = Soac::Scan {
             w: n.clone(),
             arrs: vec![fv],
-            pre: Some(ones_lam),
+            pre: Some(ones),
             lam: add,
             neutral: vec![SubExp::i64(0)],
-        }),
-        arr_i64.clone(),
-    );
-    let offv = l.arr_var(&offs, span)?;
+        };
+        b.let_exp("offs", Exp::Soac(scan))?[0]
+    };
     // count = if n == 0 then 0 else offs[n-1]
-    let c0 = l.binop(BinOp::Eq, n.clone(), SubExp::i64(0), PrimType::I64);
+    let c0 = l.b().op2(BinOp::Eq, n.clone(), SubExp::i64(0))?;
     let nn = n.clone();
     let cnt = l.if_val(
         c0,
         span,
-        |_| Ok(leaf(SubExp::i64(0), Type::Prim(PrimType::I64))),
+        |l| l.leaf_of(SubExp::i64(0)),
         |l| {
-            let j = l.sub64(nn, SubExp::i64(1));
-            let r = l.basic(
-                "cnt",
-                BasicOp::Index(offv, vec![DimIndex::Fix(j)]),
-                Type::Prim(PrimType::I64),
-            );
-            Ok(leaf(r, Type::Prim(PrimType::I64)))
+            let j = l.b().sub_i64(nn, SubExp::i64(1));
+            let last = BasicOp::Index(offs, vec![DimIndex::Fix(j)]);
+            let r = l.b().let_basic("cnt", last)?;
+            l.leaf_of(r)
         },
     )?;
     let (cnt, _) = l.prim_leaf(&cnt, span)?;
     // dest index: if flag then off-1 else -1
-    let fp = Param {
-        name: l.names.fresh("f"),
-        ty: Type::Prim(PrimType::Bool),
-    };
-    let op = Param {
-        name: l.names.fresh("o"),
-        ty: Type::Prim(PrimType::I64),
-    };
-    l.var_types.insert(fp.name, fp.ty.clone());
-    l.var_types.insert(op.name, op.ty.clone());
-    let (fname, oname) = (fp.name, op.name);
+    let fp = l.b().param("f", Type::Prim(PrimType::Bool));
+    let op = l.b().param("o", Type::Prim(PrimType::I64));
+    let (f, o) = (SubExp::Var(fp.name), SubExp::Var(op.name));
     let (stms, r) = l.nested(|l| {
         let v = l.if_val(
-            SubExp::Var(fname),
+            f,
             span,
             |l| {
-                let d = l.sub64(SubExp::Var(oname), SubExp::i64(1));
-                Ok(leaf(d, Type::Prim(PrimType::I64)))
+                let d = l.b().sub_i64(o, SubExp::i64(1));
+                l.leaf_of(d)
             },
-            |_| Ok(leaf(SubExp::i64(-1), Type::Prim(PrimType::I64))),
+            |l| l.leaf_of(SubExp::i64(-1)),
         )?;
         Ok(l.prim_leaf(&v, span)?.0)
     })?;
-    let idx_lam = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params: vec![fp, op],
-        body: Body {
-            stms,
-            result: vec![r],
-        },
-        ret: vec![Type::Prim(PrimType::I64)],
+    let ret = vec![l.type_of(&r)?];
+    let body = Body {
+        stms,
+        result: vec![r],
     };
-    let is = l.emit1(
-        "dst",
-        Exp::Soac(Soac::Map {
-            w: n.clone(),
-            lam: idx_lam,
-            arrs: vec![fv, offv],
-        }),
-        arr_i64,
-    );
-    let isv = l.arr_var(&is, span)?;
-    let ls = l.leaves(xs, span)?;
+    let idx_lam = Lambda::new(vec![fp, op], body, ret);
+    let map = Soac::Map {
+        w: n.clone(),
+        lam: idx_lam,
+        arrs: vec![fv, offs],
+    };
+    let is = l.b().let_exp("dst", Exp::Soac(map))?[0];
     let mut dests = Vec::new();
     let mut vals = Vec::new();
-    let mut types = Vec::new();
-    for (s, t) in ls {
-        let (elem, shape) = match &t {
-            Type::Array { elem, shape } => (*elem, shape.clone()),
-            _ => return unsupported("filter", Some(span)),
+    for (s, t) in l.leaves(xs, span)? {
+        let Type::Array { elem, shape } = t else {
+            return unsupported("filter", Some(span));
         };
-        let mut sh = shape.clone();
+        let mut sh = shape;
         sh[0] = cnt.clone();
-        let ty = Type::Array {
-            elem,
-            shape: sh.clone(),
-        };
-        let d = l.basic("scratch", BasicOp::Scratch(elem, sh), ty.clone());
-        dests.push(l.arr_var(&d, span)?);
+        dests.push(
+            l.b()
+                .let_exp("scratch", Exp::Basic(BasicOp::Scratch(elem, sh)))?[0],
+        );
         vals.push(l.arr_var(&s, span)?);
-        types.push(ty);
     }
-    let outs = l.emit(
-        &["filtered"],
-        Exp::Soac(Soac::Scatter {
-            w: n,
-            dests,
-            is: vec![isv],
-            vals,
-        }),
-        types.clone(),
-    );
-    let leaves: Vec<(SubExp, Type)> = outs.into_iter().map(SubExp::Var).zip(types).collect();
-    Ok(xs.rebuild(&mut leaves.into_iter()))
+    let scatter = Soac::Scatter {
+        w: n,
+        dests,
+        is: vec![is],
+        vals,
+    };
+    l.let_val("filtered", Exp::Soac(scatter), xs)
 }

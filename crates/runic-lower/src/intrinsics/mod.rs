@@ -74,10 +74,6 @@ pub fn member_const(t: PrimType, name: &str) -> Option<Prim> {
     })
 }
 
-fn prim(v: Val<'_>) -> Val<'_> {
-    v
-}
-
 pub(crate) fn leaf<'a>(s: SubExp, t: Type) -> Val<'a> {
     Val::Leaf(s, t)
 }

@@ -18,8 +18,8 @@ pub(super) fn member<'a>(
         _ => None,
     }) {
         let (s, _) = l.prim_leaf(&args[0], span)?;
-        let r = l.convert(to, s);
-        return Ok(leaf(r, Type::Prim(to)));
+        let r = l.b().convert_to(to, s)?;
+        return l.leaf_of(r);
     }
     match name {
         "sum" => return l.reduce_prim(BinOp::Add, Prim::zero(t), &args[0], span),
@@ -33,25 +33,18 @@ pub(super) fn member<'a>(
         .map(|a| l.prim_leaf(a, span))
         .collect::<R<_>>()?;
     if let Some(op) = unop_of(name) {
-        let (a, pt) = ps[0].clone();
-        let r = l.unop(op, a, pt);
-        let rt = runic_ir::builder::unop_type(op, pt);
-        return Ok(prim(leaf(r, Type::Prim(rt))));
+        let r = l.b().op1(op, ps[0].0.clone())?;
+        return l.leaf_of(r);
     }
     if name == "get_bit" {
-        let r = l.basic(
-            "bit",
-            BasicOp::BinOp(BinOp::GetBit, ps[0].0.clone(), ps[1].0.clone()),
-            Type::Prim(PrimType::I32),
-        );
-        return Ok(leaf(r, Type::Prim(PrimType::I32)));
+        let op = BasicOp::BinOp(BinOp::GetBit, ps[0].0.clone(), ps[1].0.clone());
+        let r = l.b().let_basic("bit", op)?;
+        return l.leaf_of(r);
     }
     if name == "from_fraction" {
-        let r = l.basic(
-            "frac",
-            BasicOp::BinOp(BinOp::FromFraction, ps[0].0.clone(), ps[1].0.clone()),
-            Type::Prim(t),
-        );
+        // The result's type is the module's, not the operands' (`i64`).
+        let op = BasicOp::BinOp(BinOp::FromFraction, ps[0].0.clone(), ps[1].0.clone());
+        let r = l.b().basic("frac", op, Type::Prim(t));
         return Ok(leaf(r, Type::Prim(t)));
     }
     if let Some(op) = member_binop(name) {
@@ -65,17 +58,9 @@ pub(super) fn member<'a>(
         "fma" => TernOp::Fma,
         _ => return unsupported(&format!("{t}.{name}"), Some(span)),
     };
-    let rt = if tern == TernOp::SetBit {
-        ps[1].1
-    } else {
-        ps[0].1
-    };
-    let r = l.basic(
-        "t",
-        BasicOp::TernOp(tern, ps[0].0.clone(), ps[1].0.clone(), ps[2].0.clone()),
-        Type::Prim(rt),
-    );
-    Ok(leaf(r, Type::Prim(rt)))
+    let op = BasicOp::TernOp(tern, ps[0].0.clone(), ps[1].0.clone(), ps[2].0.clone());
+    let r = l.b().let_basic("t", op)?;
+    l.leaf_of(r)
 }
 
 fn lowest(t: PrimType) -> Prim {

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::lower::{unsupported, Lower, R};
-use crate::val::{Builtin, Val};
+use crate::val::Val;
 use runic_syntax::Span;
 
 impl<'a> Lower<'a> {
@@ -28,11 +28,7 @@ impl<'a> Lower<'a> {
             let ls = self.leaves(a, span)?;
             let mut fresh = Vec::new();
             for (_, t) in ls {
-                let p = Param {
-                    name: self.names.fresh("x"),
-                    ty: t.clone(),
-                };
-                self.var_types.insert(p.name, t.clone());
+                let p = self.b().param("x", t.clone());
                 fresh.push((SubExp::Var(p.name), t));
                 params.push(p);
             }
@@ -40,16 +36,12 @@ impl<'a> Lower<'a> {
         }
         let (stms, res) = self.nested(|l| body(l, vals))?;
         let rl = self.leaves(&res, span)?;
-        let mut lam = Lambda {
-            id: runic_ir::LamId::fresh(),
-            params,
-            body: Body {
-                stms,
-                result: rl.iter().map(|(s, _)| s.clone()).collect(),
-            },
-            ret: rl.iter().map(|(_, t)| t.clone()).collect(),
+        let body = Body {
+            stms,
+            result: rl.iter().map(|(s, _)| s.clone()).collect(),
         };
-        let subst = crate::sizes::hoist_result_sizes(self, &mut lam);
+        let mut lam = Lambda::new(params, body, rl.iter().map(|(_, t)| t.clone()).collect());
+        let subst = crate::sizes::hoist_result_sizes(self, &mut lam)?;
         let res = if subst.is_empty() {
             res
         } else {
@@ -91,14 +83,7 @@ impl<'a> Lower<'a> {
         for a in &arrs[1..] {
             self.check_outer(a, &w, span)?;
         }
-        let types: Vec<Type> = lam.ret.iter().map(|t| t.array_of(w.clone())).collect();
-        let outs = self.emit(
-            &["mapped"],
-            Exp::Soac(Soac::Map { w, lam, arrs: ins }),
-            types.clone(),
-        );
-        let leaves: Vec<(SubExp, Type)> = outs.into_iter().map(SubExp::Var).zip(types).collect();
-        Ok(res.rebuild(&mut leaves.into_iter()))
+        self.let_val("mapped", Exp::Soac(Soac::Map { w, lam, arrs: ins }), &res)
     }
 
     /// Fail like the interpreter (`[n]` against the first array's length `w`) unless the
@@ -108,9 +93,8 @@ impl<'a> Lower<'a> {
             Some(x) => x,
             None => return Ok(()),
         };
-        let (elem, shape) = match t {
-            Type::Array { elem, shape } => (elem, shape),
-            _ => return Ok(()),
+        let Type::Array { elem, shape } = t else {
+            return Ok(());
         };
         if &shape[0] == w {
             return Ok(());
@@ -124,15 +108,12 @@ impl<'a> Lower<'a> {
             "t".to_string()
         };
         let text = format!("{}{elem_text}", crate::lower::ShapeText(&want));
-        self.emit(
-            &["ok"],
-            Exp::Basic(BasicOp::ShapeCheck {
-                arr,
-                shape: want,
-                type_text: text,
-            }),
-            vec![Type::Prim(PrimType::Bool)],
-        );
+        let check = BasicOp::ShapeCheck {
+            arr,
+            shape: want,
+            type_text: text,
+        };
+        self.b().let_basic("ok", check)?;
         Ok(())
     }
 
@@ -148,35 +129,26 @@ impl<'a> Lower<'a> {
         let w = outer(self, arr, span)?;
         let (lam, _) = self.lambda_of(op, &[ne.clone(), ne.clone()], span)?;
         let neutral: Vec<SubExp> = self.leaves(ne, span)?.into_iter().map(|(s, _)| s).collect();
-        let nt: Vec<Type> = self.leaves(ne, span)?.into_iter().map(|(_, t)| t).collect();
         let arrs = arrays(self, arr, span)?;
-        let (exp, types) = if scan {
-            (
-                Soac::Scan {
-                    w: w.clone(),
-                    arrs,
-                    pre: None,
-                    lam,
-                    neutral,
-                },
-                nt.iter().map(|t| t.array_of(w.clone())).collect::<Vec<_>>(),
-            )
+        let soac = if scan {
+            Soac::Scan {
+                w,
+                arrs,
+                pre: None,
+                lam,
+                neutral,
+            }
         } else {
-            (
-                Soac::Reduce {
-                    w,
-                    arrs,
-                    pre: None,
-                    lam,
-                    neutral,
-                    commutative,
-                },
-                nt,
-            )
+            Soac::Reduce {
+                w,
+                arrs,
+                pre: None,
+                lam,
+                neutral,
+                commutative,
+            }
         };
-        let outs = self.emit(&["red"], Exp::Soac(exp), types.clone());
-        let leaves: Vec<(SubExp, Type)> = outs.into_iter().map(SubExp::Var).zip(types).collect();
-        Ok(ne.rebuild(&mut leaves.into_iter()))
+        self.let_val("red", Exp::Soac(soac), ne)
     }
 
     pub(super) fn reduce_prim(
@@ -187,25 +159,19 @@ impl<'a> Lower<'a> {
         span: Span,
     ) -> R<Val<'a>> {
         let t = ne.ty();
-        let lam = runic_ir::builder::binop_lambda(&mut self.names, op, t);
-        for p in &lam.params {
-            self.var_types.insert(p.name, p.ty.clone());
-        }
+        let lam = self.b().binop_lam(op, t);
         let w = outer(self, arr, span)?;
         let arrs = arrays(self, arr, span)?;
-        let r = self.emit1(
-            "red",
-            Exp::Soac(Soac::Reduce {
-                w,
-                arrs,
-                pre: None,
-                lam,
-                neutral: vec![SubExp::Const(ne)],
-                commutative: true,
-            }),
-            Type::Prim(t),
-        );
-        Ok(leaf(r, Type::Prim(t)))
+        let reduce = Soac::Reduce {
+            w,
+            arrs,
+            pre: None,
+            lam,
+            neutral: vec![SubExp::Const(ne)],
+            commutative: true,
+        };
+        let r = self.b().let1("red", Exp::Soac(reduce))?;
+        self.leaf_of(r)
     }
 }
 
@@ -238,65 +204,33 @@ pub(super) fn call<'a>(
             let n = outer(l, &args[2], span)?;
             let is = l.iota(n.clone());
             let ne = args[1].clone();
-            let scc = sc.clone();
-            let shift = crate::val::Fun::Builtin {
-                b: Builtin::Named("__exscan_row".into()),
-                arity: 1,
-                args: vec![],
-                sizes: vec![],
-                loc: None,
-            };
-            let _ = shift;
-            // Build the lambda directly: \i -> if i == 0 then ne else sc[i-1]
-            let ip = Param {
-                name: l.names.fresh("i"),
-                ty: Type::Prim(PrimType::I64),
-            };
-            l.var_types.insert(ip.name, ip.ty.clone());
+            // The lambda \i -> if i == 0 then ne else sc[i-1].
+            let ip = l.b().param("i", Type::Prim(PrimType::I64));
             let iv = SubExp::Var(ip.name);
             let (stms, res) = l.nested(|l| {
-                let c = l.binop(BinOp::Eq, iv.clone(), SubExp::i64(0), PrimType::I64);
+                let c = l.b().op2(BinOp::Eq, iv.clone(), SubExp::i64(0))?;
                 l.if_val(
                     c,
                     span,
                     |_| Ok(ne.clone()),
                     |l| {
-                        let j = l.sub64(iv.clone(), SubExp::i64(1));
-                        l.index_val(&scc, &[DimIndex::Fix(j)], span)
+                        let j = l.b().sub_i64(iv.clone(), SubExp::i64(1));
+                        l.index_val(&sc, &[DimIndex::Fix(j)], span)
                     },
                 )
             })?;
             let rl = l.leaves(&res, span)?;
-            let lam = Lambda {
-                id: runic_ir::LamId::fresh(),
-                params: vec![ip],
-                body: Body {
-                    stms,
-                    result: rl.iter().map(|(s, _)| s.clone()).collect(),
-                },
-                ret: rl.iter().map(|(_, t)| t.clone()).collect(),
+            let body = Body {
+                stms,
+                result: rl.iter().map(|(s, _)| s.clone()).collect(),
             };
-            let types: Vec<Type> = lam.ret.iter().map(|t| t.array_of(n.clone())).collect();
-            let iv = l.arr_var(
-                &is.first_leaf().map(|x| x.0).unwrap_or(SubExp::i64(0)),
-                span,
-            )?;
-            let outs = l.emit(
-                &["exscan"],
-                Exp::Soac(Soac::Map {
-                    w: n,
-                    lam,
-                    arrs: vec![iv],
-                }),
-                types.clone(),
-            );
-            let leaves: Vec<(SubExp, Type)> =
-                outs.into_iter().map(SubExp::Var).zip(types).collect();
-            Ok(args[1].rebuild(&mut leaves.into_iter()))
+            let lam = Lambda::new(vec![ip], body, rl.into_iter().map(|(_, t)| t).collect());
+            let arrs = arrays(l, &is, span)?;
+            l.let_val("exscan", Exp::Soac(Soac::Map { w: n, lam, arrs }), &args[1])
         }
         "tabulate" => {
             let (n, _) = l.prim_leaf(&args[0], span)?;
-            let n = l.convert(PrimType::I64, n);
+            let n = l.b().convert_to(PrimType::I64, n)?;
             let is = l.iota(n);
             l.soac_map(&args[1], &[is], span)
         }
@@ -332,14 +266,15 @@ pub(super) fn call<'a>(
         "hist" => {
             // hist op ne k is vs = reduce_by_index (replicate k ne) op ne is vs
             let (k, _) = l.prim_leaf(&args[2], span)?;
-            let k = l.convert(PrimType::I64, k);
+            let k = l.b().convert_to(PrimType::I64, k)?;
             let ne = args[1].clone();
             let ls = l.leaves(&ne, span)?;
             let mut out = Vec::new();
-            for (s, t) in ls {
-                let ty = t.array_of(k.clone());
-                let r = l.basic("bins", BasicOp::Replicate(vec![k.clone()], s), ty.clone());
-                out.push((r, ty));
+            for (s, _) in ls {
+                let r = l
+                    .b()
+                    .let_basic("bins", BasicOp::Replicate(vec![k.clone()], s))?;
+                out.push(l.typed(r)?);
             }
             let dest = ne.rebuild(&mut out.into_iter());
             hist(l, &dest, &args[0], &args[1], &args[3], &args[4], 1, span)
@@ -349,7 +284,7 @@ pub(super) fn call<'a>(
             let mut ranges = Vec::new();
             for a in &args[..rank] {
                 let (n, _) = l.prim_leaf(a, span)?;
-                let n = l.convert(PrimType::I64, n);
+                let n = l.b().convert_to(PrimType::I64, n)?;
                 ranges.push(l.iota(n));
             }
             let f = args[rank].clone();
@@ -415,20 +350,14 @@ fn scatter<'a>(
     let isv = index_arrays(l, is, dims, span)?;
     let dl = l.leaves(dest, span)?;
     let dests = consumable_copies(l, &dl, span)?;
-    let types: Vec<Type> = dl.iter().map(|(_, t)| t.clone()).collect();
     let vals = arrays(l, vs, span)?;
-    let outs = l.emit(
-        &["scattered"],
-        Exp::Soac(Soac::Scatter {
-            w,
-            dests,
-            is: isv,
-            vals,
-        }),
-        types.clone(),
-    );
-    let leaves: Vec<(SubExp, Type)> = outs.into_iter().map(SubExp::Var).zip(types).collect();
-    Ok(dest.rebuild(&mut leaves.into_iter()))
+    let scatter = Soac::Scatter {
+        w,
+        dests,
+        is: isv,
+        vals,
+    };
+    l.let_val("scattered", Exp::Soac(scatter), dest)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -448,32 +377,25 @@ fn hist<'a>(
     let neutral: Vec<SubExp> = l.leaves(ne, span)?.into_iter().map(|(s, _)| s).collect();
     let dl = l.leaves(dest, span)?;
     let dests = consumable_copies(l, &dl, span)?;
-    let types: Vec<Type> = dl.iter().map(|(_, t)| t.clone()).collect();
     let vals = arrays(l, vs, span)?;
-    let outs = l.emit(
-        &["hist"],
-        Exp::Soac(Soac::Hist {
-            w,
-            dests,
-            lam,
-            neutral,
-            is: isv,
-            vals,
-        }),
-        types.clone(),
-    );
-    let leaves: Vec<(SubExp, Type)> = outs.into_iter().map(SubExp::Var).zip(types).collect();
-    Ok(dest.rebuild(&mut leaves.into_iter()))
+    let hist = Soac::Hist {
+        w,
+        dests,
+        lam,
+        neutral,
+        is: isv,
+        vals,
+    };
+    l.let_val("hist", Exp::Soac(hist), dest)
 }
 
 /// Copies of arrays that an operation consumes (the originals may still be used; runic-opt
 /// drops a copy whose original is dead afterwards).
 fn consumable_copies<'a>(l: &mut Lower<'a>, dl: &[(SubExp, Type)], span: Span) -> R<Vec<VName>> {
     let mut out = Vec::new();
-    for (s, t) in dl {
+    for (s, _) in dl {
         let a = l.arr_var(s, span)?;
-        let c = l.basic("cp", BasicOp::Copy(a), t.clone());
-        out.push(l.arr_var(&c, span)?);
+        out.push(l.b().let_exp("cp", Exp::Basic(BasicOp::Copy(a)))?[0]);
     }
     Ok(out)
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::val::Val;
+use runic_ir::traverse::binders;
 use runic_ir::*;
 use runic_syntax::Span;
 
@@ -28,8 +29,8 @@ impl<'a> Lower<'a> {
         if tl.len() != el.len() {
             return unsupported("branches of different structure", Some(span));
         }
-        let bound_t = bound_in(&ts);
-        let bound_e = bound_in(&es);
+        let bound_t = binders(&ts);
+        let bound_e = binders(&es);
         // Existential sizes: one extra i64 result per differing or local dimension.
         let mut ext_t = Vec::new();
         let mut ext_e = Vec::new();
@@ -109,21 +110,8 @@ impl<'a> Lower<'a> {
             .skip(nexts)
             .map(|p| (SubExp::Var(p.name), p.ty.clone()))
             .collect();
-        for p in &pat {
-            self.var_types.insert(p.name, p.ty.clone());
-        }
         let src = self.src();
-        self.frames
-            .last_mut()
-            .expect("a frame")
-            .push(Stm { pat, exp, src });
+        self.b().add(Stm { pat, exp, src });
         Ok(tv.rebuild(&mut outs.into_iter()))
     }
-}
-
-/// Variables bound by the top level of these statements.
-fn bound_in(stms: &[Stm]) -> std::collections::HashSet<VName> {
-    stms.iter()
-        .flat_map(|s| s.pat.iter().map(|p| p.name))
-        .collect()
 }

@@ -71,7 +71,7 @@ impl<'a> Lower<'a> {
                     ast::RangeEnd::DownToExclusive => RangeKind::DownToExclusive,
                     ast::RangeEnd::Inclusive => RangeKind::Inclusive,
                 };
-                Ok(self.range(s, sec, en, kind, p))
+                self.range(s, sec, en, kind, p)
             }
             ExpKind::Project(x, f) => {
                 let v = self.exp(x, env)?;
@@ -101,17 +101,17 @@ impl<'a> Lower<'a> {
                 let v = self.exp(x, env)?;
                 let (s, p) = self.prim_leaf(&v, x.span)?;
                 let r = if p.is_float() {
-                    self.unop(UnOp::Neg, s, p)
+                    self.b().op1(UnOp::Neg, s)?
                 } else {
-                    self.binop(BinOp::Sub, SubExp::Const(Prim::zero(p)), s, p)
+                    self.b().op2(BinOp::Sub, SubExp::Const(Prim::zero(p)), s)?
                 };
-                Ok(Val::Leaf(r, Type::Prim(p)))
+                self.leaf_of(r)
             }
             ExpKind::Not(x) => {
                 let v = self.exp(x, env)?;
-                let (s, p) = self.prim_leaf(&v, x.span)?;
-                let r = self.unop(UnOp::Not, s, p);
-                Ok(Val::Leaf(r, Type::Prim(p)))
+                let (s, _) = self.prim_leaf(&v, x.span)?;
+                let r = self.b().op1(UnOp::Not, s)?;
+                self.leaf_of(r)
             }
             ExpKind::BinOp { op, lhs, rhs } => self.binop_exp(e, op, lhs, rhs, env),
             ExpKind::OpSection(op) => self.op_value(op, e.id, env),
@@ -239,7 +239,7 @@ impl<'a> Lower<'a> {
                     None => runic_syntax::pretty::print_exp(cond),
                 };
                 self.loc = Some(loc_of(e.span));
-                self.assert(c, &format!("Assertion is false: {text}"));
+                self.assert(c, &format!("Assertion is false: {text}"))?;
                 self.exp(body, env)
             }
             ExpKind::Attr(attr, x) => {
@@ -275,7 +275,7 @@ impl<'a> Lower<'a> {
                 self.assert(
                     SubExp::Const(Prim::Bool(false)),
                     &format!("Reached hole of type: {t}"),
-                );
+                )?;
                 self.blank(t, &[], env, e.span)
             }
         }
@@ -302,16 +302,9 @@ impl<'a> Lower<'a> {
             Literal::Char(c) => Prim::int(ty.unwrap_or(PrimType::I32), *c as i128),
             Literal::String(bytes) => {
                 let rows: Vec<SubExp> = bytes.iter().map(|b| SubExp::Const(Prim::U8(*b))).collect();
-                let ty = Type::Array {
-                    elem: PrimType::U8,
-                    shape: vec![SubExp::i64(rows.len() as i64)],
-                };
-                let s = self.basic(
-                    "str",
-                    BasicOp::ArrayLit(rows, Type::Prim(PrimType::U8)),
-                    ty.clone(),
-                );
-                return Ok(Val::Leaf(s, ty));
+                let lit = BasicOp::ArrayLit(rows, Type::Prim(PrimType::U8));
+                let s = self.b().let_basic("str", lit)?;
+                return self.leaf_of(s);
             }
         };
         Ok(Val::Leaf(SubExp::Const(p), Type::Prim(p.ty())))
@@ -330,16 +323,14 @@ impl<'a> Lower<'a> {
             .iter()
             .map(|v| self.leaves(v, e.span))
             .collect::<R<_>>()?;
-        let n = SubExp::i64(es.len() as i64);
         let mut out = Vec::new();
         for k in 0..rows[0].len() {
             let row_ty = rows[0][k].1.clone();
             let col: Vec<SubExp> = rows.iter().map(|r| r[k].0.clone()).collect();
             // The executor checks that rows have the first row's shape (with the
             // interpreter's "Irregular array literal" message).
-            let ty = row_ty.array_of(n.clone());
-            let s = self.basic("arr", BasicOp::ArrayLit(col, row_ty), ty.clone());
-            out.push((s, ty));
+            let s = self.b().let_basic("arr", BasicOp::ArrayLit(col, row_ty))?;
+            out.push(self.typed(s)?);
         }
         Ok(vals[0].rebuild(&mut out.into_iter()))
     }

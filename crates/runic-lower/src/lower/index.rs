@@ -15,13 +15,14 @@ impl<'a> Lower<'a> {
         en: SubExp,
         kind: RangeKind,
         p: PrimType,
-    ) -> Val<'a> {
-        let s64 = self.convert(PrimType::I64, s.clone());
-        let e64 = self.convert(PrimType::I64, en.clone());
+    ) -> R<Val<'a>> {
+        let mut b = self.b();
+        let s64 = b.convert_to(PrimType::I64, s.clone())?;
+        let e64 = b.convert_to(PrimType::I64, en.clone())?;
         let step = match &sec {
             Some(x) => {
-                let x64 = self.convert(PrimType::I64, x.clone());
-                self.sub64(x64, s64.clone())
+                let x64 = b.convert_to(PrimType::I64, x.clone())?;
+                b.sub_i64(x64, s64.clone())
             }
             None => SubExp::i64(if kind == RangeKind::DownToExclusive {
                 -1
@@ -29,44 +30,38 @@ impl<'a> Lower<'a> {
                 1
             }),
         };
-        let is0 = self.binop(BinOp::Eq, step.clone(), SubExp::i64(0), PrimType::I64);
-        let is0 = self.convert(PrimType::I64, is0);
-        let step = self.binop(BinOp::Add, step, is0, PrimType::I64);
-        let diff = self.sub64(e64, s64);
+        let is0 = b.op2(BinOp::Eq, step.clone(), SubExp::i64(0))?;
+        let is0 = b.convert_to(PrimType::I64, is0)?;
+        let step = b.add_i64(step, is0);
+        let diff = b.sub_i64(e64, s64);
         let num = match kind {
-            RangeKind::Inclusive => self.binop(BinOp::Add, diff, step.clone(), PrimType::I64),
+            RangeKind::Inclusive => b.add_i64(diff, step.clone()),
             _ => {
                 // Exclusive: ceil(diff / step) for the step's sign.
-                let sg = self.binop(BinOp::Lt, step.clone(), SubExp::i64(0), PrimType::I64);
-                let sg = self.convert(PrimType::I64, sg);
-                let two = self.binop(BinOp::Mul, sg, SubExp::i64(2), PrimType::I64);
-                let sign = self.sub64(SubExp::i64(1), two);
-                let adj = self.sub64(step.clone(), sign);
-                self.binop(BinOp::Add, diff, adj, PrimType::I64)
+                let sg = b.op2(BinOp::Lt, step.clone(), SubExp::i64(0))?;
+                let sg = b.convert_to(PrimType::I64, sg)?;
+                let two = b.mul_i64(sg, SubExp::i64(2));
+                let sign = b.sub_i64(SubExp::i64(1), two);
+                let adj = b.sub_i64(step.clone(), sign);
+                b.add_i64(diff, adj)
             }
         };
-        let q = self.binop(BinOp::Quot, num, step, PrimType::I64);
-        let n = self.max0(q);
+        let q = b.op2(BinOp::Quot, num, step)?;
+        let n = max0(&mut b, q)?;
+        // The length is computed here, not inferred from the operands.
         let ty = Type::Array {
             elem: p,
             shape: vec![n],
         };
-        let r = self.basic(
-            "range",
-            BasicOp::Range {
-                start: s,
-                second: sec,
-                end: en,
-                kind,
-                elem: p,
-            },
-            ty.clone(),
-        );
-        Val::Leaf(r, ty)
-    }
-
-    pub fn sub64(&mut self, a: SubExp, b: SubExp) -> SubExp {
-        self.binop(BinOp::Sub, a, b, PrimType::I64)
+        let range = BasicOp::Range {
+            start: s,
+            second: sec,
+            end: en,
+            kind,
+            elem: p,
+        };
+        let r = b.basic("range", range, ty.clone());
+        Ok(Val::Leaf(r, ty))
     }
 
     pub(super) fn dim_indices(
@@ -86,8 +81,8 @@ impl<'a> Lower<'a> {
                         match x {
                             Some(x) => {
                                 let v = l.exp(x, env)?;
-                                let (s, p) = l.prim_leaf(&v, x.span)?;
-                                Ok(Some(l.convert_from(p, PrimType::I64, s)))
+                                let (s, _) = l.prim_leaf(&v, x.span)?;
+                                Ok(Some(l.b().convert_to(PrimType::I64, s)?))
                             }
                             None => Ok(None),
                         }
@@ -104,10 +99,10 @@ impl<'a> Lower<'a> {
     }
 
     /// The type after indexing, computing slice lengths.
-    fn index_type(&mut self, t: &Type, idx: &[DimIndex]) -> Type {
+    fn index_type(&mut self, t: &Type, idx: &[DimIndex]) -> R<Type> {
         let (elem, shape) = match t {
             Type::Array { elem, shape } => (*elem, shape.clone()),
-            t => return t.clone(),
+            t => return Ok(t.clone()),
         };
         let mut out = Vec::new();
         for (k, d) in shape.iter().enumerate() {
@@ -115,15 +110,15 @@ impl<'a> Lower<'a> {
                 None => out.push(d.clone()),
                 Some(DimIndex::Fix(_)) => {}
                 Some(DimIndex::Slice { start, end, stride }) => {
-                    out.push(self.slice_len(d.clone(), start, end, stride));
+                    out.push(self.slice_len(d.clone(), start, end, stride)?);
                 }
             }
         }
-        if out.is_empty() {
+        Ok(if out.is_empty() {
             Type::Prim(elem)
         } else {
             Type::Array { elem, shape: out }
-        }
+        })
     }
 
     pub fn slice_len(
@@ -132,57 +127,69 @@ impl<'a> Lower<'a> {
         start: &Option<SubExp>,
         end: &Option<SubExp>,
         stride: &Option<SubExp>,
-    ) -> SubExp {
+    ) -> R<SubExp> {
+        let mut b = self.b();
         match (start, end, stride) {
-            (None, None, None) => n,
+            (None, None, None) => Ok(n),
             (s, e, None) => {
                 let s = s.clone().unwrap_or(SubExp::i64(0));
                 let e = e.clone().unwrap_or(n);
-                let d = self.sub64(e, s);
-                self.max0(d)
+                let d = b.sub_i64(e, s);
+                max0(&mut b, d)
             }
             (s, e, Some(st)) => {
                 // Defaults depend on the stride's sign: 0..n forward, n-1..-1 backward.
-                let neg = self.binop(BinOp::Lt, st.clone(), SubExp::i64(0), PrimType::I64);
-                let negi = self.convert(PrimType::I64, neg);
+                let neg = b.op2(BinOp::Lt, st.clone(), SubExp::i64(0))?;
+                let negi = b.convert_to(PrimType::I64, neg)?;
                 let s = match s {
                     Some(s) => s.clone(),
                     None => {
-                        let last = self.sub64(n.clone(), SubExp::i64(1));
-                        self.binop(BinOp::Mul, negi.clone(), last, PrimType::I64)
+                        let last = b.sub_i64(n.clone(), SubExp::i64(1));
+                        b.mul_i64(negi.clone(), last)
                     }
                 };
                 let e = match e {
                     Some(e) => e.clone(),
                     None => {
                         // forward: n; backward: -1
-                        let np1 = self.binop(BinOp::Add, n.clone(), SubExp::i64(1), PrimType::I64);
-                        let t = self.binop(BinOp::Mul, negi.clone(), np1, PrimType::I64);
-                        self.sub64(n, t)
+                        let np1 = b.add_i64(n.clone(), SubExp::i64(1));
+                        let t = b.mul_i64(negi.clone(), np1);
+                        b.sub_i64(n, t)
                     }
                 };
-                let two = self.binop(BinOp::Mul, negi, SubExp::i64(2), PrimType::I64);
-                let sign = self.sub64(SubExp::i64(1), two);
-                let is0 = self.binop(BinOp::Eq, st.clone(), SubExp::i64(0), PrimType::I64);
-                let is0 = self.convert(PrimType::I64, is0);
-                let st = self.binop(BinOp::Add, st.clone(), is0, PrimType::I64);
-                let diff = self.sub64(e, s);
-                let adj = self.sub64(st.clone(), sign);
-                let num = self.binop(BinOp::Add, diff, adj, PrimType::I64);
-                let q = self.binop(BinOp::Quot, num, st, PrimType::I64);
-                self.max0(q)
+                let two = b.mul_i64(negi, SubExp::i64(2));
+                let sign = b.sub_i64(SubExp::i64(1), two);
+                let is0 = b.op2(BinOp::Eq, st.clone(), SubExp::i64(0))?;
+                let is0 = b.convert_to(PrimType::I64, is0)?;
+                let st = b.add_i64(st.clone(), is0);
+                let diff = b.sub_i64(e, s);
+                let adj = b.sub_i64(st.clone(), sign);
+                let num = b.add_i64(diff, adj);
+                let q = b.op2(BinOp::Quot, num, st)?;
+                max0(&mut b, q)
             }
         }
     }
 
     pub fn index_val(&mut self, av: &Val<'a>, idx: &[DimIndex], span: Span) -> R<Val<'a>> {
+        // A bounded slice's length is computed at run time; other indices' types follow
+        // from the array's.
+        let bounded = idx.iter().any(|d| {
+            matches!(d, DimIndex::Slice { start, end, stride }
+                if start.is_some() || end.is_some() || stride.is_some())
+        });
         let leaves = self.leaves(av, span)?;
         let mut out = Vec::new();
         for (s, t) in leaves {
             let v = self.arr_var(&s, span)?;
-            let rt = self.index_type(&t, idx);
-            let r = self.basic("idx", BasicOp::Index(v, idx.to_vec()), rt.clone());
-            out.push((r, rt));
+            let op = BasicOp::Index(v, idx.to_vec());
+            let r = if bounded {
+                let rt = self.index_type(&t, idx)?;
+                self.b().basic("idx", op, rt)
+            } else {
+                self.b().let_basic("idx", op)?
+            };
+            out.push(self.typed(r)?);
         }
         Ok(av.rebuild(&mut out.into_iter()))
     }
@@ -229,17 +236,24 @@ impl<'a> Lower<'a> {
                 let tl = self.leaves(&target, span)?;
                 let vl = self.leaves(&nv, span)?;
                 let mut out = Vec::new();
-                for ((s, t), (v, _)) in tl.into_iter().zip(vl) {
+                for ((s, _), (v, _)) in tl.into_iter().zip(vl) {
                     // `Update` consumes its array while the source keeps the old value
                     // alive: update a copy (runic-opt drops it when the old value is dead).
                     let a = self.arr_var(&s, span)?;
-                    let c = self.basic("cp", BasicOp::Copy(a), t.clone());
+                    let c = self.b().let_basic("cp", BasicOp::Copy(a))?;
                     let c = self.arr_var(&c, span)?;
-                    let r = self.basic("upd", BasicOp::Update(c, idx.clone(), v), t.clone());
-                    out.push((r, t));
+                    let r = self
+                        .b()
+                        .let_basic("upd", BasicOp::Update(c, idx.clone(), v))?;
+                    out.push(self.typed(r)?);
                 }
                 Ok(target.rebuild(&mut out.into_iter()))
             }
         }
     }
+}
+
+/// `max(x, 0)` on `i64`.
+fn max0(b: &mut Builder, x: SubExp) -> R<SubExp> {
+    Ok(b.op2(BinOp::Max, x, SubExp::i64(0))?)
 }

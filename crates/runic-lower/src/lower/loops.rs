@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::val::{Env, Val};
+use runic_ir::traverse::{type_mut, Substitute};
 use runic_ir::*;
 use runic_syntax::ast::{self, PatKind};
 use std::collections::HashMap;
@@ -30,11 +31,9 @@ impl<'a> Lower<'a> {
         let init_leaves = self.leaves(&initv, e.span)?;
         // First try with the initial shapes; if the body changes them, carry sizes as
         // loop parameters.
-        let names_before = self.names.clone();
         match self.loop_attempt(e, pat, &initv, &init_leaves, form, body, env, false)? {
             Some(v) => Ok(v),
             None => {
-                let _ = names_before;
                 match self.loop_attempt(e, pat, &initv, &init_leaves, form, body, env, true)? {
                     Some(v) => Ok(v),
                     None => unsupported("a loop whose parameters change rank", Some(e.span)),
@@ -67,20 +66,14 @@ impl<'a> Lower<'a> {
                             slots.push(None);
                         } else {
                             slots.push(Some(params.len()));
-                            params.push((
-                                Param {
-                                    name: self.names.fresh("sz"),
-                                    ty: Type::Prim(PrimType::I64),
-                                },
-                                d.clone(),
-                            ));
+                            let sz = self.b().param("sz", Type::Prim(PrimType::I64));
+                            params.push((sz, d.clone()));
                         }
                     }
                 }
                 size_of.push(slots);
             }
         }
-        let nsizes = params.len();
         let mut leaf_params = Vec::new();
         for (k, (s, t)) in init_leaves.iter().enumerate() {
             let ty = match (t, size_of.get(k)) {
@@ -97,11 +90,7 @@ impl<'a> Lower<'a> {
                 },
                 _ => t.clone(),
             };
-            let p = Param {
-                name: self.names.fresh("acc"),
-                ty,
-            };
-            self.var_types.insert(p.name, p.ty.clone());
+            let p = self.b().param("acc", ty);
             leaf_params.push((SubExp::Var(p.name), p.ty.clone()));
             params.push((p, s.clone()));
         }
@@ -110,8 +99,10 @@ impl<'a> Lower<'a> {
         let (lform, cond_param, extra) = match form {
             ast::LoopForm::For { bound, .. } => {
                 let bv = self.exp(bound, env)?;
-                let (b, _) = self.prim_leaf(&bv, bound.span)?;
-                (Some((self.names.fresh("i"), b)), None, None)
+                // The counter has the type of the bound.
+                let (b, it) = self.prim_leaf(&bv, bound.span)?;
+                let i = self.names.fresh_typed("i", Type::Prim(it));
+                (Some((i, b)), None, None)
             }
             ast::LoopForm::ForIn { array, .. } => {
                 let av = self.exp(array, env)?;
@@ -119,30 +110,23 @@ impl<'a> Lower<'a> {
                     Some((_, Type::Array { shape, .. })) => shape[0].clone(),
                     _ => return unsupported("for-in over a non-array", Some(array.span)),
                 };
-                (Some((self.names.fresh("i"), n)), None, Some(av))
+                let i = self.names.fresh_typed("i", Type::Prim(PrimType::I64));
+                (Some((i, n)), None, Some(av))
             }
             ast::LoopForm::While(c) => {
                 // The condition on the initial values decides the first iteration.
                 let env0 = self.bind_pat(pat, initv.clone(), env)?;
                 let cv = self.exp(c, &env0)?;
                 let (c0, _) = self.prim_leaf(&cv, c.span)?;
-                let cp = Param {
-                    name: self.names.fresh("cond"),
-                    ty: Type::Prim(PrimType::Bool),
-                };
+                let cp = self.b().param("cond", Type::Prim(PrimType::Bool));
                 (None, Some((cp, c0)), None)
             }
         };
         self.loc = loc;
         let (stms, res) = self.nested(|l| {
             let mut benv = env.clone();
-            if let (ast::LoopForm::For { var, .. }, Some((i, b))) = (form, &lform) {
-                let it = match b {
-                    SubExp::Const(p) => p.ty(),
-                    _ => PrimType::I64,
-                };
-                let it = l.bound_type(b).unwrap_or(it);
-                benv = benv.bind(var, Val::Leaf(SubExp::Var(*i), Type::Prim(it)));
+            if let (ast::LoopForm::For { var, .. }, Some((i, _))) = (form, &lform) {
+                benv = benv.bind(var, l.leaf_of(SubExp::Var(*i))?);
             }
             if let (ast::LoopForm::ForIn { pat: ip, .. }, Some((i, _)), Some(av)) =
                 (form, &lform, &extra)
@@ -199,64 +183,37 @@ impl<'a> Lower<'a> {
             }
             _ => return Ok(None),
         };
-        let types: Vec<Type> = all_params.iter().map(|(p, _)| p.ty.clone()).collect();
-        let outs = self.emit(
-            &["loop"],
-            Exp::Loop {
-                params: all_params.clone(),
-                form: lform,
-                body: Body { stms, result },
-            },
-            types.clone(),
-        );
-        // Rename the size parameters in the result types to the statement's results.
+        // The statement's pattern: the sizes first, then the values, whose types name the
+        // sizes of the pattern instead of the loop's size parameters.
         let skip = all_params.len() - leaf_params.len();
-        let mut subst: HashMap<VName, VName> = HashMap::new();
-        for (k, (p, _)) in all_params.iter().enumerate().take(skip) {
-            subst.insert(p.name, outs[k]);
-        }
-        let out_leaves: Vec<(SubExp, Type)> = outs
+        let mut pat: Vec<Param> = all_params
             .iter()
-            .zip(&types)
-            .skip(skip)
-            .map(|(v, t)| (SubExp::Var(*v), rename_dims(t, &subst)))
+            .map(|(p, _)| Param {
+                name: self.names.fresh("loop"),
+                ty: p.ty.clone(),
+            })
             .collect();
-        // Fix the pattern's types too.
-        if let Some(stm) = self.frames.last_mut().and_then(|f| f.last_mut()) {
-            for p in stm.pat.iter_mut() {
-                p.ty = rename_dims(&p.ty, &subst);
-                self.var_types.insert(p.name, p.ty.clone());
-            }
+        let subst: HashMap<VName, SubExp> = all_params
+            .iter()
+            .zip(&pat)
+            .take(skip)
+            .map(|((p, _), q)| (p.name, SubExp::Var(q.name)))
+            .collect();
+        for p in &mut pat {
+            type_mut(&mut Substitute(&subst), &mut p.ty);
         }
-        let _ = nsizes;
+        let out_leaves: Vec<(SubExp, Type)> = pat
+            .iter()
+            .skip(skip)
+            .map(|p| (SubExp::Var(p.name), p.ty.clone()))
+            .collect();
+        let exp = Exp::Loop {
+            params: all_params,
+            form: lform,
+            body: Body { stms, result },
+        };
+        let src = self.src();
+        self.b().add(Stm { pat, exp, src });
         Ok(Some(initv.rebuild(&mut out_leaves.into_iter())))
-    }
-
-    fn bound_type(&self, b: &SubExp) -> Option<PrimType> {
-        match b {
-            SubExp::Const(p) => Some(p.ty()),
-            SubExp::Var(v) => self.var_type(*v).and_then(|t| t.elem()),
-        }
-    }
-
-    /// The type of a variable bound so far.
-    pub fn var_type(&self, v: VName) -> Option<Type> {
-        self.var_types.get(&v).cloned()
-    }
-}
-
-fn rename_dims(t: &Type, subst: &HashMap<VName, VName>) -> Type {
-    match t {
-        Type::Array { elem, shape } => Type::Array {
-            elem: *elem,
-            shape: shape
-                .iter()
-                .map(|d| match d {
-                    SubExp::Var(v) => SubExp::Var(*subst.get(v).unwrap_or(v)),
-                    c => c.clone(),
-                })
-                .collect(),
-        },
-        t => t.clone(),
     }
 }

@@ -1,5 +1,10 @@
 //! The lowering context: statement frames, locations, names and top-level constants. Each
 //! submodule adds the `Lower` methods of one part of the language.
+//!
+//! Statements are built with `runic_ir`'s [`Builder`] ([`Lower::b`]), which types what it
+//! binds from the operands and records the types in `names`; only results whose shapes are
+//! computed at run time (ranges, slices, concatenations, branches and loops whose sizes
+//! vary) are given types explicitly.
 
 mod apply;
 mod branch;
@@ -14,7 +19,6 @@ pub use types::ShapeText;
 
 use crate::val::{Builtin, Env, Fun, Val};
 use crate::LowerError;
-use runic_ir::builder::{binop_type, unop_type};
 use runic_ir::*;
 use runic_syntax::ast::{self, Dec, ValBind};
 use runic_syntax::{SourceMap, Span};
@@ -42,6 +46,8 @@ pub fn loc_of(s: Span) -> Loc {
 pub struct Lower<'a> {
     pub ck: &'a Checked,
     pub sources: Option<&'a SourceMap>,
+    /// Fresh variables, and the type of every variable bound so far (what [`Lower::b`]'s
+    /// builders infer result types from).
     pub names: NameSource,
     /// Statements being collected: the innermost body last.
     pub frames: Vec<Vec<Stm>>,
@@ -55,8 +61,6 @@ pub struct Lower<'a> {
     pub prefix: Vec<Stm>,
     /// Position of the declaration being lowered (names resolve to earlier declarations).
     pub pos: usize,
-    /// The type of every variable bound so far.
-    pub var_types: HashMap<VName, Type>,
     /// Occurrences whose size arguments are being lowered right now: a size term may
     /// mention its own occurrence (`zip xs (iota (length xs))`), and is then unknown here
     /// (read from the arguments) instead of recursing forever.
@@ -82,7 +86,6 @@ impl<'a> Lower<'a> {
             consts: HashMap::new(),
             prefix: Vec::new(),
             pos: 0,
-            var_types: HashMap::new(),
             sizing: std::collections::HashSet::new(),
         }
     }
@@ -111,80 +114,50 @@ impl<'a> Lower<'a> {
         }
     }
 
-    pub fn emit(&mut self, hints: &[&str], exp: Exp, types: Vec<Type>) -> Vec<VName> {
-        let pat: Vec<Param> = types
-            .into_iter()
-            .enumerate()
-            .map(|(i, ty)| Param {
-                name: self
-                    .names
-                    .fresh(hints.get(i).or(hints.last()).copied().unwrap_or("t")),
-                ty,
-            })
-            .collect();
-        let vs = pat.iter().map(|p| p.name).collect();
-        for p in &pat {
-            self.var_types.insert(p.name, p.ty.clone());
-        }
+    /// A builder for the innermost body: what it binds is appended there (when the builder
+    /// is dropped, at the end of the statement that made it) with the current source
+    /// information, and its variables' types are recorded in `names`.
+    pub fn b(&mut self) -> Emit<'_> {
         let src = self.src();
-        self.frames
-            .last_mut()
-            .expect("a frame")
-            .push(Stm { pat, exp, src });
-        vs
-    }
-
-    pub fn emit1(&mut self, hint: &str, exp: Exp, ty: Type) -> SubExp {
-        SubExp::Var(self.emit(&[hint], exp, vec![ty])[0])
-    }
-
-    pub fn basic(&mut self, hint: &str, op: BasicOp, ty: Type) -> SubExp {
-        self.emit1(hint, Exp::Basic(op), ty)
-    }
-
-    pub fn binop(&mut self, op: BinOp, a: SubExp, b: SubExp, t: PrimType) -> SubExp {
-        if let (SubExp::Const(x), SubExp::Const(y)) = (&a, &b) {
-            if let Ok(r) = runic_prim::binop(op, *x, *y) {
-                return SubExp::Const(r);
-            }
+        let mut b = Builder::new(&mut self.names);
+        b.src = src;
+        Emit {
+            b,
+            frame: self.frames.last_mut().expect("a frame"),
         }
-        self.basic("b", BasicOp::BinOp(op, a, b), Type::Prim(binop_type(op, t)))
     }
 
-    pub fn unop(&mut self, op: UnOp, a: SubExp, t: PrimType) -> SubExp {
-        self.basic("u", BasicOp::UnOp(op, a), Type::Prim(unop_type(op, t)))
+    pub fn assert(&mut self, cond: SubExp, message: &str) -> R<()> {
+        let message = message.to_string();
+        self.b()
+            .let_basic("ok", BasicOp::Assert { cond, message })?;
+        Ok(())
     }
 
-    pub fn convert(&mut self, to: PrimType, a: SubExp) -> SubExp {
-        if let SubExp::Const(x) = &a {
-            return SubExp::Const(runic_prim::convert(*x, to));
-        }
-        if self.var_type_prim(&a) == Some(to) {
-            return a;
-        }
-        self.basic("c", BasicOp::Convert(to, a), Type::Prim(to))
+    /// The type of an operand.
+    pub fn type_of(&self, s: &SubExp) -> R<Type> {
+        Ok(typing::subexp_type(&self.names, s)?)
     }
 
-    pub fn assert(&mut self, cond: SubExp, message: &str) {
-        self.emit(
-            &["ok"],
-            Exp::Basic(BasicOp::Assert {
-                cond,
-                message: message.to_string(),
-            }),
-            vec![Type::Prim(PrimType::Bool)],
-        );
+    /// An operand with its type.
+    pub fn typed(&self, s: SubExp) -> R<(SubExp, Type)> {
+        let t = self.type_of(&s)?;
+        Ok((s, t))
     }
 
-    /// The primitive type of a scalar operand.
-    pub fn var_type_prim(&self, s: &SubExp) -> Option<PrimType> {
-        match s {
-            SubExp::Const(p) => Some(p.ty()),
-            SubExp::Var(v) => match self.var_types.get(v) {
-                Some(Type::Prim(p)) => Some(*p),
-                _ => None,
-            },
-        }
+    /// An operand as a value (of its type).
+    pub fn leaf_of(&self, s: SubExp) -> R<Val<'a>> {
+        let (s, t) = self.typed(s)?;
+        Ok(Val::Leaf(s, t))
+    }
+
+    /// Bind `exp` (results typed from its operands) and return its results in the shape of
+    /// `template`.
+    pub fn let_val(&mut self, hint: &str, exp: Exp, template: &Val<'a>) -> R<Val<'a>> {
+        let types = typing::exp_types(&self.names, &exp)?;
+        let vs = self.b().bind_named(&[hint], exp, types.clone());
+        let mut leaves = vs.into_iter().map(SubExp::Var).zip(types);
+        Ok(template.rebuild(&mut leaves))
     }
 
     /// Collect the statements of a nested body.
@@ -193,10 +166,6 @@ impl<'a> Lower<'a> {
         let r = f(self);
         let stms = self.frames.pop().unwrap_or_default();
         Ok((stms, r?))
-    }
-
-    pub fn max0(&mut self, x: SubExp) -> SubExp {
-        self.binop(BinOp::Max, x, SubExp::i64(0), PrimType::I64)
     }
 
     // ---- leaves ----
@@ -396,5 +365,30 @@ impl<'a> Lower<'a> {
             }
         }
         unsupported(&format!("the name {q}"), Some(span))
+    }
+}
+
+/// A [`Builder`] for the innermost body of a [`Lower`] (see [`Lower::b`]).
+pub struct Emit<'l> {
+    b: Builder<'l>,
+    frame: &'l mut Vec<Stm>,
+}
+
+impl<'l> std::ops::Deref for Emit<'l> {
+    type Target = Builder<'l>;
+    fn deref(&self) -> &Builder<'l> {
+        &self.b
+    }
+}
+
+impl std::ops::DerefMut for Emit<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.b
+    }
+}
+
+impl Drop for Emit<'_> {
+    fn drop(&mut self) {
+        self.frame.extend(self.b.take_stms());
     }
 }

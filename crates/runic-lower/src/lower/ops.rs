@@ -90,9 +90,9 @@ impl<'a> Lower<'a> {
     /// A built-in binary operator on values (scalars, or records of them for `==`/`!=`).
     pub fn prim_binop(&mut self, op: BinOp, l: &Val<'a>, r: &Val<'a>, span: Span) -> R<Val<'a>> {
         match (l, r) {
-            (Val::Leaf(a, Type::Prim(p)), Val::Leaf(b, Type::Prim(_))) => {
-                let s = self.binop(op, a.clone(), b.clone(), *p);
-                Ok(Val::Leaf(s, Type::Prim(binop_type(op, *p))))
+            (Val::Leaf(a, Type::Prim(_)), Val::Leaf(b, Type::Prim(_))) => {
+                let s = self.b().op2(op, a.clone(), b.clone())?;
+                self.leaf_of(s)
             }
             _ if matches!(op, BinOp::Eq | BinOp::Neq) => {
                 let ls = self.leaves(l, span)?;
@@ -100,15 +100,15 @@ impl<'a> Lower<'a> {
                 let mut acc = SubExp::Const(Prim::Bool(true));
                 for ((a, ta), (b, tb)) in ls.into_iter().zip(rs) {
                     let eq = match ta {
-                        Type::Prim(p) => self.binop(BinOp::Eq, a, b, p),
+                        Type::Prim(_) => self.b().op2(BinOp::Eq, a, b)?,
                         _ => self.array_eq(a, &ta, b, &tb, span)?,
                     };
-                    acc = self.binop(BinOp::LogAnd, acc, eq, PrimType::Bool);
+                    acc = self.b().op2(BinOp::LogAnd, acc, eq)?;
                 }
                 if op == BinOp::Neq {
-                    acc = self.unop(UnOp::Not, acc, PrimType::Bool);
+                    acc = self.b().op1(UnOp::Not, acc)?;
                 }
-                Ok(Val::Leaf(acc, Type::Prim(PrimType::Bool)))
+                self.leaf_of(acc)
             }
             _ => unsupported("an operator on non-scalar values", Some(span)),
         }
@@ -126,75 +126,39 @@ impl<'a> Lower<'a> {
         let mut same = SubExp::Const(Prim::Bool(true));
         let mut total = SubExp::i64(1);
         for (x, y) in sa.iter().zip(&sb) {
-            let e = self.binop(BinOp::Eq, x.clone(), y.clone(), PrimType::I64);
-            same = self.binop(BinOp::LogAnd, same, e, PrimType::Bool);
-            total = self.binop(BinOp::Mul, total, x.clone(), PrimType::I64);
+            let mut b = self.b();
+            let e = b.op2(BinOp::Eq, x.clone(), y.clone())?;
+            same = b.op2(BinOp::LogAnd, same, e)?;
+            total = b.mul_i64(total, x.clone());
         }
-        let flat_ty = Type::Array {
-            elem,
-            shape: vec![total.clone()],
-        };
         let r = self.if_val(
             same,
             span,
             |l| {
                 // Both have `total` elements here: compare them row-major.
-                let fa = l.basic(
-                    "fa",
-                    BasicOp::Reshape {
-                        arr: av,
-                        shape: vec![total.clone()],
-                    },
-                    flat_ty.clone(),
-                );
-                let fb = l.basic(
-                    "fb",
-                    BasicOp::Reshape {
-                        arr: bv,
-                        shape: vec![total.clone()],
-                    },
-                    flat_ty.clone(),
-                );
-                let pa = Param {
-                    name: l.names.fresh("x"),
-                    ty: Type::Prim(elem),
+                let mut b = l.b();
+                let flat = |arr| BasicOp::Reshape {
+                    arr,
+                    shape: vec![total.clone()],
                 };
-                let pb = Param {
-                    name: l.names.fresh("y"),
-                    ty: Type::Prim(elem),
+                let fa = b.let_exp("fa", Exp::Basic(flat(av)))?[0];
+                let fb = b.let_exp("fb", Exp::Basic(flat(bv)))?[0];
+                let t = Type::Prim(elem);
+                let eq = b.lam(vec![("x", t.clone()), ("y", t)], |b, xy| {
+                    Ok::<_, TypeError>(vec![b.op2(BinOp::Eq, xy[0].clone(), xy[1].clone())?])
+                })?;
+                let and = b.binop_lam(BinOp::LogAnd, PrimType::Bool);
+                let reduce = Soac::Reduce {
+                    w: total.clone(),
+                    arrs: vec![fa, fb],
+                    pre: Some(eq),
+                    lam: and,
+                    neutral: vec![SubExp::Const(Prim::Bool(true))],
+                    commutative: true,
                 };
-                l.var_types.insert(pa.name, pa.ty.clone());
-                l.var_types.insert(pb.name, pb.ty.clone());
-                let (x, y) = (SubExp::Var(pa.name), SubExp::Var(pb.name));
-                let (stms, e) = l.nested(|l| Ok(l.binop(BinOp::Eq, x, y, elem)))?;
-                let lam = Lambda {
-                    id: runic_ir::LamId::fresh(),
-                    params: vec![pa, pb],
-                    body: Body {
-                        stms,
-                        result: vec![e],
-                    },
-                    ret: vec![Type::Prim(PrimType::Bool)],
-                };
-                let and =
-                    runic_ir::builder::binop_lambda(&mut l.names, BinOp::LogAnd, PrimType::Bool);
-                for p in &and.params {
-                    l.var_types.insert(p.name, p.ty.clone());
-                }
-                let arrs = vec![l.arr_var(&fa, span)?, l.arr_var(&fb, span)?];
-                let r = l.emit1(
-                    "aeq",
-                    Exp::Soac(Soac::Reduce {
-                        w: total.clone(),
-                        arrs,
-                        pre: Some(lam),
-                        lam: and,
-                        neutral: vec![SubExp::Const(Prim::Bool(true))],
-                        commutative: true,
-                    }),
-                    Type::Prim(PrimType::Bool),
-                );
-                Ok(Val::Leaf(r, Type::Prim(PrimType::Bool)))
+                let r = b.let1("aeq", Exp::Soac(reduce))?;
+                drop(b);
+                l.leaf_of(r)
             },
             |_| {
                 Ok(Val::Leaf(

@@ -111,7 +111,7 @@ impl<'a> Lower<'a> {
                 for (i, q) in ps.iter().enumerate() {
                     if let Some(f) = v.field(&i.to_string()) {
                         let c = self.pat_cond(q, &f.clone())?;
-                        acc = self.binop(BinOp::LogAnd, acc, c, PrimType::Bool);
+                        acc = self.b().op2(BinOp::LogAnd, acc, c)?;
                     }
                 }
                 acc
@@ -121,7 +121,7 @@ impl<'a> Lower<'a> {
                 for (n, q) in fs {
                     if let Some(f) = v.field(n) {
                         let c = self.pat_cond(q, &f.clone())?;
-                        acc = self.binop(BinOp::LogAnd, acc, c, PrimType::Bool);
+                        acc = self.b().op2(BinOp::LogAnd, acc, c)?;
                     }
                 }
                 acc
@@ -148,7 +148,7 @@ impl<'a> Lower<'a> {
                         c = runic_prim::unop(UnOp::Neg, c);
                     }
                 }
-                self.binop(BinOp::Eq, s, SubExp::Const(c), pt)
+                self.b().op2(BinOp::Eq, s, SubExp::Const(c))?
             }
             PatKind::Constr(c, ps) => {
                 let (tag, cs) = match v {
@@ -157,16 +157,13 @@ impl<'a> Lower<'a> {
                 };
                 let k = cs.iter().position(|(n, _)| n == c).unwrap_or(0);
                 let (ts, _) = self.prim_leaf(tag, p.span)?;
-                let mut acc = self.binop(
-                    BinOp::Eq,
-                    ts,
-                    SubExp::Const(Prim::I8(k as i8)),
-                    PrimType::I8,
-                );
+                let mut acc = self
+                    .b()
+                    .op2(BinOp::Eq, ts, SubExp::Const(Prim::I8(k as i8)))?;
                 let payload = cs[k].1.clone();
                 for (q, x) in ps.iter().zip(payload) {
                     let c = self.pat_cond(q, &x)?;
-                    acc = self.binop(BinOp::LogAnd, acc, c, PrimType::Bool);
+                    acc = self.b().op2(BinOp::LogAnd, acc, c)?;
                 }
                 acc
             }

@@ -15,19 +15,11 @@ impl<'a> Lower<'a> {
             Size::Var(n) => self.lookup_size(n, env)?,
             Size::Exp(e) => {
                 let v = self.exp(e, env)?;
-                let (s, p) = self.prim_leaf(&v, e.span)?;
-                Some(self.convert_from(p, PrimType::I64, s))
+                let (s, _) = self.prim_leaf(&v, e.span)?;
+                Some(self.b().convert_to(PrimType::I64, s)?)
             }
             Size::Unknown(_) => None,
         })
-    }
-
-    pub(super) fn convert_from(&mut self, from: PrimType, to: PrimType, s: SubExp) -> SubExp {
-        if from == to {
-            s
-        } else {
-            self.convert(to, s)
-        }
     }
 
     fn lookup_size(&mut self, n: &str, env: &Env<'a>) -> R<Option<SubExp>> {
@@ -75,12 +67,10 @@ impl<'a> Lower<'a> {
                 if outer.is_empty() {
                     Val::Leaf(SubExp::Const(Prim::zero(*p)), Type::Prim(*p))
                 } else {
-                    let ty = Type::Array {
-                        elem: *p,
-                        shape: outer.to_vec(),
-                    };
-                    let s = self.basic("blank", BasicOp::Scratch(*p, outer.to_vec()), ty.clone());
-                    Val::Leaf(s, ty)
+                    let s = self
+                        .b()
+                        .let_basic("blank", BasicOp::Scratch(*p, outer.to_vec()))?;
+                    self.leaf_of(s)?
                 }
             }
             T::Array { elem, shape } => {
@@ -134,10 +124,8 @@ impl<'a> Lower<'a> {
                     out.push(if dims.is_empty() {
                         (SubExp::Const(Prim::zero(elem)), Type::Prim(elem))
                     } else {
-                        let ty = Type::Array { elem, shape: dims };
-                        let s =
-                            self.basic("blank", BasicOp::Scratch(elem, ty_shape(&ty)), ty.clone());
-                        (s, ty)
+                        let s = self.b().let_basic("blank", BasicOp::Scratch(elem, dims))?;
+                        (s.clone(), self.type_of(&s)?)
                     });
                 }
                 template.rebuild(&mut out.into_iter())
@@ -192,8 +180,8 @@ impl<'a> Lower<'a> {
                 }
                 ast::SizeExp::Exp(x) => {
                     let sv = self.exp(x, env)?;
-                    let (sz, p) = self.prim_leaf(&sv, x.span)?;
-                    let sz = self.convert_from(p, PrimType::I64, sz);
+                    let (sz, _) = self.prim_leaf(&sv, x.span)?;
+                    let sz = self.b().convert_to(PrimType::I64, sz)?;
                     // The interpreter prints the evaluated size.
                     text.push_str(&format!("[{{{k}}}]"));
                     want.push(sz);
@@ -205,15 +193,12 @@ impl<'a> Lower<'a> {
         }
         text.push_str(&runic_syntax::pretty::print_type(cur));
         let arr = self.arr_var(&s, span)?;
-        self.emit(
-            &["ok"],
-            Exp::Basic(BasicOp::ShapeCheck {
-                arr,
-                shape: want,
-                type_text: text,
-            }),
-            vec![Type::Prim(PrimType::Bool)],
-        );
+        let check = BasicOp::ShapeCheck {
+            arr,
+            shape: want,
+            type_text: text,
+        };
+        self.b().let_basic("ok", check)?;
         Ok(())
     }
 }
@@ -244,13 +229,6 @@ pub(super) fn bind_type_param<'a>(env: Env<'a>, n: &str, v: &Val<'a>, depth: usi
         stripped.push((s, t));
     }
     env.bind(&type_param_key(n), v.rebuild(&mut stripped.into_iter()))
-}
-
-fn ty_shape(t: &Type) -> Vec<SubExp> {
-    match t {
-        Type::Array { shape, .. } => shape.clone(),
-        _ => Vec::new(),
-    }
 }
 
 pub static INT8: runic_types::Type = runic_types::Type::Prim(PrimType::I8);
