@@ -8,6 +8,7 @@
 use crate::intrinsics::{arrays, outer};
 use crate::lower::{unsupported, Lower, R};
 use crate::val::Val;
+use runic_ir::traverse::binders;
 use runic_ir::*;
 use runic_syntax::Span;
 
@@ -28,9 +29,7 @@ pub fn flatmap<'a>(
     span: Span,
 ) -> R<Val<'a>> {
     let n = outer(l, xs, span)?;
-    // Pass 1: lengths (and values) of the segments; the segments' row types must not depend
-    // on the element (variables made inside the map are newer than `first_local`).
-    let first_local = l.names.len() as u32;
+    // Pass 1: lengths (and values) of the segments.
     let mut seg_template: Option<Val<'a>> = None;
     let fv = f.clone();
     let lens = l.soac_map_with(std::slice::from_ref(xs), span, |l, rows| {
@@ -53,6 +52,12 @@ pub fn flatmap<'a>(
         Some(s) => s,
         None => return unsupported("flatmap", Some(span)),
     };
+    // The segments' row types must not depend on the element: they may not name variables
+    // bound in the map's lambda (the statement just added).
+    let local = match l.frames.last().and_then(|f| f.last()).map(|s| &s.exp) {
+        Some(Exp::Soac(Soac::Map { lam, .. })) => binders(lam),
+        _ => return unsupported("flatmap", Some(span)),
+    };
     let mut rows: Vec<(PrimType, Vec<SubExp>)> = Vec::new();
     for (_, t) in l.leaves(&seg_template, span)? {
         let (elem, shape) = match t {
@@ -62,7 +67,7 @@ pub fn flatmap<'a>(
         let inner = shape[1..].to_vec();
         if inner
             .iter()
-            .any(|d| matches!(d, SubExp::Var(v) if v.0 >= first_local))
+            .any(|d| d.as_var().is_some_and(|v| local.contains(&v)))
         {
             return unsupported(
                 "flatmap segments whose rows' shape depends on the element",

@@ -41,16 +41,16 @@ impl<'a> Lower<'a> {
             result: rl.iter().map(|(s, _)| s.clone()).collect(),
         };
         let mut lam = Lambda::new(params, body, rl.iter().map(|(_, t)| t.clone()).collect());
-        let subst = crate::sizes::hoist_result_sizes(self, &mut lam)?;
-        let res = if subst.is_empty() {
-            res
-        } else {
+        let res = if crate::sizes::hoist_result_sizes(self, &mut lam)? {
+            // The template's types name the copies.
             let fixed: Vec<(SubExp, Type)> = rl
                 .into_iter()
                 .zip(&lam.ret)
                 .map(|((s, _), t)| (s, t.clone()))
                 .collect();
             res.rebuild(&mut fixed.into_iter())
+        } else {
+            res
         };
         Ok((lam, res))
     }
