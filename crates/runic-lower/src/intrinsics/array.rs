@@ -1,5 +1,4 @@
-//! Array constructors and reshaping: `iota`, `replicate`, `concat`, `flatten`, `transpose`,
-//! slices (`take`, `drop`, `split`, …), `zip` and `sized`.
+//! Array constructors and reshaping: `iota`, `replicate`, `concat`, `flatten`, slices, `zip`…
 
 use super::*;
 use crate::lower::{unsupported, Lower, R};

@@ -1,5 +1,4 @@
-//! Lowering of the prelude's intrinsics and the numeric modules' members: arities, the
-//! dispatch to each family of intrinsics (one submodule each) and the helpers they share.
+//! Intrinsics and numeric-module members: arities, dispatch to one submodule per family.
 
 use crate::lower::{unsupported, Lower, R};
 use crate::val::{Builtin, Val};

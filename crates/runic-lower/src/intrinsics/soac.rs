@@ -1,5 +1,4 @@
-//! SOACs: `map`, `reduce`, `scan`, `scatter`, `reduce_by_index`/`hist` and the intrinsics
-//! built from them (`tabulate`, `all`, `spread`, …), and the lambdas of their operators.
+//! SOAC intrinsics (`map`, `reduce`, `scan`, `scatter`, `hist`, `tabulate`, …) and their lambdas.
 
 use super::*;
 use crate::lower::{unsupported, Lower, R};

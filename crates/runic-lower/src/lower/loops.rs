@@ -1,5 +1,4 @@
-//! Loops: `for`, `for … in` and `while`, with sizes that change across iterations carried
-//! as loop parameters.
+//! Loops (`for`, `for … in`, `while`), with sizes that change across iterations as parameters.
 
 use super::*;
 use crate::val::{Env, Val};

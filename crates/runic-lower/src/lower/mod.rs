@@ -1,5 +1,4 @@
-//! The lowering context: statement frames, locations, names and top-level constants. Each
-//! submodule adds the `Lower` methods of one part of the language.
+//! The lowering context (frames, locations, names, constants); each submodule adds one part.
 //!
 //! Statements are built with `runic_ir`'s [`Builder`] ([`Lower::b`]), which types what it
 //! binds from the operands and records the types in `names`; only results whose shapes are

@@ -1,5 +1,4 @@
-//! Operators: built-in binary operators on scalars and on records and arrays (`==`), and
-//! user-defined operators.
+//! Operators: built-in ones on scalars, `==` on records and arrays, and user-defined ones.
 
 use super::*;
 use crate::val::{Env, Val};

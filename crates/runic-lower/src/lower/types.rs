@@ -1,5 +1,4 @@
-//! Sizes and types: IR types and blank values of source types, size expressions, shape
-//! checks against types written in the source.
+//! Sizes and types: blank values of source types, size expressions, shape checks.
 
 use super::*;
 use crate::val::{Env, Val};
