@@ -15,6 +15,15 @@ entry sign (x: i32) = if x < 0 then -1 else if x == 0 then 0 else 1
 
 entry for_loop (n: i32) = loop acc = 0 for i < n do acc + i
 
+-- A counter has the type of its loop's bound, also when the bound is an outer counter.
+-- ==
+-- entry: nested_counters
+-- input { 5 } output { 35 }
+-- input { 0 } output { 0 }
+
+entry nested_counters (n: i32) =
+  loop acc = 0 for i < n do loop acc = acc for j < i do acc + j * i
+
 -- ==
 -- entry: for_in
 -- input { [1f32, 2, 3, 4] } output { 10f32 24f32 }

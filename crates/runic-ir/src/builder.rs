@@ -414,6 +414,21 @@ impl<'a> Builder<'a> {
     pub fn take_stms(&mut self) -> Vec<Stm> {
         std::mem::take(&mut self.stms)
     }
+
+    // ----------------------------------------------------------------------------------
+    // Combinators added for runic-lower (issue 12).
+
+    /// `a` as a value of type `to`: `a` itself when it already has that type, else a
+    /// conversion (of a constant, folded).
+    pub fn convert_to(&mut self, to: PrimType, a: SubExp) -> TResult<SubExp> {
+        if a.as_var().is_some() && self.prim_of(&a)? == to {
+            return Ok(a);
+        }
+        Ok(self.convert(to, a))
+    }
+
+    // End of the combinators added for runic-lower.
+    // ----------------------------------------------------------------------------------
 }
 
 /// The commutative, associative binary operator `op` at scalar type `t` as a lambda
@@ -476,5 +491,20 @@ mod tests {
         assert_eq!(lam.body.stms.len(), 2);
         assert!(matches!(lam.body.stms[1].exp, Exp::If { .. }));
         assert!(b.stms().is_empty());
+    }
+
+    #[test]
+    fn convert_to_skips_conversions_to_the_same_type() {
+        let mut names = NameSource::default();
+        let mut b = Builder::new(&mut names);
+        let x = SubExp::Var(b.param("x", Type::Prim(PrimType::I64)).name);
+        assert_eq!(b.convert_to(PrimType::I64, x.clone()).unwrap(), x);
+        let y = b.convert_to(PrimType::I32, x).unwrap();
+        assert_eq!(b.prim_of(&y).unwrap(), PrimType::I32);
+        let c = b
+            .convert_to(PrimType::I64, SubExp::Const(Prim::I32(3)))
+            .unwrap();
+        assert_eq!(c, SubExp::i64(3));
+        assert_eq!(b.stms().len(), 1);
     }
 }

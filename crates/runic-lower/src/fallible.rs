@@ -2,39 +2,24 @@
 //! an entry point only when they cannot fail: the interpreter computes a constant when it is
 //! first used, so an unused (or not-yet-used) failing constant must not fail early.
 
+use runic_ir::traverse::any_exp;
 use runic_ir::*;
 
 /// True if running these statements may raise a run-time error (conservative).
 pub fn can_fail(stms: &[Stm]) -> bool {
-    stms.iter().any(|s| exp_can_fail(&s.exp))
+    any_exp(stms, fails_itself)
 }
 
-fn body_can_fail(b: &Body) -> bool {
-    can_fail(&b.stms)
-}
-
-fn lambda_can_fail(l: &Lambda) -> bool {
-    body_can_fail(&l.body)
-}
-
-fn exp_can_fail(e: &Exp) -> bool {
+/// Whether evaluating `e` may fail, not counting the bodies and lambdas nested in it (which
+/// the traversal visits on its own).
+fn fails_itself(e: &Exp) -> bool {
     match e {
         Exp::Basic(op) => basic_can_fail(op),
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => body_can_fail(then_body) || body_can_fail(else_body),
         // A loop's bound may be negative only for `for`; its body decides the rest.
-        Exp::Loop { body, .. } => body_can_fail(body),
-        Exp::Soac(s) => match s {
-            Soac::Map { lam, .. } => lambda_can_fail(lam),
-            Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
-                pre.as_ref().is_some_and(lambda_can_fail) || lambda_can_fail(lam)
-            }
-            // Length mismatches of indices and values fail.
-            Soac::Hist { .. } | Soac::Scatter { .. } => true,
-        },
+        Exp::If { .. } | Exp::Loop { .. } => false,
+        // Length mismatches of indices and values fail.
+        Exp::Soac(Soac::Hist { .. } | Soac::Scatter { .. }) => true,
+        Exp::Soac(Soac::Map { .. } | Soac::Reduce { .. } | Soac::Scan { .. }) => false,
         Exp::Apply { .. }
         | Exp::WithAcc { .. }
         | Exp::Jvp { .. }

@@ -9,7 +9,6 @@
 //! source location and the call sites they were inlined through.
 
 mod fallible;
-mod flatmap;
 mod intrinsics;
 mod lower;
 mod sizes;
@@ -36,6 +35,16 @@ impl std::fmt::Display for LowerError {
 }
 
 impl std::error::Error for LowerError {}
+
+/// IR the lowering built whose types cannot be inferred: a bug in the lowering.
+impl From<TypeError> for LowerError {
+    fn from(e: TypeError) -> Self {
+        LowerError {
+            message: format!("internal error in the ir backend's lowering: {e}"),
+            span: None,
+        }
+    }
+}
 
 /// Lower a checked program. Without the source map, assertion messages quote the
 /// condition pretty-printed rather than as written: prefer [`lower_with_sources`].
@@ -97,19 +106,19 @@ fn lower_entry<'a>(
         let name = l.names.fresh(p.name.as_deref().unwrap_or("arg"));
         let mut shape = Vec::new();
         for (k, s) in dims.iter().enumerate() {
-            let d = l.basic("d", BasicOp::ArraySize(name, k), Type::Prim(PrimType::I64));
+            let d = l.b().array_size(name, k);
             match s {
                 runic_types::Size::Var(n) => match env.lookup(n) {
                     Some(Val::Leaf(prev, _)) => {
                         let prev = prev.clone();
-                        let c = l.binop(BinOp::Eq, prev, d.clone(), PrimType::I64);
-                        l.assert(c, "entry point arguments have invalid sizes.");
+                        let c = l.b().op2(BinOp::Eq, prev, d.clone())?;
+                        l.assert(c, "entry point arguments have invalid sizes.")?;
                     }
-                    _ => env = env.bind(n, Val::Leaf(d.clone(), Type::Prim(PrimType::I64))),
+                    _ => env = env.bind(n, l.leaf_of(d.clone())?),
                 },
                 runic_types::Size::Const(k) => {
-                    let c = l.binop(BinOp::Eq, SubExp::i64(*k), d.clone(), PrimType::I64);
-                    l.assert(c, "entry point arguments have invalid sizes.");
+                    let c = l.b().op2(BinOp::Eq, SubExp::i64(*k), d.clone())?;
+                    l.assert(c, "entry point arguments have invalid sizes.")?;
                 }
                 _ => {}
             }
@@ -120,7 +129,7 @@ fn lower_entry<'a>(
         } else {
             Type::Array { elem, shape }
         };
-        l.var_types.insert(name, ty.clone());
+        l.names.set_type(name, ty.clone());
         param_types.push(p.ty.to_string());
         params.push(Param {
             name,

@@ -6,13 +6,15 @@
 //! cannot fail, its computation is copied out in front of the statement and the result
 //! types name the copy.
 
-use crate::lower::Lower;
+use crate::lower::{Lower, R};
+use runic_ir::traverse::{type_mut, uses, walk_exp_mut, Substitute};
 use runic_ir::*;
 use std::collections::HashMap;
 
 /// Copy out the computations of `lam`'s result sizes where possible and rename them in
-/// `lam.ret`; returns the renaming (empty if nothing was local).
-pub fn hoist_result_sizes(l: &mut Lower<'_>, lam: &mut Lambda) -> HashMap<VName, VName> {
+/// `lam.ret`; returns whether any size was copied out.
+pub fn hoist_result_sizes(l: &mut Lower<'_>, lam: &mut Lambda) -> R<bool> {
+    // The top-level statement binding each variable of the body.
     let defs: HashMap<VName, usize> = lam
         .body
         .stms
@@ -22,53 +24,31 @@ pub fn hoist_result_sizes(l: &mut Lower<'_>, lam: &mut Lambda) -> HashMap<VName,
         .collect();
     let params: Vec<VName> = lam.params.iter().map(|p| p.name).collect();
     let mut wanted: Vec<usize> = Vec::new();
-    let mut ok_vars: Vec<VName> = Vec::new();
-    for t in &lam.ret {
-        if let Type::Array { shape, .. } = t {
-            for d in shape {
-                if let SubExp::Var(v) = d {
-                    if defs.contains_key(v) {
-                        let mut need = Vec::new();
-                        if closure(*v, &lam.body.stms, &defs, &params, &mut need) {
-                            wanted.extend(need);
-                            ok_vars.push(*v);
-                        }
-                    }
-                }
-            }
+    for v in lam.ret.iter().flat_map(uses) {
+        let mut need = Vec::new();
+        if defs.contains_key(&v) && closure(v, &lam.body.stms, &defs, &params, &mut need) {
+            wanted.extend(need);
         }
     }
-    let mut subst: HashMap<VName, VName> = HashMap::new();
-    if ok_vars.is_empty() {
-        return subst;
+    if wanted.is_empty() {
+        return Ok(false);
     }
     wanted.sort_unstable();
     wanted.dedup();
+    let mut subst: HashMap<VName, SubExp> = HashMap::new();
     for i in wanted {
         let stm = &lam.body.stms[i];
-        let (op, p) = match (&stm.exp, stm.pat.as_slice()) {
-            (Exp::Basic(op), [p]) => (rename_op(op, &subst), p.clone()),
-            _ => continue,
-        };
-        let fresh = l.emit(
-            &[l.names.hint(p.name).to_string().as_str()],
-            Exp::Basic(op),
-            vec![p.ty],
-        );
-        subst.insert(p.name, fresh[0]);
+        let mut exp = stm.exp.clone();
+        walk_exp_mut(&mut Substitute(&subst), &mut exp);
+        let v = stm.pat[0].name;
+        let hint = l.names.hint(v).to_string();
+        let copy = l.b().let_exp(&hint, exp)?[0];
+        subst.insert(v, SubExp::Var(copy));
     }
     for t in lam.ret.iter_mut() {
-        if let Type::Array { shape, .. } = t {
-            for d in shape.iter_mut() {
-                if let SubExp::Var(v) = d {
-                    if let Some(n) = subst.get(v) {
-                        *d = SubExp::Var(*n);
-                    }
-                }
-            }
-        }
+        type_mut(&mut Substitute(&subst), t);
     }
-    subst
+    Ok(true)
 }
 
 /// Whether `v` is computed from outer variables only by scalar operations that cannot fail;
@@ -89,40 +69,17 @@ fn closure(
     if need.contains(&i) {
         return true;
     }
-    let op = match &stms[i].exp {
+    match &stms[i].exp {
         Exp::Basic(
             op @ (BasicOp::BinOp(..)
             | BasicOp::UnOp(..)
             | BasicOp::Convert(..)
             | BasicOp::SubExp(_)),
-        ) if stms[i].pat.len() == 1 && !crate::fallible::basic_can_fail(op) => op,
+        ) if stms[i].pat.len() == 1 && !crate::fallible::basic_can_fail(op) => {}
         _ => return false,
-    };
+    }
     need.push(i);
-    operands(op)
+    uses(&stms[i].exp)
         .into_iter()
         .all(|u| closure(u, stms, defs, params, need))
-}
-
-fn operands(op: &BasicOp) -> Vec<VName> {
-    let subs: Vec<&SubExp> = match op {
-        BasicOp::BinOp(_, a, b) => vec![a, b],
-        BasicOp::UnOp(_, a) | BasicOp::Convert(_, a) | BasicOp::SubExp(a) => vec![a],
-        _ => vec![],
-    };
-    subs.into_iter().filter_map(SubExp::as_var).collect()
-}
-
-fn rename_op(op: &BasicOp, subst: &HashMap<VName, VName>) -> BasicOp {
-    let r = |s: &SubExp| match s {
-        SubExp::Var(v) => SubExp::Var(*subst.get(v).unwrap_or(v)),
-        c => c.clone(),
-    };
-    match op {
-        BasicOp::BinOp(o, a, b) => BasicOp::BinOp(*o, r(a), r(b)),
-        BasicOp::UnOp(o, a) => BasicOp::UnOp(*o, r(a)),
-        BasicOp::Convert(t, a) => BasicOp::Convert(*t, r(a)),
-        BasicOp::SubExp(a) => BasicOp::SubExp(r(a)),
-        other => other.clone(),
-    }
 }

@@ -5,19 +5,12 @@
 //! the interpreter's order; then, once the total length is known, a sequential loop that
 //! recomputes each segment (`f` is pure) and writes its rows at its offset in place.
 
-use crate::intrinsics::{arrays, leaf, outer};
+use crate::intrinsics::{arrays, outer};
 use crate::lower::{unsupported, Lower, R};
 use crate::val::Val;
+use runic_ir::traverse::binders;
 use runic_ir::*;
 use runic_syntax::Span;
-
-fn i64_ty() -> Type {
-    Type::Prim(PrimType::I64)
-}
-
-fn arr_ty(elem: PrimType, shape: Vec<SubExp>) -> Type {
-    Type::Array { elem, shape }
-}
 
 /// The segment part of `f`'s result.
 fn segment<'a>(r: &Val<'a>, with_values: bool) -> Option<Val<'a>> {
@@ -36,9 +29,7 @@ pub fn flatmap<'a>(
     span: Span,
 ) -> R<Val<'a>> {
     let n = outer(l, xs, span)?;
-    // Pass 1: lengths (and values) of the segments; the segments' row types must not depend
-    // on the element (variables made inside the map are newer than `first_local`).
-    let first_local = l.names.len() as u32;
+    // Pass 1: lengths (and values) of the segments.
     let mut seg_template: Option<Val<'a>> = None;
     let fv = f.clone();
     let lens = l.soac_map_with(std::slice::from_ref(xs), span, |l, rows| {
@@ -49,16 +40,23 @@ pub fn flatmap<'a>(
         };
         let k = outer(l, &seg, span)?;
         seg_template = Some(seg);
+        let k = l.leaf_of(k)?;
         Ok(if with_values {
             let c = r.field("1").cloned().unwrap_or(Val::unit());
-            Val::Rec(vec![("0".into(), leaf(k, i64_ty())), ("1".into(), c)])
+            Val::Rec(vec![("0".into(), k), ("1".into(), c)])
         } else {
-            leaf(k, i64_ty())
+            k
         })
     })?;
     let seg_template = match seg_template {
         Some(s) => s,
         None => return unsupported("flatmap", Some(span)),
+    };
+    // The segments' row types must not depend on the element: they may not name variables
+    // bound in the map's lambda (the statement just added).
+    let local = match l.frames.last().and_then(|f| f.last()).map(|s| &s.exp) {
+        Some(Exp::Soac(Soac::Map { lam, .. })) => binders(lam),
+        _ => return unsupported("flatmap", Some(span)),
     };
     let mut rows: Vec<(PrimType, Vec<SubExp>)> = Vec::new();
     for (_, t) in l.leaves(&seg_template, span)? {
@@ -69,7 +67,7 @@ pub fn flatmap<'a>(
         let inner = shape[1..].to_vec();
         if inner
             .iter()
-            .any(|d| matches!(d, SubExp::Var(v) if v.0 >= first_local))
+            .any(|d| d.as_var().is_some_and(|v| local.contains(&v)))
         {
             return unsupported(
                 "flatmap segments whose rows' shape depends on the element",
@@ -87,45 +85,39 @@ pub fn flatmap<'a>(
         (lens, None)
     };
     let sizes_v = arrays(l, &sizes, span)?[0];
-    let n_ty = arr_ty(PrimType::I64, vec![n.clone()]);
     // Offsets: inclusive prefix sums minus the sizes; m is the last inclusive sum.
-    let add = runic_ir::builder::binop_lambda(&mut l.names, BinOp::Add, PrimType::I64);
-    for p in &add.params {
-        l.var_types.insert(p.name, p.ty.clone());
-    }
-    let incl = l.emit1(
-        "incl",
-        Exp::Soac(Soac::Scan {
+    let incl = {
+        let mut b = l.b();
+        let add = b.binop_lam(BinOp::Add, PrimType::I64);
+        let scan = Soac::Scan {
             w: n.clone(),
             arrs: vec![sizes_v],
             pre: None,
             lam: add,
             neutral: vec![SubExp::i64(0)],
-        }),
-        n_ty.clone(),
-    );
-    let incl_v = l.arr_var(&incl, span)?;
-    let incl_val = leaf(incl.clone(), n_ty.clone());
+        };
+        b.let_exp("incl", Exp::Soac(scan))?[0]
+    };
+    let incl_val = l.leaf_of(SubExp::Var(incl))?;
     let offsets = l.soac_map_with(&[incl_val, sizes.clone()], span, |l, v| {
         let (a, _) = l.prim_leaf(&v[0], span)?;
         let (b, _) = l.prim_leaf(&v[1], span)?;
-        Ok(leaf(l.sub64(a, b), i64_ty()))
+        let d = l.b().sub_i64(a, b);
+        l.leaf_of(d)
     })?;
     let offsets_v = arrays(l, &offsets, span)?[0];
-    let empty = l.binop(BinOp::Eq, n.clone(), SubExp::i64(0), PrimType::I64);
+    let empty = l.b().op2(BinOp::Eq, n.clone(), SubExp::i64(0))?;
     let nn = n.clone();
     let m = l.if_val(
         empty,
         span,
-        |_| Ok(leaf(SubExp::i64(0), i64_ty())),
+        |l| l.leaf_of(SubExp::i64(0)),
         |l| {
-            let last = l.sub64(nn, SubExp::i64(1));
-            let r = l.basic(
-                "m",
-                BasicOp::Index(incl_v, vec![DimIndex::Fix(last)]),
-                i64_ty(),
-            );
-            Ok(leaf(r, i64_ty()))
+            let last = l.b().sub_i64(nn, SubExp::i64(1));
+            let r = l
+                .b()
+                .let_basic("m", BasicOp::Index(incl, vec![DimIndex::Fix(last)]))?;
+            l.leaf_of(r)
         },
     )?;
     let (m, _) = l.prim_leaf(&m, span)?;
@@ -133,59 +125,37 @@ pub fn flatmap<'a>(
     let heads = l.soac_map_with(&[sizes.clone(), offsets.clone()], span, |l, v| {
         let (k, _) = l.prim_leaf(&v[0], span)?;
         let (o, _) = l.prim_leaf(&v[1], span)?;
-        let some = l.binop(BinOp::Lt, SubExp::i64(0), k, PrimType::I64);
-        let r = l.if_val(
-            some,
-            span,
-            |_| Ok(leaf(o, i64_ty())),
-            |_| Ok(leaf(SubExp::i64(-1), i64_ty())),
-        )?;
-        Ok(r)
+        let some = l.b().op2(BinOp::Lt, SubExp::i64(0), k)?;
+        l.if_val(some, span, |l| l.leaf_of(o), |l| l.leaf_of(SubExp::i64(-1)))
     })?;
     let heads_v = arrays(l, &heads, span)?[0];
-    let bool_m = arr_ty(PrimType::Bool, vec![m.clone()]);
-    let falses = l.basic(
-        "falses",
-        BasicOp::Replicate(vec![m.clone()], SubExp::Const(Prim::Bool(false))),
-        bool_m.clone(),
-    );
-    let trues = l.basic(
-        "trues",
-        BasicOp::Replicate(vec![n.clone()], SubExp::Const(Prim::Bool(true))),
-        arr_ty(PrimType::Bool, vec![n.clone()]),
-    );
-    let flags = l.emit1(
-        "flags",
-        Exp::Soac(Soac::Scatter {
+    let flags = {
+        let mut b = l.b();
+        let all = |n: &SubExp, v| BasicOp::Replicate(vec![n.clone()], SubExp::Const(Prim::Bool(v)));
+        let falses = b.let_exp("falses", Exp::Basic(all(&m, false)))?[0];
+        let trues = b.let_exp("trues", Exp::Basic(all(&n, true)))?[0];
+        let scatter = Soac::Scatter {
             w: n.clone(),
-            dests: vec![l.arr_var(&falses, span)?],
+            dests: vec![falses],
             is: vec![heads_v],
-            vals: vec![l.arr_var(&trues, span)?],
-        }),
-        bool_m,
-    );
+            vals: vec![trues],
+        };
+        b.let1("flags", Exp::Soac(scatter))?
+    };
     // Pass 2: write every segment's rows at its offset.
     let mut params = Vec::new();
-    let mut data_types = Vec::new();
     for (elem, inner) in &rows {
         let mut shape = vec![m.clone()];
         shape.extend(inner.iter().cloned());
-        let ty = arr_ty(*elem, shape.clone());
-        let init = l.basic("data", BasicOp::Scratch(*elem, shape), ty.clone());
-        let p = Param {
-            name: l.names.fresh("acc"),
-            ty: ty.clone(),
-        };
-        l.var_types.insert(p.name, ty.clone());
+        let init = l.b().let_basic("data", BasicOp::Scratch(*elem, shape))?;
+        let ty = l.type_of(&init)?;
+        let p = l.b().param("acc", ty);
         params.push((p, init));
-        data_types.push(ty);
     }
-    let i = l.names.fresh("i");
-    l.var_types.insert(i, i64_ty());
+    let i = l.names.fresh_typed("i", Type::Prim(PrimType::I64));
     let f = f.clone();
     let xs2 = xs.clone();
-    let accs: Vec<VName> = params.iter().map(|(p, _)| p.name).collect();
-    let types2 = data_types.clone();
+    let accs: Vec<Param> = params.iter().map(|(p, _)| p.clone()).collect();
     let (stms, result) = l.nested(|l| {
         let row = l.index_val(&xs2, &[DimIndex::Fix(SubExp::Var(i))], span)?;
         let r = l.apply_many(f, vec![row], span)?;
@@ -194,74 +164,47 @@ pub fn flatmap<'a>(
             None => return unsupported("flatmap whose function returns no pair", Some(span)),
         };
         let k = outer(l, &seg, span)?;
-        let off = l.basic(
-            "off",
-            BasicOp::Index(offsets_v, vec![DimIndex::Fix(SubExp::Var(i))]),
-            i64_ty(),
-        );
+        let off = BasicOp::Index(offsets_v, vec![DimIndex::Fix(SubExp::Var(i))]);
+        let off = l.b().let_basic("off", off)?;
         let seg_leaves = l.leaves(&seg, span)?;
-        let j = l.names.fresh("j");
-        l.var_types.insert(j, i64_ty());
+        let j = l.names.fresh_typed("j", Type::Prim(PrimType::I64));
         let mut inner_params = Vec::new();
-        for (acc, ty) in accs.iter().zip(&types2) {
-            let p = Param {
-                name: l.names.fresh("acc"),
-                ty: ty.clone(),
-            };
-            l.var_types.insert(p.name, ty.clone());
-            inner_params.push((p, SubExp::Var(*acc)));
+        for acc in &accs {
+            let p = l.b().param("acc", acc.ty.clone());
+            inner_params.push((p, SubExp::Var(acc.name)));
         }
         let (istms, ires) = l.nested(|l| {
-            let at = l.binop(BinOp::Add, off.clone(), SubExp::Var(j), PrimType::I64);
+            let at = l.b().add_i64(off.clone(), SubExp::Var(j));
             let mut out = Vec::new();
-            for ((s, t), (p, _)) in seg_leaves.iter().zip(&inner_params) {
+            for ((s, _), (p, _)) in seg_leaves.iter().zip(&inner_params) {
                 let sv = l.arr_var(s, span)?;
-                let rt = t.row();
-                let x = l.basic(
-                    "x",
-                    BasicOp::Index(sv, vec![DimIndex::Fix(SubExp::Var(j))]),
-                    rt,
-                );
-                let u = l.basic(
-                    "upd",
-                    BasicOp::Update(p.name, vec![DimIndex::Fix(at.clone())], x),
-                    p.ty.clone(),
-                );
-                out.push(u);
+                let x = BasicOp::Index(sv, vec![DimIndex::Fix(SubExp::Var(j))]);
+                let x = l.b().let_basic("x", x)?;
+                let u = BasicOp::Update(p.name, vec![DimIndex::Fix(at.clone())], x);
+                out.push(l.b().let_basic("upd", u)?);
             }
             Ok(out)
         })?;
-        let outs = l.emit(
-            &["seg"],
-            Exp::Loop {
-                params: inner_params,
-                form: LoopForm::For { i: j, bound: k },
-                body: Body {
-                    stms: istms,
-                    result: ires,
-                },
+        let seg_loop = Exp::Loop {
+            params: inner_params,
+            form: LoopForm::For { i: j, bound: k },
+            body: Body {
+                stms: istms,
+                result: ires,
             },
-            types2.clone(),
-        );
+        };
+        let outs = l.b().let_exp("seg", seg_loop)?;
         Ok(outs.into_iter().map(SubExp::Var).collect::<Vec<_>>())
     })?;
-    let datas = l.emit(
-        &["flat"],
-        Exp::Loop {
-            params,
-            form: LoopForm::For { i, bound: n },
-            body: Body { stms, result },
-        },
-        data_types.clone(),
-    );
-    let mut data_leaves = datas.into_iter().map(SubExp::Var).zip(data_types);
-    let data = seg_template.rebuild(&mut data_leaves);
+    let flat_loop = Exp::Loop {
+        params,
+        form: LoopForm::For { i, bound: n },
+        body: Body { stms, result },
+    };
+    let data = l.let_val("flat", flat_loop, &seg_template)?;
     let mut out = vec![
         ("0".to_string(), sizes),
-        (
-            "1".to_string(),
-            leaf(flags, arr_ty(PrimType::Bool, vec![m])),
-        ),
+        ("1".to_string(), l.leaf_of(flags)?),
         ("2".to_string(), offsets),
         ("3".to_string(), data),
     ];

@@ -1,0 +1,249 @@
+//! Sizes and types: blank values of source types, size expressions, shape checks.
+
+use super::*;
+use crate::val::{Env, Val};
+use runic_ir::*;
+use runic_syntax::ast::{self, Dec};
+use runic_syntax::Span;
+use runic_types::Size;
+
+impl<'a> Lower<'a> {
+    pub fn size(&mut self, s: &'a Size, env: &Env<'a>) -> R<Option<SubExp>> {
+        Ok(match s {
+            Size::Const(k) => Some(SubExp::i64(*k)),
+            Size::Var(n) => self.lookup_size(n, env)?,
+            Size::Exp(e) => {
+                let v = self.exp(e, env)?;
+                let (s, _) = self.prim_leaf(&v, e.span)?;
+                Some(self.b().convert_to(PrimType::I64, s)?)
+            }
+            Size::Unknown(_) => None,
+        })
+    }
+
+    fn lookup_size(&mut self, n: &str, env: &Env<'a>) -> R<Option<SubExp>> {
+        if let Some(v) = env.lookup(n) {
+            return Ok(match v {
+                Val::Leaf(s, Type::Prim(_)) => Some(s.clone()),
+                _ => None,
+            });
+        }
+        if let Some(idx) = self.global(n) {
+            if let Some(Dec::Val(vb)) = self.ck.program.decs.get(idx) {
+                if vb.params.is_empty() {
+                    let v = self.constant(idx, None, env)?;
+                    if let Val::Leaf(s, _) = v {
+                        return Ok(Some(s));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Leaves' IR types of a source type, with all sizes known (else `None`).
+    pub fn ir_type_of(
+        &mut self,
+        t: &'a runic_types::Type,
+        env: &Env<'a>,
+        span: Span,
+    ) -> R<Val<'a>> {
+        self.blank(t, &[], env, span)
+    }
+
+    /// A value of type `t` (with outer dimensions `outer`) with unspecified contents: used for
+    /// empty arrays and for the payloads of the constructors a sum value does not hold.
+    pub fn blank(
+        &mut self,
+        t: &'a runic_types::Type,
+        outer: &[SubExp],
+        env: &Env<'a>,
+        span: Span,
+    ) -> R<Val<'a>> {
+        use runic_types::Type as T;
+        Ok(match t {
+            T::Prim(p) => {
+                if outer.is_empty() {
+                    Val::Leaf(SubExp::Const(Prim::zero(*p)), Type::Prim(*p))
+                } else {
+                    let s = self
+                        .b()
+                        .let_basic("blank", BasicOp::Scratch(*p, outer.to_vec()))?;
+                    self.leaf_of(s)?
+                }
+            }
+            T::Array { elem, shape } => {
+                let mut dims = outer.to_vec();
+                for s in shape {
+                    dims.push(self.size(s, env)?.unwrap_or(SubExp::i64(0)));
+                }
+                self.blank(elem, &dims, env, span)?
+            }
+            T::Record(fs) => {
+                let mut out = Vec::new();
+                for (n, ft) in fs {
+                    out.push((n.clone(), self.blank(ft, outer, env, span)?));
+                }
+                Val::Rec(out)
+            }
+            T::Sum(cs) => {
+                let tag = self.blank(&INT8, outer, env, span)?;
+                let mut out = Vec::new();
+                for (n, ts) in cs {
+                    let mut vs = Vec::new();
+                    for t in ts {
+                        vs.push(self.blank(t, outer, env, span)?);
+                    }
+                    out.push((n.clone(), vs));
+                }
+                Val::Sum(Box::new(tag), out)
+            }
+            T::Arrow { .. } => return unsupported("a function-typed blank value", Some(span)),
+            T::Param(n) => {
+                let template = match env.lookup(&type_param_key(n)) {
+                    Some(v) => v.clone(),
+                    None => {
+                        return unsupported(
+                            &format!("a value of polymorphic type '{n}' built from its type"),
+                            Some(span),
+                        )
+                    }
+                };
+                let mut out = Vec::new();
+                for (_, ty) in self.leaves(&template, span)? {
+                    let (elem, inner) = match ty {
+                        Type::Prim(p) => (p, Vec::new()),
+                        Type::Array { elem, shape } => (elem, shape),
+                        Type::Acc { .. } => {
+                            return unsupported("a blank accumulator", Some(span));
+                        }
+                    };
+                    let mut dims = outer.to_vec();
+                    dims.extend(inner);
+                    out.push(if dims.is_empty() {
+                        (SubExp::Const(Prim::zero(elem)), Type::Prim(elem))
+                    } else {
+                        let s = self.b().let_basic("blank", BasicOp::Scratch(elem, dims))?;
+                        (s.clone(), self.type_of(&s)?)
+                    });
+                }
+                template.rebuild(&mut out.into_iter())
+            }
+        })
+    }
+
+    pub fn exp_type(&self, e: &'a ast::Exp) -> R<&'a runic_types::Type> {
+        self.ck.info.exp_types.get(&e.id).map_or_else(
+            || unsupported("an expression without a recorded type", Some(e.span)),
+            Ok,
+        )
+    }
+
+    /// A check that an array value has the shape of a type written in the source.
+    pub(super) fn check_shape(
+        &mut self,
+        v: &Val<'a>,
+        t: &'a ast::TypeExp,
+        env: &Env<'a>,
+        span: Span,
+    ) -> R<()> {
+        let (mut dims, mut cur) = (Vec::new(), t);
+        loop {
+            match cur {
+                ast::TypeExp::Array(s, inner, _) => {
+                    dims.push(s);
+                    cur = inner;
+                }
+                ast::TypeExp::Unique(inner, _) => cur = inner,
+                _ => break,
+            }
+        }
+        if dims.is_empty() {
+            return Ok(());
+        }
+        let (s, ty) = match v {
+            Val::Leaf(s, ty @ Type::Array { .. }) => (s.clone(), ty.clone()),
+            _ => return Ok(()),
+        };
+        let have = match &ty {
+            Type::Array { shape, .. } => shape.clone(),
+            _ => return Ok(()),
+        };
+        let mut want = Vec::new();
+        let mut text = String::new();
+        for (k, d) in dims.iter().enumerate() {
+            match d {
+                ast::SizeExp::Anon(_) => {
+                    want.push(have.get(k).cloned().unwrap_or(SubExp::i64(0)));
+                    text.push_str("[]");
+                }
+                ast::SizeExp::Exp(x) => {
+                    let sv = self.exp(x, env)?;
+                    let (sz, _) = self.prim_leaf(&sv, x.span)?;
+                    let sz = self.b().convert_to(PrimType::I64, sz)?;
+                    // The interpreter prints the evaluated size.
+                    text.push_str(&format!("[{{{k}}}]"));
+                    want.push(sz);
+                }
+            }
+        }
+        if want.iter().zip(&have).all(|(a, b)| a == b) {
+            return Ok(());
+        }
+        text.push_str(&runic_syntax::pretty::print_type(cur));
+        let arr = self.arr_var(&s, span)?;
+        let check = BasicOp::ShapeCheck {
+            arr,
+            shape: want,
+            type_text: text,
+        };
+        self.b().let_basic("ok", check)?;
+        Ok(())
+    }
+}
+
+/// The environment key under which a type parameter's instance is recorded (a quote cannot
+/// start a value name, so it never shadows one).
+fn type_param_key(n: &str) -> String {
+    format!("'{n}")
+}
+
+/// Record what type parameter `n` stands for at an application: the structure of `v` with
+/// `depth` outer dimensions removed (a value of that type, used as a template by `blank`).
+pub(super) fn bind_type_param<'a>(env: Env<'a>, n: &str, v: &Val<'a>, depth: usize) -> Env<'a> {
+    let Some(leaves) = v.leaves() else {
+        return env;
+    };
+    let mut stripped = Vec::new();
+    for (s, t) in leaves {
+        let t = match t {
+            Type::Array { elem, shape } if shape.len() > depth => Type::Array {
+                elem,
+                shape: shape[depth..].to_vec(),
+            },
+            Type::Array { elem, shape } if shape.len() == depth => Type::Prim(elem),
+            Type::Prim(p) if depth == 0 => Type::Prim(p),
+            _ => return env,
+        };
+        stripped.push((s, t));
+    }
+    env.bind(&type_param_key(n), v.rebuild(&mut stripped.into_iter()))
+}
+
+pub static INT8: runic_types::Type = runic_types::Type::Prim(PrimType::I8);
+
+/// `[2][3]` for a shape of constants; a variable at position `k` prints as the placeholder
+/// `[{k}]` that `ShapeCheck` fills with its run-time value.
+pub struct ShapeText<'s>(pub &'s [SubExp]);
+
+impl std::fmt::Display for ShapeText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (k, d) in self.0.iter().enumerate() {
+            match d {
+                SubExp::Const(c) => write!(f, "[{}]", c.plain())?,
+                SubExp::Var(_) => write!(f, "[{{{k}}}]")?,
+            }
+        }
+        Ok(())
+    }
+}
