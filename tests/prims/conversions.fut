@@ -40,3 +40,14 @@ entry shorthand (i: i32) (x: f64) = (r32 i, t64 x, r64 i)
 -- input { 1e300 } output { f32.inf }
 
 entry f32_of_f64 (x: f64) = f32.f64 x
+
+-- `from_fraction n d` is `n / d` in the module's type, each operand rounded from i64.
+-- Expected values computed with Python's struct rounding to f32/f16.
+-- ==
+-- entry: fractions
+-- input { 1i64 3i64 9007199254740993i64 -7i64 }
+-- output { 0.33333334f32 0.3333333333333333f64 3.0023998e15f32 -3.5f16 -f32.inf }
+
+entry fractions (a: i64) (b: i64) (big: i64) (neg: i64) =
+  (f32.from_fraction a b, f64.from_fraction a b, f32.from_fraction big b,
+   f16.from_fraction neg 2, f32.from_fraction neg 0)

@@ -144,8 +144,7 @@ fn bench_file(
         return Ok(false);
     }
     let loaded = driver::load_text(&shown, &text)?;
-    let mut exec =
-        Executor::new(&s.backend, &loaded).map_err(|m| CliError::user(format!("Error: {m}")))?;
+    let mut exec = Executor::new(&s.backend, &loaded).map_err(CliError::user)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let origin = Origin { path: &shown, dir };
     let mut failed = false;

@@ -39,8 +39,7 @@ pub fn run(args: &RunArgs) -> CliResult {
             .map_err(|e| CliError::user(format!("Error: cannot read standard input: {e}")))?;
         read_arguments(&bytes, entry)?
     };
-    let mut exec =
-        Executor::new(&args.backend, &loaded).map_err(|m| CliError::user(format!("Error: {m}")))?;
+    let mut exec = Executor::new(&args.backend, &loaded).map_err(CliError::user)?;
     let results = exec
         .call(&entry.name, inputs, None)
         .map_err(|e| CliError::user(e.text()))?;

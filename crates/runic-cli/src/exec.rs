@@ -45,17 +45,23 @@ enum Backend {
 }
 
 impl Executor {
+    /// The error is a complete report (it starts with `Error:` or is a rendered
+    /// diagnostic): callers print it as it is.
     pub fn new(backend: &str, loaded: &Loaded) -> Result<Executor, String> {
         let backend = match backend {
             "interp" => Backend::Interp(
                 quietly(|| Interpreter::new(loaded.checked.clone(), loaded.sources.clone()))
-                    .map_err(|m| format!("internal error (a bug in runic): {m}"))?,
+                    .map_err(|m| format!("Error: internal error (a bug in runic): {m}"))?,
             ),
             "ir" => Backend::Ir(
                 quietly(|| crate::backend_ir::executor(loaded))
-                    .map_err(|m| format!("internal error (a bug in runic): {m}"))??,
+                    .map_err(|m| format!("Error: internal error (a bug in runic): {m}"))??,
             ),
-            _ => return Err(format!("backend {backend} is not available in this build")),
+            _ => {
+                return Err(format!(
+                    "Error: backend {backend} is not available in this build"
+                ))
+            }
         };
         Ok(Executor {
             backend,

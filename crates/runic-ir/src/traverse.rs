@@ -869,5 +869,4 @@ mod tests {
         let first_use = shared.0.iter().position(|e| *e == (false, x));
         assert!(first_bind < first_use);
     }
-
 }

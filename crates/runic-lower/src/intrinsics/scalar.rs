@@ -42,10 +42,18 @@ pub(super) fn member<'a>(
         return l.leaf_of(r);
     }
     if name == "from_fraction" {
-        // The result's type is the module's, not the operands' (`i64`).
-        let op = BasicOp::BinOp(BinOp::FromFraction, ps[0].0.clone(), ps[1].0.clone());
-        let r = l.b().basic("frac", op, Type::Prim(t));
-        return Ok(leaf(r, Type::Prim(t)));
+        // `n / d` in the module's float type, each `i64` rounded through `f64` first, as
+        // the interpreter does (dividing two values of type `t` rounds like dividing them
+        // in f64 and rounding once, since f64 has more than twice their precision).
+        let mut b = l.b();
+        let mut to_t = |b: &mut Builder, x: &SubExp| {
+            let wide = b.convert(PrimType::F64, x.clone());
+            b.convert(t, wide)
+        };
+        let (n, d) = (to_t(&mut b, &ps[0].0), to_t(&mut b, &ps[1].0));
+        let r = b.op2(BinOp::Div, n, d)?;
+        drop(b);
+        return l.leaf_of(r);
     }
     if let Some(op) = member_binop(name) {
         return l.prim_binop(op, &args[0], &args[1], span);

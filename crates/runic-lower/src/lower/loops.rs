@@ -19,12 +19,10 @@ impl<'a> Lower<'a> {
     ) -> R<Val<'a>> {
         let initv = match init {
             Some(x) => self.exp(x, env)?,
-            None => match &pat.kind {
-                PatKind::Var(n) => match env.lookup(n) {
-                    Some(v) => v.clone(),
-                    None => return unsupported("loop without initial value", Some(e.span)),
-                },
-                _ => return unsupported("loop without initial value", Some(e.span)),
+            // `loop (x, i) while …`: each parameter starts as the variable of its name.
+            None => match initial_from_scope(pat, env) {
+                Some(v) => v,
+                None => return unsupported("loop without initial value", Some(e.span)),
             },
         };
         let init_leaves = self.leaves(&initv, e.span)?;
@@ -214,5 +212,29 @@ impl<'a> Lower<'a> {
         let src = self.src();
         self.b().add(Stm { pat, exp, src });
         Ok(Some(initv.rebuild(&mut out_leaves.into_iter())))
+    }
+}
+
+/// The value of a loop pattern without an initial value: every variable of the pattern
+/// names a variable in scope (tuples, records, ascriptions and attributes nest).
+fn initial_from_scope<'a>(pat: &ast::Pat, env: &Env<'a>) -> Option<Val<'a>> {
+    match &pat.kind {
+        PatKind::Var(n) => env.lookup(n).cloned(),
+        PatKind::Ascribe(p, _) | PatKind::Attr(_, p) => initial_from_scope(p, env),
+        PatKind::Tuple(ps) => ps
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Some((i.to_string(), initial_from_scope(p, env)?)))
+            .collect::<Option<_>>()
+            .map(Val::Rec),
+        PatKind::Record(fs) => {
+            let mut out: Vec<(String, Val<'a>)> = fs
+                .iter()
+                .map(|(n, p)| Some((n.clone(), initial_from_scope(p, env)?)))
+                .collect::<Option<_>>()?;
+            out.sort_by(|a, b| runic_types::ty::canonical_field_order(&a.0, &b.0));
+            Some(Val::Rec(out))
+        }
+        _ => None,
     }
 }
