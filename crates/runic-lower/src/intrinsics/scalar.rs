@@ -46,7 +46,7 @@ pub(super) fn member<'a>(
         // the interpreter does (dividing two values of type `t` rounds like dividing them
         // in f64 and rounding once, since f64 has more than twice their precision).
         let mut b = l.b();
-        let mut to_t = |b: &mut Builder, x: &SubExp| {
+        let to_t = |b: &mut Builder, x: &SubExp| {
             let wide = b.convert(PrimType::F64, x.clone());
             b.convert(t, wide)
         };
