@@ -41,6 +41,7 @@ mod vector;
 use crate::alg::IrAlg;
 use crate::error::AdError;
 use crate::scope::mentions;
+use runic_ir::traverse::{any_exp, is_ad_construct, walk_stm_mut, VisitorMut};
 use runic_ir::*;
 use runic_prim::deriv::Partial;
 use std::collections::{HashMap, HashSet};
@@ -78,8 +79,7 @@ pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
         depth: 0,
     };
     for f in prog.funs.iter_mut() {
-        let body = std::mem::take(&mut f.body);
-        f.body = e.body(body);
+        e.body(&mut f.body);
     }
     let errors = e.errors;
     (prog, errors)
@@ -95,82 +95,33 @@ struct Elim<'n> {
     depth: usize,
 }
 
-impl Elim<'_> {
-    fn body(&mut self, b: Body) -> Body {
+impl VisitorMut for Elim<'_> {
+    /// Each statement's nested bodies and lambdas first (one level deeper inside an AD
+    /// construct), then the statement itself if it is a `Jvp`.
+    fn body(&mut self, b: &mut Body) {
         let mut stms = Vec::with_capacity(b.stms.len());
-        for mut s in b.stms {
-            self.nested(&mut s.exp);
-            if matches!(s.exp, Exp::Jvp { .. }) {
-                match self.expand(s.clone()) {
-                    Ok(new) => stms.extend(new),
-                    Err(e) => {
-                        self.errors.push(e);
-                        stms.push(s);
-                    }
-                }
-            } else {
+        for mut s in std::mem::take(&mut b.stms) {
+            let ad = usize::from(is_ad_construct(&s.exp));
+            self.depth += ad;
+            walk_stm_mut(self, &mut s);
+            self.depth -= ad;
+            if !matches!(s.exp, Exp::Jvp { .. }) {
                 stms.push(s);
+                continue;
             }
-        }
-        Body {
-            stms,
-            result: b.result,
-        }
-    }
-
-    fn lambda(&mut self, l: &mut Lambda) {
-        l.body = self.body(std::mem::take(&mut l.body));
-    }
-
-    fn in_place(&mut self, b: &mut Body) {
-        *b = self.body(std::mem::take(b));
-    }
-
-    /// Eliminate the Jvps inside the bodies and lambdas of `e`.
-    fn nested(&mut self, e: &mut Exp) {
-        match e {
-            Exp::Basic(_) | Exp::Apply { .. } => {}
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                self.in_place(then_body);
-                self.in_place(else_body);
-            }
-            Exp::Loop { body, .. } => self.in_place(body),
-            Exp::Soac(s) => match s {
-                Soac::Map { lam, .. } | Soac::Hist { lam, .. } => self.lambda(lam),
-                Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
-                    if let Some(p) = pre {
-                        self.lambda(p);
-                    }
-                    self.lambda(lam);
+            match self.expand(s.clone()) {
+                Ok(new) => stms.extend(new),
+                Err(e) => {
+                    self.errors.push(e);
+                    stms.push(s);
                 }
-                Soac::Scatter { .. } => {}
-            },
-            Exp::WithAcc { inputs, lam } => {
-                for i in inputs {
-                    if let Some((l, _)) = &mut i.op {
-                        self.lambda(l);
-                    }
-                }
-                self.lambda(lam);
-            }
-            Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => {
-                self.depth += 1;
-                self.lambda(lam);
-                self.depth -= 1;
-            }
-            Exp::WithVjp { f, adj, .. } => {
-                self.depth += 1;
-                self.lambda(f);
-                self.lambda(adj);
-                self.depth -= 1;
             }
         }
+        b.stms = stms;
     }
+}
 
+impl Elim<'_> {
     /// The statements replacing one (already Jvp-free inside) `Jvp` statement.
     fn expand(&mut self, s: Stm) -> R<Vec<Stm>> {
         let Exp::Jvp {
@@ -230,7 +181,7 @@ struct Diff {
 /// Whether a body may update an array in place (then a seed that is also an argument must
 /// be copied). Conservative: any in-place operation or loop anywhere inside counts.
 fn may_consume(body: &Body) -> bool {
-    runic_ir::traverse::any_exp(body, |e| {
+    any_exp(body, |e| {
         matches!(
             e,
             Exp::Basic(BasicOp::Update(..))
@@ -239,30 +190,6 @@ fn may_consume(body: &Body) -> bool {
                 | Exp::WithAcc { .. }
         )
     })
-}
-
-/// Whether a body contains a loop (at any depth).
-fn has_loop(b: &Body) -> bool {
-    b.stms.iter().any(|s| exp_has_loop(&s.exp))
-}
-
-fn exp_has_loop(e: &Exp) -> bool {
-    let lam = |l: &Lambda| has_loop(&l.body);
-    match e {
-        Exp::Loop { .. } => true,
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => has_loop(then_body) || has_loop(else_body),
-        Exp::Soac(Soac::Map { lam: l, .. }) | Exp::Soac(Soac::Hist { lam: l, .. }) => lam(l),
-        Exp::Soac(Soac::Reduce { pre, lam: l, .. }) | Exp::Soac(Soac::Scan { pre, lam: l, .. }) => {
-            lam(l) || pre.as_ref().is_some_and(lam)
-        }
-        Exp::Soac(Soac::Scatter { .. }) | Exp::Basic(_) | Exp::Apply { .. } => false,
-        Exp::WithAcc { lam: l, .. } | Exp::Jvp { lam: l, .. } | Exp::Vjp { lam: l, .. } => lam(l),
-        Exp::WithVjp { f, adj, .. } => lam(f) || lam(adj),
-    }
 }
 
 /// `pᵢ = rᵢ` for a pattern and results (the primal results of a jvp).
@@ -489,7 +416,7 @@ impl Diff {
             Exp::Loop { params, form, body } => self.loop_(b, s.pat, s.src, params, form, body),
             Exp::Soac(_)
                 if self.seeds.is_some()
-                    && !exp_has_loop(&s.exp)
+                    && !any_exp(&s.exp, |e| matches!(e, Exp::Loop { .. }))
                     && !self.uses_acc(b.names, &s.exp) =>
             {
                 self.per_seed(b, s)
