@@ -9,6 +9,7 @@
 //! seeds ([`Diff::update_seeded_acc`]). Work and span: the primal's, times a small
 //! constant (times `k` for the updates' work in vector mode).
 
+use super::vector::seeds_outermost;
 use super::{Diff, R};
 use crate::error::AdError;
 use runic_ir::*;
@@ -22,18 +23,13 @@ impl Diff {
         &mut self,
         b: &mut Builder,
         pat: Vec<Param>,
-        src: SrcInfo,
         inputs: Vec<AccInput>,
         lam: Lambda,
     ) -> R<()> {
         let tracked =
             inputs.iter().any(|i| self.any_tracked(&i.arrays)) || self.reads_tracked(&lam);
         if !tracked {
-            b.add(Stm {
-                pat,
-                exp: Exp::WithAcc { inputs, lam },
-                src,
-            });
+            b.let_pat(pat, Exp::WithAcc { inputs, lam });
             return Ok(());
         }
         let n_acc = inputs.len();
@@ -54,83 +50,59 @@ impl Diff {
                 }),
             };
             self.seeds = seeds;
+            let shape = inp
+                .shape
+                .iter()
+                .cloned()
+                .chain(self.seeds.clone())
+                .collect();
             dinputs.push(AccInput {
-                shape: inp
-                    .shape
-                    .iter()
-                    .cloned()
-                    .chain(self.seeds.clone())
-                    .collect(),
+                shape,
                 arrays,
                 op: op?,
             });
         }
+        // \accs daccs -> body, differentiated
         let mut dparams = Vec::new();
         for p in &lam.params {
-            b.names.set_type(p.name, p.ty.clone());
             let dp = self.tangent_param(b, p);
             self.tans.insert(p.name, SubExp::Var(dp.name));
             dparams.push(dp);
         }
-        let (mut stms, res, tres) = self.sub_body(b, lam.body)?;
-        let dacc_res = tres[..n_acc]
+        let (mut body, dres) = self.sub_body(b, lam.body)?;
+        let daccs = dres[..n_acc]
             .iter()
             .map(|t| {
                 t.clone()
                     .ok_or_else(|| AdError::internal("an accumulator result lost its tangent"))
             })
             .collect::<R<Vec<_>>>()?;
-        let active: Vec<bool> = tres[n_acc..].iter().map(Option::is_some).collect();
-        let extra = self.finish_tangents(b, &mut stms, &res[n_acc..], &tres[n_acc..], &active)?;
+        let active: Vec<bool> = dres[n_acc..].iter().map(Option::is_some).collect();
+        // Results: accs, daccs, others, the others' tangents.
+        let others = [vec![false; n_acc], active.clone()].concat();
+        self.finish_tangents(b, &mut body, &dres, &others)?;
+        body.result.splice(n_acc..n_acc, daccs);
         let (acc_ret, other_ret) = lam.ret.split_at(n_acc);
         let ret = acc_ret
             .iter()
             .cloned()
             .chain(acc_ret.iter().map(|t| self.tan_ty(t)))
-            .chain(other_ret.iter().cloned())
-            .chain(
-                other_ret
-                    .iter()
-                    .zip(&active)
-                    .filter(|(_, a)| **a)
-                    .map(|(t, _)| self.tan_ty(t)),
-            )
+            .chain(self.with_tangent_types(other_ret.to_vec(), &active))
             .collect();
-        let result = res[..n_acc]
-            .iter()
-            .cloned()
-            .chain(dacc_res)
-            .chain(res[n_acc..].iter().cloned())
-            .chain(extra)
-            .collect();
-        let mut params = lam.params;
-        params.extend(dparams);
+        let params = lam.params.into_iter().chain(dparams).collect();
+        let lam = Lambda::new(params, body, ret);
         let (arr_pat, other_pat) = pat.split_at(n_arrays);
-        let mut pat2 = arr_pat.to_vec();
-        pat2.extend(self.tangent_pat(b, arr_pat, &vec![true; n_arrays]));
-        pat2.extend(other_pat.iter().cloned());
-        pat2.extend(self.tangent_pat(b, other_pat, &active));
-        let mut inputs2 = inputs;
-        inputs2.extend(dinputs);
-        b.add(Stm {
-            pat: pat2,
-            exp: Exp::WithAcc {
-                inputs: inputs2,
-                lam: Lambda {
-                    id: runic_ir::LamId::fresh(),
-                    params,
-                    body: Body { stms, result },
-                    ret,
-                },
-            },
-            src,
-        });
+        let mut pat2 = self.with_tangents(b, arr_pat.to_vec(), &vec![true; n_arrays]);
+        pat2.extend(self.with_tangents(b, other_pat.to_vec(), &active));
+        let inputs = inputs.into_iter().chain(dinputs).collect();
+        b.let_pat(pat2, Exp::WithAcc { inputs, lam });
         Ok(())
     }
 
     /// A write of tangents `dvals` at `is` to a tangent accumulator made in vector mode (its
-    /// last index is the seed): one write per seed. Accumulators are references, so the
-    /// result is the same accumulator.
+    /// last index is the seed): one write per seed,
+    /// `map (\s dv.. -> update_acc dacc (is ++ [s]) dv..) (iota k) (dvals, seeds outermost)`.
+    /// Accumulators are references, so the result is the same accumulator.
     pub(super) fn update_seeded_acc(
         &mut self,
         b: &mut Builder,
@@ -138,83 +110,54 @@ impl Diff {
         is: Vec<SubExp>,
         dvals: Vec<SubExp>,
     ) -> R<SubExp> {
-        let acc_ty = b.type_of(&SubExp::Var(dacc))?;
         let Some(k) = self.seeds.clone() else {
             return Err(AdError::internal(
                 "a seeded accumulator outside vector mode",
             ));
         };
-        let i64t = PrimType::I64;
         let range = BasicOp::Range {
             start: SubExp::i64(0),
             second: None,
             end: k.clone(),
             kind: RangeKind::UpToExclusive,
-            elem: i64t,
+            elem: PrimType::I64,
         };
-        let iota = self.bind(
-            b,
-            "seed",
-            Exp::Basic(range),
-            Type::Prim(i64t).array_of(k.clone()),
-        );
-        // Seeds innermost → outermost, so that the map's rows are one seed's values.
-        let mut arrs = vec![iota];
+        // A range's size is computed at run time: its type is given.
+        let iota_ty = Type::Prim(PrimType::I64).array_of(k.clone());
+        let iota = b.bind1("seed", Exp::Basic(range), iota_ty.clone());
+        let mut dvs = Vec::new();
         for dv in &dvals {
             let v = dv
                 .as_var()
                 .ok_or_else(|| AdError::internal("a vector tangent is a constant"))?;
-            let ty = b.type_of(dv)?;
-            let rank = ty.rank();
-            arrs.push(if rank <= 1 {
-                v
-            } else {
-                let perm = [rank - 1].into_iter().chain(0..rank - 1).collect();
-                let Type::Array { elem, shape } = &ty else {
-                    return Err(AdError::internal("a vector tangent is not an array"));
-                };
-                let outer = Type::Array {
-                    elem: *elem,
-                    shape: [shape[rank - 1].clone()]
-                        .into_iter()
-                        .chain(shape[..rank - 1].iter().cloned())
-                        .collect(),
-                };
-                self.bind(b, "dseeds", Exp::Basic(BasicOp::Rearrange(perm, v)), outer)
+            dvs.push(match b.type_of(dv)?.rank() {
+                0 | 1 => v,
+                rank => {
+                    let perm = seeds_outermost(rank - 1);
+                    b.let_exp("dseeds", Exp::Basic(BasicOp::Rearrange(perm, v)))?[0]
+                }
             });
         }
-        let mut mb = Builder::new(b.names);
-        mb.src = b.src.clone();
-        let kk = self.fresh_param(&mut mb, "seed", &Type::Prim(i64t));
-        let mut params = vec![kk.clone()];
-        let mut vals = Vec::new();
-        for arr in &arrs[1..] {
-            let row_ty = mb.type_of(&SubExp::Var(*arr))?.row();
-            let p = self.fresh_param(&mut mb, "dv", &row_ty);
-            vals.push(SubExp::Var(p.name));
-            params.push(p);
+        // One seed's index and values: rows of the arrays.
+        let seed = b.param("seed", iota_ty.row());
+        let mut params = vec![seed.clone()];
+        for dv in &dvs {
+            params.push(b.param("dv", b.type_of(&SubExp::Var(*dv))?.row()));
         }
-        let op = BasicOp::UpdateAcc {
-            acc: dacc,
-            is: is.into_iter().chain([SubExp::Var(kk.name)]).collect(),
-            vals,
-        };
-        self.bind(&mut mb, "dacc", Exp::Basic(op), acc_ty);
-        let lam = Lambda {
-            id: runic_ir::LamId::fresh(),
-            params,
-            body: Body {
-                stms: mb.take_stms(),
-                result: Vec::new(),
-            },
-            ret: Vec::new(),
-        };
-        drop(mb);
-        b.add(Stm {
-            pat: Vec::new(),
-            exp: Exp::Soac(Soac::Map { w: k, lam, arrs }),
-            src: b.src.clone(),
-        });
+        let is = is.into_iter().chain([SubExp::Var(seed.name)]).collect();
+        let vals = params[1..].iter().map(|p| SubExp::Var(p.name)).collect();
+        let lam = b.lam_over(params, |b| {
+            b.let_basic(
+                "dacc",
+                BasicOp::UpdateAcc {
+                    acc: dacc,
+                    is,
+                    vals,
+                },
+            )?;
+            Ok::<_, AdError>(vec![])
+        })?;
+        b.map("dacc", k, lam, [iota].into_iter().chain(dvs).collect())?;
         Ok(SubExp::Var(dacc))
     }
 }

@@ -23,21 +23,23 @@ impl Diff {
     /// The tangent of a basic operation binding `p` (its primal is already emitted).
     pub(super) fn basic(&mut self, b: &mut Builder, p: &Param, op: BasicOp) -> R<Option<SubExp>> {
         let r = SubExp::Var(p.name);
-        let ty = self.tan_ty(&p.ty);
-        let same = |d: &mut Self, b: &mut Builder, op: BasicOp| {
-            Some(SubExp::Var(d.bind(b, "d", Exp::Basic(op), ty.clone())))
-        };
+        // A linear operation: the same operation on the tangents.
+        let same = |b: &mut Builder, op: BasicOp| -> R<_> { Ok(Some(b.let_basic("d", op)?)) };
+        // The same, when its shape is computed at run time (a slice, a concatenation): the
+        // tangent of the primal's type.
+        let sized =
+            |d: &Self, b: &mut Builder, op: BasicOp| Some(b.basic("d", op, d.tan_ty(&p.ty)));
         Ok(match op {
             BasicOp::SubExp(a) => self.tan_opt(&a),
+            // dr = ∂r/∂x·dx + ∂r/∂y·dy
             BasicOp::BinOp(op, x, y) => {
                 let (dx, dy) = (self.tan_opt(&x), self.tan_opt(&y));
                 if dx.is_none() && dy.is_none() {
                     return Ok(None);
                 }
                 let t = prim_of(b.names, &x)?;
-                let mut alg = self.alg(b);
-                let ps = deriv::binop_partials(&mut alg, op, t, &x, &y, &r)?;
-                let rt = ty.elem().unwrap_or(t);
+                let ps = deriv::binop_partials(&mut IrAlg { b }, op, t, &x, &y, &r)?;
+                let rt = p.ty.elem().unwrap_or(t);
                 self.combine(b, rt, ps.into_iter().zip([(x, dx), (y, dy)]).collect())?
             }
             BasicOp::UnOp(op, x) => {
@@ -45,18 +47,16 @@ impl Diff {
                     return Ok(None);
                 };
                 let t = prim_of(b.names, &x)?;
-                let mut alg = self.alg(b);
-                let p = deriv::unop_partial(&mut alg, op, t, &x, &r)?;
-                let rt = ty.elem().unwrap_or(t);
-                self.combine(b, rt, vec![(p, (x, Some(dx)))])?
+                let d = deriv::unop_partial(&mut IrAlg { b }, op, t, &x, &r)?;
+                let rt = p.ty.elem().unwrap_or(t);
+                self.combine(b, rt, vec![(d, (x, Some(dx)))])?
             }
             BasicOp::Convert(to, x) => {
                 let Some(dx) = self.tan_opt(&x) else {
                     return Ok(None);
                 };
-                let from = prim_of(b.names, &x)?;
-                let p = deriv::convert_partial(from, to);
-                self.combine(b, to, vec![(p, (x, Some(dx)))])?
+                let d = deriv::convert_partial(prim_of(b.names, &x)?, to);
+                self.combine(b, to, vec![(d, (x, Some(dx)))])?
             }
             BasicOp::TernOp(op, x, y, z) => {
                 let ds = [self.tan_opt(&x), self.tan_opt(&y), self.tan_opt(&z)];
@@ -68,38 +68,37 @@ impl Diff {
                     TernOp::Fma | TernOp::Mad | TernOp::MadHi => {
                         deriv::fma_partials::<IrAlg>(&x, &y)
                     }
-                    TernOp::Lerp => {
-                        let mut alg = self.alg(b);
-                        deriv::lerp_partials(&mut alg, t, &x, &y, &z)?
-                    }
+                    TernOp::Lerp => deriv::lerp_partials(&mut IrAlg { b }, t, &x, &y, &z)?,
                     // set_bit: the reference treats it as constant.
                     TernOp::SetBit => return Ok(None),
                 };
                 let [d0, d1, d2] = ds;
                 let ops = ps.into_iter().zip([(x, d0), (y, d1), (z, d2)]).collect();
-                self.combine(b, ty.elem().unwrap_or(t), ops)?
+                self.combine(b, p.ty.elem().unwrap_or(t), ops)?
             }
+            // d(a[i]) = da[i]
             BasicOp::Index(arr, idx) => match self.tan_of_var(arr) {
-                Some(da) => same(self, b, BasicOp::Index(da, idx)),
+                Some(da) => sized(self, b, BasicOp::Index(da, idx)),
                 None => None,
             },
+            // d(a with [i] = v) = da with [i] = dv
             BasicOp::Update(arr, idx, v) => {
                 if self.tan_opt(&SubExp::Var(arr)).is_none() && self.tan_opt(&v).is_none() {
                     return Ok(None);
                 }
                 let da = self.tan_var(b, arr)?;
                 let dv = self.tan(b, &v)?;
-                same(self, b, BasicOp::Update(da, idx, dv))
+                same(b, BasicOp::Update(da, idx, dv))?
             }
             BasicOp::Replicate(shape, v) => match self.tan_opt(&v) {
-                Some(dv) => same(self, b, BasicOp::Replicate(shape, dv)),
+                Some(dv) => same(b, BasicOp::Replicate(shape, dv))?,
                 None => None,
             },
             // In vector mode the seed dimension stays innermost.
             BasicOp::Reshape { arr, mut shape } => match self.tan_of_var(arr) {
                 Some(da) => {
                     shape.extend(self.seeds.clone());
-                    same(self, b, BasicOp::Reshape { arr: da, shape })
+                    same(b, BasicOp::Reshape { arr: da, shape })?
                 }
                 None => None,
             },
@@ -108,31 +107,27 @@ impl Diff {
                     if self.seeds.is_some() {
                         perm.push(perm.len());
                     }
-                    same(self, b, BasicOp::Rearrange(perm, da))
+                    same(b, BasicOp::Rearrange(perm, da))?
                 }
                 None => None,
             },
             BasicOp::Copy(arr) => match self.tan_of_var(arr) {
-                Some(da) => same(self, b, BasicOp::Copy(da)),
+                Some(da) => same(b, BasicOp::Copy(da))?,
                 None => None,
             },
             BasicOp::Concat(dim, arrs) => {
                 if arrs.iter().all(|a| self.tan_of_var(*a).is_none()) {
                     return Ok(None);
                 }
-                let das = arrs
-                    .iter()
-                    .map(|a| self.tan_var(b, *a))
-                    .collect::<R<Vec<_>>>()?;
-                same(self, b, BasicOp::Concat(dim, das))
+                let das = self.tans_of(b, &arrs)?;
+                sized(self, b, BasicOp::Concat(dim, das))
             }
             BasicOp::ArrayLit(es, ety) => {
                 if es.iter().all(|e| self.tan_opt(e).is_none()) {
                     return Ok(None);
                 }
                 let des = es.iter().map(|e| self.tan(b, e)).collect::<R<Vec<_>>>()?;
-                let dety = self.tan_ty(&ety);
-                same(self, b, BasicOp::ArrayLit(des, dety))
+                same(b, BasicOp::ArrayLit(des, self.tan_ty(&ety)))?
             }
             // Sizes, index ranges, fresh storage and checks have zero tangents.
             BasicOp::Range { .. }
@@ -154,33 +149,33 @@ impl Diff {
                         is,
                         vals: dvals,
                     };
-                    same(self, b, op)
+                    same(b, op)?
                 }
                 None => None,
             },
         })
     }
+}
 
-    /// [`Diff::combine`] on scalar tangents.
-    pub(super) fn combine_scalar(
-        &mut self,
-        b: &mut Builder,
-        rt: PrimType,
-        parts: Vec<Contribution>,
-    ) -> R<Option<SubExp>> {
-        let mut acc: Option<SubExp> = None;
-        for (p, (x, dx)) in parts {
-            let Some(dx) = dx else { continue };
-            let in_t = prim_of(b.names, &x)?;
-            let mut alg = self.alg(b);
-            let Some(c) = deriv::push_forward(&mut alg, &p, in_t, &dx)? else {
-                continue;
-            };
-            acc = Some(match acc {
-                None => c,
-                Some(a) => alg.tadd(rt, &a, &c)?,
-            });
-        }
-        Ok(acc)
+/// `Σᵢ ∂ᵢ·dxᵢ` over the contributions with a tangent, on scalar tangents of type `rt`
+/// (each term from the derivative table's push-forward; `None` when all are zero).
+pub(super) fn push_forward_sum(
+    b: &mut Builder,
+    rt: PrimType,
+    parts: Vec<Contribution>,
+) -> R<Option<SubExp>> {
+    let mut acc: Option<SubExp> = None;
+    for (p, (x, dx)) in parts {
+        let Some(dx) = dx else { continue };
+        let in_t = prim_of(b.names, &x)?;
+        let mut alg = IrAlg { b };
+        let Some(c) = deriv::push_forward(&mut alg, &p, in_t, &dx)? else {
+            continue;
+        };
+        acc = Some(match acc {
+            None => c,
+            Some(a) => alg.tadd(rt, &a, &c)?,
+        });
     }
+    Ok(acc)
 }

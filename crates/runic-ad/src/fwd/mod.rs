@@ -38,7 +38,6 @@ mod product;
 mod reduce;
 mod vector;
 
-use crate::alg::IrAlg;
 use crate::error::AdError;
 use crate::scope::mentions;
 use runic_ir::traverse::{any_exp, is_ad_construct, walk_stm_mut, VisitorMut};
@@ -50,9 +49,6 @@ type R<T> = Result<T, AdError>;
 
 /// One operand's partial, the operand, and its tangent (if nonzero).
 type Contribution = (Partial<SubExp>, (SubExp, Option<SubExp>));
-
-/// A differentiated body: its statements, primal results, and result tangents.
-type DiffBody = (Vec<Stm>, Vec<SubExp>, Vec<Option<SubExp>>);
 
 /// Eliminate every `Jvp` of the program (innermost first). `Vjp`/`WithVjp` outside any
 /// `Jvp`, and those this pass emits for float products, are left for reverse mode.
@@ -145,7 +141,7 @@ impl Elim<'_> {
             return Err(AdError::internal("jvp pattern does not match its lambda"));
         }
         let mut b = Builder::new(self.names);
-        b.src = s.src.clone();
+        b.src = s.src;
         let mut d = Diff {
             tans: HashMap::new(),
             seeds: None,
@@ -192,30 +188,17 @@ fn may_consume(body: &Body) -> bool {
     })
 }
 
-/// `pᵢ = rᵢ` for a pattern and results (the primal results of a jvp).
-fn bind_results(b: &mut Builder, pat: &[Param], res: &[SubExp], src: &SrcInfo) {
-    for (p, r) in pat.iter().zip(res) {
-        b.add(copy_stm(
-            p.clone(),
-            Exp::Basic(BasicOp::SubExp(r.clone())),
-            src,
-        ));
-    }
-}
-
-fn copy_stm(pat: Param, exp: Exp, src: &SrcInfo) -> Stm {
-    Stm {
-        pat: vec![pat],
-        exp,
+/// `p = v`, with the source information of the `jvp` being expanded (for its results,
+/// bound after the body's statements have set the builder's).
+fn bind_to(b: &mut Builder, p: &Param, v: SubExp, src: &SrcInfo) {
+    b.add(Stm {
+        pat: vec![p.clone()],
+        exp: Exp::Basic(BasicOp::SubExp(v)),
         src: src.clone(),
-    }
+    });
 }
 
 impl Diff {
-    fn alg<'b, 'n>(&'b mut self, b: &'b mut Builder<'n>) -> IrAlg<'b, 'n> {
-        IrAlg { b }
-    }
-
     /// The type of the tangent of a value of type `ty` (see [`Diff::seeds`]). An
     /// accumulator's tangent is an accumulator (in vector mode, with the seeds as an extra
     /// index).
@@ -240,9 +223,8 @@ impl Diff {
     /// A fresh parameter for the tangent of `p`.
     fn tangent_param(&mut self, b: &mut Builder, p: &Param) -> Param {
         let hint = format!("d{}", b.names.hint(p.name));
-        let ty = self.tan_ty(&p.ty);
-        let dp = self.fresh_param(b, &hint, &ty);
-        if self.seeds.is_some() && matches!(ty, Type::Acc { .. }) {
+        let dp = b.param(&hint, self.tan_ty(&p.ty));
+        if self.seeds.is_some() && matches!(dp.ty, Type::Acc { .. }) {
             self.seeded_accs.insert(dp.name);
         }
         dp
@@ -268,24 +250,13 @@ impl Diff {
         self.tans.get(&v).and_then(SubExp::as_var)
     }
 
-    /// Bind `exp` of type `ty` to a fresh variable.
-    fn bind(&mut self, b: &mut Builder, hint: &str, exp: Exp, ty: Type) -> VName {
-        b.bind1(hint, exp, ty)
-    }
-
-    fn fresh_param(&mut self, b: &mut Builder, hint: &str, ty: &Type) -> Param {
-        b.param(hint, ty.clone())
-    }
-
     /// The zero tangent of a value of type `ty`.
     fn zero(&mut self, b: &mut Builder, ty: &Type) -> R<SubExp> {
-        let ty = self.tan_ty(ty);
-        match &ty {
-            Type::Prim(p) => Ok(SubExp::Const(Prim::zero(*p))),
+        match self.tan_ty(ty) {
+            Type::Prim(p) => Ok(SubExp::Const(Prim::zero(p))),
             Type::Array { elem, shape } => {
-                let z = SubExp::Const(Prim::zero(*elem));
-                let exp = Exp::Basic(BasicOp::Replicate(shape.clone(), z));
-                Ok(SubExp::Var(self.bind(b, "zeros", exp, ty.clone())))
+                let z = SubExp::Const(Prim::zero(elem));
+                Ok(b.let_basic("zeros", BasicOp::Replicate(shape, z))?)
             }
             Type::Acc { .. } => Err(AdError::unsupported("tangents of accumulators")),
         }
@@ -293,13 +264,8 @@ impl Diff {
 
     /// The tangent of `s`, materialised (zero when it has none).
     fn tan(&mut self, b: &mut Builder, s: &SubExp) -> R<SubExp> {
-        match self.tan_opt(s) {
-            Some(t) => Ok(t),
-            None => {
-                let ty = b.type_of(s)?;
-                self.zero(b, &ty)
-            }
-        }
+        let t = self.tan_opt(s);
+        self.materialise(b, t, s)
     }
 
     /// `tan` for an array variable.
@@ -329,18 +295,16 @@ impl Diff {
         pat: &[Param],
     ) -> R<()> {
         let src = b.src.clone();
-        self.bind_args(b, &lam.params, &args, &tangents, &lam.body, &src)?;
+        self.bind_args(b, &lam.params, &args, &tangents, &lam.body)?;
         let res = lam.body.result.clone();
         let tres = self.body(b, lam.body)?;
-        let n = res.len();
-        bind_results(b, &pat[..res.len()], &res, &src);
-        for (i, (t, r)) in tres.into_iter().zip(&res).enumerate() {
+        let (pat, dpat) = pat.split_at(res.len());
+        for (p, r) in pat.iter().zip(&res) {
+            bind_to(b, p, r.clone(), &src);
+        }
+        for ((dp, t), r) in dpat.iter().zip(tres).zip(&res) {
             let t = self.materialise(b, t, r)?;
-            b.add(copy_stm(
-                pat[n + i].clone(),
-                Exp::Basic(BasicOp::SubExp(t)),
-                &src,
-            ));
+            bind_to(b, dp, t, &src);
         }
         Ok(())
     }
@@ -355,15 +319,9 @@ impl Diff {
         args: &[SubExp],
         tangents: &[SubExp],
         body: &Body,
-        src: &SrcInfo,
     ) -> R<()> {
         for (p, a) in params.iter().zip(args) {
-            b.names.set_type(p.name, p.ty.clone());
-            b.add(copy_stm(
-                p.clone(),
-                Exp::Basic(BasicOp::SubExp(a.clone())),
-                src,
-            ));
+            b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::SubExp(a.clone())));
         }
         crate::scope::check_seed_shapes(b, args, tangents, 0)?;
         let consumes = may_consume(body);
@@ -374,7 +332,7 @@ impl Diff {
                 _ => BasicOp::SubExp(t.clone()),
             };
             let hint = format!("d{}", b.names.hint(p.name));
-            let dp = self.bind(b, &hint, Exp::Basic(op), p.ty.clone());
+            let dp = b.bind1(&hint, Exp::Basic(op), self.tan_ty(&p.ty));
             self.tans.insert(p.name, SubExp::Var(dp));
         }
         Ok(())
@@ -389,17 +347,10 @@ impl Diff {
     }
 
     fn stm(&mut self, b: &mut Builder, s: Stm) -> R<()> {
-        for p in &s.pat {
-            b.names.set_type(p.name, p.ty.clone());
-        }
         b.src = s.src.clone();
         match s.exp {
             Exp::Basic(op) => {
-                b.add(Stm {
-                    pat: s.pat.clone(),
-                    exp: Exp::Basic(op.clone()),
-                    src: s.src.clone(),
-                });
+                b.let_pat(s.pat.clone(), Exp::Basic(op.clone()));
                 if let [p] = s.pat.as_slice() {
                     if let Some(t) = self.basic(b, p, op)? {
                         self.tans.insert(p.name, t);
@@ -412,8 +363,9 @@ impl Diff {
                 then_body,
                 else_body,
                 ret,
-            } => self.if_(b, s.pat, s.src, cond, then_body, else_body, ret),
-            Exp::Loop { params, form, body } => self.loop_(b, s.pat, s.src, params, form, body),
+            } => self.if_(b, s.pat, cond, then_body, else_body, ret),
+            Exp::Loop { params, form, body } => self.loop_(b, s.pat, params, form, body),
+            // Vector mode: a SOAC without a loop inside runs per seed.
             Exp::Soac(_)
                 if self.seeds.is_some()
                     && !any_exp(&s.exp, |e| matches!(e, Exp::Loop { .. }))
@@ -421,11 +373,12 @@ impl Diff {
             {
                 self.per_seed(b, s)
             }
-            Exp::Soac(soac) => self.soac(b, s.pat, s.src, soac),
+            Exp::Soac(Soac::Map { w, lam, arrs }) => self.map(b, s.pat, w, lam, arrs),
+            Exp::Soac(soac) => self.fold(b, s.pat, soac),
             Exp::Apply { fun, .. } => Err(AdError::unsupported(format!(
                 "jvp through a call of the function {fun}"
             ))),
-            Exp::WithAcc { inputs, lam } => self.with_acc(b, s.pat, s.src, inputs, lam),
+            Exp::WithAcc { inputs, lam } => self.with_acc(b, s.pat, inputs, lam),
             Exp::Vjp { .. } | Exp::WithVjp { .. } => Err(AdError::unsupported(
                 "forward mode over reverse mode (jvp of vjp or with_vjp)",
             )),
@@ -433,34 +386,37 @@ impl Diff {
         }
     }
 
-    /// A body differentiated in a fresh builder: its statements and result tangents.
-    fn sub_body(&mut self, b: &mut Builder, body: Body) -> R<DiffBody> {
-        let mut sb = Builder::new(b.names);
-        sb.src = b.src.clone();
-        let res = body.result.clone();
-        let t = self.body(&mut sb, body)?;
-        Ok((sb.take_stms(), res, t))
+    /// A body differentiated in a nested builder, and its result tangents.
+    fn sub_body(&mut self, b: &mut Builder, body: Body) -> R<(Body, Vec<Option<SubExp>>)> {
+        let mut tans = Vec::new();
+        let body = b.body_try(|b| {
+            let res = body.result.clone();
+            tans = self.body(b, body)?;
+            Ok::<_, AdError>(res)
+        })?;
+        Ok((body, tans))
     }
 
-    /// Materialise tangents into a statement list (zeros where missing).
+    /// Append to a differentiated body the tangents of its results marked active,
+    /// materialised (zeros where missing).
     fn finish_tangents(
         &mut self,
         b: &mut Builder,
-        stms: &mut Vec<Stm>,
-        res: &[SubExp],
+        body: &mut Body,
         tans: &[Option<SubExp>],
         active: &[bool],
-    ) -> R<Vec<SubExp>> {
+    ) -> R<()> {
+        let res = body.result.clone();
         let mut sb = Builder::new(b.names);
         sb.src = b.src.clone();
-        let mut out = Vec::new();
         for ((r, t), a) in res.iter().zip(tans).zip(active) {
             if *a {
-                out.push(self.materialise(&mut sb, t.clone(), r)?);
+                let t = self.materialise(&mut sb, t.clone(), r)?;
+                body.result.push(t);
             }
         }
-        stms.extend(sb.take_stms());
-        Ok(out)
+        body.stms.extend(sb.take_stms());
+        Ok(())
     }
 
     /// Bind tangent variables for the active entries of a pattern.
@@ -476,52 +432,23 @@ impl Diff {
         out
     }
 
-    /// Differentiate a lambda whose parameters marked in `active_in` get tangent parameters
-    /// (appended after the original ones, in order). Results: the original results followed
-    /// by the tangents of those marked active in the returned mask (`force_out` forces all).
-    fn lambda(
-        &mut self,
-        b: &mut Builder,
-        lam: Lambda,
-        active_in: &[bool],
-        force_out: bool,
-    ) -> R<(Lambda, Vec<bool>)> {
-        let mut tparams = Vec::new();
-        for (p, a) in lam.params.iter().zip(active_in) {
-            b.names.set_type(p.name, p.ty.clone());
-            if *a {
-                let dp = self.tangent_param(b, p);
-                self.tans.insert(p.name, SubExp::Var(dp.name));
-                tparams.push(dp);
-            } else {
-                self.tans.remove(&p.name);
-            }
-        }
-        let (mut stms, res, tres) = self.sub_body(b, lam.body)?;
-        let active: Vec<bool> = tres.iter().map(|t| force_out || t.is_some()).collect();
-        let extra = self.finish_tangents(b, &mut stms, &res, &tres, &active)?;
-        let mut ret = lam.ret.clone();
-        ret.extend(
-            lam.ret
-                .iter()
-                .zip(&active)
-                .filter(|(_, a)| **a)
-                .map(|(t, _)| self.tan_ty(t)),
-        );
-        let mut params = lam.params;
-        params.extend(tparams);
-        Ok((
-            Lambda {
-                id: runic_ir::LamId::fresh(),
-                params,
-                body: Body {
-                    stms,
-                    result: res.into_iter().chain(extra).collect(),
-                },
-                ret,
-            },
-            active,
-        ))
+    /// `pat ++ tangent_pat(pat, active)`: a pattern with the tangents of its active
+    /// entries appended.
+    fn with_tangents(&mut self, b: &mut Builder, pat: Vec<Param>, active: &[bool]) -> Vec<Param> {
+        let dpat = self.tangent_pat(b, &pat, active);
+        pat.into_iter().chain(dpat).collect()
+    }
+
+    /// `ty ++ [tan_ty(t) | t active]`: types with the tangent types of the active ones
+    /// appended.
+    fn with_tangent_types(&self, ty: Vec<Type>, active: &[bool]) -> Vec<Type> {
+        let dty: Vec<Type> = ty
+            .iter()
+            .zip(active)
+            .filter(|(_, a)| **a)
+            .map(|(t, _)| self.tan_ty(t))
+            .collect();
+        ty.into_iter().chain(dty).collect()
     }
 
     /// Whether a lambda reads a variable that has a tangent (a free variable tracked here).
@@ -546,13 +473,5 @@ impl Diff {
 
     fn tans_of(&mut self, b: &mut Builder, vs: &[VName]) -> R<Vec<VName>> {
         vs.iter().map(|v| self.tan_var(b, *v)).collect()
-    }
-
-    fn emit_unchanged(&mut self, b: &mut Builder, pat: Vec<Param>, src: SrcInfo, soac: Soac) {
-        b.add(Stm {
-            pat,
-            exp: Exp::Soac(soac),
-            src,
-        });
     }
 }

@@ -14,10 +14,57 @@
 
 use super::{Diff, R};
 use crate::error::AdError;
-use crate::scope::{mentions, simple_binop};
+use crate::scope::mentions;
 use runic_ir::traverse::{Renamer, VisitorMut};
 use runic_ir::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+/// The parts `reduce` and `scan` share, and which of the two it is.
+#[derive(Clone)]
+pub(super) struct Fold {
+    pub(super) w: SubExp,
+    pub(super) arrs: Vec<VName>,
+    pub(super) pre: Option<Lambda>,
+    pub(super) lam: Lambda,
+    pub(super) neutral: Vec<SubExp>,
+    pub(super) kind: FoldKind,
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum FoldKind {
+    Reduce { commutative: bool },
+    Scan,
+}
+
+impl Fold {
+    pub(super) fn soac(self) -> Soac {
+        let Fold {
+            w,
+            arrs,
+            pre,
+            lam,
+            neutral,
+            kind,
+        } = self;
+        match kind {
+            FoldKind::Reduce { commutative } => Soac::Reduce {
+                w,
+                arrs,
+                pre,
+                lam,
+                neutral,
+                commutative,
+            },
+            FoldKind::Scan => Soac::Scan {
+                w,
+                arrs,
+                pre,
+                lam,
+                neutral,
+            },
+        }
+    }
+}
 
 /// The tangent half of a pair operator (see [`Diff::pair_operator`]) when it reads no
 /// primal operand — a linear operator such as `+`: parameters `dx₁..dxₘ, dy₁..dyₘ`, results
@@ -30,16 +77,14 @@ fn tangent_only(names: &mut NameSource, pair: &Lambda, m: usize) -> Option<Lambd
         .chain(&ps[2 * m..3 * m])
         .map(|p| p.name)
         .collect();
+    // The statements the tangent results depend on, and what they read.
     let results = pair.body.result[m..].to_vec();
     let mut live = HashSet::new();
     mentions(&results, &mut live);
     let mut kept = Vec::new();
     for s in pair.body.stms.iter().rev() {
         if s.pat.iter().any(|p| live.contains(&p.name)) {
-            mentions(&s.exp, &mut live);
-            for p in &s.pat {
-                mentions(&p.ty, &mut live);
-            }
+            mentions(s, &mut live);
             kept.push(s.clone());
         }
     }
@@ -47,24 +92,82 @@ fn tangent_only(names: &mut NameSource, pair: &Lambda, m: usize) -> Option<Lambd
         return None;
     }
     kept.reverse();
-    let mut lam = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params: ps[m..2 * m].iter().chain(&ps[3 * m..]).cloned().collect(),
-        body: Body {
-            stms: kept,
-            result: results,
-        },
-        ret: pair.ret[m..].to_vec(),
+    let params = ps[m..2 * m].iter().chain(&ps[3 * m..]).cloned().collect();
+    let body = Body {
+        stms: kept,
+        result: results,
     };
-    Renamer {
-        names,
-        map: HashMap::new(),
-    }
-    .lambda(&mut lam);
+    let mut lam = Lambda::new(params, body, pair.ret[m..].to_vec());
+    Renamer::new(names).lambda(&mut lam);
     Some(lam)
 }
 
 impl Diff {
+    /// `reduce`, `scan`, `reduce_by_index` and `scatter`.
+    pub(super) fn fold(&mut self, b: &mut Builder, pat: Vec<Param>, soac: Soac) -> R<()> {
+        let (f, kind) = match soac {
+            Soac::Reduce {
+                w,
+                arrs,
+                pre,
+                lam,
+                neutral,
+                commutative,
+            } => (
+                (w, arrs, pre, lam, neutral),
+                FoldKind::Reduce { commutative },
+            ),
+            Soac::Scan {
+                w,
+                arrs,
+                pre,
+                lam,
+                neutral,
+            } => ((w, arrs, pre, lam, neutral), FoldKind::Scan),
+            hist @ Soac::Hist { .. } => return self.hist(b, pat, hist),
+            Soac::Scatter { w, dests, is, vals } => {
+                return self.scatter(b, pat, w, dests, is, vals)
+            }
+            Soac::Map { .. } => return Err(AdError::internal("a map is not a fold")),
+        };
+        let (w, arrs, pre, lam, neutral) = f;
+        let f = Fold {
+            w,
+            arrs,
+            pre,
+            lam,
+            neutral,
+            kind,
+        };
+        if pat.len() == 1 && self.is_float_product(&f) {
+            let p = pat[0].clone();
+            return self.product_by_gradient(b, p, f);
+        }
+        self.reduce_or_scan(b, pat, f)
+    }
+
+    /// `scatter (d, dd) is (vs, dvs)`.
+    fn scatter(
+        &mut self,
+        b: &mut Builder,
+        pat: Vec<Param>,
+        w: SubExp,
+        dests: Vec<VName>,
+        is: Vec<VName>,
+        vals: Vec<VName>,
+    ) -> R<()> {
+        if !self.any_tracked(&dests) && !self.any_tracked(&vals) {
+            b.let_pat(pat, Exp::Soac(Soac::Scatter { w, dests, is, vals }));
+            return Ok(());
+        }
+        let dests = [dests.clone(), self.tans_of(b, &dests)?].concat();
+        let vals = [vals.clone(), self.tans_of(b, &vals)?].concat();
+        let all = vec![true; pat.len()];
+        let pat = self.with_tangents(b, pat, &all);
+        b.let_pat(pat, Exp::Soac(Soac::Scatter { w, dests, is, vals }));
+        Ok(())
+    }
+
     /// An associative operator of `m` results on (value, tangent) pairs: parameters
     /// `x₁..xₘ, dx₁..dxₘ, y₁..yₘ, dy₁..dyₘ`, results `r₁..rₘ, dr₁..drₘ`.
     pub(super) fn pair_operator(&mut self, b: &mut Builder, op: Lambda) -> R<Lambda> {
@@ -93,237 +196,127 @@ impl Diff {
         Ok(tangent_only(b.names, &pair, m))
     }
 
-    /// The forward rule shared by `reduce` and `scan` (`make` rebuilds the SOAC from its
-    /// parts). Untracked: unchanged. A linear operator (`+`): the primal SOAC plus the same
-    /// simple SOAC over the tangents. Otherwise: one SOAC of the operator differentiated on
-    /// (value, tangent) pairs, with zero tangents for the neutral elements.
-    pub(super) fn reduce_or_scan(
-        &mut self,
-        b: &mut Builder,
-        pat: Vec<Param>,
-        src: SrcInfo,
-        f: Fold,
-        make: impl Fn(Fold) -> Soac,
-    ) -> R<()> {
+    /// The forward rule shared by `reduce` and `scan`. Untracked: unchanged. A linear
+    /// operator (`+`): the primal SOAC plus the same simple SOAC over the tangents.
+    /// Otherwise: one SOAC of the operator differentiated on (value, tangent) pairs, with
+    /// zero tangents for the neutral elements.
+    pub(super) fn reduce_or_scan(&mut self, b: &mut Builder, pat: Vec<Param>, f: Fold) -> R<()> {
         let tracked = self.any_tracked(&f.arrs)
             || f.pre.as_ref().is_some_and(|p| self.reads_tracked(p))
             || self.reads_tracked(&f.lam);
         if !tracked {
-            self.emit_unchanged(b, pat, src, make(f));
+            b.let_pat(pat, Exp::Soac(f.soac()));
             return Ok(());
         }
+        let all = vec![true; pat.len()];
         if f.pre.is_none() {
             if let Some(top) = self.split_operator(b, &f.lam)? {
-                let dt = self.tans_of(b, &f.arrs)?;
-                let dn = self.zeros_of(b, &f.neutral)?;
-                let dpat = self.tangent_pat(b, &pat, &vec![true; pat.len()]);
-                let w = f.w.clone();
-                self.emit_unchanged(b, pat, src.clone(), make(f));
+                // ys = fold ⊙ e xs;  dys = fold ⊙' 0 dxs
                 let tangent = Fold {
-                    w,
-                    arrs: dt,
+                    w: f.w.clone(),
+                    arrs: self.tans_of(b, &f.arrs)?,
                     pre: None,
                     lam: top,
-                    neutral: dn,
+                    neutral: self.zeros_of(b, &f.neutral)?,
+                    kind: f.kind,
                 };
-                self.emit_unchanged(b, dpat, src, make(tangent));
+                let dpat = self.tangent_pat(b, &pat, &all);
+                b.let_pat(pat, Exp::Soac(f.soac()));
+                b.let_pat(dpat, Exp::Soac(tangent.soac()));
                 return Ok(());
             }
         }
+        // (ys, dys) = fold ⊙ᴾ (e, 0) (xs, dxs), ⊙ᴾ the operator on pairs
         let (arrs, pre) = self.pre_inputs(b, f.arrs, f.pre)?;
         let lam = self.pair_operator(b, f.lam)?;
-        let mut neutral = f.neutral.clone();
-        neutral.extend(self.zeros_of(b, &f.neutral)?);
-        let mut pat2 = pat.clone();
-        pat2.extend(self.tangent_pat(b, &pat, &vec![true; pat.len()]));
+        let neutral = [f.neutral.clone(), self.zeros_of(b, &f.neutral)?].concat();
+        let pat = self.with_tangents(b, pat, &all);
         let paired = Fold {
             w: f.w,
             arrs,
             pre,
             lam,
             neutral,
+            kind: f.kind,
         };
-        b.add(Stm {
-            pat: pat2,
-            exp: Exp::Soac(make(paired)),
-            src,
-        });
+        b.let_pat(pat, Exp::Soac(paired.soac()));
         Ok(())
     }
 
-    pub(super) fn soac(
-        &mut self,
-        b: &mut Builder,
-        pat: Vec<Param>,
-        src: SrcInfo,
-        soac: Soac,
-    ) -> R<()> {
-        match soac {
-            Soac::Map { w, lam, arrs } => self.map(b, pat, src, w, lam, arrs),
-            Soac::Reduce {
-                w,
-                arrs,
-                pre,
-                lam,
-                neutral,
-                commutative,
-            } => {
-                if let (Some((BinOp::Mul, t)), None, [x], [ne], [p]) =
-                    (simple_binop(&lam), &pre, &arrs[..], &neutral[..], &pat[..])
-                {
-                    if t.is_float() && !self.differentiated_again && self.tans.contains_key(x) {
-                        let (x, ne, p) = (*x, ne.clone(), p.clone());
-                        let primal = Soac::Reduce {
-                            w: w.clone(),
-                            arrs,
-                            pre,
-                            lam: lam.clone(),
-                            neutral,
-                            commutative,
-                        };
-                        self.emit_unchanged(b, pat, src.clone(), primal);
-                        return self.product_by_gradient(b, p, src, w, x, lam, ne);
-                    }
-                }
-                let fold = Fold {
-                    w,
-                    arrs,
-                    pre,
-                    lam,
-                    neutral,
-                };
-                self.reduce_or_scan(b, pat, src, fold, |f| Soac::Reduce {
-                    w: f.w,
-                    arrs: f.arrs,
-                    pre: f.pre,
-                    lam: f.lam,
-                    neutral: f.neutral,
-                    commutative,
-                })
-            }
-            Soac::Scan {
-                w,
-                arrs,
-                pre,
-                lam,
-                neutral,
-            } => {
-                let fold = Fold {
-                    w,
-                    arrs,
-                    pre,
-                    lam,
-                    neutral,
-                };
-                self.reduce_or_scan(b, pat, src, fold, |f| Soac::Scan {
-                    w: f.w,
-                    arrs: f.arrs,
-                    pre: f.pre,
-                    lam: f.lam,
-                    neutral: f.neutral,
-                })
-            }
-            Soac::Hist {
+    /// `reduce_by_index`: the rule of [`Diff::reduce_or_scan`], with the destinations'
+    /// tangents as the tangent histogram's destinations.
+    fn hist(&mut self, b: &mut Builder, pat: Vec<Param>, hist: Soac) -> R<()> {
+        let Soac::Hist {
+            w,
+            dests,
+            lam,
+            neutral,
+            is,
+            vals,
+        } = hist
+        else {
+            return Err(AdError::internal("not a histogram"));
+        };
+        let tracked =
+            self.any_tracked(&dests) || self.any_tracked(&vals) || self.reads_tracked(&lam);
+        if !tracked {
+            let soac = Soac::Hist {
                 w,
                 dests,
                 lam,
                 neutral,
                 is,
                 vals,
-            } => {
-                let tracked =
-                    self.any_tracked(&dests) || self.any_tracked(&vals) || self.reads_tracked(&lam);
-                if !tracked {
-                    let soac = Soac::Hist {
-                        w,
-                        dests,
-                        lam,
-                        neutral,
-                        is,
-                        vals,
-                    };
-                    self.emit_unchanged(b, pat, src, soac);
-                    return Ok(());
-                }
-                if let Some(top) = self.split_operator(b, &lam)? {
-                    let dd = self.tans_of(b, &dests)?;
-                    let dv = self.tans_of(b, &vals)?;
-                    let dn = self.zeros_of(b, &neutral)?;
-                    let dpat = self.tangent_pat(b, &pat, &vec![true; pat.len()]);
-                    let primal = Soac::Hist {
-                        w: w.clone(),
-                        dests,
-                        lam,
-                        neutral,
-                        is: is.clone(),
-                        vals,
-                    };
-                    self.emit_unchanged(b, pat, src.clone(), primal);
-                    let tangent = Soac::Hist {
-                        w,
-                        dests: dd,
-                        lam: top,
-                        neutral: dn,
-                        is,
-                        vals: dv,
-                    };
-                    self.emit_unchanged(b, dpat, src, tangent);
-                    return Ok(());
-                }
-                let mut dests2 = dests.clone();
-                dests2.extend(self.tans_of(b, &dests)?);
-                let mut vals2 = vals.clone();
-                vals2.extend(self.tans_of(b, &vals)?);
-                let lam2 = self.pair_operator(b, lam)?;
-                let mut neutral2 = neutral.clone();
-                neutral2.extend(self.zeros_of(b, &neutral)?);
-                let mut pat2 = pat.clone();
-                pat2.extend(self.tangent_pat(b, &pat, &vec![true; pat.len()]));
-                b.add(Stm {
-                    pat: pat2,
-                    exp: Exp::Soac(Soac::Hist {
-                        w,
-                        dests: dests2,
-                        lam: lam2,
-                        neutral: neutral2,
-                        is,
-                        vals: vals2,
-                    }),
-                    src,
-                });
-                Ok(())
-            }
-            Soac::Scatter { w, dests, is, vals } => {
-                if !self.any_tracked(&dests) && !self.any_tracked(&vals) {
-                    let soac = Soac::Scatter { w, dests, is, vals };
-                    self.emit_unchanged(b, pat, src, soac);
-                    return Ok(());
-                }
-                let mut dests2 = dests.clone();
-                dests2.extend(self.tans_of(b, &dests)?);
-                let mut vals2 = vals.clone();
-                vals2.extend(self.tans_of(b, &vals)?);
-                let mut pat2 = pat.clone();
-                pat2.extend(self.tangent_pat(b, &pat, &vec![true; pat.len()]));
-                b.add(Stm {
-                    pat: pat2,
-                    exp: Exp::Soac(Soac::Scatter {
-                        w,
-                        dests: dests2,
-                        is,
-                        vals: vals2,
-                    }),
-                    src,
-                });
-                Ok(())
-            }
+            };
+            b.let_pat(pat, Exp::Soac(soac));
+            return Ok(());
         }
+        let all = vec![true; pat.len()];
+        if let Some(top) = self.split_operator(b, &lam)? {
+            // hs = hist ⊙ e d is vs;  dhs = hist ⊙' 0 dd is dvs
+            let tangent = Soac::Hist {
+                w: w.clone(),
+                dests: self.tans_of(b, &dests)?,
+                lam: top,
+                vals: self.tans_of(b, &vals)?,
+                neutral: self.zeros_of(b, &neutral)?,
+                is: is.clone(),
+            };
+            let dpat = self.tangent_pat(b, &pat, &all);
+            let primal = Soac::Hist {
+                w,
+                dests,
+                lam,
+                neutral,
+                is,
+                vals,
+            };
+            b.let_pat(pat, Exp::Soac(primal));
+            b.let_pat(dpat, Exp::Soac(tangent));
+            return Ok(());
+        }
+        // (hs, dhs) = hist ⊙ᴾ (e, 0) (d, dd) is (vs, dvs)
+        let dests = [dests.clone(), self.tans_of(b, &dests)?].concat();
+        let vals = [vals.clone(), self.tans_of(b, &vals)?].concat();
+        let lam = self.pair_operator(b, lam)?;
+        let neutral = [neutral.clone(), self.zeros_of(b, &neutral)?].concat();
+        let pat = self.with_tangents(b, pat, &all);
+        let soac = Soac::Hist {
+            w,
+            dests,
+            lam,
+            neutral,
+            is,
+            vals,
+        };
+        b.let_pat(pat, Exp::Soac(soac));
+        Ok(())
     }
 
     /// Inputs of a reduce/scan on (value, tangent) pairs: with a producer lambda, the
     /// tracked arrays' tangents are extra inputs and the lambda returns every result's
     /// tangent; without one, every input array comes with its (materialised) tangent.
-    pub(super) fn pre_inputs(
+    fn pre_inputs(
         &mut self,
         b: &mut Builder,
         arrs: Vec<VName>,
@@ -332,29 +325,14 @@ impl Diff {
         match pre {
             Some(p) => {
                 let active: Vec<bool> = arrs.iter().map(|a| self.tans.contains_key(a)).collect();
-                let mut arrs2 = arrs.clone();
-                arrs2.extend(
-                    arrs.iter()
-                        .filter_map(|a| self.tan_of_var(*a))
-                        .collect::<Vec<_>>(),
-                );
-                let (p2, _) = self.lambda(b, p, &active, true)?;
-                Ok((arrs2, Some(p2)))
+                let darrs: Vec<VName> = arrs.iter().filter_map(|a| self.tan_of_var(*a)).collect();
+                let (p, _) = self.lambda(b, p, &active, true)?;
+                Ok(([arrs, darrs].concat(), Some(p)))
             }
             None => {
-                let mut arrs2 = arrs.clone();
-                arrs2.extend(self.tans_of(b, &arrs)?);
-                Ok((arrs2, None))
+                let darrs = self.tans_of(b, &arrs)?;
+                Ok(([arrs, darrs].concat(), None))
             }
         }
     }
-}
-
-/// The parts `reduce` and `scan` share.
-pub(super) struct Fold {
-    pub(super) w: SubExp,
-    pub(super) arrs: Vec<VName>,
-    pub(super) pre: Option<Lambda>,
-    pub(super) lam: Lambda,
-    pub(super) neutral: Vec<SubExp>,
 }

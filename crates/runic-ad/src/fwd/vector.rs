@@ -8,11 +8,23 @@
 //! Work: the primal's plus `k` times the tangent code's; span: the primal's (plus the
 //! transpositions).
 
-use super::{bind_results, copy_stm, may_consume, Contribution, Diff, R};
+use super::basic::push_forward_sum;
+use super::{bind_to, may_consume, Contribution, Diff, R};
 use crate::alg::prim_of;
 use crate::error::AdError;
 use runic_ir::*;
 use runic_prim::deriv::Partial;
+
+/// The permutation of a rank `rank + 1` array that moves its outer dimension (the seeds,
+/// as they arrive) innermost, where tangents keep them.
+pub(super) fn seeds_innermost(rank: usize) -> Vec<usize> {
+    (1..=rank).chain([0]).collect()
+}
+
+/// The inverse of [`seeds_innermost`]: the innermost dimension (the seeds) outermost.
+pub(super) fn seeds_outermost(rank: usize) -> Vec<usize> {
+    [rank].into_iter().chain(0..rank).collect()
+}
 
 impl Diff {
     /// `jmp`: the body differentiated once with vector tangents (see [`Diff::seeds`]). The
@@ -27,7 +39,6 @@ impl Diff {
         pat: &[Param],
     ) -> R<()> {
         let src = b.src.clone();
-        let n = lam.ret.len();
         let seeds: Vec<VName> = tangents
             .iter()
             .map(|t| {
@@ -39,60 +50,44 @@ impl Diff {
             return Err(AdError::unsupported("jmp of a function without parameters"));
         };
         crate::scope::check_seed_shapes(b, &args, &tangents, 1)?;
-        let k = self.bind(
-            b,
-            "seeds",
-            Exp::Basic(BasicOp::ArraySize(first, 0)),
-            Type::Prim(PrimType::I64),
-        );
-        self.seeds = Some(SubExp::Var(k));
+        let k = b.let_basic("seeds", BasicOp::ArraySize(first, 0))?;
+        self.seeds = Some(k);
         for (p, a) in lam.params.iter().zip(&args) {
-            b.names.set_type(p.name, p.ty.clone());
-            b.add(copy_stm(
-                p.clone(),
-                Exp::Basic(BasicOp::SubExp(a.clone())),
-                &src,
-            ));
+            b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::SubExp(a.clone())));
         }
+        // dp = transpose seeds (copied if the body may update it in place), of the tangent
+        // type of p (the seeds' own type names other sizes).
         let consumes = may_consume(&lam.body);
         for (p, s) in lam.params.iter().zip(seeds) {
-            let rank = p.ty.rank();
-            let ty = self.tan_ty(&p.ty);
+            let (rank, ty) = (p.ty.rank(), self.tan_ty(&p.ty));
             let mut t = s;
             if rank > 0 {
-                let perm = (1..=rank).chain([0]).collect();
-                t = self.bind(
-                    b,
-                    "dseed",
-                    Exp::Basic(BasicOp::Rearrange(perm, t)),
-                    ty.clone(),
-                );
+                let exp = Exp::Basic(BasicOp::Rearrange(seeds_innermost(rank), t));
+                t = b.bind1("dseed", exp, ty.clone());
             }
             if consumes {
-                t = self.bind(b, "dseed", Exp::Basic(BasicOp::Copy(t)), ty);
+                t = b.bind1("dseed", Exp::Basic(BasicOp::Copy(t)), ty);
             }
             self.tans.insert(p.name, SubExp::Var(t));
         }
         let res = lam.body.result.clone();
         let tres = self.body(b, lam.body)?;
-        bind_results(b, &pat[..res.len()], &res, &src);
-        for (i, (t, r)) in tres.into_iter().zip(&res).enumerate() {
+        let (pat, dpat) = pat.split_at(res.len());
+        for (p, r) in pat.iter().zip(&res) {
+            bind_to(b, p, r.clone(), &src);
+        }
+        // The tangents of the results, seeds outermost again (of the pattern's types).
+        for ((dp, t), r) in dpat.iter().zip(tres).zip(&res) {
             let mut t = self.materialise(b, t, r)?;
             let rank = b.type_of(r)?.rank();
             if rank > 0 {
                 let v = t
                     .as_var()
                     .ok_or_else(|| AdError::internal("an array tangent is a constant"))?;
-                let perm = [rank].into_iter().chain(0..rank).collect();
-                let out_ty = pat[n + i].ty.clone();
-                let exp = Exp::Basic(BasicOp::Rearrange(perm, v));
-                t = SubExp::Var(self.bind(b, "dres", exp, out_ty));
+                let exp = Exp::Basic(BasicOp::Rearrange(seeds_outermost(rank), v));
+                t = SubExp::Var(b.bind1("dres", exp, dp.ty.clone()));
             }
-            b.add(copy_stm(
-                pat[n + i].clone(),
-                Exp::Basic(BasicOp::SubExp(t)),
-                &src,
-            ));
+            bind_to(b, dp, t, &src);
         }
         self.seeds = None;
         Ok(())
@@ -108,48 +103,37 @@ impl Diff {
         parts: Vec<Contribution>,
     ) -> R<Option<SubExp>> {
         let Some(k) = self.seeds.clone() else {
-            return self.combine_scalar(b, rt, parts);
+            return push_forward_sum(b, rt, parts);
         };
-        let mut mb = Builder::new(b.names);
-        mb.src = b.src.clone();
-        let mut params = Vec::new();
-        let mut arrs = Vec::new();
-        let mut per_seed = Vec::new();
-        for (p, (x, dx)) in parts {
-            let Some(dx) = dx else { continue };
+        // map (\dx₁ .. dxₘ -> Σᵢ ∂ᵢ·dxᵢ) dxs₁ .. dxsₘ, over the nonzero terms.
+        let (mut params, mut arrs, mut terms) = (Vec::new(), Vec::new(), Vec::new());
+        for (p, (x, dxs)) in parts {
+            let Some(dxs) = dxs else { continue };
             if matches!(p, Partial::Zero) {
                 continue;
             }
-            let dx = dx
-                .as_var()
-                .ok_or_else(|| AdError::internal("a vector tangent is a constant"))?;
-            let in_t = prim_of(mb.names, &x)?;
-            let e = self.fresh_param(&mut mb, "dx", &Type::Prim(in_t));
-            per_seed.push((p, (x, Some(SubExp::Var(e.name)))));
-            params.push(e);
-            arrs.push(dx);
+            // One seed's tangent: a row of the tangents.
+            let dx = b.param("dx", b.type_of(&dxs)?.row());
+            terms.push((p, (x, Some(SubExp::Var(dx.name)))));
+            params.push(dx);
+            arrs.push(
+                dxs.as_var()
+                    .ok_or_else(|| AdError::internal("a vector tangent is a constant"))?,
+            );
         }
-        // A lone identity partial passes the tangent through.
-        if let [(Partial::One, (x, _))] = per_seed.as_slice() {
-            if prim_of(mb.names, x)? == rt {
-                return Ok(Some(SubExp::Var(arrs[0])));
+        match terms.as_slice() {
+            [] => return Ok(None),
+            // A lone identity partial passes the tangent through.
+            [(Partial::One, (x, _))] if prim_of(b.names, x)? == rt => {
+                return Ok(Some(SubExp::Var(arrs[0])))
             }
+            _ => {}
         }
-        let Some(t) = self.combine_scalar(&mut mb, rt, per_seed)? else {
-            return Ok(None);
-        };
-        let lam = Lambda {
-            id: runic_ir::LamId::fresh(),
-            params,
-            body: Body {
-                stms: mb.take_stms(),
-                result: vec![t],
-            },
-            ret: vec![Type::Prim(rt)],
-        };
-        drop(mb);
-        let ty = self.tan_ty(&Type::Prim(rt));
-        let map = Exp::Soac(Soac::Map { w: k, lam, arrs });
-        Ok(Some(SubExp::Var(self.bind(b, "d", map, ty))))
+        let lam = b.lam_over(params, |b| {
+            let t = push_forward_sum(b, rt, terms)?
+                .ok_or_else(|| AdError::internal("nonzero terms summed to nothing"))?;
+            Ok::<_, AdError>(vec![t])
+        })?;
+        Ok(Some(SubExp::Var(b.map("d", k, lam, arrs)?[0])))
     }
 }
