@@ -508,3 +508,116 @@ mod tests {
         assert_eq!(b.stms().len(), 1);
     }
 }
+
+// ======================================================================================
+// Added for forward-mode AD (runic-ad/src/fwd): binding a given pattern, and a lambda over
+// parameters made beforehand. General: nothing here knows about AD.
+
+impl Builder<'_> {
+    /// Bind `exp` to the given pattern (its types recorded), with the builder's source
+    /// information: for rules that keep the pattern of the statement they rewrite.
+    pub fn let_pat(&mut self, pat: Vec<Param>, exp: Exp) {
+        let src = self.src.clone();
+        self.add(Stm { pat, exp, src });
+    }
+
+    /// Bind `exp` to fresh variables with the given name hints (one per result; the last
+    /// is reused if there are fewer), of the types it computes.
+    pub fn let_named(&mut self, hints: &[&str], exp: Exp) -> TResult<Vec<VName>> {
+        let types = exp_types(&*self.names, &exp)?;
+        Ok(self.bind_named(hints, exp, types))
+    }
+
+    /// A lambda over `params` (made beforehand, e.g. with [`Builder::param`], when their
+    /// number or names are decided before the body is built); its result types are those
+    /// of the results `f` returns, as with [`Builder::lam`].
+    pub fn lam_over<E: From<TypeError>>(
+        &mut self,
+        params: Vec<Param>,
+        f: impl FnOnce(&mut Builder) -> Result<Vec<SubExp>, E>,
+    ) -> Result<Lambda, E> {
+        let body = self.body_try(f)?;
+        let ret = self.result_types(&body)?;
+        Ok(Lambda::new(params, body, ret))
+    }
+}
+
+#[cfg(test)]
+mod fwd_additions_tests {
+    use super::*;
+
+    #[test]
+    fn let_pat_binds_the_given_pattern_with_the_builders_source() {
+        let mut names = NameSource::default();
+        let mut b = Builder::new(&mut names);
+        b.src.stripmine = Some(3);
+        let p = Param {
+            name: b.fresh("p"),
+            ty: Type::Prim(PrimType::I64),
+        };
+        b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::SubExp(SubExp::i64(1))));
+        let body = b.finish(vec![SubExp::Var(p.name)]);
+        assert_eq!(body.stms[0].pat, vec![p.clone()]);
+        assert_eq!(body.stms[0].src.stripmine, Some(3));
+        assert_eq!(names.type_of(p.name), Some(&Type::Prim(PrimType::I64)));
+    }
+
+    #[test]
+    fn lam_over_infers_result_types_over_given_parameters() {
+        let mut names = NameSource::default();
+        let mut b = Builder::new(&mut names);
+        let x = b.param("x", Type::Prim(PrimType::F32));
+        let lam = b
+            .lam_over(vec![x.clone()], |b| {
+                let c = b.op2(
+                    BinOp::Lt,
+                    SubExp::Var(x.name),
+                    SubExp::Const(Prim::F32(1.0)),
+                )?;
+                Ok::<_, TypeError>(vec![SubExp::Var(x.name), c])
+            })
+            .unwrap();
+        assert_eq!(lam.params, vec![x]);
+        assert_eq!(
+            lam.ret,
+            vec![Type::Prim(PrimType::F32), Type::Prim(PrimType::Bool)]
+        );
+        // A result whose shape is bound inside the body has no type outside it.
+        let n = b.param("n", Type::Prim(PrimType::I64));
+        let bad = b.lam_over(vec![n.clone()], |b| {
+            let m = b.add_(SubExp::Var(n.name), SubExp::i64(1))?;
+            let r = b.replicate(vec![m], SubExp::i64(0))?;
+            Ok::<_, TypeError>(vec![SubExp::Var(r)])
+        });
+        assert!(bad.is_err());
+    }
+
+    #[test]
+    fn let_named_names_each_result() {
+        let mut names = NameSource::default();
+        let mut b = Builder::new(&mut names);
+        let n = b.param("n", Type::Prim(PrimType::I64));
+        let x = b.param("x", Type::Prim(PrimType::F32));
+        let lam = b
+            .lam(vec![("i", Type::Prim(PrimType::I64))], |_, is| {
+                Ok::<_, TypeError>(vec![is[0].clone(), SubExp::Var(x.name)])
+            })
+            .unwrap();
+        let iota = b.param(
+            "iota",
+            Type::Prim(PrimType::I64).array_of(SubExp::Var(n.name)),
+        );
+        let exp = Exp::Soac(Soac::Map {
+            w: SubExp::Var(n.name),
+            lam,
+            arrs: vec![iota.name],
+        });
+        let vs = b.let_named(&["is", "xs"], exp).unwrap();
+        assert_eq!(b.names.hint(vs[0]), "is");
+        assert_eq!(b.names.hint(vs[1]), "xs");
+        let xs_ty = Type::Prim(PrimType::F32).array_of(SubExp::Var(n.name));
+        assert_eq!(b.names.type_of(vs[1]), Some(&xs_ty));
+    }
+}
+// End of the block added for forward-mode AD.
+// ======================================================================================
