@@ -7,7 +7,7 @@
 //! - Reshapes, transpositions, copies, concatenations and array literals move adjoints
 //!   back the same way; `replicate` sums them. Work and span are those of the operation.
 
-use super::{util, Rev, R};
+use super::{common, Rev, R};
 use crate::alg::{prim_of, IrAlg};
 use crate::error::AdError;
 use runic_ir::*;
@@ -295,7 +295,7 @@ fn sum_outer(
             flat_t,
         )
     };
-    let plus = add_lambda(rev, b, row)?;
+    let plus = common::add_lambda(rev, b, row)?;
     let z = rev.zeros(b, row)?;
     let s = rev.bind(
         b,
@@ -311,19 +311,4 @@ fn sum_outer(
         row.clone(),
     );
     Ok(SubExp::Var(s))
-}
-
-/// `\x y -> x + y` on values of type `t` (elementwise for arrays).
-pub fn add_lambda(rev: &mut Rev, b: &mut Builder, t: &Type) -> R<Lambda> {
-    let x = rev.fresh_param(b, "x", t);
-    let y = rev.fresh_param(b, "y", t);
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
-    let r = util::add_values(rev, &mut sb, t, SubExp::Var(x.name), SubExp::Var(y.name))?;
-    Ok(Lambda {
-        id: runic_ir::LamId::fresh(),
-        params: vec![x, y],
-        body: sb.finish(vec![r]),
-        ret: vec![t.clone()],
-    })
 }

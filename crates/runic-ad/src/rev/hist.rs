@@ -10,7 +10,7 @@
 //!   one more factor. Work O(n + bins).
 //! - Any other operator: the general rule (see [`general`]).
 
-use super::{map, reduce, scatter, sort, util, Rev, R};
+use super::{build, common, map, sort, Rev, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -26,7 +26,8 @@ pub fn reverse(
     is: Vec<VName>,
     vals: Vec<VName>,
 ) -> R<()> {
-    let (Some((op, t)), [d], [v], [p]) = (util::simple_binop(&lam), &dests[..], &vals[..], pat)
+    let (Some((op, t)), [d], [v], [p]) =
+        (crate::scope::simple_binop(&lam), &dests[..], &vals[..], pat)
     else {
         return general(rev, b, pat, w, dests, lam, neutral, is, vals);
     };
@@ -79,7 +80,7 @@ fn gather(
     t: PrimType,
     f: impl FnOnce(&mut Rev, &mut Builder, Vec<DimIndex>, SubExp) -> R<SubExp>,
 ) -> R<VName> {
-    let out = util::bin_map(
+    let out = common::bin_map(
         rev,
         b,
         w,
@@ -110,14 +111,14 @@ fn extremum(
     let i64t = PrimType::I64;
     let dt = b.type_of(&SubExp::Var(d))?;
     // The destination wins its bin when it equals the result.
-    let dest_wins = util::map(
+    let dest_wins = build::map(
         rev,
         b,
         &dims[0],
         vec![d, h],
         vec![Type::Prim(PrimType::Bool)],
         |rev, b, ps| {
-            Ok(vec![util::binop(
+            Ok(vec![build::binop(
                 rev,
                 b,
                 BinOp::Eq,
@@ -135,14 +136,14 @@ fn extremum(
     }
     let dest_wins = dest_wins?[0];
     if rev.active.contains(&d) {
-        let dbar = util::map(
+        let dbar = build::map(
             rev,
             b,
             &dims[0],
             vec![dest_wins, hbar],
             vec![Type::Prim(t)],
             |rev, b, ps| {
-                Ok(vec![util::select(
+                Ok(vec![build::select(
                     rev,
                     b,
                     t,
@@ -159,7 +160,7 @@ fn extremum(
         return Ok(());
     }
     // Per bin, the smallest position whose value equals the result.
-    let cand = util::bin_map(
+    let cand = common::bin_map(
         rev,
         b,
         w,
@@ -169,8 +170,8 @@ fn extremum(
         vec![Prim::I64(i64::MAX)],
         |rev, b, bin, j, e| {
             let hv = rev.bind(b, "h", Exp::Basic(BasicOp::Index(h, bin)), Type::Prim(t));
-            let eq = util::binop(rev, b, BinOp::Eq, SubExp::Var(e[0]), SubExp::Var(hv), t);
-            Ok(vec![util::select(
+            let eq = build::binop(rev, b, BinOp::Eq, SubExp::Var(e[0]), SubExp::Var(hv), t);
+            Ok(vec![build::select(
                 rev,
                 b,
                 i64t,
@@ -222,8 +223,8 @@ fn extremum(
             Exp::Basic(BasicOp::Index(hbar, bin)),
             Type::Prim(t),
         );
-        let mine = util::binop(rev, b, BinOp::Eq, SubExp::Var(f), j, i64t);
-        let lost = util::binop(
+        let mine = build::binop(rev, b, BinOp::Eq, SubExp::Var(f), j, i64t);
+        let lost = build::binop(
             rev,
             b,
             BinOp::Eq,
@@ -231,12 +232,12 @@ fn extremum(
             SubExp::Const(Prim::Bool(false)),
             PrimType::Bool,
         );
-        let take = util::binop(rev, b, BinOp::LogAnd, mine, lost, PrimType::Bool);
+        let take = build::binop(rev, b, BinOp::LogAnd, mine, lost, PrimType::Bool);
         // The neutral element comes before the values: a result equal to it is its own.
         let hv = rev.bind(b, "h", Exp::Basic(BasicOp::Index(h, bin_h)), Type::Prim(t));
-        let not_ne = util::binop(rev, b, BinOp::Neq, SubExp::Var(hv), ne.clone(), t);
-        let take = util::binop(rev, b, BinOp::LogAnd, take, not_ne, PrimType::Bool);
-        Ok(util::select(
+        let not_ne = build::binop(rev, b, BinOp::Neq, SubExp::Var(hv), ne.clone(), t);
+        let take = build::binop(rev, b, BinOp::LogAnd, take, not_ne, PrimType::Bool);
+        Ok(build::select(
             rev,
             b,
             t,
@@ -264,8 +265,8 @@ fn product(
     let i64t = PrimType::I64;
     let zero = SubExp::Const(Prim::zero(t));
     // The neutral element is one more factor of every bin (`d ⊙ (ne ⊙ v…)`).
-    let ne_zero = util::binop(rev, b, BinOp::Eq, ne.clone(), zero.clone(), t);
-    let ne_factor = util::select(
+    let ne_zero = build::binop(rev, b, BinOp::Eq, ne.clone(), zero.clone(), t);
+    let ne_factor = build::select(
         rev,
         b,
         t,
@@ -273,7 +274,7 @@ fn product(
         SubExp::Const(Prim::one(t)),
         ne.clone(),
     );
-    let ne_count = util::select(rev, b, i64t, ne_zero, SubExp::i64(1), SubExp::i64(0));
+    let ne_count = build::select(rev, b, i64t, ne_zero, SubExp::i64(1), SubExp::i64(0));
     let (pt, ct) = (Type::Prim(t), Type::Prim(i64t));
     if dims.len() != 1 {
         return Err(AdError::unsupported(
@@ -281,7 +282,7 @@ fn product(
         ));
     }
     // Per bin: (product of the non-zero values, number of zeros).
-    let pairs = reduce::nonzero_pairs(rev, b, w, v, t)?;
+    let pairs = common::nonzero_pairs(rev, b, w, v, t)?;
     let bins = dims[0].clone();
     let p0 = rev.bind(
         b,
@@ -324,16 +325,17 @@ fn product(
     let (prods, zeros) = (pc[0], pc[1]);
     if rev.active.contains(&d) {
         // d̄ = h̄ · (product of the values) per bin.
-        let dbar = util::map(
+        let dbar = build::map(
             rev,
             b,
             &bins,
             vec![hbar, prods, zeros],
             vec![pt.clone()],
             |rev, b, ps| {
-                let none = util::binop(rev, b, BinOp::Eq, SubExp::Var(ps[2]), SubExp::i64(0), i64t);
-                let p = util::select(rev, b, t, none, SubExp::Var(ps[1]), zero.clone());
-                Ok(vec![util::binop(
+                let none =
+                    build::binop(rev, b, BinOp::Eq, SubExp::Var(ps[2]), SubExp::i64(0), i64t);
+                let p = build::select(rev, b, t, none, SubExp::Var(ps[1]), zero.clone());
+                Ok(vec![build::binop(
                     rev,
                     b,
                     BinOp::Mul,
@@ -349,7 +351,7 @@ fn product(
     if !rev.active.contains(&v) {
         return Ok(());
     }
-    let vbar = util::bin_map(
+    let vbar = common::bin_map(
         rev,
         b,
         w,
@@ -372,22 +374,22 @@ fn product(
             let c = get(rev, b, zeros, i64t);
             let dv = get(rev, b, d, t);
             // The destination and the neutral element are two more factors.
-            let dz = util::binop(rev, b, BinOp::Eq, dv.clone(), zero.clone(), t);
-            let df = util::select(rev, b, t, dz.clone(), SubExp::Const(Prim::one(t)), dv);
-            let p = util::binop(rev, b, BinOp::Mul, p, df, t);
-            let p = util::binop(rev, b, BinOp::Mul, p, ne_factor.clone(), t);
-            let dc = util::select(rev, b, i64t, dz, SubExp::i64(1), SubExp::i64(0));
-            let c = util::binop(rev, b, BinOp::Add, c, dc, i64t);
-            let c = util::binop(rev, b, BinOp::Add, c, ne_count.clone(), i64t);
-            let scaled = util::binop(rev, b, BinOp::Mul, p, g, t);
-            let is_zero = util::binop(rev, b, BinOp::Eq, x.clone(), zero.clone(), t);
-            let none = util::binop(rev, b, BinOp::Eq, c.clone(), SubExp::i64(0), i64t);
-            let one = util::binop(rev, b, BinOp::Eq, c, SubExp::i64(1), i64t);
-            let safe = util::select(rev, b, t, is_zero.clone(), SubExp::Const(Prim::one(t)), x);
-            let div = util::binop(rev, b, BinOp::Div, scaled.clone(), safe, t);
-            let at_zero = util::select(rev, b, t, is_zero, scaled, zero.clone());
-            let one_case = util::select(rev, b, t, one, at_zero, zero.clone());
-            Ok(vec![util::select(rev, b, t, none, div, one_case)])
+            let dz = build::binop(rev, b, BinOp::Eq, dv.clone(), zero.clone(), t);
+            let df = build::select(rev, b, t, dz.clone(), SubExp::Const(Prim::one(t)), dv);
+            let p = build::binop(rev, b, BinOp::Mul, p, df, t);
+            let p = build::binop(rev, b, BinOp::Mul, p, ne_factor.clone(), t);
+            let dc = build::select(rev, b, i64t, dz, SubExp::i64(1), SubExp::i64(0));
+            let c = build::binop(rev, b, BinOp::Add, c, dc, i64t);
+            let c = build::binop(rev, b, BinOp::Add, c, ne_count.clone(), i64t);
+            let scaled = build::binop(rev, b, BinOp::Mul, p, g, t);
+            let is_zero = build::binop(rev, b, BinOp::Eq, x.clone(), zero.clone(), t);
+            let none = build::binop(rev, b, BinOp::Eq, c.clone(), SubExp::i64(0), i64t);
+            let one = build::binop(rev, b, BinOp::Eq, c, SubExp::i64(1), i64t);
+            let safe = build::select(rev, b, t, is_zero.clone(), SubExp::Const(Prim::one(t)), x);
+            let div = build::binop(rev, b, BinOp::Div, scaled.clone(), safe, t);
+            let at_zero = build::select(rev, b, t, is_zero, scaled, zero.clone());
+            let one_case = build::select(rev, b, t, one, at_zero, zero.clone());
+            Ok(vec![build::select(rev, b, t, none, div, one_case)])
         },
     )?;
     rev.owned.insert(vbar[0]);
@@ -484,15 +486,15 @@ fn general(
         })
         .collect::<R<_>>()?;
     // 2. Sort by bin.
-    let keys = util::map(
+    let keys = build::map(
         rev,
         b,
         &w,
         vec![idx],
         vec![Type::Prim(i64t)],
         |rev, b, ps| {
-            let ok = scatter::in_range(rev, b, &[SubExp::Var(ps[0])], std::slice::from_ref(&bins));
-            Ok(vec![util::select(
+            let ok = common::in_range(rev, b, &[SubExp::Var(ps[0])], std::slice::from_ref(&bins));
+            Ok(vec![build::select(
                 rev,
                 b,
                 i64t,
@@ -506,7 +508,7 @@ fn general(
     let mut svals = Vec::new();
     for v in &vals {
         let row = b.type_of(&SubExp::Var(*v))?.row();
-        let g = util::map(rev, b, &w, vec![perm], vec![row.clone()], |rev, b, ps| {
+        let g = build::map(rev, b, &w, vec![perm], vec![row.clone()], |rev, b, ps| {
             let x = rev.bind(
                 b,
                 "v",
@@ -519,9 +521,9 @@ fn general(
     }
     let rows: Vec<Type> = lam.ret.clone();
     let bool_t = Type::Prim(PrimType::Bool);
-    let iota = util::iota(rev, b, w.clone());
+    let iota = build::iota(rev, b, w.clone());
     let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    let se = util::map(
+    let se = build::map(
         rev,
         b,
         &w,
@@ -531,9 +533,9 @@ fn general(
             let (j, key) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]));
             let mut out = Vec::new();
             for (edge, delta) in [(SubExp::i64(0), -1), (last.clone(), 1)] {
-                let at_edge = util::binop(rev, b, BinOp::Eq, j.clone(), edge, i64t);
-                let nb = util::binop(rev, b, BinOp::Add, j.clone(), SubExp::i64(delta), i64t);
-                let nb = util::select(rev, b, i64t, at_edge.clone(), j.clone(), nb);
+                let at_edge = build::binop(rev, b, BinOp::Eq, j.clone(), edge, i64t);
+                let nb = build::binop(rev, b, BinOp::Add, j.clone(), SubExp::i64(delta), i64t);
+                let nb = build::select(rev, b, i64t, at_edge.clone(), j.clone(), nb);
                 let other = rev.bind(
                     b,
                     "k",
@@ -541,8 +543,8 @@ fn general(
                     Type::Prim(i64t),
                 );
                 let differs =
-                    util::binop(rev, b, BinOp::Neq, key.clone(), SubExp::Var(other), i64t);
-                out.push(util::binop(
+                    build::binop(rev, b, BinOp::Neq, key.clone(), SubExp::Var(other), i64t);
+                out.push(build::binop(
                     rev,
                     b,
                     BinOp::LogOr,
@@ -558,35 +560,35 @@ fn general(
     // Inclusive segmented scan from the left, each segment starting from ne.
     let mut arrs = vec![starts];
     arrs.extend(svals.iter().copied());
-    let pre = util::map(rev, b, &w, arrs, rows.clone(), |rev, b, ps| {
+    let pre = build::map(rev, b, &w, arrs, rows.clone(), |rev, b, ps| {
         let vs: Vec<SubExp> = ps[1..].iter().map(|v| SubExp::Var(*v)).collect();
         let nev: Vec<SubExp> = neutral.clone();
-        util::if_with(
+        build::if_with(
             rev,
             b,
             SubExp::Var(ps[0]),
             rows.clone(),
-            |rev, b| Ok(util::apply(rev, b, &lam, &[nev, vs.clone()].concat())),
+            |rev, b| Ok(build::apply(rev, b, &lam, &[nev, vs.clone()].concat())),
             |_, _| Ok(vs.clone()),
         )
     })?;
     let incl = segmented_scan(rev, b, &w, starts, &pre, &lam, &neutral, false)?;
     // Inclusive segmented scan from the right (no ne), on the reversed arrays.
-    let rends = util::reverse(rev, b, &w, ends)?;
+    let rends = build::reverse(rev, b, &w, ends)?;
     let mut rvals = Vec::new();
     for v in &svals {
-        rvals.push(util::reverse(rev, b, &w, *v)?);
+        rvals.push(build::reverse(rev, b, &w, *v)?);
     }
     let rsuf = segmented_scan(rev, b, &w, rends, &rvals, &lam, &neutral, true)?;
     let mut suf = Vec::new();
     for v in &rsuf {
-        suf.push(util::reverse(rev, b, &w, *v)?);
+        suf.push(build::reverse(rev, b, &w, *v)?);
     }
     // Left context lⱼ (ne at a segment start) and right context rⱼ (unused at an end).
-    let iota = util::iota(rev, b, w.clone());
+    let iota = build::iota(rev, b, w.clone());
     let mut ctx_rets = rows.clone();
     ctx_rets.extend(rows.iter().cloned());
-    let ctx = util::map(
+    let ctx = build::map(
         rev,
         b,
         &w,
@@ -594,10 +596,10 @@ fn general(
         ctx_rets,
         |rev, b, ps| {
             let (j, st, en) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]), SubExp::Var(ps[2]));
-            let prev = util::binop(rev, b, BinOp::Sub, j.clone(), SubExp::i64(1), i64t);
-            let prev = util::select(rev, b, i64t, st.clone(), j.clone(), prev);
-            let next = util::binop(rev, b, BinOp::Add, j.clone(), SubExp::i64(1), i64t);
-            let next = util::select(rev, b, i64t, en, j, next);
+            let prev = build::binop(rev, b, BinOp::Sub, j.clone(), SubExp::i64(1), i64t);
+            let prev = build::select(rev, b, i64t, st.clone(), j.clone(), prev);
+            let next = build::binop(rev, b, BinOp::Add, j.clone(), SubExp::i64(1), i64t);
+            let next = build::select(rev, b, i64t, en, j, next);
             let mut out = Vec::new();
             for ((s, t), ne) in incl.iter().zip(&rows).zip(&neutral) {
                 let v = rev.bind(
@@ -606,7 +608,7 @@ fn general(
                     Exp::Basic(BasicOp::Index(*s, vec![DimIndex::Fix(prev.clone())])),
                     t.clone(),
                 );
-                out.push(reduce::if_value(
+                out.push(common::if_value(
                     rev,
                     b,
                     t,
@@ -629,10 +631,10 @@ fn general(
     )?;
     let (ls, rs) = ctx.split_at(k);
     // x̄ of each sorted value's bin (zero out of range).
-    let iota = util::iota(rev, b, w.clone());
-    let xb = util::map(rev, b, &w, vec![iota, skeys], rows.clone(), |rev, b, ps| {
+    let iota = build::iota(rev, b, w.clone());
+    let xb = build::map(rev, b, &w, vec![iota, skeys], rows.clone(), |rev, b, ps| {
         let key = SubExp::Var(ps[1]);
-        let ok = scatter::in_range(
+        let ok = common::in_range(
             rev,
             b,
             std::slice::from_ref(&key),
@@ -640,8 +642,8 @@ fn general(
         );
         let mut out = Vec::new();
         for (x, t) in xbar.iter().zip(&rows) {
-            let safe = util::select(rev, b, i64t, ok.clone(), key.clone(), SubExp::i64(0));
-            let g = util::if_with(
+            let safe = build::select(rev, b, i64t, ok.clone(), key.clone(), SubExp::i64(0));
+            let g = build::if_with(
                 rev,
                 b,
                 ok.clone(),
@@ -672,15 +674,15 @@ fn general(
     let pv: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
     let (lv, rest) = pv.split_at(k);
     let (vv, rv) = rest.split_at(k);
-    let lx = util::apply(rev, &mut sb, &lam, &[lv, vv].concat());
+    let lx = build::apply(rev, &mut sb, &lam, &[lv, vv].concat());
     let lx2 = lx.clone();
-    let res = util::if_with(
+    let res = build::if_with(
         rev,
         &mut sb,
         SubExp::Var(end_p.name),
         rows.clone(),
         |_, _| Ok(lx2),
-        |rev, b| Ok(util::apply(rev, b, &lam, &[&lx[..], rv].concat())),
+        |rev, b| Ok(build::apply(rev, b, &lam, &[&lx[..], rv].concat())),
     )?;
     params.push(end_p);
     let body = sb.finish(res);
@@ -773,7 +775,7 @@ fn segmented_scan(
     let (v1, f1, v2, f2) = (v(0), v(1), v(2 + k), v(3 + k));
     let x1: Vec<SubExp> = (2..2 + k).map(v).collect();
     let x2: Vec<SubExp> = (4 + k..4 + 2 * k).map(v).collect();
-    let valid_r = util::binop(
+    let valid_r = build::binop(
         rev,
         &mut sb,
         BinOp::LogOr,
@@ -781,8 +783,8 @@ fn segmented_scan(
         v2.clone(),
         PrimType::Bool,
     );
-    let flag_r = util::binop(rev, &mut sb, BinOp::LogOr, f1, f2.clone(), PrimType::Bool);
-    let no_left = util::binop(
+    let flag_r = build::binop(rev, &mut sb, BinOp::LogOr, f1, f2.clone(), PrimType::Bool);
+    let no_left = build::binop(
         rev,
         &mut sb,
         BinOp::Eq,
@@ -790,15 +792,15 @@ fn segmented_scan(
         SubExp::Const(Prim::Bool(false)),
         PrimType::Bool,
     );
-    let take_right = util::binop(rev, &mut sb, BinOp::LogOr, no_left, f2, PrimType::Bool);
+    let take_right = build::binop(rev, &mut sb, BinOp::LogOr, no_left, f2, PrimType::Bool);
     let (x1b, x2b) = (x1.clone(), x2.clone());
-    let x = util::if_with(
+    let x = build::if_with(
         rev,
         &mut sb,
         v2,
         rows.clone(),
         |rev, b| {
-            util::if_with(
+            build::if_with(
                 rev,
                 b,
                 take_right,
@@ -810,7 +812,7 @@ fn segmented_scan(
                     } else {
                         [x1b.clone(), x2b.clone()].concat()
                     };
-                    Ok(util::apply(rev, b, lam, &args))
+                    Ok(build::apply(rev, b, lam, &args))
                 },
             )
         },

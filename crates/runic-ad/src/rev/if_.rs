@@ -79,7 +79,7 @@ pub fn reverse(
             res.push(a);
         }
         let mut body = sb.finish(res);
-        super::util::prune(&mut body);
+        super::common::prune(&mut body);
         bodies.push(body);
     }
     let else_b = bodies.pop().unwrap_or_default();

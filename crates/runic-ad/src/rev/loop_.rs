@@ -11,7 +11,7 @@
 //! loop parameters. Work: about three times the primal loop's; span: the loop's, times a
 //! constant (the body's own parallelism is kept).
 
-use super::{differentiable, util, Rev, Saved, R};
+use super::{build, checkpoint, common, differentiable, Rev, Saved, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -129,7 +129,7 @@ fn tape_loop(
     // Tape storage: one array of n rows per loop parameter.
     let mut inits = Vec::new();
     for (p, _) in params {
-        let (elem, mut shape) = match &util::loop_outside(params, &p.ty) {
+        let (elem, mut shape) = match &checkpoint::loop_outside(params, &p.ty) {
             Type::Prim(e) => (*e, vec![]),
             Type::Array { elem, shape } => (*elem, shape.clone()),
             Type::Acc { .. } => return Err(AdError::unsupported("loops over accumulators")),
@@ -308,7 +308,7 @@ pub fn reverse(
             }
             c
         };
-        sb.add(util::copy_stm(ip.clone(), v, &src));
+        sb.add(build::copy_stm(ip.clone(), v, &src));
     }
     for (np, tape) in new_params.iter().zip(&tapes) {
         sb.add(Stm {
@@ -346,7 +346,7 @@ pub fn reverse(
     }
     rev.owned = saved_owned;
     let mut loop_body = sb.finish(result);
-    util::prune(&mut loop_body);
+    common::prune(&mut loop_body);
     let tys: Vec<Type> = loop_params.iter().map(|(p, _)| p.ty.clone()).collect();
     let outs = rev.bind_many(
         b,

@@ -7,7 +7,10 @@
 //! array per element. Work: a small constant times the map's; span: the map's (plus a
 //! log-depth reduce per free scalar).
 
-use super::{basic::add_lambda, differentiable, util, Rev, R};
+use super::{
+    common::{self, add_lambda},
+    differentiable, Rev, R,
+};
 use crate::error::AdError;
 use runic_ir::*;
 use std::collections::HashMap;
@@ -125,7 +128,7 @@ pub fn reverse(
     }
     rev.owned = saved_owned;
     let mut body = sb.finish(result);
-    util::prune(&mut body);
+    common::prune(&mut body);
     let mut map_arrs = arrs.clone();
     map_arrs.extend(ybar_arrs);
     let map_exp = Exp::Soac(Soac::Map {

@@ -13,18 +13,24 @@
 //!
 //! One file per rule: [`basic`] (scalar and array operations), [`if_`], [`loop_`],
 //! [`map`], [`reduce`], [`scan`], [`hist`], [`scatter`], [`with_vjp`]. Each states its rule.
+//! Around them: [`normalise`] (statements rewritten into the forms the rules handle),
+//! [`checkpoint`] (strip-mining loops), [`build`] (builder-like helpers), [`common`]
+//! (helpers several rules share) and [`sort`] (the radix sort of the histogram rule).
 //! `Vjp`s are eliminated innermost first, so nested uses work.
 
 mod basic;
+mod build;
+mod checkpoint;
+mod common;
 mod hist;
 mod if_;
 mod loop_;
 mod map;
+mod normalise;
 mod reduce;
 mod scan;
 mod scatter;
 mod sort;
-mod util;
 mod with_vjp;
 
 use crate::error::AdError;
@@ -185,11 +191,11 @@ impl Elim<'_> {
         .lambda(&mut f);
         let mut out = Vec::new();
         for (p, a) in f.params.iter().zip(args) {
-            out.push(util::copy_stm(p.clone(), a, &s.src));
+            out.push(build::copy_stm(p.clone(), a, &s.src));
         }
         out.extend(f.body.stms);
         for (p, r) in s.pat.into_iter().zip(f.body.result) {
-            out.push(util::copy_stm(p, r, &s.src));
+            out.push(build::copy_stm(p, r, &s.src));
         }
         out
     }
@@ -276,7 +282,7 @@ impl Rev {
         let n = lam.ret.len();
         for (p, a) in lam.params.iter().zip(&args) {
             b.names.set_type(p.name, p.ty.clone());
-            b.add(util::copy_stm(p.clone(), a.clone(), &src));
+            b.add(build::copy_stm(p.clone(), a.clone(), &src));
             self.mark_active(p);
         }
         let body = lam.body;
@@ -290,11 +296,11 @@ impl Rev {
             }
             self.backward(b, stms)?;
             for (i, r) in results.iter().enumerate() {
-                b.add(util::copy_stm(pat[i].clone(), r.clone(), &src));
+                b.add(build::copy_stm(pat[i].clone(), r.clone(), &src));
             }
             for (i, p) in params.iter().enumerate() {
                 let a = self.adj(b, p.name)?;
-                b.add(util::copy_stm(pat[n + i].clone(), a, &src));
+                b.add(build::copy_stm(pat[n + i].clone(), a, &src));
             }
             return Ok(());
         }
@@ -334,7 +340,7 @@ impl Rev {
         self.owned = saved_owned;
         let body = mb.finish(res);
         for (i, r) in results.iter().enumerate() {
-            b.add(util::copy_stm(pat[i].clone(), r.clone(), &src));
+            b.add(build::copy_stm(pat[i].clone(), r.clone(), &src));
         }
         let ret: Vec<Type> = params.iter().map(|p| p.ty.clone()).collect();
         b.add(Stm {
@@ -359,7 +365,7 @@ impl Rev {
     pub fn forward(&mut self, b: &mut Builder, stms: &[Stm]) -> R<Vec<Stm>> {
         let mut out = Vec::with_capacity(stms.len());
         for s in stms {
-            for s in util::normalise(b.names, s.clone()) {
+            for s in normalise::normalise(b.names, s.clone()) {
                 self.fwd_stm(b, &s)?;
                 out.push(s);
             }
@@ -410,7 +416,7 @@ impl Rev {
                 "vjp through a call of the function {fun}"
             ))),
             _ => {
-                let s = util::copy_consumed(self, b, s.clone());
+                let s = copy_consumed(self, b, s.clone());
                 b.add(s);
                 Ok(())
             }
@@ -554,7 +560,7 @@ impl Rev {
             return Ok(());
         }
         if let Some(&acc) = self.accs.get(v) {
-            return util::acc_add_all(self, b, acc, Vec::new(), c);
+            return build::acc_add_all(self, b, acc, Vec::new(), c);
         }
         let new = match self.adjs.get(v).cloned() {
             // The contributing adjoint is dead once its statement is processed, so its
@@ -562,7 +568,7 @@ impl Rev {
             None => c,
             Some(old) => {
                 let ty = b.type_of(&SubExp::Var(*v))?;
-                let r = util::add_values(self, b, &ty, old, c)?;
+                let r = build::add_values(self, b, &ty, old, c)?;
                 if let SubExp::Var(rv) = &r {
                     if ty.rank() > 0 {
                         self.owned.insert(*rv);
@@ -608,7 +614,7 @@ impl Rev {
                     }
                 }
             }
-            return util::acc_add_all(self, b, acc, is, c);
+            return build::acc_add_all(self, b, acc, is, c);
         }
         let a = self.owned_adj(b, arr)?;
         let ty = b.type_of(&SubExp::Var(a))?;
@@ -619,7 +625,7 @@ impl Rev {
             Exp::Basic(BasicOp::Index(a, idx.to_vec())),
             cty.clone(),
         );
-        let sum = util::add_values(self, b, &cty, SubExp::Var(old), c)?;
+        let sum = build::add_values(self, b, &cty, SubExp::Var(old), c)?;
         let upd = self.bind(
             b,
             "adj",
@@ -656,6 +662,30 @@ impl Rev {
         b.names.record_types(&l);
         l
     }
+}
+
+/// The arrays `e` updates in place.
+fn consumed_mut(e: &mut Exp) -> Vec<&mut VName> {
+    match e {
+        Exp::Basic(BasicOp::Update(arr, _, _)) => vec![arr],
+        Exp::Soac(Soac::Scatter { dests, .. }) | Exp::Soac(Soac::Hist { dests, .. }) => {
+            dests.iter_mut().collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `s` with every array it updates in place replaced by a fresh copy (emitted into `b`):
+/// the return sweep may still read the original.
+fn copy_consumed(rev: &mut Rev, b: &mut Builder, mut s: Stm) -> Stm {
+    for v in consumed_mut(&mut s.exp) {
+        let Some(ty) = b.names.type_of(*v).cloned() else {
+            continue;
+        };
+        let c = rev.bind(b, "copy", Exp::Basic(BasicOp::Copy(*v)), ty);
+        *v = c;
+    }
+    s
 }
 
 /// Whether values of type `t` have adjoints (every numeric type, §11.2; not `bool`).

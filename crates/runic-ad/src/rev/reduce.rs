@@ -12,7 +12,7 @@
 //!   `x̄ᵢ += vjp (λx. lᵢ ⊙ x ⊙ rᵢ) ȳ` as a map (the map rule, so free variables of `⊙` get
 //!   their adjoints too). Work O(n), span O(log n).
 
-use super::{map, util, Rev, R};
+use super::{build, common, map, Rev, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -26,9 +26,12 @@ pub fn reverse(
     lam: Lambda,
     neutral: Vec<SubExp>,
 ) -> R<()> {
-    if let (Some((op, t)), [x], [ne], [p]) =
-        (util::simple_binop(&lam), &arrs[..], &neutral[..], pat)
-    {
+    if let (Some((op, t)), [x], [ne], [p]) = (
+        crate::scope::simple_binop(&lam),
+        &arrs[..],
+        &neutral[..],
+        pat,
+    ) {
         let Some(ybar) = rev.adjs.get(&p.name).cloned() else {
             return Ok(());
         };
@@ -75,7 +78,7 @@ fn times(
     // (product of the non-zeros, number of zeros)
     let (prod, zeros) = nonzero_product(rev, b, w, x, t)?;
     // The neutral element counts as one more factor.
-    let ne_zero = util::binop(
+    let ne_zero = build::binop(
         rev,
         b,
         BinOp::Eq,
@@ -83,14 +86,14 @@ fn times(
         SubExp::Const(Prim::zero(t)),
         t,
     );
-    let ne_factor = util::select(rev, b, t, ne_zero.clone(), SubExp::Const(Prim::one(t)), ne);
-    let prod = util::binop(rev, b, BinOp::Mul, prod, ne_factor, t);
-    let ne_count = util::select(rev, b, i64t, ne_zero, SubExp::i64(1), SubExp::i64(0));
-    let zeros = util::binop(rev, b, BinOp::Add, zeros, ne_count, i64t);
-    let scaled = util::binop(rev, b, BinOp::Mul, prod, ybar, t);
-    let xbar = util::map(rev, b, w, vec![x], vec![Type::Prim(t)], |rev, b, ps| {
+    let ne_factor = build::select(rev, b, t, ne_zero.clone(), SubExp::Const(Prim::one(t)), ne);
+    let prod = build::binop(rev, b, BinOp::Mul, prod, ne_factor, t);
+    let ne_count = build::select(rev, b, i64t, ne_zero, SubExp::i64(1), SubExp::i64(0));
+    let zeros = build::binop(rev, b, BinOp::Add, zeros, ne_count, i64t);
+    let scaled = build::binop(rev, b, BinOp::Mul, prod, ybar, t);
+    let xbar = build::map(rev, b, w, vec![x], vec![Type::Prim(t)], |rev, b, ps| {
         let xi = SubExp::Var(ps[0]);
-        let is_zero = util::binop(
+        let is_zero = build::binop(
             rev,
             b,
             BinOp::Eq,
@@ -98,46 +101,19 @@ fn times(
             SubExp::Const(Prim::zero(t)),
             t,
         );
-        let none = util::binop(rev, b, BinOp::Eq, zeros.clone(), SubExp::i64(0), i64t);
-        let one = util::binop(rev, b, BinOp::Eq, zeros.clone(), SubExp::i64(1), i64t);
+        let none = build::binop(rev, b, BinOp::Eq, zeros.clone(), SubExp::i64(0), i64t);
+        let one = build::binop(rev, b, BinOp::Eq, zeros.clone(), SubExp::i64(1), i64t);
         let zero = SubExp::Const(Prim::zero(t));
         // No zero: ȳ·p/xᵢ (xᵢ is not zero here).
-        let safe = util::select(rev, b, t, is_zero.clone(), SubExp::Const(Prim::one(t)), xi);
-        let div = util::binop(rev, b, BinOp::Div, scaled.clone(), safe, t);
+        let safe = build::select(rev, b, t, is_zero.clone(), SubExp::Const(Prim::one(t)), xi);
+        let div = build::binop(rev, b, BinOp::Div, scaled.clone(), safe, t);
         // One zero: ȳ·p at it.
-        let at_zero = util::select(rev, b, t, is_zero, scaled.clone(), zero.clone());
-        let one_case = util::select(rev, b, t, one, at_zero, zero);
-        Ok(vec![util::select(rev, b, t, none, div, one_case)])
+        let at_zero = build::select(rev, b, t, is_zero, scaled.clone(), zero.clone());
+        let one_case = build::select(rev, b, t, one, at_zero, zero);
+        Ok(vec![build::select(rev, b, t, none, div, one_case)])
     })?;
     rev.owned.insert(xbar[0]);
     rev.add_adj(b, &SubExp::Var(x), SubExp::Var(xbar[0]))
-}
-
-/// Per element of `x`: the element, or 1 for a zero; and 1 for a zero, else 0 (what the
-/// zero-counting `*` rules multiply and count).
-pub fn nonzero_pairs(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    x: VName,
-    t: PrimType,
-) -> R<Vec<VName>> {
-    let i64t = PrimType::I64;
-    util::map(
-        rev,
-        b,
-        w,
-        vec![x],
-        vec![Type::Prim(t), Type::Prim(i64t)],
-        |rev, b, ps| {
-            let xi = SubExp::Var(ps[0]);
-            let zero = SubExp::Const(Prim::zero(t));
-            let z = util::binop(rev, b, BinOp::Eq, xi.clone(), zero, t);
-            let v = util::select(rev, b, t, z.clone(), SubExp::Const(Prim::one(t)), xi);
-            let c = util::select(rev, b, i64t, z, SubExp::i64(1), SubExp::i64(0));
-            Ok(vec![v, c])
-        },
-    )
 }
 
 /// The product of the non-zero elements of `x` and the number of zeros: two reduces of
@@ -159,13 +135,13 @@ pub fn nonzero_product(
         let pre = b.lambda(vec![("x", Type::Prim(t))], vec![Type::Prim(rt)], |b, ps| {
             let xi = SubExp::Var(ps[0]);
             let zero = SubExp::Const(Prim::zero(t));
-            let z = util::binop(rev, b, BinOp::Eq, xi.clone(), zero, t);
+            let z = build::binop(rev, b, BinOp::Eq, xi.clone(), zero, t);
             let (on_zero, other) = if !counts {
                 (SubExp::Const(Prim::one(t)), xi)
             } else {
                 (SubExp::i64(1), SubExp::i64(0))
             };
-            vec![util::select(rev, b, rt, z, on_zero, other)]
+            vec![build::select(rev, b, rt, z, on_zero, other)]
         });
         b.names.record_types(&pre);
         let lam = runic_ir::builder::binop_lambda(b.names, op, rt);
@@ -202,7 +178,7 @@ fn extremum(
 ) -> R<()> {
     let idx = arg_extremum(rev, b, w, x, y.clone(), t, op)?;
     // The neutral element comes first, so it wins ties: then nothing flows to the elements.
-    let found = util::binop(
+    let found = build::binop(
         rev,
         b,
         BinOp::Ge,
@@ -210,11 +186,11 @@ fn extremum(
         SubExp::i64(0),
         PrimType::I64,
     );
-    let not_ne = util::binop(rev, b, BinOp::Neq, y, ne, t);
-    let found = util::binop(rev, b, BinOp::LogAnd, found, not_ne, PrimType::Bool);
+    let not_ne = build::binop(rev, b, BinOp::Neq, y, ne, t);
+    let found = build::binop(rev, b, BinOp::LogAnd, found, not_ne, PrimType::Bool);
     if rev.accs.contains_key(&x) {
         // An accumulator ignores a write out of range: −1 when nothing is found.
-        let i = util::select(rev, b, PrimType::I64, found, idx, SubExp::i64(-1));
+        let i = build::select(rev, b, PrimType::I64, found, idx, SubExp::i64(-1));
         return rev.add_adj_at(b, x, &[DimIndex::Fix(i)], ybar);
     }
     if !rev.active.contains(&x) {
@@ -224,7 +200,7 @@ fn extremum(
     // over the array.
     let a = rev.owned_adj(b, x)?;
     let ty = b.type_of(&SubExp::Var(a))?;
-    let upd = util::if_with(
+    let upd = build::if_with(
         rev,
         b,
         found,
@@ -237,7 +213,7 @@ fn extremum(
                 Exp::Basic(BasicOp::Index(a, at.clone())),
                 Type::Prim(t),
             );
-            let sum = util::binop(rev, b, BinOp::Add, SubExp::Var(old), ybar.clone(), t);
+            let sum = build::binop(rev, b, BinOp::Add, SubExp::Var(old), ybar.clone(), t);
             let upd = Exp::Basic(BasicOp::Update(a, at, sum));
             Ok(vec![SubExp::Var(rev.bind(b, "adj", upd, ty.clone()))])
         },
@@ -264,16 +240,16 @@ pub fn arg_extremum(
     _op: BinOp,
 ) -> R<SubExp> {
     let i64t = PrimType::I64;
-    let iota = util::iota(rev, b, w.clone());
-    let cand = util::map(
+    let iota = build::iota(rev, b, w.clone());
+    let cand = build::map(
         rev,
         b,
         w,
         vec![x, iota],
         vec![Type::Prim(i64t)],
         |rev, b, ps| {
-            let eq = util::binop(rev, b, BinOp::Eq, SubExp::Var(ps[0]), y.clone(), t);
-            Ok(vec![util::select(
+            let eq = build::binop(rev, b, BinOp::Eq, SubExp::Var(ps[0]), y.clone(), t);
+            Ok(vec![build::select(
                 rev,
                 b,
                 i64t,
@@ -298,7 +274,7 @@ pub fn arg_extremum(
         }),
         Type::Prim(i64t),
     );
-    let none = util::binop(
+    let none = build::binop(
         rev,
         b,
         BinOp::Eq,
@@ -306,7 +282,7 @@ pub fn arg_extremum(
         SubExp::i64(i64::MAX),
         i64t,
     );
-    Ok(util::select(
+    Ok(build::select(
         rev,
         b,
         i64t,
@@ -336,8 +312,8 @@ fn general(
     for p in pat {
         ybar.push(rev.adj(b, p.name)?);
     }
-    let ls = exclusive_scan(rev, b, &w, &arrs, &lam, &neutral, false)?;
-    let rs = exclusive_scan(rev, b, &w, &arrs, &lam, &neutral, true)?;
+    let ls = common::exclusive_scan(rev, b, &w, &arrs, &lam, &neutral, false)?;
+    let rs = common::exclusive_scan(rev, b, &w, &arrs, &lam, &neutral, true)?;
     // m = map (\l x r -> (l ⊙ x) ⊙ r) ls xs rs, with every result's adjoint ȳ.
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
@@ -349,8 +325,8 @@ fn general(
         }
     }
     let v: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
-    let lx = util::apply(rev, &mut sb, &lam, &[&v[..k], &v[k..2 * k]].concat());
-    let lxr = util::apply(rev, &mut sb, &lam, &[&lx[..], &v[2 * k..]].concat());
+    let lx = build::apply(rev, &mut sb, &lam, &[&v[..k], &v[k..2 * k]].concat());
+    let lxr = build::apply(rev, &mut sb, &lam, &[&lx[..], &v[2 * k..]].concat());
     let body = sb.finish(lxr);
     let comb = Lambda {
         id: runic_ir::LamId::fresh(),
@@ -375,126 +351,4 @@ fn general(
     }
     map::reverse_seeded(rev, b, w, comb, map_arrs, seeds, &[])?;
     Ok(())
-}
-
-/// The exclusive scan of `arrs` with `lam` (`from_right`: of the reversed array with the
-/// flipped operator, reversed back, so element i combines the elements after i).
-pub fn exclusive_scan(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    arrs: &[VName],
-    lam: &Lambda,
-    neutral: &[SubExp],
-    from_right: bool,
-) -> R<Vec<VName>> {
-    let k = neutral.len();
-    let input: Vec<VName> = if from_right {
-        let mut v = Vec::new();
-        for a in arrs {
-            v.push(util::reverse(rev, b, w, *a)?);
-        }
-        v
-    } else {
-        arrs.to_vec()
-    };
-    let op = if from_right {
-        // \a b -> b ⊙ a
-        let mut l = rev.renamed(b, lam);
-        let (first, second) = l.params.split_at(k);
-        l.params = [second, first].concat();
-        l
-    } else {
-        rev.renamed(b, lam)
-    };
-    let tys: Vec<Type> = lam.ret.iter().map(|t| t.array_of(w.clone())).collect();
-    let inclusive = rev.bind_many(
-        b,
-        "scan",
-        Exp::Soac(Soac::Scan {
-            w: w.clone(),
-            arrs: input,
-            pre: None,
-            lam: op,
-            neutral: neutral.to_vec(),
-        }),
-        tys,
-    );
-    if from_right {
-        // Element i combines the elements after i: element n-2-i of the reversed scan.
-        shift(rev, b, w, &inclusive, neutral, true)
-    } else {
-        shift(rev, b, w, &inclusive, neutral, false)
-    }
-}
-
-/// `[e, s₀, s₁, …, sₙ₋₂]`: the inclusive scan `s` shifted right by one (the exclusive scan).
-pub fn exclusive_shift(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    inclusive: &[VName],
-    neutral: &[SubExp],
-) -> R<Vec<VName>> {
-    shift(rev, b, w, inclusive, neutral, false)
-}
-
-fn shift(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    inclusive: &[VName],
-    neutral: &[SubExp],
-    reversed: bool,
-) -> R<Vec<VName>> {
-    let iota = util::iota(rev, b, w.clone());
-    let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    let mut rets = Vec::new();
-    for s in inclusive {
-        rets.push(b.type_of(&SubExp::Var(*s))?.row());
-    }
-    util::map(rev, b, w, vec![iota], rets.clone(), |rev, b, ps| {
-        let i = SubExp::Var(ps[0]);
-        let src = if reversed {
-            let j = b.sub_i64(last.clone(), i.clone());
-            j
-        } else {
-            i.clone()
-        };
-        let j = b.sub_i64(src, SubExp::i64(1));
-        let at_edge = util::binop(rev, b, BinOp::Lt, j.clone(), SubExp::i64(0), PrimType::I64);
-        let safe = util::select(rev, b, PrimType::I64, at_edge.clone(), SubExp::i64(0), j);
-        let mut out = Vec::new();
-        for ((s, t), ne) in inclusive.iter().zip(&rets).zip(neutral) {
-            let v = rev.bind(
-                b,
-                "s",
-                Exp::Basic(BasicOp::Index(*s, vec![DimIndex::Fix(safe.clone())])),
-                t.clone(),
-            );
-            out.push(if_value(
-                rev,
-                b,
-                t,
-                at_edge.clone(),
-                ne.clone(),
-                SubExp::Var(v),
-            ));
-        }
-        Ok(out)
-    })
-}
-
-/// `if c then a else b` for values of any type.
-pub fn if_value(
-    rev: &mut Rev,
-    b: &mut Builder,
-    t: &Type,
-    c: SubExp,
-    x: SubExp,
-    y: SubExp,
-) -> SubExp {
-    let r = b.if_(c, vec![t.clone()], |_| vec![x], |_| vec![y])[0];
-    b.names.set_type(r, t.clone());
-    SubExp::Var(r)
 }

@@ -8,7 +8,7 @@
 //!   on the reversed arrays; then `x̄ᵢ += vjp (λx. yᵢ₋₁ ⊙ x) r̄ᵢ` is the map rule (which also
 //!   gives free variables of `⊙` their adjoints). Work O(n·d³), span O(log n).
 
-use super::{differentiable, map, reduce, util, Rev, R};
+use super::{build, common, differentiable, map, Rev, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -21,7 +21,7 @@ pub fn reverse(
     lam: Lambda,
     neutral: Vec<SubExp>,
 ) -> R<()> {
-    if let (Some((BinOp::Add, t)), [x], [p]) = (util::simple_binop(&lam), &arrs[..], pat) {
+    if let (Some((BinOp::Add, t)), [x], [p]) = (crate::scope::simple_binop(&lam), &arrs[..], pat) {
         let Some(ybar) = rev.adjs.get(&p.name).cloned() else {
             return Ok(());
         };
@@ -31,7 +31,7 @@ pub fn reverse(
         let yv = ybar
             .as_var()
             .ok_or_else(|| AdError::internal("scan adjoint is a scalar"))?;
-        let r = util::reverse(rev, b, &w, yv)?;
+        let r = build::reverse(rev, b, &w, yv)?;
         let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, t);
         b.names.record_types(&plus);
         let ty = Type::Prim(t).array_of(w.clone());
@@ -47,7 +47,7 @@ pub fn reverse(
             }),
             ty,
         );
-        let xbar = util::reverse(rev, b, &w, s)?;
+        let xbar = build::reverse(rev, b, &w, s)?;
         rev.owned.insert(xbar);
         return rev.add_adj(b, &SubExp::Var(*x), SubExp::Var(xbar));
     }
@@ -101,14 +101,14 @@ fn general(
         })
         .collect();
     // Per reversed position t (element i = n-1-t): a = ȳᵢ, B = cᵢᵀ (zero at the last).
-    let iota = util::iota(rev, b, w.clone());
+    let iota = build::iota(rev, b, w.clone());
     let last = b.sub_i64(w.clone(), SubExp::i64(1));
     let ret = vec![pt.clone(); d + needed.len()];
-    let elems = util::map(rev, b, &w, vec![iota], ret, |rev, b, ps| {
+    let elems = build::map(rev, b, &w, vec![iota], ret, |rev, b, ps| {
         let i = b.sub_i64(last.clone(), SubExp::Var(ps[0]));
-        let is_last = util::binop(rev, b, BinOp::Eq, i.clone(), last.clone(), PrimType::I64);
+        let is_last = build::binop(rev, b, BinOp::Eq, i.clone(), last.clone(), PrimType::I64);
         let next = b.add_i64(i.clone(), SubExp::i64(1));
-        let next = util::select(rev, b, PrimType::I64, is_last.clone(), i.clone(), next);
+        let next = build::select(rev, b, PrimType::I64, is_last.clone(), i.clone(), next);
         let mut out = Vec::new();
         for yb in &ybar {
             let v = rev.bind(
@@ -152,7 +152,7 @@ fn general(
         }
         let zero = SubExp::Const(Prim::zero(t));
         for &(s, r) in &needed {
-            let v = util::select(rev, b, t, is_last.clone(), zero.clone(), cols[r][s].clone());
+            let v = build::select(rev, b, t, is_last.clone(), zero.clone(), cols[r][s].clone());
             out.push(v);
         }
         Ok(out)
@@ -191,7 +191,7 @@ fn general(
             tys,
         );
         for (&s, zj) in bl.iter().zip(&z[..db]) {
-            rbar[s] = Some(util::reverse(rev, b, &w, *zj)?);
+            rbar[s] = Some(build::reverse(rev, b, &w, *zj)?);
         }
     }
     let rbar: Vec<VName> = rbar
@@ -199,7 +199,7 @@ fn general(
         .map(|r| r.ok_or_else(|| AdError::internal("scan block")))
         .collect::<R<_>>()?;
     // x̄ᵢ through the map rule on m = map (λyl x. yl ⊙ x) ylag xs, m̄ = r̄.
-    let ylag = reduce::exclusive_shift(rev, b, &w, &ys, &neutral)?;
+    let ylag = common::exclusive_shift(rev, b, &w, &ys, &neutral)?;
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
     let mut params = Vec::new();
@@ -208,7 +208,7 @@ fn general(
         params.push(rev.fresh_param(&mut sb, "p", &ty));
     }
     let vs: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
-    let res = util::apply(rev, &mut sb, &lam, &vs);
+    let res = build::apply(rev, &mut sb, &lam, &vs);
     let comb = Lambda {
         id: runic_ir::LamId::fresh(),
         params,
@@ -239,7 +239,7 @@ pub fn lambda_vjp(
     let l = inner.renamed(b, lam);
     let src = b.src.clone();
     for ((p, a), act) in l.params.iter().zip(args).zip(active) {
-        b.add(util::copy_stm(p.clone(), a.clone(), &src));
+        b.add(build::copy_stm(p.clone(), a.clone(), &src));
         if *act {
             inner.mark_active(p);
         }
@@ -268,8 +268,8 @@ fn compose_op(rev: &mut Rev, b: &mut Builder, t: PrimType, d: usize) -> R<Lambda
     for s in 0..d {
         let mut acc = a(1, s);
         for q in 0..d {
-            let p = util::binop(rev, &mut sb, BinOp::Mul, m(1, s, q), a(0, q), t);
-            acc = util::binop(rev, &mut sb, BinOp::Add, acc, p, t);
+            let p = build::binop(rev, &mut sb, BinOp::Mul, m(1, s, q), a(0, q), t);
+            acc = build::binop(rev, &mut sb, BinOp::Add, acc, p, t);
         }
         out.push(acc);
     }
@@ -277,8 +277,8 @@ fn compose_op(rev: &mut Rev, b: &mut Builder, t: PrimType, d: usize) -> R<Lambda
         for r in 0..d {
             let mut acc = SubExp::Const(Prim::zero(t));
             for q in 0..d {
-                let p = util::binop(rev, &mut sb, BinOp::Mul, m(1, s, q), m(0, q, r), t);
-                acc = util::binop(rev, &mut sb, BinOp::Add, acc, p, t);
+                let p = build::binop(rev, &mut sb, BinOp::Mul, m(1, s, q), m(0, q, r), t);
+                acc = build::binop(rev, &mut sb, BinOp::Add, acc, p, t);
             }
             out.push(acc);
         }

@@ -7,7 +7,7 @@
 //! scattered into a copy of `d`, so the original stays available. Work O(n + |is|),
 //! span O(log) (the histogram).
 
-use super::{util, Rev, R};
+use super::{build, common, Rev, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -43,7 +43,7 @@ pub fn reverse(
         if let (true, Type::Prim(t)) = (rev.active.contains(v), &row) {
             // Scalar values: straight-line code (a column program in the executor).
             let t = *t;
-            let vbar = util::bin_map(
+            let vbar = common::bin_map(
                 rev,
                 b,
                 &w,
@@ -58,14 +58,14 @@ pub fn reverse(
                         Exp::Basic(BasicOp::Index(win, bin.clone())),
                         Type::Prim(PrimType::I64),
                     );
-                    let mine = util::binop(rev, b, BinOp::Eq, SubExp::Var(wj), j, PrimType::I64);
+                    let mine = build::binop(rev, b, BinOp::Eq, SubExp::Var(wj), j, PrimType::I64);
                     let got = rev.bind(
                         b,
                         "adj",
                         Exp::Basic(BasicOp::Index(rbar, bin)),
                         Type::Prim(t),
                     );
-                    Ok(vec![util::select(
+                    Ok(vec![build::select(
                         rev,
                         b,
                         t,
@@ -78,15 +78,15 @@ pub fn reverse(
             rev.owned.insert(vbar[0]);
             rev.add_adj(b, &SubExp::Var(*v), SubExp::Var(vbar[0]))?;
         } else if rev.active.contains(v) {
-            let iota = util::iota(rev, b, w.clone());
+            let iota = build::iota(rev, b, w.clone());
             let mut arrs = vec![iota];
             arrs.extend(is.iter().copied());
-            let vbar = util::map(rev, b, &w, arrs, vec![row.clone()], |rev, b, ps| {
+            let vbar = build::map(rev, b, &w, arrs, vec![row.clone()], |rev, b, ps| {
                 let j = SubExp::Var(ps[0]);
                 let idx: Vec<SubExp> = ps[1..].iter().map(|v| SubExp::Var(*v)).collect();
-                let ok = in_range(rev, b, &idx, &dims);
+                let ok = common::in_range(rev, b, &idx, &dims);
                 let row2 = row.clone();
-                let r = util::if_with(
+                let r = build::if_with(
                     rev,
                     b,
                     ok,
@@ -100,8 +100,8 @@ pub fn reverse(
                             Type::Prim(PrimType::I64),
                         );
                         let mine =
-                            util::binop(rev, b, BinOp::Eq, SubExp::Var(wj), j, PrimType::I64);
-                        util::if_with(
+                            build::binop(rev, b, BinOp::Eq, SubExp::Var(wj), j, PrimType::I64);
+                        build::if_with(
                             rev,
                             b,
                             mine,
@@ -173,7 +173,7 @@ pub fn winners(
         Exp::Basic(BasicOp::Replicate(dims.to_vec(), SubExp::i64(-1))),
         ty.clone(),
     );
-    let iota = util::iota(rev, b, w.clone());
+    let iota = build::iota(rev, b, w.clone());
     let lam = runic_ir::builder::binop_lambda(b.names, BinOp::Max, i64t);
     b.names.record_types(&lam);
     Ok(rev.bind(
@@ -189,17 +189,4 @@ pub fn winners(
         }),
         ty,
     ))
-}
-
-/// Whether every index component is within `0 ≤ i < dim`.
-pub fn in_range(rev: &mut Rev, b: &mut Builder, idx: &[SubExp], dims: &[SubExp]) -> SubExp {
-    let i64t = PrimType::I64;
-    let mut ok = SubExp::Const(Prim::Bool(true));
-    for (i, d) in idx.iter().zip(dims) {
-        let lo = util::binop(rev, b, BinOp::Ge, i.clone(), SubExp::i64(0), i64t);
-        let hi = util::binop(rev, b, BinOp::Lt, i.clone(), d.clone(), i64t);
-        let both = util::binop(rev, b, BinOp::LogAnd, lo, hi, PrimType::Bool);
-        ok = util::binop(rev, b, BinOp::LogAnd, ok, both, PrimType::Bool);
-    }
-    ok
 }

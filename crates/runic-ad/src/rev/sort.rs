@@ -2,7 +2,7 @@
 //! `reduce_by_index` rule: one pass per bit of the largest key, each a map, a scan and a
 //! scatter. Work O(n log k), span O(log n log k) for keys below k.
 
-use super::{util, Rev, R};
+use super::{build, Rev, R};
 use runic_ir::*;
 
 /// Sort `keys` (values in `0..=max`) stably; the sorted keys and, for each sorted position,
@@ -16,7 +16,7 @@ pub fn sort_by_key(
 ) -> R<(VName, VName)> {
     let i64t = PrimType::I64;
     let arr_t = Type::Prim(i64t).array_of(w.clone());
-    let perm0 = util::iota(rev, b, w.clone());
+    let perm0 = build::iota(rev, b, w.clone());
     // loop (bit, more, keys, perm) = (0, max > 0, keys, iota n) while more do one pass
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
@@ -25,7 +25,7 @@ pub fn sort_by_key(
     let ks = rev.fresh_param(&mut sb, "keys", &arr_t);
     let ps = rev.fresh_param(&mut sb, "perm", &arr_t);
     let (k2, p2) = pass(rev, &mut sb, w, ks.name, ps.name, SubExp::Var(bit.name))?;
-    let next = util::binop(
+    let next = build::binop(
         rev,
         &mut sb,
         BinOp::Add,
@@ -33,10 +33,10 @@ pub fn sort_by_key(
         SubExp::i64(1),
         i64t,
     );
-    let rest = util::binop(rev, &mut sb, BinOp::Shr, max.clone(), next.clone(), i64t);
-    let more2 = util::binop(rev, &mut sb, BinOp::Gt, rest, SubExp::i64(0), i64t);
+    let rest = build::binop(rev, &mut sb, BinOp::Shr, max.clone(), next.clone(), i64t);
+    let more2 = build::binop(rev, &mut sb, BinOp::Gt, rest, SubExp::i64(0), i64t);
     let body = sb.finish(vec![next, more2, SubExp::Var(k2), SubExp::Var(p2)]);
-    let more0 = util::binop(rev, b, BinOp::Gt, max, SubExp::i64(0), i64t);
+    let more0 = build::binop(rev, b, BinOp::Gt, max, SubExp::i64(0), i64t);
     let out = rev.bind_many(
         b,
         "sorted",
@@ -72,9 +72,9 @@ fn pass(
     let i64t = PrimType::I64;
     let it = Type::Prim(i64t);
     let arr_t = it.array_of(w.clone());
-    let flags = util::map(rev, b, w, vec![keys], vec![it.clone()], |rev, b, ps| {
-        let s = util::binop(rev, b, BinOp::Shr, SubExp::Var(ps[0]), bit.clone(), i64t);
-        Ok(vec![util::binop(
+    let flags = build::map(rev, b, w, vec![keys], vec![it.clone()], |rev, b, ps| {
+        let s = build::binop(rev, b, BinOp::Shr, SubExp::Var(ps[0]), bit.clone(), i64t);
+        Ok(vec![build::binop(
             rev,
             b,
             BinOp::And,
@@ -111,9 +111,9 @@ fn pass(
         }),
         it.clone(),
     );
-    let total0 = util::binop(rev, b, BinOp::Sub, w.clone(), SubExp::Var(total1), i64t);
-    let iota = util::iota(rev, b, w.clone());
-    let pos = util::map(
+    let total0 = build::binop(rev, b, BinOp::Sub, w.clone(), SubExp::Var(total1), i64t);
+    let iota = build::iota(rev, b, w.clone());
+    let pos = build::map(
         rev,
         b,
         w,
@@ -121,11 +121,11 @@ fn pass(
         vec![it.clone()],
         |rev, b, ps| {
             let (j, f, incl) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]), SubExp::Var(ps[2]));
-            let before = util::binop(rev, b, BinOp::Sub, incl, f.clone(), i64t);
-            let one_pos = util::binop(rev, b, BinOp::Add, total0.clone(), before.clone(), i64t);
-            let zero_pos = util::binop(rev, b, BinOp::Sub, j, before, i64t);
-            let is_one = util::binop(rev, b, BinOp::Eq, f, SubExp::i64(1), i64t);
-            Ok(vec![util::select(rev, b, i64t, is_one, one_pos, zero_pos)])
+            let before = build::binop(rev, b, BinOp::Sub, incl, f.clone(), i64t);
+            let one_pos = build::binop(rev, b, BinOp::Add, total0.clone(), before.clone(), i64t);
+            let zero_pos = build::binop(rev, b, BinOp::Sub, j, before, i64t);
+            let is_one = build::binop(rev, b, BinOp::Eq, f, SubExp::i64(1), i64t);
+            Ok(vec![build::select(rev, b, i64t, is_one, one_pos, zero_pos)])
         },
     )?;
     let mut out = Vec::new();

@@ -1,7 +1,7 @@
 //! `y = with_vjp f f' x`: the forward sweep runs `f` (inlined); the return sweep calls the
 //! user's adjoint function, `x̄ += f' y ȳ`, instead of differentiating `f`.
 
-use super::{util, Rev, Saved, R};
+use super::{build, Rev, Saved, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -9,10 +9,10 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm, active: bool) -> R<()> {
     let Exp::WithVjp { f, adj, args } = &s.exp else {
         return Err(AdError::internal("with_vjp rule on another statement"));
     };
-    let results = util::apply(rev, b, f, args);
+    let results = build::apply(rev, b, f, args);
     let src = b.src.clone();
     for (p, r) in s.pat.iter().zip(results) {
-        b.add(util::copy_stm(p.clone(), r, &src));
+        b.add(build::copy_stm(p.clone(), r, &src));
     }
     if active {
         let adj = rev.renamed(b, adj);
@@ -31,7 +31,7 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], args: Vec<SubExp>)
     }
     let src = b.src.clone();
     for (p, a) in adj.params.iter().zip(&inputs) {
-        b.add(util::copy_stm(p.clone(), a.clone(), &src));
+        b.add(build::copy_stm(p.clone(), a.clone(), &src));
     }
     for s in adj.body.stms {
         b.add(s);
