@@ -1,57 +1,40 @@
 //! Helpers shared by several rule files: the range check of a bin index and maps over
-//! bins (histogram and scatter rules), the zero-counting pairs of the `*` rules, exclusive
-//! scans and shifts (reduce and scan rules), selections of values of any type, the `+`
+//! bins (histogram and scatter rules), the zero-counting pairs of the `*` rules (reduce
+//! and histogram rules), exclusive scans and shifts (reduce and scan rules), the `+`
 //! operator on adjoints, and pruning the bodies of the return sweep.
 
-use super::build::{binop, if_with, iota, map, select};
-use super::{build, Rev, R};
+use super::build::{self, at};
+use super::R;
 use crate::error::AdError;
 use runic_ir::*;
 
 /// Whether every index component is within `0 ≤ i < dim`.
-pub fn in_range(rev: &mut Rev, b: &mut Builder, idx: &[SubExp], dims: &[SubExp]) -> SubExp {
-    let i64t = PrimType::I64;
+pub fn in_range(b: &mut Builder, idx: &[SubExp], dims: &[SubExp]) -> R<SubExp> {
     let mut ok = SubExp::Const(Prim::Bool(true));
     for (i, d) in idx.iter().zip(dims) {
-        let lo = build::binop(rev, b, BinOp::Ge, i.clone(), SubExp::i64(0), i64t);
-        let hi = build::binop(rev, b, BinOp::Lt, i.clone(), d.clone(), i64t);
-        let both = build::binop(rev, b, BinOp::LogAnd, lo, hi, PrimType::Bool);
-        ok = build::binop(rev, b, BinOp::LogAnd, ok, both, PrimType::Bool);
+        let lo = b.op2(BinOp::Ge, i.clone(), SubExp::i64(0))?;
+        let hi = b.op2(BinOp::Lt, i.clone(), d.clone())?;
+        let both = b.op2(BinOp::LogAnd, lo, hi)?;
+        ok = b.op2(BinOp::LogAnd, ok, both)?;
     }
-    ok
+    Ok(ok)
 }
 
 /// Per element of `x`: the element, or 1 for a zero; and 1 for a zero, else 0 (what the
 /// zero-counting `*` rules multiply and count).
-pub fn nonzero_pairs(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    x: VName,
-    t: PrimType,
-) -> R<Vec<VName>> {
-    let i64t = PrimType::I64;
-    build::map(
-        rev,
-        b,
-        w,
-        vec![x],
-        vec![Type::Prim(t), Type::Prim(i64t)],
-        |rev, b, ps| {
-            let xi = SubExp::Var(ps[0]);
-            let zero = SubExp::Const(Prim::zero(t));
-            let z = build::binop(rev, b, BinOp::Eq, xi.clone(), zero, t);
-            let v = build::select(rev, b, t, z.clone(), SubExp::Const(Prim::one(t)), xi);
-            let c = build::select(rev, b, i64t, z, SubExp::i64(1), SubExp::i64(0));
-            Ok(vec![v, c])
-        },
-    )
+pub fn nonzero_pairs(b: &mut Builder, w: &SubExp, x: VName) -> R<Vec<VName>> {
+    b.map_fn("m", w.clone(), vec![x], |b, xs| -> R<_> {
+        let t = b.prim_of(&xs[0])?;
+        let z = b.op2(BinOp::Eq, xs[0].clone(), SubExp::Const(Prim::zero(t)))?;
+        let v = b.select(z.clone(), SubExp::Const(Prim::one(t)), xs[0].clone())?;
+        let c = b.select(z, SubExp::i64(1), SubExp::i64(0))?;
+        Ok(vec![v, c])
+    })
 }
 
 /// The exclusive scan of `arrs` with `lam` (`from_right`: of the reversed array with the
 /// flipped operator, reversed back, so element i combines the elements after i).
 pub fn exclusive_scan(
-    rev: &mut Rev,
     b: &mut Builder,
     w: &SubExp,
     arrs: &[VName],
@@ -59,129 +42,66 @@ pub fn exclusive_scan(
     neutral: &[SubExp],
     from_right: bool,
 ) -> R<Vec<VName>> {
-    let k = neutral.len();
-    let input: Vec<VName> = if from_right {
-        let mut v = Vec::new();
-        for a in arrs {
-            v.push(build::reverse(rev, b, w, *a)?);
-        }
-        v
-    } else {
-        arrs.to_vec()
-    };
-    let op = if from_right {
-        // \a b -> b ⊙ a
-        let mut l = rev.renamed(b, lam);
-        let (first, second) = l.params.split_at(k);
-        l.params = [second, first].concat();
-        l
-    } else {
-        rev.renamed(b, lam)
-    };
-    let tys: Vec<Type> = lam.ret.iter().map(|t| t.array_of(w.clone())).collect();
-    let inclusive = rev.bind_many(
-        b,
-        "scan",
-        Exp::Soac(Soac::Scan {
-            w: w.clone(),
-            arrs: input,
-            pre: None,
-            lam: op,
-            neutral: neutral.to_vec(),
-        }),
-        tys,
-    );
+    let mut input = arrs.to_vec();
     if from_right {
-        // Element i combines the elements after i: element n-2-i of the reversed scan.
-        shift(rev, b, w, &inclusive, neutral, true)
-    } else {
-        shift(rev, b, w, &inclusive, neutral, false)
+        for a in input.iter_mut() {
+            *a = b.reverse(w.clone(), *a)?;
+        }
     }
+    let mut op = b.renamed(lam);
+    if from_right {
+        // \a b -> b ⊙ a
+        let second = op.params.split_off(neutral.len());
+        op.params.splice(0..0, second);
+    }
+    let inclusive = b.scan("scan", w.clone(), op, neutral.to_vec(), input)?;
+    // From the right, element i combines the elements after i: element n-2-i of the
+    // reversed scan.
+    shift(b, w, &inclusive, neutral, from_right)
 }
 
 /// `[e, s₀, s₁, …, sₙ₋₂]`: the inclusive scan `s` shifted right by one (the exclusive scan).
 pub fn exclusive_shift(
-    rev: &mut Rev,
     b: &mut Builder,
     w: &SubExp,
     inclusive: &[VName],
     neutral: &[SubExp],
 ) -> R<Vec<VName>> {
-    shift(rev, b, w, inclusive, neutral, false)
+    shift(b, w, inclusive, neutral, false)
 }
 
+/// Element `i` is `s[i-1]` (`reversed`: `s[n-2-i]`), or `e` where that is out of range.
 fn shift(
-    rev: &mut Rev,
     b: &mut Builder,
     w: &SubExp,
     inclusive: &[VName],
     neutral: &[SubExp],
     reversed: bool,
 ) -> R<Vec<VName>> {
-    let iota = build::iota(rev, b, w.clone());
+    let iota = b.iota(w.clone());
     let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    let mut rets = Vec::new();
-    for s in inclusive {
-        rets.push(b.type_of(&SubExp::Var(*s))?.row());
-    }
-    build::map(rev, b, w, vec![iota], rets.clone(), |rev, b, ps| {
-        let i = SubExp::Var(ps[0]);
+    b.map_fn("m", w.clone(), vec![iota], |b, i| -> R<_> {
         let src = if reversed {
-            let j = b.sub_i64(last.clone(), i.clone());
-            j
+            b.sub_i64(last, i[0].clone())
         } else {
-            i.clone()
+            i[0].clone()
         };
         let j = b.sub_i64(src, SubExp::i64(1));
-        let at_edge = build::binop(rev, b, BinOp::Lt, j.clone(), SubExp::i64(0), PrimType::I64);
-        let safe = build::select(rev, b, PrimType::I64, at_edge.clone(), SubExp::i64(0), j);
+        let at_edge = b.op2(BinOp::Lt, j.clone(), SubExp::i64(0))?;
+        let safe = b.select(at_edge.clone(), SubExp::i64(0), j)?;
         let mut out = Vec::new();
-        for ((s, t), ne) in inclusive.iter().zip(&rets).zip(neutral) {
-            let v = rev.bind(
-                b,
-                "s",
-                Exp::Basic(BasicOp::Index(*s, vec![DimIndex::Fix(safe.clone())])),
-                t.clone(),
-            );
-            out.push(if_value(
-                rev,
-                b,
-                t,
-                at_edge.clone(),
-                ne.clone(),
-                SubExp::Var(v),
-            ));
+        for (s, ne) in inclusive.iter().zip(neutral) {
+            let v = b.let_basic("s", at(*s, safe.clone()))?;
+            out.push(b.select(at_edge.clone(), ne.clone(), v)?);
         }
         Ok(out)
     })
 }
 
-/// `if c then a else b` for values of any type.
-pub fn if_value(
-    rev: &mut Rev,
-    b: &mut Builder,
-    t: &Type,
-    c: SubExp,
-    x: SubExp,
-    y: SubExp,
-) -> SubExp {
-    let r = b.if_(c, vec![t.clone()], |_| vec![x], |_| vec![y])[0];
-    b.names.set_type(r, t.clone());
-    SubExp::Var(r)
-}
-
 /// `\x y -> x + y` on values of type `t` (elementwise for arrays).
-pub fn add_lambda(rev: &mut Rev, b: &mut Builder, t: &Type) -> R<Lambda> {
-    let x = rev.fresh_param(b, "x", t);
-    let y = rev.fresh_param(b, "y", t);
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
-    let r = build::add_values(rev, &mut sb, t, SubExp::Var(x.name), SubExp::Var(y.name))?;
-    Ok(Lambda {
-        id: runic_ir::LamId::fresh(),
-        params: vec![x, y],
-        body: sb.finish(vec![r]),
-        ret: vec![t.clone()],
+pub fn add_lambda(b: &mut Builder, t: &Type) -> R<Lambda> {
+    b.lam(vec![("x", t.clone()), ("y", t.clone())], |b, xy| -> R<_> {
+        Ok(vec![build::add_values(b, t, xy[0].clone(), xy[1].clone())?])
     })
 }
 
@@ -189,67 +109,54 @@ pub fn add_lambda(rev: &mut Rev, b: &mut Builder, t: &Type) -> R<Lambda> {
 /// is…` for scalar results, as straight-line code (the bin index is clamped and the result
 /// selected, so the executor runs it as a column program); the whole map is guarded by
 /// "the destination is not empty", where no index is valid.
-#[allow(clippy::too_many_arguments)]
 pub fn bin_map(
-    rev: &mut Rev,
     b: &mut Builder,
     w: &SubExp,
     extra: Vec<VName>,
     is: &[VName],
     dims: &[SubExp],
     outside: Vec<Prim>,
-    f: impl FnOnce(&mut Rev, &mut Builder, Vec<DimIndex>, SubExp, &[VName]) -> R<Vec<SubExp>>,
+    f: impl FnOnce(&mut Builder, Vec<DimIndex>, SubExp, &[SubExp]) -> R<Vec<SubExp>>,
 ) -> R<Vec<VName>> {
-    let i64t = PrimType::I64;
     let mut size = SubExp::i64(1);
     for d in dims {
-        size = binop(rev, b, BinOp::Mul, size, d.clone(), i64t);
+        size = b.mul_(size, d.clone())?;
     }
-    let nonempty = binop(rev, b, BinOp::Gt, size, SubExp::i64(0), i64t);
-    let rets: Vec<Type> = outside.iter().map(|p| Type::Prim(p.ty())).collect();
-    let arr_tys: Vec<Type> = rets.iter().map(|t| t.array_of(w.clone())).collect();
+    let nonempty = b.op2(BinOp::Gt, size, SubExp::i64(0))?;
     let n_extra = extra.len();
-    let outs = if_with(
-        rev,
-        b,
+    let outs = b.let_if(
+        "r",
         nonempty,
-        arr_tys,
-        |rev, b| {
-            let iota = iota(rev, b, w.clone());
-            let mut arrs = vec![iota];
-            arrs.extend(extra);
-            arrs.extend(is.iter().copied());
-            let outside = outside.clone();
-            let r = map(rev, b, w, arrs, rets.clone(), |rev, b, ps| {
-                let j = SubExp::Var(ps[0]);
-                let idx: Vec<SubExp> = ps[1 + n_extra..].iter().map(|v| SubExp::Var(*v)).collect();
-                let ok = super::common::in_range(rev, b, &idx, dims);
-                let bin: Vec<DimIndex> = idx
-                    .into_iter()
-                    .map(|i| DimIndex::Fix(select(rev, b, i64t, ok.clone(), i, SubExp::i64(0))))
-                    .collect();
-                let vals = f(rev, b, bin, j, &ps[1..1 + n_extra])?;
-                Ok(vals
-                    .into_iter()
-                    .zip(&outside)
-                    .map(|(v, o)| select(rev, b, o.ty(), ok.clone(), v, SubExp::Const(*o)))
-                    .collect())
+        |b| -> R<_> {
+            let iota = b.iota(w.clone());
+            let arrs = [vec![iota], extra, is.to_vec()].concat();
+            let r = b.map_fn("m", w.clone(), arrs, |b, ps| -> R<_> {
+                let idx = &ps[1 + n_extra..];
+                let ok = in_range(b, idx, dims)?;
+                let mut bin = Vec::new();
+                for i in idx {
+                    bin.push(DimIndex::Fix(b.select(
+                        ok.clone(),
+                        i.clone(),
+                        SubExp::i64(0),
+                    )?));
+                }
+                let vals = f(b, bin, ps[0].clone(), &ps[1..1 + n_extra])?;
+                let mut out = Vec::new();
+                for (v, o) in vals.into_iter().zip(&outside) {
+                    out.push(b.select(ok.clone(), v, SubExp::Const(*o))?);
+                }
+                Ok(out)
             })?;
             Ok(r.into_iter().map(SubExp::Var).collect())
         },
-        |rev, b| {
-            let mut r = Vec::new();
+        |b| -> R<_> {
+            let mut none = Vec::new();
             for o in &outside {
-                let t = Type::Prim(o.ty()).array_of(w.clone());
-                let z = rev.bind(
-                    b,
-                    "none",
-                    Exp::Basic(BasicOp::Replicate(vec![w.clone()], SubExp::Const(*o))),
-                    t,
-                );
-                r.push(SubExp::Var(z));
+                let all = BasicOp::Replicate(vec![w.clone()], SubExp::Const(*o));
+                none.push(b.let_basic("none", all)?);
             }
-            Ok(r)
+            Ok(none)
         },
     )?;
     outs.into_iter()
