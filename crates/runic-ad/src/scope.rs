@@ -1,6 +1,6 @@
-//! Scope helpers over IR bodies: the types of all binders, the variables an expression
-//! reads, and renaming every binder of a body to fresh names (to duplicate code within one
-//! function, where each variable may be bound only once).
+//! Helpers both modes share: the variables an expression mentions (for dependence checks),
+//! the run-time check that seeds have their values' shapes, and recognising a simple
+//! binary operator.
 
 use runic_ir::traverse::{add_uses, binders, Walk};
 use runic_ir::*;
@@ -24,18 +24,11 @@ pub fn check_seed_shapes(
     seeds: &[SubExp],
     skip: usize,
 ) -> Result<(), AdError> {
-    let i64_t = Type::Prim(PrimType::I64);
-    let bind =
-        |b: &mut Builder, hint: &str, exp: BasicOp, ty: Type| b.bind1(hint, Exp::Basic(exp), ty);
     for (a, t) in values.iter().zip(seeds) {
         let (Some(av), Some(tv)) = (a.as_var(), t.as_var()) else {
             continue;
         };
-        let value_t = b
-            .names
-            .type_of(av)
-            .cloned()
-            .ok_or_else(|| AdError::internal(format!("unknown type of {av}")))?;
+        let value_t = b.type_of(a)?;
         let (rank, Some(elem)) = (value_t.rank(), value_t.elem()) else {
             continue;
         };
@@ -46,8 +39,7 @@ pub fn check_seed_shapes(
         let dims = (0..skip).map(|d| (tv, d)).chain((0..rank).map(|d| (av, d)));
         let mut shape = Vec::new();
         for (arr, d) in dims {
-            let size = BasicOp::ArraySize(arr, d);
-            shape.push(SubExp::Var(bind(b, "n", size, i64_t.clone())));
+            shape.push(b.let_basic("n", BasicOp::ArraySize(arr, d))?);
         }
         let type_text = (0..shape.len())
             .map(|k| format!("[{{{k}}}]"))
@@ -58,7 +50,7 @@ pub fn check_seed_shapes(
             shape,
             type_text,
         };
-        bind(b, "ok", check, Type::Prim(PrimType::Bool));
+        b.let_basic("ok", check)?;
     }
     Ok(())
 }

@@ -261,8 +261,11 @@ impl<'a> Builder<'a> {
         Ok(self.unop(op, a, t))
     }
 
-    /// `if c then a else b` on operands (a `select`).
+    /// `if c then a else b` on operands (a `select`; a constant condition is folded).
     pub fn select(&mut self, c: SubExp, a: SubExp, b: SubExp) -> TResult<SubExp> {
+        if let SubExp::Const(Prim::Bool(k)) = c {
+            return Ok(if k { a } else { b });
+        }
         let t = self.type_of(&a)?;
         let r = self.if_(c, vec![t], |_| vec![a], |_| vec![b]);
         Ok(SubExp::Var(r[0]))
@@ -621,3 +624,212 @@ mod fwd_additions_tests {
 }
 // End of the block added for forward-mode AD.
 // ======================================================================================
+
+// =======================================================================================
+// Added for reverse-mode AD (branch wt-rev): iota, reversed rows, renamed copies and
+// inlining of lambdas, maps of lambdas built in place, commutative reduces, branches with
+// a name hint, zeros of a type (binding to a given pattern is `let_pat`, above).
+
+impl Builder<'_> {
+    /// `iota n`: the `i64` array `[0, 1, …, n-1]`.
+    pub fn iota(&mut self, n: SubExp) -> VName {
+        let ty = Type::Prim(PrimType::I64).array_of(n.clone());
+        let range = BasicOp::Range {
+            start: SubExp::i64(0),
+            second: Some(SubExp::i64(1)),
+            end: n,
+            kind: RangeKind::UpToExclusive,
+            elem: PrimType::I64,
+        };
+        self.bind1("iota", Exp::Basic(range), ty)
+    }
+
+    /// The rows of `arr` in reverse order (`arr[::-1]`); `w` is its outer size.
+    pub fn reverse(&mut self, w: SubExp, arr: VName) -> TResult<VName> {
+        let mut ty = subexp_type(&*self.names, &SubExp::Var(arr))?;
+        match &mut ty {
+            Type::Array { shape, .. } => shape[0] = w,
+            t => return Err(TypeError(format!("reversing {t:?}"))),
+        }
+        let idx = vec![DimIndex::Slice {
+            start: None,
+            end: None,
+            stride: Some(SubExp::i64(-1)),
+        }];
+        Ok(self.bind1("rev", Exp::Basic(BasicOp::Index(arr, idx)), ty))
+    }
+
+    /// A copy of `lam` with fresh binders (their types recorded) and a fresh id, to live in
+    /// the same function as the original.
+    pub fn renamed(&mut self, lam: &Lambda) -> Lambda {
+        use crate::traverse::VisitorMut;
+        let mut l = lam.clone();
+        crate::traverse::Renamer::new(self.names).lambda(&mut l);
+        self.names.record_types(&l);
+        l
+    }
+
+    /// `lam args` inlined: a renamed copy's parameters bound to `args`, its statements
+    /// added; returns its results.
+    pub fn inline(&mut self, lam: &Lambda, args: &[SubExp]) -> Vec<SubExp> {
+        let l = self.renamed(lam);
+        for (p, a) in l.params.into_iter().zip(args) {
+            self.let_pat(vec![p], Exp::Basic(BasicOp::SubExp(a.clone())));
+        }
+        for s in l.body.stms {
+            self.add(s);
+        }
+        l.body.result
+    }
+
+    /// [`Builder::if_else`] bound to variables named after `hint`.
+    pub fn let_if<E: From<TypeError>>(
+        &mut self,
+        hint: &str,
+        cond: SubExp,
+        then_f: impl FnOnce(&mut Builder) -> Result<Vec<SubExp>, E>,
+        else_f: impl FnOnce(&mut Builder) -> Result<Vec<SubExp>, E>,
+    ) -> Result<Vec<SubExp>, E> {
+        let then_body = self.body_try(then_f)?;
+        let else_body = self.body_try(else_f)?;
+        let ret = self.result_types(&then_body)?;
+        let exp = Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ret: ret.clone(),
+        };
+        let vs = self.bind_named(&[hint], exp, ret);
+        Ok(vs.into_iter().map(SubExp::Var).collect())
+    }
+
+    /// `map (\x… -> f x…) arrs` over the outer dimension `w`: the lambda's parameters are
+    /// rows of `arrs` (named `x`), its body is built by `f`.
+    pub fn map_fn<E: From<TypeError>>(
+        &mut self,
+        hint: &str,
+        w: SubExp,
+        arrs: Vec<VName>,
+        f: impl FnOnce(&mut Builder, &[SubExp]) -> Result<Vec<SubExp>, E>,
+    ) -> Result<Vec<VName>, E> {
+        let mut params = Vec::new();
+        for a in &arrs {
+            params.push(("x", self.type_of(&SubExp::Var(*a))?.row()));
+        }
+        let lam = self.lam(params, f)?;
+        Ok(self.map(hint, w, lam, arrs)?)
+    }
+
+    /// `reduce lam neutral arrs` with an operator known to be commutative.
+    pub fn reduce_comm(
+        &mut self,
+        hint: &str,
+        w: SubExp,
+        lam: Lambda,
+        neutral: Vec<SubExp>,
+        arrs: Vec<VName>,
+    ) -> TResult<Vec<SubExp>> {
+        let exp = Exp::Soac(Soac::Reduce {
+            w,
+            arrs,
+            pre: None,
+            lam,
+            neutral,
+            commutative: true,
+        });
+        let vs = self.let_exp(hint, exp)?;
+        Ok(vs.into_iter().map(SubExp::Var).collect())
+    }
+
+    /// The zero of type `ty`: a constant, or a fresh array of zeros named `zeros`.
+    pub fn zeros(&mut self, ty: &Type) -> TResult<SubExp> {
+        match ty {
+            Type::Prim(p) => Ok(SubExp::Const(Prim::zero(*p))),
+            Type::Array { elem, shape } => {
+                let z = SubExp::Const(Prim::zero(*elem));
+                let op = BasicOp::Replicate(shape.clone(), z);
+                Ok(self.basic("zeros", op, ty.clone()))
+            }
+            Type::Acc { .. } => Err(TypeError("zeros of an accumulator".into())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod rev_additions_tests {
+    use super::*;
+
+    fn f32t() -> Type {
+        Type::Prim(PrimType::F32)
+    }
+
+    #[test]
+    fn iota_reverse_and_map_fn_are_typed() {
+        let mut names = NameSource::default();
+        let n = names.fresh_typed("n", Type::Prim(PrimType::I64));
+        let mut b = Builder::new(&mut names);
+        let is = b.iota(SubExp::Var(n));
+        let r = b.reverse(SubExp::Var(n), is).unwrap();
+        let ys = b
+            .map_fn("m", SubExp::Var(n), vec![is, r], |b, xs| -> TResult<_> {
+                let s = b.add_(xs[0].clone(), xs[1].clone())?;
+                Ok(vec![b.convert(PrimType::F32, s)])
+            })
+            .unwrap();
+        let arr = f32t().array_of(SubExp::Var(n));
+        assert_eq!(b.names.type_of(ys[0]), Some(&arr));
+        let z = b.zeros(&arr).unwrap();
+        assert_eq!(b.type_of(&z).unwrap(), arr);
+        assert_eq!(b.zeros(&f32t()).unwrap(), SubExp::Const(Prim::F32(0.0)));
+        let plus = b.binop_lam(BinOp::Add, PrimType::F32);
+        let zero = b.zeros(&f32t()).unwrap();
+        let s = b
+            .reduce_comm("sum", SubExp::Var(n), plus, vec![zero], vec![ys[0]])
+            .unwrap();
+        assert_eq!(b.type_of(&s[0]).unwrap(), f32t());
+        assert!(matches!(
+            b.stms().last().map(|s| &s.exp),
+            Some(Exp::Soac(Soac::Reduce {
+                commutative: true,
+                ..
+            }))
+        ));
+    }
+
+    #[test]
+    fn inline_renames_and_let_if_names_results() {
+        let mut names = NameSource::default();
+        let x = names.fresh_typed("x", f32t());
+        let mut b = Builder::new(&mut names);
+        let sq = b
+            .lam(vec![("a", f32t())], |b, a| -> TResult<_> {
+                Ok(vec![b.mul_(a[0].clone(), a[0].clone())?])
+            })
+            .unwrap();
+        let r1 = b.inline(&sq, &[SubExp::Var(x)]);
+        let r2 = b.inline(&sq, &[r1[0].clone()]);
+        assert_ne!(r1, r2);
+        assert_eq!(b.stms().len(), 4, "two parameter bindings and two products");
+        let c = b.op2(BinOp::Lt, SubExp::Var(x), r2[0].clone()).unwrap();
+        let r = b
+            .let_if(
+                "r",
+                c,
+                |_| -> TResult<_> { Ok(vec![SubExp::Var(x)]) },
+                |_| Ok(vec![SubExp::Const(Prim::F32(0.0))]),
+            )
+            .unwrap();
+        let v = r[0].as_var().unwrap();
+        assert_eq!(b.names.hint(v), "r");
+        assert_eq!(b.names.type_of(v), Some(&f32t()));
+        assert_eq!(
+            b.select(
+                SubExp::Const(Prim::Bool(false)),
+                r[0].clone(),
+                SubExp::Var(x)
+            )
+            .unwrap(),
+            SubExp::Var(x)
+        );
+    }
+}

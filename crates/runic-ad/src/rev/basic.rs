@@ -7,7 +7,7 @@
 //! - Reshapes, transpositions, copies, concatenations and array literals move adjoints
 //!   back the same way; `replicate` sums them. Work and span are those of the operation.
 
-use super::{util, Rev, R};
+use super::{common, Rev, R};
 use crate::alg::{prim_of, IrAlg};
 use crate::error::AdError;
 use runic_ir::*;
@@ -77,8 +77,8 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
                 .as_var()
                 .ok_or_else(|| AdError::internal("array adjoint is a scalar"))?;
             if rev.is_active(&v) {
-                let part = rev.bind(
-                    b,
+                // Of the type of `v` (`idx` may be a slice, whose size is known at run time).
+                let part = b.bind1(
                     "adj",
                     Exp::Basic(BasicOp::Index(vbar_arr, idx.clone())),
                     vt.clone(),
@@ -86,16 +86,13 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
                 rev.add_adj(b, &v, SubExp::Var(part))?;
             }
             if rev.active.contains(&a) {
-                let owned = rev.owned.contains(&vbar_arr);
-                let base = if owned {
+                let base = if rev.owned.contains(&vbar_arr) {
                     vbar_arr
                 } else {
-                    let t = b.type_of(&vbar)?;
-                    rev.bind(b, "adj", Exp::Basic(BasicOp::Copy(vbar_arr)), t)
+                    b.let_exp("adj", Exp::Basic(BasicOp::Copy(vbar_arr)))?[0]
                 };
                 let z = rev.zeros(b, &vt)?;
-                let t = b.type_of(&vbar)?;
-                let cleared = rev.bind(b, "adj", Exp::Basic(BasicOp::Update(base, idx, z)), t);
+                let cleared = b.let_exp("adj", Exp::Basic(BasicOp::Update(base, idx, z)))?[0];
                 rev.owned.insert(cleared);
                 rev.adjs.remove(&p.name);
                 rev.add_adj(b, &SubExp::Var(a), SubExp::Var(cleared))?;
@@ -114,21 +111,16 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             if !rev.active.contains(&arr) {
                 return Ok(());
             }
-            let at = b.type_of(&SubExp::Var(arr))?;
-            let Type::Array { shape, .. } = &at else {
+            let Type::Array { shape, .. } = b.type_of(&SubExp::Var(arr))? else {
                 return Ok(());
             };
             let vbar_arr = vbar.as_var().ok_or_else(|| AdError::internal("reshape"))?;
-            let back = rev.bind(
-                b,
-                "adj",
-                Exp::Basic(BasicOp::Reshape {
-                    arr: vbar_arr,
-                    shape: shape.clone(),
-                }),
-                at.clone(),
-            );
-            rev.add_adj(b, &SubExp::Var(arr), SubExp::Var(back))
+            let back = BasicOp::Reshape {
+                arr: vbar_arr,
+                shape,
+            };
+            let back = b.let_basic("adj", back)?;
+            rev.add_adj(b, &SubExp::Var(arr), back)
         }
         BasicOp::Rearrange(perm, arr) => {
             if !rev.active.contains(&arr) {
@@ -138,12 +130,11 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             for (i, &p) in perm.iter().enumerate() {
                 inv[p] = i;
             }
-            let at = b.type_of(&SubExp::Var(arr))?;
             let vbar_arr = vbar
                 .as_var()
                 .ok_or_else(|| AdError::internal("rearrange"))?;
-            let back = rev.bind(b, "adj", Exp::Basic(BasicOp::Rearrange(inv, vbar_arr)), at);
-            rev.add_adj(b, &SubExp::Var(arr), SubExp::Var(back))
+            let back = b.let_basic("adj", BasicOp::Rearrange(inv, vbar_arr))?;
+            rev.add_adj(b, &SubExp::Var(arr), back)
         }
         BasicOp::Concat(dim, arrs) => {
             let vbar_arr = vbar.as_var().ok_or_else(|| AdError::internal("concat"))?;
@@ -165,15 +156,11 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
                         end: Some(end.clone()),
                         stride: None,
                     });
-                    let part = rev.bind(
-                        b,
-                        "adj",
-                        Exp::Basic(BasicOp::Index(vbar_arr, idx)),
-                        at.clone(),
-                    );
+                    // Of the type of `a` (a slice's size is known at run time).
+                    let part = b.bind1("adj", Exp::Basic(BasicOp::Index(vbar_arr, idx)), at);
                     // A slice is a view in the reference semantics; copy it so that later
                     // in-place updates of either adjoint cannot interfere.
-                    let part = rev.bind(b, "adj", Exp::Basic(BasicOp::Copy(part)), at);
+                    let part = b.let_exp("adj", Exp::Basic(BasicOp::Copy(part)))?[0];
                     rev.owned.insert(part);
                     rev.add_adj(b, &SubExp::Var(a), SubExp::Var(part))?;
                 }
@@ -181,24 +168,16 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
             }
             Ok(())
         }
-        BasicOp::ArrayLit(es, ety) => {
+        BasicOp::ArrayLit(es, _) => {
             let vbar_arr = vbar
                 .as_var()
                 .ok_or_else(|| AdError::internal("array literal"))?;
             for (k, e) in es.into_iter().enumerate() {
-                if !rev.is_active(&e) {
-                    continue;
+                if rev.is_active(&e) {
+                    let at = vec![DimIndex::Fix(SubExp::i64(k as i64))];
+                    let part = b.let_basic("adj", BasicOp::Index(vbar_arr, at))?;
+                    rev.add_adj(b, &e, part)?;
                 }
-                let part = rev.bind(
-                    b,
-                    "adj",
-                    Exp::Basic(BasicOp::Index(
-                        vbar_arr,
-                        vec![DimIndex::Fix(SubExp::i64(k as i64))],
-                    )),
-                    ety.clone(),
-                );
-                rev.add_adj(b, &e, SubExp::Var(part))?;
             }
             Ok(())
         }
@@ -209,25 +188,13 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
                 return Ok(());
             }
             let xs = vbar.as_var().ok_or_else(|| AdError::internal("range"))?;
-            let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, elem);
-            b.names.record_types(&plus);
+            let plus = b.binop_lam(BinOp::Add, elem);
             let Type::Array { shape, .. } = &p.ty else {
                 return Ok(());
             };
-            let s = rev.bind(
-                b,
-                "sum",
-                Exp::Soac(Soac::Reduce {
-                    w: shape[0].clone(),
-                    arrs: vec![xs],
-                    pre: None,
-                    lam: plus,
-                    neutral: vec![SubExp::Const(Prim::zero(elem))],
-                    commutative: true,
-                }),
-                Type::Prim(elem),
-            );
-            rev.add_adj(b, &end, SubExp::Var(s))
+            let zero = vec![SubExp::Const(Prim::zero(elem))];
+            let s = b.reduce_comm("sum", shape[0].clone(), plus, zero, vec![xs])?;
+            rev.add_adj(b, &end, s[0].clone())
         }
         // Sizes, fresh storage and checks carry no adjoint.
         BasicOp::ArraySize(..)
@@ -280,7 +247,6 @@ fn sum_outer(
     for d in outer {
         total = b.mul_i64(total, d.clone());
     }
-    let flat_t = row.array_of(total.clone());
     let flat = if outer.len() == 1 {
         *xv
     } else {
@@ -288,42 +254,9 @@ fn sum_outer(
         if let Type::Array { shape: s, .. } = row {
             shape.extend(s.iter().cloned());
         }
-        rev.bind(
-            b,
-            "flat",
-            Exp::Basic(BasicOp::Reshape { arr: *xv, shape }),
-            flat_t,
-        )
+        b.let_exp("flat", Exp::Basic(BasicOp::Reshape { arr: *xv, shape }))?[0]
     };
-    let plus = add_lambda(rev, b, row)?;
+    let plus = common::add_lambda(b, row)?;
     let z = rev.zeros(b, row)?;
-    let s = rev.bind(
-        b,
-        "sum",
-        Exp::Soac(Soac::Reduce {
-            w: total,
-            arrs: vec![flat],
-            pre: None,
-            lam: plus,
-            neutral: vec![z],
-            commutative: true,
-        }),
-        row.clone(),
-    );
-    Ok(SubExp::Var(s))
-}
-
-/// `\x y -> x + y` on values of type `t` (elementwise for arrays).
-pub fn add_lambda(rev: &mut Rev, b: &mut Builder, t: &Type) -> R<Lambda> {
-    let x = rev.fresh_param(b, "x", t);
-    let y = rev.fresh_param(b, "y", t);
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
-    let r = util::add_values(rev, &mut sb, t, SubExp::Var(x.name), SubExp::Var(y.name))?;
-    Ok(Lambda {
-        id: runic_ir::LamId::fresh(),
-        params: vec![x, y],
-        body: sb.finish(vec![r]),
-        ret: vec![t.clone()],
-    })
+    Ok(b.reduce_comm("sum", total, plus, vec![z], vec![flat])?[0].clone())
 }

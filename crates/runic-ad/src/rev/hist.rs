@@ -10,8 +10,11 @@
 //!   one more factor. Work O(n + bins).
 //! - Any other operator: the general rule (see [`general`]).
 
-use super::{map, reduce, scatter, sort, util, Rev, R};
+use super::build::at;
+use super::{common, map, sort, Rev, R};
+use crate::alg::prim_of;
 use crate::error::AdError;
+use crate::scope::simple_binop;
 use runic_ir::*;
 
 #[allow(clippy::too_many_arguments)]
@@ -26,8 +29,7 @@ pub fn reverse(
     is: Vec<VName>,
     vals: Vec<VName>,
 ) -> R<()> {
-    let (Some((op, t)), [d], [v], [p]) = (util::simple_binop(&lam), &dests[..], &vals[..], pat)
-    else {
+    let (Some((op, t)), [d], [v], [p]) = (simple_binop(&lam), &dests[..], &vals[..], pat) else {
         return general(rev, b, pat, w, dests, lam, neutral, is, vals);
     };
     let Some(hbar) = rev.adjs.get(&p.name).cloned() else {
@@ -36,120 +38,104 @@ pub fn reverse(
     let hbar = hbar
         .as_var()
         .ok_or_else(|| AdError::internal("histogram adjoint is a scalar"))?;
-    let dt = b.type_of(&SubExp::Var(*d))?;
-    let Type::Array { shape, .. } = &dt else {
+    let Type::Array { shape, .. } = b.type_of(&SubExp::Var(*d))? else {
         return Err(AdError::internal("histogram into a non-array"));
     };
-    let dims: Vec<SubExp> = shape[..is.len()].to_vec();
-    let h = p.name;
+    let hist = Hist {
+        w,
+        is: &is,
+        dims: &shape[..is.len()],
+        hbar,
+    };
     match op {
         BinOp::Add => {
             rev.add_adj(b, &SubExp::Var(*d), SubExp::Var(hbar))?;
             if rev.active.contains(v) {
-                let vbar = gather(rev, b, &w, &is, &dims, t, |rev, b, bin, _j| {
-                    let g = rev.bind(
-                        b,
-                        "adj",
-                        Exp::Basic(BasicOp::Index(hbar, bin)),
-                        Type::Prim(t),
-                    );
-                    Ok(SubExp::Var(g))
+                let vbar = hist.gather(rev, b, t, |b, bin, _| {
+                    Ok(b.let_basic("adj", BasicOp::Index(hbar, bin))?)
                 })?;
                 rev.add_adj(b, &SubExp::Var(*v), SubExp::Var(vbar))?;
             }
             Ok(())
         }
-        BinOp::Min | BinOp::Max => {
-            extremum(rev, b, &w, *d, *v, h, hbar, &is, &dims, t, &neutral[0])
-        }
+        BinOp::Min | BinOp::Max => extremum(rev, b, &hist, *d, *v, p.name, &neutral[0]),
         BinOp::Mul if t.is_float() && !rev.differentiated_again => {
-            product(rev, b, &w, *d, *v, hbar, &is, &dims, t, &neutral[0])
+            product(rev, b, &hist, *d, *v, &neutral[0])
         }
-        _ => general(rev, b, pat, w, dests, lam, neutral, is, vals),
+        _ => general(rev, b, pat, hist.w, dests, lam, neutral, is, vals),
     }
 }
 
-/// `map (λj. if isⱼ in range then f(isⱼ, j) else 0) (iota n)` for scalar adjoints.
-fn gather(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    is: &[VName],
-    dims: &[SubExp],
-    t: PrimType,
-    f: impl FnOnce(&mut Rev, &mut Builder, Vec<DimIndex>, SubExp) -> R<SubExp>,
-) -> R<VName> {
-    let out = util::bin_map(
-        rev,
-        b,
-        w,
-        vec![],
-        is,
-        dims,
-        vec![Prim::zero(t)],
-        |rev, b, bin, j, _| Ok(vec![f(rev, b, bin, j)?]),
-    )?;
-    rev.owned.insert(out[0]);
-    Ok(out[0])
+/// What the specialised rules share: the histogram's width, indices, the leading shape of
+/// its destination (the bins) and the adjoint of its result.
+struct Hist<'a> {
+    w: SubExp,
+    is: &'a [VName],
+    dims: &'a [SubExp],
+    hbar: VName,
 }
 
-#[allow(clippy::too_many_arguments)]
+impl Hist<'_> {
+    /// `map (λj. if isⱼ in range then f(isⱼ, j) else 0) (iota n)` for scalar adjoints of
+    /// type `t` (owned by this scope).
+    fn gather(
+        &self,
+        rev: &mut Rev,
+        b: &mut Builder,
+        t: PrimType,
+        f: impl FnOnce(&mut Builder, Vec<DimIndex>, SubExp) -> R<SubExp>,
+    ) -> R<VName> {
+        let zero = vec![Prim::zero(t)];
+        let out = common::bin_map(
+            b,
+            &self.w,
+            vec![],
+            self.is,
+            self.dims,
+            zero,
+            |b, bin, j, _| Ok(vec![f(b, bin, j)?]),
+        )?;
+        rev.owned.insert(out[0]);
+        Ok(out[0])
+    }
+}
+
+/// `min`/`max`: `h̄` flows to the destination where it wins its bin, else to the first
+/// value that equals the result.
 fn extremum(
     rev: &mut Rev,
     b: &mut Builder,
-    w: &SubExp,
+    hist: &Hist,
     d: VName,
     v: VName,
     h: VName,
-    hbar: VName,
-    is: &[VName],
-    dims: &[SubExp],
-    t: PrimType,
     ne: &SubExp,
 ) -> R<()> {
-    let i64t = PrimType::I64;
-    let dt = b.type_of(&SubExp::Var(d))?;
+    let (hbar, dims) = (hist.hbar, hist.dims);
+    let t = prim_of(b.names, &SubExp::Var(v))?;
+    let zero = SubExp::Const(Prim::zero(t));
     // The destination wins its bin when it equals the result.
-    let dest_wins = util::map(
-        rev,
-        b,
-        &dims[0],
-        vec![d, h],
-        vec![Type::Prim(PrimType::Bool)],
-        |rev, b, ps| {
-            Ok(vec![util::binop(
-                rev,
-                b,
-                BinOp::Eq,
-                SubExp::Var(ps[0]),
-                SubExp::Var(ps[1]),
-                t,
-            )])
-        },
-    );
+    let dest_wins = b.map_fn("m", dims[0].clone(), vec![d, h], |b, dh| -> R<_> {
+        Ok(vec![b.op2(BinOp::Eq, dh[0].clone(), dh[1].clone())?])
+    });
     // Rank > 1 histograms compare rows; only the 1-D case is specialised.
-    if dims.len() != 1 || dt.rank() != 1 {
+    if dims.len() != 1 || b.type_of(&SubExp::Var(d))?.rank() != 1 {
         return Err(AdError::unsupported(
             "vjp of a multi-dimensional min/max histogram",
         ));
     }
     let dest_wins = dest_wins?[0];
     if rev.active.contains(&d) {
-        let dbar = util::map(
-            rev,
-            b,
-            &dims[0],
+        let dbar = b.map_fn(
+            "m",
+            dims[0].clone(),
             vec![dest_wins, hbar],
-            vec![Type::Prim(t)],
-            |rev, b, ps| {
-                Ok(vec![util::select(
-                    rev,
-                    b,
-                    t,
-                    SubExp::Var(ps[0]),
-                    SubExp::Var(ps[1]),
-                    SubExp::Const(Prim::zero(t)),
-                )])
+            |b, wg| -> R<_> {
+                Ok(vec![b.select(
+                    wg[0].clone(),
+                    wg[1].clone(),
+                    zero.clone(),
+                )?])
             },
         )?;
         rev.owned.insert(dbar[0]);
@@ -159,235 +145,136 @@ fn extremum(
         return Ok(());
     }
     // Per bin, the smallest position whose value equals the result.
-    let cand = util::bin_map(
-        rev,
+    let none = SubExp::i64(i64::MAX);
+    let cand = common::bin_map(
         b,
-        w,
+        &hist.w,
         vec![v],
-        is,
+        hist.is,
         dims,
         vec![Prim::I64(i64::MAX)],
-        |rev, b, bin, j, e| {
-            let hv = rev.bind(b, "h", Exp::Basic(BasicOp::Index(h, bin)), Type::Prim(t));
-            let eq = util::binop(rev, b, BinOp::Eq, SubExp::Var(e[0]), SubExp::Var(hv), t);
-            Ok(vec![util::select(
-                rev,
-                b,
-                i64t,
-                eq,
-                j,
-                SubExp::i64(i64::MAX),
-            )])
+        |b, bin, j, e| {
+            let hv = b.let_basic("h", BasicOp::Index(h, bin))?;
+            let eq = b.op2(BinOp::Eq, e[0].clone(), hv)?;
+            Ok(vec![b.select(eq, j, none.clone())?])
         },
     )?;
-    let first_ty = Type::Prim(i64t).array_of(dims[0].clone());
-    let init = rev.bind(
-        b,
+    let init = b.let_exp(
         "first",
-        Exp::Basic(BasicOp::Replicate(dims.to_vec(), SubExp::i64(i64::MAX))),
-        first_ty.clone(),
-    );
-    let lam = runic_ir::builder::binop_lambda(b.names, BinOp::Min, i64t);
-    b.names.record_types(&lam);
-    let first = rev.bind(
-        b,
-        "first",
-        Exp::Soac(Soac::Hist {
-            w: w.clone(),
-            dests: vec![init],
-            lam,
-            neutral: vec![SubExp::i64(i64::MAX)],
-            is: is.to_vec(),
-            vals: cand,
-        }),
-        first_ty,
-    );
-    let vbar = gather(rev, b, w, is, dims, t, |rev, b, bin, j| {
-        let bin_h = bin.clone();
-        let f = rev.bind(
-            b,
-            "first",
-            Exp::Basic(BasicOp::Index(first, bin.clone())),
-            Type::Prim(i64t),
-        );
-        let dw = rev.bind(
-            b,
-            "dw",
-            Exp::Basic(BasicOp::Index(dest_wins, bin.clone())),
-            Type::Prim(PrimType::Bool),
-        );
-        let g = rev.bind(
-            b,
-            "adj",
-            Exp::Basic(BasicOp::Index(hbar, bin)),
-            Type::Prim(t),
-        );
-        let mine = util::binop(rev, b, BinOp::Eq, SubExp::Var(f), j, i64t);
-        let lost = util::binop(
-            rev,
-            b,
-            BinOp::Eq,
-            SubExp::Var(dw),
-            SubExp::Const(Prim::Bool(false)),
-            PrimType::Bool,
-        );
-        let take = util::binop(rev, b, BinOp::LogAnd, mine, lost, PrimType::Bool);
+        Exp::Basic(BasicOp::Replicate(dims.to_vec(), none.clone())),
+    )?;
+    let min = b.binop_lam(BinOp::Min, PrimType::I64);
+    let first = Soac::Hist {
+        w: hist.w.clone(),
+        dests: init,
+        lam: min,
+        neutral: vec![none],
+        is: hist.is.to_vec(),
+        vals: cand,
+    };
+    let first = b.let_exp("first", Exp::Soac(first))?[0];
+    let vbar = hist.gather(rev, b, t, |b, bin, j| {
+        let f = b.let_basic("first", BasicOp::Index(first, bin.clone()))?;
+        let dw = b.let_basic("dw", BasicOp::Index(dest_wins, bin.clone()))?;
+        let g = b.let_basic("adj", BasicOp::Index(hbar, bin.clone()))?;
+        let mine = b.op2(BinOp::Eq, f, j)?;
+        let lost = b.op2(BinOp::Eq, dw, SubExp::Const(Prim::Bool(false)))?;
+        let take = b.op2(BinOp::LogAnd, mine, lost)?;
         // The neutral element comes before the values: a result equal to it is its own.
-        let hv = rev.bind(b, "h", Exp::Basic(BasicOp::Index(h, bin_h)), Type::Prim(t));
-        let not_ne = util::binop(rev, b, BinOp::Neq, SubExp::Var(hv), ne.clone(), t);
-        let take = util::binop(rev, b, BinOp::LogAnd, take, not_ne, PrimType::Bool);
-        Ok(util::select(
-            rev,
-            b,
-            t,
-            take,
-            SubExp::Var(g),
-            SubExp::Const(Prim::zero(t)),
-        ))
+        let hv = b.let_basic("h", BasicOp::Index(h, bin))?;
+        let not_ne = b.op2(BinOp::Neq, hv, ne.clone())?;
+        let take = b.op2(BinOp::LogAnd, take, not_ne)?;
+        Ok(b.select(take, g, zero)?)
     })?;
     rev.add_adj(b, &SubExp::Var(v), SubExp::Var(vbar))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn product(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    d: VName,
-    v: VName,
-    hbar: VName,
-    is: &[VName],
-    dims: &[SubExp],
-    t: PrimType,
-    ne: &SubExp,
-) -> R<()> {
-    let i64t = PrimType::I64;
-    let zero = SubExp::Const(Prim::zero(t));
+/// `*` on floats: per bin the product of the non-zero values and the number of zeros,
+/// then the three cases of the `*` reduce.
+fn product(rev: &mut Rev, b: &mut Builder, hist: &Hist, d: VName, v: VName, ne: &SubExp) -> R<()> {
+    let (hbar, dims) = (hist.hbar, hist.dims);
+    let t = prim_of(b.names, &SubExp::Var(v))?;
+    let (zero, one) = (SubExp::Const(Prim::zero(t)), SubExp::Const(Prim::one(t)));
     // The neutral element is one more factor of every bin (`d ⊙ (ne ⊙ v…)`).
-    let ne_zero = util::binop(rev, b, BinOp::Eq, ne.clone(), zero.clone(), t);
-    let ne_factor = util::select(
-        rev,
-        b,
-        t,
-        ne_zero.clone(),
-        SubExp::Const(Prim::one(t)),
-        ne.clone(),
-    );
-    let ne_count = util::select(rev, b, i64t, ne_zero, SubExp::i64(1), SubExp::i64(0));
-    let (pt, ct) = (Type::Prim(t), Type::Prim(i64t));
+    let ne_zero = b.op2(BinOp::Eq, ne.clone(), zero.clone())?;
+    let ne_factor = b.select(ne_zero.clone(), one.clone(), ne.clone())?;
+    let ne_count = b.select(ne_zero, SubExp::i64(1), SubExp::i64(0))?;
     if dims.len() != 1 {
         return Err(AdError::unsupported(
             "vjp of a multi-dimensional product histogram",
         ));
     }
     // Per bin: (product of the non-zero values, number of zeros).
-    let pairs = reduce::nonzero_pairs(rev, b, w, v, t)?;
+    let pairs = common::nonzero_pairs(b, &hist.w, v)?;
     let bins = dims[0].clone();
-    let p0 = rev.bind(
-        b,
+    let p0 = b.let_exp(
         "p",
-        Exp::Basic(BasicOp::Replicate(
-            vec![bins.clone()],
-            SubExp::Const(Prim::one(t)),
-        )),
-        pt.array_of(bins.clone()),
-    );
-    let c0 = rev.bind(
-        b,
+        Exp::Basic(BasicOp::Replicate(vec![bins.clone()], one.clone())),
+    )?;
+    let c0 = b.let_exp(
         "c",
         Exp::Basic(BasicOp::Replicate(vec![bins.clone()], SubExp::i64(0))),
-        ct.array_of(bins.clone()),
-    );
+    )?;
     // Two histograms with simple operators (the executor's native path) rather than one
     // of pairs.
     let mut pc = Vec::new();
-    for (dest, arr, op, ne, ty) in [
-        (p0, pairs[0], BinOp::Mul, Prim::one(t), t),
-        (c0, pairs[1], BinOp::Add, Prim::I64(0), i64t),
+    for (dests, arr, op, ne) in [
+        (p0, pairs[0], BinOp::Mul, one.clone()),
+        (c0, pairs[1], BinOp::Add, SubExp::i64(0)),
     ] {
-        let lam = runic_ir::builder::binop_lambda(b.names, op, ty);
-        b.names.record_types(&lam);
-        pc.push(rev.bind(
-            b,
-            "nz",
-            Exp::Soac(Soac::Hist {
-                w: w.clone(),
-                dests: vec![dest],
-                lam,
-                neutral: vec![SubExp::Const(ne)],
-                is: is.to_vec(),
-                vals: vec![arr],
-            }),
-            Type::Prim(ty).array_of(bins.clone()),
-        ));
+        let lam = b.binop_lam(op, b.prim_of(&ne)?);
+        let nz = Soac::Hist {
+            w: hist.w.clone(),
+            dests,
+            lam,
+            neutral: vec![ne],
+            is: hist.is.to_vec(),
+            vals: vec![arr],
+        };
+        pc.push(b.let_exp("nz", Exp::Soac(nz))?[0]);
     }
     let (prods, zeros) = (pc[0], pc[1]);
     if rev.active.contains(&d) {
         // d̄ = h̄ · (product of the values) per bin.
-        let dbar = util::map(
-            rev,
-            b,
-            &bins,
-            vec![hbar, prods, zeros],
-            vec![pt.clone()],
-            |rev, b, ps| {
-                let none = util::binop(rev, b, BinOp::Eq, SubExp::Var(ps[2]), SubExp::i64(0), i64t);
-                let p = util::select(rev, b, t, none, SubExp::Var(ps[1]), zero.clone());
-                Ok(vec![util::binop(
-                    rev,
-                    b,
-                    BinOp::Mul,
-                    SubExp::Var(ps[0]),
-                    p,
-                    t,
-                )])
-            },
-        )?;
+        let dbar = b.map_fn("m", bins, vec![hbar, prods, zeros], |b, gpc| -> R<_> {
+            let none = b.op2(BinOp::Eq, gpc[2].clone(), SubExp::i64(0))?;
+            let p = b.select(none, gpc[1].clone(), zero.clone())?;
+            Ok(vec![b.mul_(gpc[0].clone(), p)?])
+        })?;
         rev.owned.insert(dbar[0]);
         rev.add_adj(b, &SubExp::Var(d), SubExp::Var(dbar[0]))?;
     }
     if !rev.active.contains(&v) {
         return Ok(());
     }
-    let vbar = util::bin_map(
-        rev,
+    let vbar = common::bin_map(
         b,
-        w,
+        &hist.w,
         vec![v],
-        is,
+        hist.is,
         dims,
         vec![Prim::zero(t)],
-        |rev, b, bin, _j, e| {
-            let x = SubExp::Var(e[0]);
-            let get = |rev: &mut Rev, b: &mut Builder, a: VName, ty: PrimType| {
-                SubExp::Var(rev.bind(
-                    b,
-                    "g",
-                    Exp::Basic(BasicOp::Index(a, bin.clone())),
-                    Type::Prim(ty),
-                ))
-            };
-            let g = get(rev, b, hbar, t);
-            let p = get(rev, b, prods, t);
-            let c = get(rev, b, zeros, i64t);
-            let dv = get(rev, b, d, t);
+        |b, bin, _j, e| {
+            let x = e[0].clone();
+            let mut get = |a: VName| b.let_basic("g", BasicOp::Index(a, bin.clone()));
+            let (g, p, c, dv) = (get(hbar)?, get(prods)?, get(zeros)?, get(d)?);
             // The destination and the neutral element are two more factors.
-            let dz = util::binop(rev, b, BinOp::Eq, dv.clone(), zero.clone(), t);
-            let df = util::select(rev, b, t, dz.clone(), SubExp::Const(Prim::one(t)), dv);
-            let p = util::binop(rev, b, BinOp::Mul, p, df, t);
-            let p = util::binop(rev, b, BinOp::Mul, p, ne_factor.clone(), t);
-            let dc = util::select(rev, b, i64t, dz, SubExp::i64(1), SubExp::i64(0));
-            let c = util::binop(rev, b, BinOp::Add, c, dc, i64t);
-            let c = util::binop(rev, b, BinOp::Add, c, ne_count.clone(), i64t);
-            let scaled = util::binop(rev, b, BinOp::Mul, p, g, t);
-            let is_zero = util::binop(rev, b, BinOp::Eq, x.clone(), zero.clone(), t);
-            let none = util::binop(rev, b, BinOp::Eq, c.clone(), SubExp::i64(0), i64t);
-            let one = util::binop(rev, b, BinOp::Eq, c, SubExp::i64(1), i64t);
-            let safe = util::select(rev, b, t, is_zero.clone(), SubExp::Const(Prim::one(t)), x);
-            let div = util::binop(rev, b, BinOp::Div, scaled.clone(), safe, t);
-            let at_zero = util::select(rev, b, t, is_zero, scaled, zero.clone());
-            let one_case = util::select(rev, b, t, one, at_zero, zero.clone());
-            Ok(vec![util::select(rev, b, t, none, div, one_case)])
+            let dz = b.op2(BinOp::Eq, dv.clone(), zero.clone())?;
+            let df = b.select(dz.clone(), one.clone(), dv)?;
+            let p = b.mul_(p, df)?;
+            let p = b.mul_(p, ne_factor)?;
+            let dc = b.select(dz, SubExp::i64(1), SubExp::i64(0))?;
+            let c = b.add_(c, dc)?;
+            let c = b.add_(c, ne_count)?;
+            let scaled = b.mul_(p, g)?;
+            let is_zero = b.op2(BinOp::Eq, x.clone(), zero.clone())?;
+            let none = b.op2(BinOp::Eq, c.clone(), SubExp::i64(0))?;
+            let single = b.op2(BinOp::Eq, c, SubExp::i64(1))?;
+            let safe = b.select(is_zero.clone(), one, x)?;
+            let div = b.op2(BinOp::Div, scaled.clone(), safe)?;
+            let at_zero = b.select(is_zero, scaled, zero.clone())?;
+            let one_case = b.select(single, at_zero, zero.clone())?;
+            Ok(vec![b.select(none, div, one_case)?])
         },
     )?;
     rev.owned.insert(vbar[0]);
@@ -421,9 +308,7 @@ fn general(
         ));
     };
     let k = neutral.len();
-    let i64t = PrimType::I64;
-    let dt = b.type_of(&SubExp::Var(dests[0]))?;
-    let Type::Array { shape, .. } = &dt else {
+    let Type::Array { shape, .. } = b.type_of(&SubExp::Var(dests[0]))? else {
         return Err(AdError::internal("histogram into a non-array"));
     };
     let bins = shape[0].clone();
@@ -433,267 +318,153 @@ fn general(
     }
     // 1. The neutral-initialised histogram x, then h = map ⊙ d x.
     let mut inits = Vec::new();
-    let mut dtys = Vec::new();
-    for (d, ne) in dests.iter().zip(&neutral) {
-        let t = b.type_of(&SubExp::Var(*d))?;
-        inits.push(rev.bind(
-            b,
-            "ne",
-            Exp::Basic(BasicOp::Replicate(vec![bins.clone()], ne.clone())),
-            t.clone(),
-        ));
-        dtys.push(t);
+    for ne in &neutral {
+        let init = BasicOp::Replicate(vec![bins.clone()], ne.clone());
+        inits.push(b.let_exp("ne", Exp::Basic(init))?[0]);
     }
-    let op = rev.renamed(b, &lam);
-    let xs = rev.bind_many(
-        b,
-        "x",
-        Exp::Soac(Soac::Hist {
-            w: w.clone(),
-            dests: inits,
-            lam: op,
-            neutral: neutral.clone(),
-            is: is.clone(),
-            vals: vals.clone(),
-        }),
-        dtys.clone(),
-    );
-    let comb = rev.renamed(b, &lam);
-    let mut arrs = dests.clone();
-    arrs.extend(xs.iter().copied());
+    let x = Soac::Hist {
+        w: w.clone(),
+        dests: inits,
+        lam: b.renamed(&lam),
+        neutral: neutral.clone(),
+        is: is.clone(),
+        vals: vals.clone(),
+    };
+    let xs = b.let_exp("x", Exp::Soac(x))?;
+    let comb = b.renamed(&lam);
+    let arrs = [dests, xs.clone()].concat();
     let seeds = hbar.into_iter().map(Some).collect();
     let reached = map::reverse_seeded(rev, b, bins.clone(), comb, arrs, seeds, &xs)?;
     let mut xbar = Vec::new();
     for (x, a) in xs.iter().zip(reached) {
-        xbar.push(match a {
+        let a = match a {
             Some(a) => a,
             None => {
                 let t = b.type_of(&SubExp::Var(*x))?;
                 rev.zeros(b, &t)?
             }
-        });
+        };
+        xbar.push(
+            a.as_var()
+                .ok_or_else(|| AdError::internal("histogram adjoint"))?,
+        );
     }
     if !vals.iter().any(|v| rev.active.contains(v)) {
         return Ok(());
     }
-    let xbar: Vec<VName> = xbar
-        .into_iter()
-        .map(|x| {
-            x.as_var()
-                .ok_or_else(|| AdError::internal("histogram adjoint"))
-        })
-        .collect::<R<_>>()?;
     // 2. Sort by bin.
-    let keys = util::map(
-        rev,
-        b,
-        &w,
-        vec![idx],
-        vec![Type::Prim(i64t)],
-        |rev, b, ps| {
-            let ok = scatter::in_range(rev, b, &[SubExp::Var(ps[0])], std::slice::from_ref(&bins));
-            Ok(vec![util::select(
-                rev,
-                b,
-                i64t,
-                ok,
-                SubExp::Var(ps[0]),
-                bins.clone(),
-            )])
-        },
-    )?;
-    let (skeys, perm) = sort::sort_by_key(rev, b, &w, keys[0], bins.clone())?;
+    let keys = b.map_fn("m", w.clone(), vec![idx], |b, i| -> R<_> {
+        let ok = common::in_range(b, i, std::slice::from_ref(&bins))?;
+        Ok(vec![b.select(ok, i[0].clone(), bins.clone())?])
+    })?;
+    let (skeys, perm) = sort::sort_by_key(b, &w, keys[0], bins.clone())?;
     let mut svals = Vec::new();
     for v in &vals {
-        let row = b.type_of(&SubExp::Var(*v))?.row();
-        let g = util::map(rev, b, &w, vec![perm], vec![row.clone()], |rev, b, ps| {
-            let x = rev.bind(
-                b,
-                "v",
-                Exp::Basic(BasicOp::Index(*v, vec![DimIndex::Fix(SubExp::Var(ps[0]))])),
-                row,
-            );
-            Ok(vec![SubExp::Var(x)])
+        let sorted = b.map_fn("m", w.clone(), vec![perm], |b, j| -> R<_> {
+            Ok(vec![b.let_basic("v", at(*v, j[0].clone()))?])
         })?;
-        svals.push(g[0]);
+        svals.push(sorted[0]);
     }
     let rows: Vec<Type> = lam.ret.clone();
-    let bool_t = Type::Prim(PrimType::Bool);
-    let iota = util::iota(rev, b, w.clone());
+    let iota = b.iota(w.clone());
     let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    let se = util::map(
-        rev,
-        b,
-        &w,
-        vec![iota, skeys],
-        vec![bool_t.clone(), bool_t.clone()],
-        |rev, b, ps| {
-            let (j, key) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]));
-            let mut out = Vec::new();
-            for (edge, delta) in [(SubExp::i64(0), -1), (last.clone(), 1)] {
-                let at_edge = util::binop(rev, b, BinOp::Eq, j.clone(), edge, i64t);
-                let nb = util::binop(rev, b, BinOp::Add, j.clone(), SubExp::i64(delta), i64t);
-                let nb = util::select(rev, b, i64t, at_edge.clone(), j.clone(), nb);
-                let other = rev.bind(
-                    b,
-                    "k",
-                    Exp::Basic(BasicOp::Index(skeys, vec![DimIndex::Fix(nb)])),
-                    Type::Prim(i64t),
-                );
-                let differs =
-                    util::binop(rev, b, BinOp::Neq, key.clone(), SubExp::Var(other), i64t);
-                out.push(util::binop(
-                    rev,
-                    b,
-                    BinOp::LogOr,
-                    at_edge,
-                    differs,
-                    PrimType::Bool,
-                ));
-            }
-            Ok(out)
-        },
-    )?;
+    // Where segments start and end.
+    let se = b.map_fn("m", w.clone(), vec![iota, skeys], |b, jk| -> R<_> {
+        let (j, key) = (jk[0].clone(), jk[1].clone());
+        let mut out = Vec::new();
+        for (edge, delta) in [(SubExp::i64(0), -1), (last, 1)] {
+            let at_edge = b.op2(BinOp::Eq, j.clone(), edge)?;
+            let nb = b.add_(j.clone(), SubExp::i64(delta))?;
+            let nb = b.select(at_edge.clone(), j.clone(), nb)?;
+            let other = b.let_basic("k", at(skeys, nb))?;
+            let differs = b.op2(BinOp::Neq, key.clone(), other)?;
+            out.push(b.op2(BinOp::LogOr, at_edge, differs)?);
+        }
+        Ok(out)
+    })?;
     let (starts, ends) = (se[0], se[1]);
     // Inclusive segmented scan from the left, each segment starting from ne.
-    let mut arrs = vec![starts];
-    arrs.extend(svals.iter().copied());
-    let pre = util::map(rev, b, &w, arrs, rows.clone(), |rev, b, ps| {
-        let vs: Vec<SubExp> = ps[1..].iter().map(|v| SubExp::Var(*v)).collect();
-        let nev: Vec<SubExp> = neutral.clone();
-        util::if_with(
-            rev,
+    let arrs = [vec![starts], svals.clone()].concat();
+    let pre = b.map_fn("m", w.clone(), arrs, |b, ps| -> R<_> {
+        let vs = ps[1..].to_vec();
+        let from_ne = [neutral.clone(), vs.clone()].concat();
+        Ok(if_rows(
             b,
-            SubExp::Var(ps[0]),
-            rows.clone(),
-            |rev, b| Ok(util::apply(rev, b, &lam, &[nev, vs.clone()].concat())),
-            |_, _| Ok(vs.clone()),
-        )
+            &rows,
+            ps[0].clone(),
+            |b| b.inline(&lam, &from_ne),
+            |_| vs,
+        ))
     })?;
-    let incl = segmented_scan(rev, b, &w, starts, &pre, &lam, &neutral, false)?;
+    let incl = segmented_scan(b, &w, starts, &pre, &lam, &neutral, false)?;
     // Inclusive segmented scan from the right (no ne), on the reversed arrays.
-    let rends = util::reverse(rev, b, &w, ends)?;
+    let rends = b.reverse(w.clone(), ends)?;
     let mut rvals = Vec::new();
     for v in &svals {
-        rvals.push(util::reverse(rev, b, &w, *v)?);
+        rvals.push(b.reverse(w.clone(), *v)?);
     }
-    let rsuf = segmented_scan(rev, b, &w, rends, &rvals, &lam, &neutral, true)?;
+    let rsuf = segmented_scan(b, &w, rends, &rvals, &lam, &neutral, true)?;
     let mut suf = Vec::new();
     for v in &rsuf {
-        suf.push(util::reverse(rev, b, &w, *v)?);
+        suf.push(b.reverse(w.clone(), *v)?);
     }
     // Left context lⱼ (ne at a segment start) and right context rⱼ (unused at an end).
-    let iota = util::iota(rev, b, w.clone());
-    let mut ctx_rets = rows.clone();
-    ctx_rets.extend(rows.iter().cloned());
-    let ctx = util::map(
-        rev,
-        b,
-        &w,
-        vec![iota, starts, ends],
-        ctx_rets,
-        |rev, b, ps| {
-            let (j, st, en) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]), SubExp::Var(ps[2]));
-            let prev = util::binop(rev, b, BinOp::Sub, j.clone(), SubExp::i64(1), i64t);
-            let prev = util::select(rev, b, i64t, st.clone(), j.clone(), prev);
-            let next = util::binop(rev, b, BinOp::Add, j.clone(), SubExp::i64(1), i64t);
-            let next = util::select(rev, b, i64t, en, j, next);
-            let mut out = Vec::new();
-            for ((s, t), ne) in incl.iter().zip(&rows).zip(&neutral) {
-                let v = rev.bind(
-                    b,
-                    "l",
-                    Exp::Basic(BasicOp::Index(*s, vec![DimIndex::Fix(prev.clone())])),
-                    t.clone(),
-                );
-                out.push(reduce::if_value(
-                    rev,
-                    b,
-                    t,
-                    st.clone(),
-                    ne.clone(),
-                    SubExp::Var(v),
-                ));
-            }
-            for (s, t) in suf.iter().zip(&rows) {
-                let v = rev.bind(
-                    b,
-                    "r",
-                    Exp::Basic(BasicOp::Index(*s, vec![DimIndex::Fix(next.clone())])),
-                    t.clone(),
-                );
-                out.push(SubExp::Var(v));
-            }
-            Ok(out)
-        },
-    )?;
+    let iota = b.iota(w.clone());
+    let ctx = b.map_fn("m", w.clone(), vec![iota, starts, ends], |b, ps| -> R<_> {
+        let (j, st, en) = (ps[0].clone(), ps[1].clone(), ps[2].clone());
+        let prev = b.sub_(j.clone(), SubExp::i64(1))?;
+        let prev = b.select(st.clone(), j.clone(), prev)?;
+        let next = b.add_(j.clone(), SubExp::i64(1))?;
+        let next = b.select(en, j, next)?;
+        let mut out = Vec::new();
+        for (s, ne) in incl.iter().zip(&neutral) {
+            let l = b.let_basic("l", at(*s, prev.clone()))?;
+            out.push(b.select(st.clone(), ne.clone(), l)?);
+        }
+        for s in &suf {
+            out.push(b.let_basic("r", at(*s, next.clone()))?);
+        }
+        Ok(out)
+    })?;
     let (ls, rs) = ctx.split_at(k);
     // x̄ of each sorted value's bin (zero out of range).
-    let iota = util::iota(rev, b, w.clone());
-    let xb = util::map(rev, b, &w, vec![iota, skeys], rows.clone(), |rev, b, ps| {
-        let key = SubExp::Var(ps[1]);
-        let ok = scatter::in_range(
-            rev,
-            b,
-            std::slice::from_ref(&key),
-            std::slice::from_ref(&bins),
-        );
+    let iota = b.iota(w.clone());
+    let xb = b.map_fn("m", w.clone(), vec![iota, skeys], |b, ps| -> R<_> {
+        let key = &ps[1..];
+        let ok = common::in_range(b, key, std::slice::from_ref(&bins))?;
         let mut out = Vec::new();
         for (x, t) in xbar.iter().zip(&rows) {
-            let safe = util::select(rev, b, i64t, ok.clone(), key.clone(), SubExp::i64(0));
-            let g = util::if_with(
-                rev,
-                b,
+            let safe = b.select(ok.clone(), key[0].clone(), SubExp::i64(0))?;
+            let at = vec![DimIndex::Fix(safe)];
+            out.extend(b.let_if(
+                "r",
                 ok.clone(),
-                vec![t.clone()],
-                |rev, b| {
-                    let v = rev.bind(
-                        b,
-                        "xb",
-                        Exp::Basic(BasicOp::Index(*x, vec![DimIndex::Fix(safe)])),
-                        t.clone(),
-                    );
-                    Ok(vec![SubExp::Var(v)])
-                },
-                |rev, b| Ok(vec![rev.zeros(b, t)?]),
-            )?;
-            out.extend(g);
+                |b| -> R<_> { Ok(vec![b.let_basic("xb", BasicOp::Index(*x, at))?]) },
+                |b| Ok(vec![b.zeros(t)?]),
+            )?);
         }
         Ok(out)
     })?;
     // 3. v̄ through the map rule on m = map (λl v r e. if e then l ⊙ v else l ⊙ v ⊙ r).
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
-    let mut params = Vec::new();
-    for t in rows.iter().chain(&rows).chain(&rows) {
-        params.push(rev.fresh_param(&mut sb, "p", t));
-    }
-    let end_p = rev.fresh_param(&mut sb, "end", &bool_t);
-    let pv: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
-    let (lv, rest) = pv.split_at(k);
-    let (vv, rv) = rest.split_at(k);
-    let lx = util::apply(rev, &mut sb, &lam, &[lv, vv].concat());
-    let lx2 = lx.clone();
-    let res = util::if_with(
-        rev,
-        &mut sb,
-        SubExp::Var(end_p.name),
-        rows.clone(),
-        |_, _| Ok(lx2),
-        |rev, b| Ok(util::apply(rev, b, &lam, &[&lx[..], rv].concat())),
-    )?;
-    params.push(end_p);
-    let body = sb.finish(res);
-    let comb = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params,
-        body,
-        ret: rows.clone(),
-    };
-    let mut arrs: Vec<VName> = ls.to_vec();
-    arrs.extend(svals.iter().copied());
-    arrs.extend(rs.iter().copied());
-    arrs.push(ends);
+    let mut params: Vec<(&str, Type)> = [&rows[..], &rows, &rows]
+        .concat()
+        .into_iter()
+        .map(|t| ("p", t))
+        .collect();
+    params.push(("end", Type::Prim(PrimType::Bool)));
+    let comb = b.lambda(params, rows.clone(), |b, ps| {
+        let ps: Vec<SubExp> = ps.iter().map(|p| SubExp::Var(*p)).collect();
+        let (lv, vv, rv, end) = (
+            &ps[..k],
+            &ps[k..2 * k],
+            &ps[2 * k..3 * k],
+            ps[3 * k].clone(),
+        );
+        let lx = b.inline(&lam, &[lv, vv].concat());
+        let lxr = [&lx[..], rv].concat();
+        if_rows(b, &rows, end, |_| lx, |b| b.inline(&lam, &lxr))
+    });
+    let arrs = [ls, &svals, rs, &[ends]].concat();
     let seeds = xb.iter().map(|x| Some(SubExp::Var(*x))).collect();
     let reached = map::reverse_seeded(rev, b, w.clone(), comb, arrs, seeds, &svals)?;
     // Scatter the sorted values' adjoints back to their original positions.
@@ -705,40 +476,48 @@ fn general(
             .as_var()
             .ok_or_else(|| AdError::internal("histogram value adjoint"))?;
         let vt = b.type_of(&SubExp::Var(*v))?;
-        let Some(elem) = vt.elem() else { continue };
-        let Type::Array { shape, .. } = &vt else {
+        let Type::Array { elem, shape } = vt else {
             continue;
         };
-        let dest = rev.bind(
-            b,
-            "adj",
-            Exp::Basic(BasicOp::Scratch(elem, shape.clone())),
-            vt.clone(),
-        );
-        let back = rev.bind(
-            b,
-            "adj",
-            Exp::Soac(Soac::Scatter {
-                w: w.clone(),
-                dests: vec![dest],
-                is: vec![perm],
-                vals: vec![a],
-            }),
-            vt,
-        );
+        let dest = b.let_exp("adj", Exp::Basic(BasicOp::Scratch(elem, shape)))?;
+        let back = Soac::Scatter {
+            w: w.clone(),
+            dests: dest,
+            is: vec![perm],
+            vals: vec![a],
+        };
+        let back = b.let_exp("adj", Exp::Soac(back))?[0];
         rev.owned.insert(back);
         rev.add_adj(b, &SubExp::Var(*v), SubExp::Var(back))?;
     }
     Ok(())
 }
 
+/// `if c then … else …` of the operator's types `rows` (not inferred: the operator's
+/// results may have shapes computed inside it).
+fn if_rows(
+    b: &mut Builder,
+    rows: &[Type],
+    c: SubExp,
+    then_f: impl FnOnce(&mut Builder) -> Vec<SubExp>,
+    else_f: impl FnOnce(&mut Builder) -> Vec<SubExp>,
+) -> Vec<SubExp> {
+    let (then_body, else_body) = (b.body(then_f), b.body(else_f));
+    let exp = Exp::If {
+        cond: c,
+        then_body,
+        else_body,
+        ret: rows.to_vec(),
+    };
+    let rs = b.bind_named(&["r"], exp, rows.to_vec());
+    rs.into_iter().map(SubExp::Var).collect()
+}
+
 /// An inclusive segmented scan of `vals` (restarting where `flags` is set) with `lam`
 /// (`flipped`: `\a b -> b ⊙ a`, for scans of reversed arrays). The operator is lifted to
 /// (valid, flag, value) triples with an identity of its own, so `⊙` needs no neutral
 /// element.
-#[allow(clippy::too_many_arguments)]
 fn segmented_scan(
-    rev: &mut Rev,
     b: &mut Builder,
     w: &SubExp,
     flags: VName,
@@ -747,104 +526,53 @@ fn segmented_scan(
     neutral: &[SubExp],
     flipped: bool,
 ) -> R<Vec<VName>> {
+    let (no, yes) = (
+        SubExp::Const(Prim::Bool(false)),
+        SubExp::Const(Prim::Bool(true)),
+    );
     let bool_t = Type::Prim(PrimType::Bool);
     let rows: Vec<Type> = lam.ret.clone();
     let k = rows.len();
-    let valid = rev.bind(
-        b,
+    let valid = b.let_exp(
         "valid",
-        Exp::Basic(BasicOp::Replicate(
-            vec![w.clone()],
-            SubExp::Const(Prim::Bool(true)),
-        )),
-        bool_t.array_of(w.clone()),
-    );
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
-    let mut ps = Vec::new();
-    for _ in 0..2 {
-        ps.push(rev.fresh_param(&mut sb, "valid", &bool_t));
-        ps.push(rev.fresh_param(&mut sb, "flag", &bool_t));
-        for t in &rows {
-            ps.push(rev.fresh_param(&mut sb, "x", t));
-        }
-    }
-    let v = |i: usize| SubExp::Var(ps[i].name);
-    let (v1, f1, v2, f2) = (v(0), v(1), v(2 + k), v(3 + k));
-    let x1: Vec<SubExp> = (2..2 + k).map(v).collect();
-    let x2: Vec<SubExp> = (4 + k..4 + 2 * k).map(v).collect();
-    let valid_r = util::binop(
-        rev,
-        &mut sb,
-        BinOp::LogOr,
-        v1.clone(),
-        v2.clone(),
-        PrimType::Bool,
-    );
-    let flag_r = util::binop(rev, &mut sb, BinOp::LogOr, f1, f2.clone(), PrimType::Bool);
-    let no_left = util::binop(
-        rev,
-        &mut sb,
-        BinOp::Eq,
-        v1,
-        SubExp::Const(Prim::Bool(false)),
-        PrimType::Bool,
-    );
-    let take_right = util::binop(rev, &mut sb, BinOp::LogOr, no_left, f2, PrimType::Bool);
-    let (x1b, x2b) = (x1.clone(), x2.clone());
-    let x = util::if_with(
-        rev,
-        &mut sb,
-        v2,
-        rows.clone(),
-        |rev, b| {
-            util::if_with(
-                rev,
-                b,
-                take_right,
-                rows.clone(),
-                |_, _| Ok(x2b.clone()),
-                |rev, b| {
-                    let args = if flipped {
-                        [x2b.clone(), x1b.clone()].concat()
-                    } else {
-                        [x1b.clone(), x2b.clone()].concat()
-                    };
-                    Ok(util::apply(rev, b, lam, &args))
-                },
-            )
-        },
-        |_, _| Ok(x1),
+        Exp::Basic(BasicOp::Replicate(vec![w.clone()], yes)),
     )?;
-    let mut res = vec![valid_r, flag_r];
-    res.extend(x);
-    let mut ret = vec![bool_t.clone(), bool_t.clone()];
-    ret.extend(rows.iter().cloned());
-    let op = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params: ps,
-        body: sb.finish(res),
-        ret: ret.clone(),
-    };
-    let mut ne = vec![
-        SubExp::Const(Prim::Bool(false)),
-        SubExp::Const(Prim::Bool(false)),
-    ];
-    ne.extend(neutral.iter().cloned());
-    let mut arrs = vec![valid, flags];
-    arrs.extend(vals.iter().copied());
-    let tys: Vec<Type> = ret.iter().map(|t| t.array_of(w.clone())).collect();
-    let out = rev.bind_many(
-        b,
-        "seg",
-        Exp::Soac(Soac::Scan {
-            w: w.clone(),
-            arrs,
-            pre: None,
-            lam: op,
-            neutral: ne,
-        }),
-        tys,
-    );
+    let side = [
+        vec![("valid", bool_t.clone()), ("flag", bool_t)],
+        rows.iter().map(|t| ("x", t.clone())).collect(),
+    ]
+    .concat();
+    let op = b.lam([side.clone(), side].concat(), |b, ps| -> R<_> {
+        let (v1, f1, x1) = (ps[0].clone(), ps[1].clone(), ps[2..2 + k].to_vec());
+        let (v2, f2, x2) = (ps[2 + k].clone(), ps[3 + k].clone(), ps[4 + k..].to_vec());
+        let valid = b.op2(BinOp::LogOr, v1.clone(), v2.clone())?;
+        let flag = b.op2(BinOp::LogOr, f1, f2.clone())?;
+        let no_left = b.op2(BinOp::Eq, v1, no.clone())?;
+        let take_right = b.op2(BinOp::LogOr, no_left, f2)?;
+        let x = b.let_if(
+            "r",
+            v2,
+            |b| -> R<_> {
+                b.let_if(
+                    "r",
+                    take_right,
+                    |_| Ok(x2.clone()),
+                    |b| -> R<_> {
+                        let args = if flipped {
+                            [x2.clone(), x1.clone()].concat()
+                        } else {
+                            [x1.clone(), x2.clone()].concat()
+                        };
+                        Ok(b.inline(lam, &args))
+                    },
+                )
+            },
+            |_| Ok(x1.clone()),
+        )?;
+        Ok([vec![valid, flag], x].concat())
+    })?;
+    let ne = [vec![no.clone(), no], neutral.to_vec()].concat();
+    let arrs = [valid, vec![flags], vals.to_vec()].concat();
+    let out = b.scan("seg", w.clone(), op, ne, arrs)?;
     Ok(out[2..].to_vec())
 }

@@ -3,7 +3,8 @@
 //! updated adjoints of the free variables either one contributes to. Work and span are
 //! those of the branch taken.
 
-use super::{Rev, R};
+use super::{common, Rev, R};
+use runic_ir::traverse::{Renamer, VisitorMut};
 use runic_ir::*;
 use std::collections::HashMap;
 
@@ -14,9 +15,7 @@ pub fn reverse(
     cond: SubExp,
     then_body: Body,
     else_body: Body,
-    ret: Vec<Type>,
 ) -> R<()> {
-    let _ = ret;
     let seeds: Vec<Option<SubExp>> = pat.iter().map(|p| rev.adjs.get(&p.name).cloned()).collect();
     let mut frees = rev.free_adjoints(&then_body);
     frees.extend(rev.free_adjoints(&else_body));
@@ -29,8 +28,9 @@ pub fn reverse(
     let owned_before = rev.owned.clone();
 
     let mut branches = Vec::new();
-    for body in [then_body, else_body] {
-        let body = rename_body(rev, b, body);
+    for mut body in [then_body, else_body] {
+        Renamer::new(b.names).body(&mut body);
+        b.names.record_types(&body);
         let mut sb = Builder::new(b.names);
         sb.src = b.src.clone();
         rev.sweep(&mut sb, body, seeds.clone())?;
@@ -69,52 +69,36 @@ pub fn reverse(
         }
         let mut res = Vec::new();
         for v in &changed {
-            let a = match &after[v] {
+            res.push(match &after[v] {
                 Some(a) => a.clone(),
                 None => {
                     let t = sb.type_of(&SubExp::Var(*v))?;
                     rev.zeros(&mut sb, &t)?
                 }
-            };
-            res.push(a);
+            });
         }
         let mut body = sb.finish(res);
-        super::util::prune(&mut body);
+        common::prune(&mut body);
         bodies.push(body);
     }
-    let else_b = bodies.pop().unwrap_or_default();
-    let then_b = bodies.pop().unwrap_or_default();
-    let mut tys = Vec::new();
+    let else_body = bodies.pop().unwrap_or_default();
+    let then_body = bodies.pop().unwrap_or_default();
+    // The results have the types of the adjoints they update.
+    let mut ret = Vec::new();
     for v in &changed {
-        tys.push(b.type_of(&SubExp::Var(*v))?);
+        ret.push(b.type_of(&SubExp::Var(*v))?);
     }
-    let outs = rev.bind_many(
-        b,
-        "adj",
-        Exp::If {
-            cond,
-            then_body: then_b,
-            else_body: else_b,
-            ret: tys.clone(),
-        },
-        tys.clone(),
-    );
-    for ((v, o), t) in changed.iter().zip(outs).zip(tys) {
+    let exp = Exp::If {
+        cond,
+        then_body,
+        else_body,
+        ret,
+    };
+    for (v, o) in changed.iter().zip(b.let_exp("adj", exp)?) {
         rev.adjs.insert(*v, SubExp::Var(o));
-        if t.rank() > 0 {
+        if b.type_of(&SubExp::Var(o))?.rank() > 0 {
             rev.owned.insert(o);
         }
     }
     Ok(())
-}
-
-/// A renamed copy of a body (its binders fresh).
-pub fn rename_body(rev: &mut Rev, b: &mut Builder, body: Body) -> Body {
-    let l = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params: vec![],
-        body,
-        ret: vec![],
-    };
-    rev.renamed(b, &l).body
 }

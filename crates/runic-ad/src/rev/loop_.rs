@@ -11,7 +11,8 @@
 //! loop parameters. Work: about three times the primal loop's; span: the loop's, times a
 //! constant (the body's own parallelism is kept).
 
-use super::{differentiable, util, Rev, Saved, R};
+use super::build::{self, at};
+use super::{checkpoint, common, differentiable, Rev, Saved, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -19,216 +20,150 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let Exp::Loop { params, form, body } = &s.exp else {
         return Err(AdError::internal("loop rule on a non-loop"));
     };
-    let i64t = Type::Prim(PrimType::I64);
-    match form {
+    let (tapes, count) = match form {
         LoopForm::For { i, bound } => {
-            let it = b.type_of(bound)?.elem().unwrap_or(PrimType::I64);
-            let n = to_i64(rev, b, bound.clone(), it);
-            let tapes = tape_loop(
-                rev,
-                b,
-                params,
-                Some((*i, it)),
-                bound,
-                &n,
-                body,
-                s.pat.clone(),
-            )?;
-            rev.saved
-                .insert(s.pat[0].name, Saved::Tape { tapes, count: n });
+            let n = to_i64(b, bound.clone())?;
+            let counter = Some((*i, b.type_of(bound)?));
+            let tapes = tape_loop(b, params, counter, bound, &n, body, s.pat.clone())?;
+            (tapes, n)
         }
         LoopForm::While { cond } => {
             // The loop as written, counting its iterations.
-            let mut sb = Builder::new(b.names);
-            let count = rev.fresh_param(&mut sb, "count", &i64t);
-            drop(sb);
+            let i64t = Type::Prim(PrimType::I64);
+            let count = b.param("count", i64t.clone());
+            let mut counting = body.clone();
+            let mut cb = Builder::new(b.names);
+            cb.src = s.src.clone();
+            let one = SubExp::i64(1);
+            let next = cb.let_basic(
+                "count",
+                BasicOp::BinOp(BinOp::Add, SubExp::Var(count.name), one),
+            )?;
+            counting.stms.extend(cb.take_stms());
+            counting.result.push(next);
+            let total = b.param("iterations", i64t);
+            let n = SubExp::Var(total.name);
             let mut ps = params.clone();
-            ps.push((count.clone(), SubExp::i64(0)));
-            let mut body2 = body.clone();
-            let next = b.names.fresh("count");
-            b.names.set_type(next, i64t.clone());
-            body2.stms.push(Stm {
-                pat: vec![Param {
-                    name: next,
-                    ty: i64t.clone(),
-                }],
-                exp: Exp::Basic(BasicOp::BinOp(
-                    BinOp::Add,
-                    SubExp::Var(count.name),
-                    SubExp::i64(1),
-                )),
-                src: s.src.clone(),
-            });
-            body2.result.push(SubExp::Var(next));
-            let total = b.names.fresh("iterations");
-            b.names.set_type(total, i64t.clone());
-            let mut pat = s.pat.clone();
-            pat.push(Param {
-                name: total,
-                ty: i64t.clone(),
-            });
-            b.add(Stm {
+            ps.push((count, SubExp::i64(0)));
+            let form = LoopForm::While { cond: *cond };
+            let pat = [s.pat.clone(), vec![total]].concat();
+            b.let_pat(
                 pat,
-                exp: Exp::Loop {
+                Exp::Loop {
                     params: ps,
-                    form: LoopForm::While { cond: *cond },
-                    body: body2,
+                    form,
+                    body: counting,
                 },
-                src: s.src.clone(),
-            });
+            );
             // A renamed copy as a for loop of that many iterations builds the tape.
-            let mut copy = rename_loop(rev, b, params, None, body);
-            let pat: Vec<Param> = s
+            let copy = rename_loop(b, params, None, body);
+            let unused = s
                 .pat
                 .iter()
-                .map(|p| rev.fresh_param(b, "unused", &p.ty))
+                .map(|p| b.param("unused", p.ty.clone()))
                 .collect();
             let inits: Vec<(Param, SubExp)> = copy
                 .params
-                .drain(..)
+                .into_iter()
                 .zip(params.iter().map(|(_, init)| init.clone()))
                 .collect();
-            let n = SubExp::Var(total);
-            let tapes = tape_loop(rev, b, &inits, None, &n, &n, &copy.body, pat)?;
-            rev.saved.insert(
-                s.pat[0].name,
-                Saved::Tape {
-                    tapes,
-                    count: SubExp::Var(total),
-                },
-            );
+            let tapes = tape_loop(b, &inits, None, &n, &n, &copy.body, unused)?;
+            (tapes, n)
         }
-    }
+    };
+    rev.saved
+        .insert(s.pat[0].name, Saved::Tape { tapes, count });
     Ok(())
 }
 
-/// `x` (of integer type `t`) as an `i64`.
-fn to_i64(rev: &mut Rev, b: &mut Builder, x: SubExp, t: PrimType) -> SubExp {
-    if t == PrimType::I64 {
-        return x;
-    }
-    let r = b.convert(PrimType::I64, x);
-    r
+/// `x` (of an integer type) as an `i64`.
+fn to_i64(b: &mut Builder, x: SubExp) -> R<SubExp> {
+    Ok(match b.prim_of(&x)? {
+        PrimType::I64 => x,
+        _ => b.convert(PrimType::I64, x),
+    })
 }
 
-/// Emit `loop params for i < bound do body` (with the counter `i` of type `it` when given,
-/// a fresh `i64` counter otherwise; `n` is the bound as an `i64`) that also records each
-/// iteration's parameters in tapes; binds the loop's results to `pat` and returns the tapes.
-#[allow(clippy::too_many_arguments)]
+/// Emit `loop params for i < bound do body` (with the counter `i` of the given type when
+/// given, a fresh `i64` counter otherwise; `n` is the bound as an `i64`) that also records
+/// each iteration's parameters in tapes; binds the loop's results to `pat` and returns the
+/// tapes.
 fn tape_loop(
-    rev: &mut Rev,
     b: &mut Builder,
     params: &[(Param, SubExp)],
-    counter: Option<(VName, PrimType)>,
+    counter: Option<(VName, Type)>,
     bound: &SubExp,
     n: &SubExp,
     body: &Body,
     pat: Vec<Param>,
 ) -> R<Vec<VName>> {
-    let src = b.src.clone();
     // Tape storage: one array of n rows per loop parameter.
-    let mut inits = Vec::new();
+    let mut tapes = Vec::new();
     for (p, _) in params {
-        let (elem, mut shape) = match &util::loop_outside(params, &p.ty) {
-            Type::Prim(e) => (*e, vec![]),
-            Type::Array { elem, shape } => (*elem, shape.clone()),
+        let (elem, shape) = match checkpoint::loop_outside(params, &p.ty) {
+            Type::Prim(e) => (e, vec![]),
+            Type::Array { elem, shape } => (elem, shape),
             Type::Acc { .. } => return Err(AdError::unsupported("loops over accumulators")),
         };
-        shape.insert(0, n.clone());
-        let tt = Type::Array {
-            elem,
-            shape: shape.clone(),
-        };
-        let init = rev.bind(
-            b,
-            "tape",
-            Exp::Basic(BasicOp::Scratch(elem, shape)),
-            tt.clone(),
-        );
-        inits.push((init, tt));
+        let shape = [vec![n.clone()], shape].concat();
+        tapes.push(b.let_exp("tape", Exp::Basic(BasicOp::Scratch(elem, shape)))?[0]);
     }
     let mut sb = Builder::new(b.names);
-    sb.src = src.clone();
-    let (i, it) = match counter {
-        Some(c) => c,
-        None => (sb.fresh("i"), PrimType::I64),
+    sb.src = b.src.clone();
+    let i = match counter {
+        Some((i, t)) => {
+            sb.names.set_type(i, t);
+            i
+        }
+        None => sb.names.fresh_typed("i", Type::Prim(PrimType::I64)),
     };
-    sb.names.set_type(i, Type::Prim(it));
-    let idx = to_i64(rev, &mut sb, SubExp::Var(i), it);
+    let idx = to_i64(&mut sb, SubExp::Var(i))?;
     let mut loop_params = params.to_vec();
     let mut tape_results = Vec::new();
-    let mut tape_types = Vec::new();
-    for ((p, _), (init, tt)) in params.iter().zip(inits) {
-        let tp = rev.fresh_param(&mut sb, "tape", &tt);
-        let upd = rev.bind(
-            &mut sb,
-            "tape",
-            Exp::Basic(BasicOp::Update(
-                tp.name,
-                vec![DimIndex::Fix(idx.clone())],
-                SubExp::Var(p.name),
-            )),
-            tt.clone(),
-        );
-        loop_params.push((tp, SubExp::Var(init)));
-        tape_results.push(SubExp::Var(upd));
-        tape_types.push(tt);
+    for ((p, _), init) in params.iter().zip(&tapes) {
+        let tp = sb.param("tape", sb.type_of(&SubExp::Var(*init))?);
+        let at = vec![DimIndex::Fix(idx.clone())];
+        let upd = BasicOp::Update(tp.name, at, SubExp::Var(p.name));
+        tape_results.push(sb.let_basic("tape", upd)?);
+        loop_params.push((tp, SubExp::Var(*init)));
     }
     for s in &body.stms {
         sb.add(s.clone());
     }
-    let mut result = body.result.clone();
-    result.extend(tape_results);
-    let body = sb.finish(result);
-    let mut all_pat = pat;
-    let tapes: Vec<Param> = tape_types
+    let body = sb.finish([body.result.clone(), tape_results].concat());
+    let tapes: Vec<Param> = tapes
         .iter()
         .map(|t| {
-            let name = b.names.fresh("tape");
-            b.names.set_type(name, t.clone());
-            Param {
-                name,
-                ty: t.clone(),
-            }
+            let ty = b.type_of(&SubExp::Var(*t))?;
+            Ok(b.param("tape", ty))
         })
-        .collect();
-    all_pat.extend(tapes.iter().cloned());
-    b.add(Stm {
-        pat: all_pat,
-        exp: Exp::Loop {
-            params: loop_params,
-            form: LoopForm::For {
-                i,
-                bound: bound.clone(),
-            },
-            body,
-        },
-        src,
-    });
-    Ok(tapes.into_iter().map(|p| p.name).collect())
+        .collect::<R<_>>()?;
+    let names = tapes.iter().map(|p| p.name).collect();
+    let form = LoopForm::For {
+        i,
+        bound: bound.clone(),
+    };
+    let exp = Exp::Loop {
+        params: loop_params,
+        form,
+        body,
+    };
+    b.let_pat([pat, tapes].concat(), exp);
+    Ok(names)
 }
 
 /// A renamed copy of a loop's parameters, counter and body.
 fn rename_loop(
-    rev: &mut Rev,
     b: &mut Builder,
     params: &[(Param, SubExp)],
     counter: Option<Param>,
     body: &Body,
 ) -> Lambda {
-    let mut ps: Vec<Param> = params.iter().map(|(p, _)| p.clone()).collect();
-    if let Some(c) = counter {
-        ps.insert(0, c);
-    }
-    rev.renamed(
-        b,
-        &Lambda {
-            id: runic_ir::LamId::fresh(),
-            params: ps,
-            body: body.clone(),
-            ret: vec![],
-        },
-    )
+    let ps = counter
+        .into_iter()
+        .chain(params.iter().map(|(p, _)| p.clone()))
+        .collect();
+    b.renamed(&Lambda::new(ps, body.clone(), vec![]))
 }
 
 pub fn reverse(
@@ -242,7 +177,6 @@ pub fn reverse(
     let Some(Saved::Tape { tapes, count }) = rev.saved.remove(&pat[0].name) else {
         return Err(AdError::internal("a loop without a tape"));
     };
-    let i64t = Type::Prim(PrimType::I64);
     // Adjoints of the loop's results seed those of the parameters.
     let diff: Vec<bool> = params.iter().map(|(p, _)| differentiable(&p.ty)).collect();
     let mut seeds = Vec::new();
@@ -264,7 +198,7 @@ pub fn reverse(
         LoopForm::While { .. } => None,
     };
     let has_counter = counter.is_some();
-    let copy = rename_loop(rev, b, &params, counter, &body);
+    let copy = rename_loop(b, &params, counter, &body);
     let (new_i, new_params) = if has_counter {
         (Some(copy.params[0].clone()), copy.params[1..].to_vec())
     } else {
@@ -273,7 +207,7 @@ pub fn reverse(
 
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
-    let k = rev.fresh_param(&mut sb, "k", &i64t);
+    let k = sb.param("k", Type::Prim(PrimType::I64));
     let mut loop_params = Vec::new();
     let mut pbars = Vec::new();
     for ((p, _), seed) in params
@@ -281,14 +215,13 @@ pub fn reverse(
         .filter(|(p, _)| differentiable(&p.ty))
         .zip(&seeds)
     {
-        let pb = rev.fresh_param(&mut sb, "adj", &p.ty);
+        let pb = sb.param("adj", p.ty.clone());
         pbars.push(pb.clone());
         loop_params.push((pb, seed.clone()));
     }
     let mut fbars = Vec::new();
     for (f, init) in frees.iter().zip(&free_inits) {
-        let t = sb.type_of(&SubExp::Var(*f))?;
-        let fb = rev.fresh_param(&mut sb, "adj", &t);
+        let fb = sb.param("adj", sb.type_of(&SubExp::Var(*f))?);
         fbars.push(fb.clone());
         loop_params.push((fb, init.clone()));
     }
@@ -296,26 +229,17 @@ pub fn reverse(
     let saved_owned = std::mem::take(&mut rev.owned);
     let last = sb.sub_i64(count.clone(), SubExp::i64(1));
     let idx = sb.sub_i64(last, SubExp::Var(k.name));
-    let src = sb.src.clone();
     if let Some(ip) = &new_i {
         let it = ip.ty.elem().unwrap_or(PrimType::I64);
-        let v = if it == PrimType::I64 {
-            idx.clone()
-        } else {
-            let c = sb.convert(it, idx.clone());
-            if let SubExp::Var(cv) = &c {
-                sb.names.set_type(*cv, Type::Prim(it));
-            }
-            c
+        let v = match it {
+            PrimType::I64 => idx.clone(),
+            _ => sb.convert(it, idx.clone()),
         };
-        sb.add(util::copy_stm(ip.clone(), v, &src));
+        build::copy_to(&mut sb, ip.clone(), v);
     }
     for (np, tape) in new_params.iter().zip(&tapes) {
-        sb.add(Stm {
-            pat: vec![np.clone()],
-            exp: Exp::Basic(BasicOp::Index(*tape, vec![DimIndex::Fix(idx.clone())])),
-            src: src.clone(),
-        });
+        let row = at(*tape, idx.clone());
+        sb.let_pat(vec![np.clone()], Exp::Basic(row));
         rev.mark_active(np);
     }
     for (f, fb) in frees.iter().zip(&fbars) {
@@ -325,16 +249,9 @@ pub fn reverse(
     for pb in &pbars {
         rev.owned.insert(pb.name);
     }
-    let mut body_seeds = Vec::new();
-    let mut it = pbars.iter();
-    for d in &diff {
-        body_seeds.push(if *d {
-            it.next().map(|p| SubExp::Var(p.name))
-        } else {
-            None
-        });
-    }
-    rev.sweep(&mut sb, copy.body, body_seeds)?;
+    let mut pbar_seeds = pbars.iter().map(|p| SubExp::Var(p.name));
+    let body_seeds = diff.iter().map(|d| d.then(|| pbar_seeds.next()).flatten());
+    rev.sweep(&mut sb, copy.body, body_seeds.collect())?;
     let mut result = Vec::new();
     for (np, d) in new_params.iter().zip(&diff) {
         if *d {
@@ -346,21 +263,17 @@ pub fn reverse(
     }
     rev.owned = saved_owned;
     let mut loop_body = sb.finish(result);
-    util::prune(&mut loop_body);
-    let tys: Vec<Type> = loop_params.iter().map(|(p, _)| p.ty.clone()).collect();
-    let outs = rev.bind_many(
-        b,
-        "adj",
-        Exp::Loop {
-            params: loop_params,
-            form: LoopForm::For {
-                i: k.name,
-                bound: count,
-            },
-            body: loop_body,
-        },
-        tys.clone(),
-    );
+    common::prune(&mut loop_body);
+    let form = LoopForm::For {
+        i: k.name,
+        bound: count,
+    };
+    let exp = Exp::Loop {
+        params: loop_params,
+        form,
+        body: loop_body,
+    };
+    let outs = b.let_exp("adj", exp)?;
     let (pouts, fouts) = outs.split_at(pbars.len());
     for (f, o) in frees.iter().zip(fouts) {
         rev.adjs.insert(*f, SubExp::Var(*o));
@@ -368,12 +281,8 @@ pub fn reverse(
             rev.owned.insert(*o);
         }
     }
-    let inits: Vec<SubExp> = params
-        .iter()
-        .filter(|(p, _)| differentiable(&p.ty))
-        .map(|(_, init)| init.clone())
-        .collect();
-    for (init, o) in inits.iter().zip(pouts) {
+    let inits = params.iter().filter(|(p, _)| differentiable(&p.ty));
+    for ((_, init), o) in inits.zip(pouts) {
         rev.add_adj(b, init, SubExp::Var(*o))?;
     }
     Ok(())

@@ -7,7 +7,7 @@
 //! array per element. Work: a small constant times the map's; span: the map's (plus a
 //! log-depth reduce per free scalar).
 
-use super::{basic::add_lambda, differentiable, util, Rev, R};
+use super::{common, differentiable, Rev, R};
 use crate::error::AdError;
 use runic_ir::*;
 use std::collections::HashMap;
@@ -55,28 +55,25 @@ pub fn reverse(
         let Type::Array { elem, shape } = b.type_of(&SubExp::Var(*a))? else {
             return Err(AdError::internal("free array without array type"));
         };
-        let plus = add_lambda(rev, b, &Type::Prim(elem))?;
+        let plus = b.binop_lam(BinOp::Add, elem);
         acc_inputs.push(AccInput {
             shape: shape.clone(),
             arrays: vec![adj],
             op: Some((plus, vec![SubExp::Const(Prim::zero(elem))])),
         });
-        let acc_t = Type::Acc {
-            shape,
-            elems: vec![elem],
-        };
-        acc_params.push(rev.fresh_param(b, "acc", &acc_t));
+        let elems = vec![elem];
+        acc_params.push(b.param("acc", Type::Acc { shape, elems }));
     }
 
     // The differentiated lambda.
-    let copy = rev.renamed(b, &lam);
+    let copy = b.renamed(&lam);
     let mut params = copy.params.clone();
     let mut seeds = Vec::new();
     let mut ybar_arrs = Vec::new();
     for (p, yb) in pat.iter().zip(&ybars) {
         match yb {
             Some(v) => {
-                let row = rev.fresh_param(b, "adj", &p.ty.row());
+                let row = b.param("adj", p.ty.row());
                 seeds.push(Some(SubExp::Var(row.name)));
                 params.push(row);
                 ybar_arrs.push(*v);
@@ -101,6 +98,7 @@ pub fn reverse(
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
     rev.sweep(&mut sb, copy.body, seeds)?;
+    // The lambda returns the adjoints of its active parameters and of the free scalars.
     let mut result = Vec::new();
     let mut ret = Vec::new();
     for (p, act) in copy.params.iter().zip(&active_params) {
@@ -125,59 +123,34 @@ pub fn reverse(
     }
     rev.owned = saved_owned;
     let mut body = sb.finish(result);
-    util::prune(&mut body);
-    let mut map_arrs = arrs.clone();
-    map_arrs.extend(ybar_arrs);
-    let map_exp = Exp::Soac(Soac::Map {
+    common::prune(&mut body);
+    let map = Exp::Soac(Soac::Map {
         w: w.clone(),
-        lam: Lambda {
-            id: runic_ir::LamId::fresh(),
-            params,
-            body,
-            ret: ret.clone(),
-        },
-        arrs: map_arrs,
+        lam: Lambda::new(params, body, ret),
+        arrs: [arrs.clone(), ybar_arrs].concat(),
     });
-    let out_tys: Vec<Type> = ret.iter().map(|t| t.array_of(w.clone())).collect();
     let outs = if acc_inputs.is_empty() {
-        rev.bind_many(b, "adj", map_exp, out_tys)
+        b.let_exp("adj", map)?
     } else {
         // with_acc: the lambda takes the accumulators, runs the map, returns both.
-        let inner: Vec<Param> = out_tys
-            .iter()
-            .map(|t| rev.fresh_param(b, "adj", t))
-            .collect();
-        let map_stm = Stm {
-            pat: inner.clone(),
-            exp: map_exp,
-            src: b.src.clone(),
-        };
-        let mut res: Vec<SubExp> = acc_params.iter().map(|p| SubExp::Var(p.name)).collect();
-        res.extend(inner.iter().map(|p| SubExp::Var(p.name)));
-        let mut lam_ret: Vec<Type> = acc_params.iter().map(|p| p.ty.clone()).collect();
-        lam_ret.extend(out_tys.iter().cloned());
-        let mut tys = Vec::new();
-        for a in &free_arrays {
-            tys.push(b.type_of(&SubExp::Var(*a))?);
+        let mut ab = Builder::new(b.names);
+        ab.src = b.src.clone();
+        let inner = ab.let_exp("adj", map)?;
+        let accs = acc_params.iter().map(|p| SubExp::Var(p.name));
+        let body = ab.finish(accs.chain(inner.iter().map(|v| SubExp::Var(*v))).collect());
+        let ret = acc_params.iter().map(|p| p.ty.clone());
+        let mut ret: Vec<Type> = ret.collect();
+        for v in &inner {
+            ret.push(b.type_of(&SubExp::Var(*v))?);
         }
-        tys.extend(out_tys);
-        let all = rev.bind_many(
-            b,
+        let lam = Lambda::new(acc_params, body, ret);
+        let all = b.let_exp(
             "adj",
             Exp::WithAcc {
                 inputs: acc_inputs,
-                lam: Lambda {
-                    id: runic_ir::LamId::fresh(),
-                    params: acc_params,
-                    body: Body {
-                        stms: vec![map_stm],
-                        result: res,
-                    },
-                    ret: lam_ret,
-                },
+                lam,
             },
-            tys,
-        );
+        )?;
         let (arr_adjs, rest) = all.split_at(free_arrays.len());
         for (a, v) in free_arrays.iter().zip(arr_adjs) {
             rev.adjs.insert(*a, SubExp::Var(*v));
@@ -196,22 +169,10 @@ pub fn reverse(
     for f in &free_scalars {
         let Some(o) = outs.next() else { break };
         let t = b.type_of(&SubExp::Var(*f))?;
-        let plus = add_lambda(rev, b, &t)?;
+        let plus = common::add_lambda(b, &t)?;
         let z = rev.zeros(b, &t)?;
-        let s = rev.bind(
-            b,
-            "sum",
-            Exp::Soac(Soac::Reduce {
-                w: w.clone(),
-                arrs: vec![o],
-                pre: None,
-                lam: plus,
-                neutral: vec![z],
-                commutative: true,
-            }),
-            t,
-        );
-        rev.add_adj(b, &SubExp::Var(*f), SubExp::Var(s))?;
+        let s = b.reduce_comm("sum", w.clone(), plus, vec![z], vec![o])?;
+        rev.add_adj(b, &SubExp::Var(*f), s[0].clone())?;
     }
     Ok(())
 }
@@ -231,7 +192,7 @@ pub fn reverse_seeded(
 ) -> R<Vec<Option<SubExp>>> {
     let mut pat = Vec::new();
     for (t, s) in lam.ret.iter().zip(&seeds) {
-        let p = rev.fresh_param(b, "m", &t.array_of(w.clone()));
+        let p = b.param("m", t.array_of(w.clone()));
         if let Some(s) = s {
             rev.adjs.insert(p.name, s.clone());
         }

@@ -13,23 +13,29 @@
 //!
 //! One file per rule: [`basic`] (scalar and array operations), [`if_`], [`loop_`],
 //! [`map`], [`reduce`], [`scan`], [`hist`], [`scatter`], [`with_vjp`]. Each states its rule.
+//! Around them: [`normalise`] (statements rewritten into the forms the rules handle),
+//! [`checkpoint`] (strip-mining loops), [`build`] (builder-like helpers), [`common`]
+//! (helpers several rules share) and [`sort`] (the radix sort of the histogram rule).
 //! `Vjp`s are eliminated innermost first, so nested uses work.
 
 mod basic;
+mod build;
+mod checkpoint;
+mod common;
 mod hist;
 mod if_;
 mod loop_;
 mod map;
+mod normalise;
 mod reduce;
 mod scan;
 mod scatter;
 mod sort;
-mod util;
 mod with_vjp;
 
 use crate::error::AdError;
 use crate::scope::mentions;
-use runic_ir::traverse::{Renamer, VisitorMut};
+use runic_ir::traverse::{walk_stm_mut, VisitorMut};
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
 
@@ -48,10 +54,10 @@ pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
         names: &mut prog.names,
         errors: Vec::new(),
         depth: 0,
+        in_vjp: false,
     };
     for f in prog.funs.iter_mut() {
-        let body = std::mem::take(&mut f.body);
-        f.body = e.body(body, false);
+        e.body(&mut f.body);
     }
     let errors = e.errors;
     (prog, errors)
@@ -63,135 +69,85 @@ fn has_jvp(l: &Lambda) -> bool {
     runic_ir::traverse::any_exp(&l.body, |e| matches!(e, Exp::Jvp { .. }))
 }
 
+/// A walk over the program that expands every `Vjp` after the constructs nested in it.
 struct Elim<'n> {
     names: &'n mut NameSource,
     errors: Vec<AdError>,
     /// How many `Jvp`/`Vjp` lambdas enclose the current statement.
     depth: usize,
+    /// Inside the lambda of a `Vjp` (a `WithVjp` there belongs to that differentiation and
+    /// must stay).
+    in_vjp: bool,
 }
 
-impl Elim<'_> {
-    /// `in_vjp`: the body is inside the lambda of a `Vjp` (a `WithVjp` there belongs to
-    /// that differentiation and must stay).
-    fn body(&mut self, b: Body, in_vjp: bool) -> Body {
-        let mut stms = Vec::with_capacity(b.stms.len());
-        for mut s in b.stms {
+impl VisitorMut for Elim<'_> {
+    /// The constructs nested in a statement; inside a `Jvp` or `Vjp` one level deeper.
+    fn stm(&mut self, s: &mut Stm) {
+        let outer = (self.depth, self.in_vjp);
+        match s.exp {
+            Exp::Jvp { .. } => self.depth += 1,
+            Exp::Vjp { .. } => (self.depth, self.in_vjp) = (self.depth + 1, true),
+            _ => {}
+        }
+        walk_stm_mut(self, s);
+        (self.depth, self.in_vjp) = outer;
+    }
+
+    /// Each statement after the ones nested in it: a `Vjp` becomes its derivative code (or
+    /// stays behind an assertion that says why it cannot), a `WithVjp` outside any `Vjp`
+    /// becomes its function.
+    fn body(&mut self, b: &mut Body) {
+        for mut s in std::mem::take(&mut b.stms) {
             let errors_before = self.errors.len();
-            self.nested(&mut s.exp, in_vjp);
+            self.stm(&mut s);
             match &s.exp {
                 Exp::Vjp { lam, .. } if !has_jvp(lam) => match self.expand(s.clone()) {
-                    Ok(new) => stms.extend(new),
+                    Ok(new) => b.stms.extend(new),
                     Err(e) => {
                         // Reaching it is a run-time error that says why (an inner failure
                         // explains an outer one).
                         let why = self.errors.get(errors_before).unwrap_or(&e).message.clone();
                         self.errors.push(e);
                         let already = matches!(
-                            stms.last(),
+                            b.stms.last(),
                             Some(Stm { exp: Exp::Basic(BasicOp::Assert { message, .. }), .. })
                                 if *message == why
                         );
-                        if already {
-                            stms.push(s);
-                            continue;
+                        if !already {
+                            let mut ab = Builder::new(self.names);
+                            ab.src = s.src.clone();
+                            let cond = SubExp::Const(Prim::Bool(false));
+                            let assert = BasicOp::Assert { cond, message: why };
+                            ab.let_basic("unsupported", assert)
+                                .expect("an assertion is a bool");
+                            b.stms.extend(ab.take_stms());
                         }
-                        let ok = self
-                            .names
-                            .fresh_typed("unsupported", Type::Prim(PrimType::Bool));
-                        stms.push(Stm {
-                            pat: vec![Param {
-                                name: ok,
-                                ty: Type::Prim(PrimType::Bool),
-                            }],
-                            exp: Exp::Basic(BasicOp::Assert {
-                                cond: SubExp::Const(Prim::Bool(false)),
-                                message: why,
-                            }),
-                            src: s.src.clone(),
-                        });
-                        stms.push(s);
+                        b.stms.push(s);
                     }
                 },
-                Exp::WithVjp { .. } if !in_vjp => stms.extend(self.inline_with_vjp(s)),
-                _ => stms.push(s),
-            }
-        }
-        Body {
-            stms,
-            result: b.result,
-        }
-    }
-
-    fn lambda(&mut self, l: &mut Lambda, in_vjp: bool) {
-        l.body = self.body(std::mem::take(&mut l.body), in_vjp);
-    }
-
-    fn nested(&mut self, e: &mut Exp, in_vjp: bool) {
-        match e {
-            Exp::Basic(_) | Exp::Apply { .. } => {}
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                *then_body = self.body(std::mem::take(then_body), in_vjp);
-                *else_body = self.body(std::mem::take(else_body), in_vjp);
-            }
-            Exp::Loop { body, .. } => *body = self.body(std::mem::take(body), in_vjp),
-            Exp::Soac(s) => match s {
-                Soac::Map { lam, .. } | Soac::Hist { lam, .. } => self.lambda(lam, in_vjp),
-                Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
-                    if let Some(p) = pre {
-                        self.lambda(p, in_vjp);
-                    }
-                    self.lambda(lam, in_vjp);
+                Exp::WithVjp { .. } if !self.in_vjp => {
+                    let inlined = self.inline_with_vjp(s);
+                    b.stms.extend(inlined)
                 }
-                Soac::Scatter { .. } => {}
-            },
-            Exp::WithAcc { inputs, lam } => {
-                for i in inputs {
-                    if let Some((l, _)) = &mut i.op {
-                        self.lambda(l, in_vjp);
-                    }
-                }
-                self.lambda(lam, in_vjp);
-            }
-            Exp::Jvp { lam, .. } => {
-                self.depth += 1;
-                self.lambda(lam, in_vjp);
-                self.depth -= 1;
-            }
-            Exp::Vjp { lam, .. } => {
-                self.depth += 1;
-                self.lambda(lam, true);
-                self.depth -= 1;
-            }
-            Exp::WithVjp { f, adj, .. } => {
-                self.lambda(f, in_vjp);
-                self.lambda(adj, in_vjp);
+                _ => b.stms.push(s),
             }
         }
     }
+}
 
+impl Elim<'_> {
     /// A `with_vjp f f' x` that no reverse mode differentiates is just `f x`.
     fn inline_with_vjp(&mut self, s: Stm) -> Vec<Stm> {
-        let Exp::WithVjp { mut f, args, .. } = s.exp else {
+        let Exp::WithVjp { f, args, .. } = &s.exp else {
             return vec![s];
         };
-        Renamer {
-            names: self.names,
-            map: HashMap::new(),
+        let mut b = Builder::new(self.names);
+        b.src = s.src.clone();
+        let results = b.inline(f, args);
+        for (p, r) in s.pat.into_iter().zip(results) {
+            build::copy_to(&mut b, p, r);
         }
-        .lambda(&mut f);
-        let mut out = Vec::new();
-        for (p, a) in f.params.iter().zip(args) {
-            out.push(util::copy_stm(p.clone(), a, &s.src));
-        }
-        out.extend(f.body.stms);
-        for (p, r) in s.pat.into_iter().zip(f.body.result) {
-            out.push(util::copy_stm(p, r, &s.src));
-        }
-        out
+        b.take_stms()
     }
 
     fn expand(&mut self, s: Stm) -> R<Vec<Stm>> {
@@ -275,8 +231,7 @@ impl Rev {
         let src = b.src.clone();
         let n = lam.ret.len();
         for (p, a) in lam.params.iter().zip(&args) {
-            b.names.set_type(p.name, p.ty.clone());
-            b.add(util::copy_stm(p.clone(), a.clone(), &src));
+            build::copy_to(b, p.clone(), a.clone());
             self.mark_active(p);
         }
         let body = lam.body;
@@ -289,12 +244,13 @@ impl Rev {
                 self.add_adj(b, r, c.clone())?;
             }
             self.backward(b, stms)?;
-            for (i, r) in results.iter().enumerate() {
-                b.add(util::copy_stm(pat[i].clone(), r.clone(), &src));
+            b.src = src;
+            for (p, r) in pat.iter().zip(&results) {
+                build::copy_to(b, p.clone(), r.clone());
             }
-            for (i, p) in params.iter().enumerate() {
-                let a = self.adj(b, p.name)?;
-                b.add(util::copy_stm(pat[n + i].clone(), a, &src));
+            for (p, x) in pat[n..].iter().zip(&params) {
+                let a = self.adj(b, x.name)?;
+                build::copy_to(b, p.clone(), a);
             }
             return Ok(());
         }
@@ -309,18 +265,12 @@ impl Rev {
         let Some(&first) = seeds.first() else {
             return Err(AdError::unsupported("mjp of a function without results"));
         };
-        let k = self.bind(
-            b,
-            "seeds",
-            Exp::Basic(BasicOp::ArraySize(first, 0)),
-            Type::Prim(PrimType::I64),
-        );
+        let k = b.let_basic("seeds", BasicOp::ArraySize(first, 0))?;
         let mut mb = Builder::new(b.names);
         mb.src = src.clone();
-        let rows: Vec<Param> = results
+        let rows: Vec<Param> = pat[..n]
             .iter()
-            .zip(&pat[..n])
-            .map(|(_, p)| self.fresh_param(&mut mb, "seed", &p.ty))
+            .map(|p| mb.param("seed", p.ty.clone()))
             .collect();
         let saved_owned = std::mem::take(&mut self.owned);
         for (r, row) in results.iter().zip(&rows) {
@@ -333,24 +283,20 @@ impl Rev {
         }
         self.owned = saved_owned;
         let body = mb.finish(res);
-        for (i, r) in results.iter().enumerate() {
-            b.add(util::copy_stm(pat[i].clone(), r.clone(), &src));
+        b.src = src;
+        for (p, r) in pat.iter().zip(&results) {
+            build::copy_to(b, p.clone(), r.clone());
         }
-        let ret: Vec<Type> = params.iter().map(|p| p.ty.clone()).collect();
-        b.add(Stm {
-            pat: pat[n..].to_vec(),
-            exp: Exp::Soac(Soac::Map {
-                w: SubExp::Var(k),
-                lam: Lambda {
-                    id: runic_ir::LamId::fresh(),
-                    params: rows,
-                    body,
-                    ret,
-                },
+        let ret = params.iter().map(|p| p.ty.clone()).collect();
+        let lam = Lambda::new(rows, body, ret);
+        b.let_pat(
+            pat[n..].to_vec(),
+            Exp::Soac(Soac::Map {
+                w: k,
+                lam,
                 arrs: seeds,
             }),
-            src,
-        });
+        );
         Ok(())
     }
 
@@ -359,7 +305,7 @@ impl Rev {
     pub fn forward(&mut self, b: &mut Builder, stms: &[Stm]) -> R<Vec<Stm>> {
         let mut out = Vec::with_capacity(stms.len());
         for s in stms {
-            for s in util::normalise(b.names, s.clone()) {
+            for s in normalise::normalise(b.names, s.clone())? {
                 self.fwd_stm(b, &s)?;
                 out.push(s);
             }
@@ -410,7 +356,7 @@ impl Rev {
                 "vjp through a call of the function {fun}"
             ))),
             _ => {
-                let s = util::copy_consumed(self, b, s.clone());
+                let s = copy_consumed(b, s.clone())?;
                 b.add(s);
                 Ok(())
             }
@@ -431,8 +377,8 @@ impl Rev {
                 cond,
                 then_body,
                 else_body,
-                ret,
-            } => if_::reverse(self, b, &pat, cond, then_body, else_body, ret),
+                ..
+            } => if_::reverse(self, b, &pat, cond, then_body, else_body),
             Exp::Loop { params, form, body } => loop_::reverse(self, b, &pat, params, form, body),
             Exp::Soac(Soac::Map { w, lam, arrs }) => map::reverse(self, b, &pat, w, lam, arrs),
             Exp::Soac(Soac::Reduce {
@@ -483,38 +429,16 @@ impl Rev {
         matches!(s, SubExp::Var(v) if self.active.contains(v))
     }
 
-    pub fn bind(&mut self, b: &mut Builder, hint: &str, exp: Exp, ty: Type) -> VName {
-        b.bind1(hint, exp, ty)
-    }
-
-    pub fn bind_many(
-        &mut self,
-        b: &mut Builder,
-        hint: &str,
-        exp: Exp,
-        tys: Vec<Type>,
-    ) -> Vec<VName> {
-        let hints: Vec<&str> = tys.iter().map(|_| hint).collect();
-        b.bind_named(&hints, exp, tys)
-    }
-
-    pub fn fresh_param(&mut self, b: &mut Builder, hint: &str, ty: &Type) -> Param {
-        b.param(hint, ty.clone())
-    }
-
-    /// The zero adjoint of type `ty` (a fresh array for arrays).
+    /// The zero adjoint of type `ty` (a fresh array for arrays, which this scope owns).
     pub fn zeros(&mut self, b: &mut Builder, ty: &Type) -> R<SubExp> {
-        match ty {
-            Type::Prim(p) => Ok(SubExp::Const(Prim::zero(*p))),
-            Type::Array { elem, shape } => {
-                let z = SubExp::Const(Prim::zero(*elem));
-                let exp = Exp::Basic(BasicOp::Replicate(shape.clone(), z));
-                let v = self.bind(b, "zeros", exp, ty.clone());
-                self.owned.insert(v);
-                Ok(SubExp::Var(v))
-            }
-            Type::Acc { .. } => Err(AdError::unsupported("adjoints of accumulators")),
+        if let Type::Acc { .. } = ty {
+            return Err(AdError::unsupported("adjoints of accumulators"));
         }
+        let z = b.zeros(ty)?;
+        if let SubExp::Var(v) = z {
+            self.owned.insert(v);
+        }
+        Ok(z)
     }
 
     /// The adjoint of `v` so far (zero when none), without giving up ownership.
@@ -540,8 +464,7 @@ impl Rev {
         if self.owned.contains(&a) {
             return Ok(a);
         }
-        let ty = b.type_of(&SubExp::Var(a))?;
-        let c = self.bind(b, "adj", Exp::Basic(BasicOp::Copy(a)), ty);
+        let c = b.let_exp("adj", Exp::Basic(BasicOp::Copy(a)))?[0];
         self.owned.insert(c);
         self.adjs.insert(v, SubExp::Var(c));
         Ok(c)
@@ -554,7 +477,7 @@ impl Rev {
             return Ok(());
         }
         if let Some(&acc) = self.accs.get(v) {
-            return util::acc_add_all(self, b, acc, Vec::new(), c);
+            return build::acc_add_all(b, acc, Vec::new(), c);
         }
         let new = match self.adjs.get(v).cloned() {
             // The contributing adjoint is dead once its statement is processed, so its
@@ -562,7 +485,7 @@ impl Rev {
             None => c,
             Some(old) => {
                 let ty = b.type_of(&SubExp::Var(*v))?;
-                let r = util::add_values(self, b, &ty, old, c)?;
+                let r = build::add_values(b, &ty, old, c)?;
                 if let SubExp::Var(rv) = &r {
                     if ty.rank() > 0 {
                         self.owned.insert(*rv);
@@ -591,16 +514,10 @@ impl Rev {
             for d in idx {
                 match d {
                     // Accumulator indices are i64 (array indices may be any integer type).
-                    DimIndex::Fix(i) => {
-                        let t = crate::alg::prim_of(b.names, i)?;
-                        let i = if t == PrimType::I64 {
-                            i.clone()
-                        } else {
-                            let c = b.convert(PrimType::I64, i.clone());
-                            c
-                        };
-                        is.push(i)
-                    }
+                    DimIndex::Fix(i) => is.push(match b.prim_of(i)? {
+                        PrimType::I64 => i.clone(),
+                        _ => b.convert(PrimType::I64, i.clone()),
+                    }),
                     DimIndex::Slice { .. } => {
                         return Err(AdError::unsupported(
                             "vjp of a slice of a free array inside a map",
@@ -608,24 +525,18 @@ impl Rev {
                     }
                 }
             }
-            return util::acc_add_all(self, b, acc, is, c);
+            return build::acc_add_all(b, acc, is, c);
         }
         let a = self.owned_adj(b, arr)?;
-        let ty = b.type_of(&SubExp::Var(a))?;
+        // `old` has the type of `c` (`idx` may be a slice, whose size is known at run time).
         let cty = b.type_of(&c)?;
-        let old = self.bind(
-            b,
+        let old = b.bind1(
             "old",
             Exp::Basic(BasicOp::Index(a, idx.to_vec())),
             cty.clone(),
         );
-        let sum = util::add_values(self, b, &cty, SubExp::Var(old), c)?;
-        let upd = self.bind(
-            b,
-            "adj",
-            Exp::Basic(BasicOp::Update(a, idx.to_vec(), sum)),
-            ty,
-        );
+        let sum = build::add_values(b, &cty, SubExp::Var(old), c)?;
+        let upd = b.let_exp("adj", Exp::Basic(BasicOp::Update(a, idx.to_vec(), sum)))?[0];
         self.owned.remove(&a);
         self.owned.insert(upd);
         self.adjs.insert(arr, SubExp::Var(upd));
@@ -644,18 +555,28 @@ impl Rev {
         v.sort();
         v
     }
+}
 
-    /// A renamed copy of a lambda (for re-executing it).
-    pub fn renamed(&mut self, b: &mut Builder, l: &Lambda) -> Lambda {
-        let mut l = l.clone();
-        Renamer {
-            names: b.names,
-            map: HashMap::new(),
+/// The arrays `e` updates in place.
+fn consumed_mut(e: &mut Exp) -> Vec<&mut VName> {
+    match e {
+        Exp::Basic(BasicOp::Update(arr, _, _)) => vec![arr],
+        Exp::Soac(Soac::Scatter { dests, .. }) | Exp::Soac(Soac::Hist { dests, .. }) => {
+            dests.iter_mut().collect()
         }
-        .lambda(&mut l);
-        b.names.record_types(&l);
-        l
+        _ => Vec::new(),
     }
+}
+
+/// `s` with every array it updates in place replaced by a fresh copy (emitted into `b`):
+/// the return sweep may still read the original.
+fn copy_consumed(b: &mut Builder, mut s: Stm) -> R<Stm> {
+    for v in consumed_mut(&mut s.exp) {
+        if b.names.type_of(*v).is_some() {
+            *v = b.let_exp("copy", Exp::Basic(BasicOp::Copy(*v)))?[0];
+        }
+    }
+    Ok(s)
 }
 
 /// Whether values of type `t` have adjoints (every numeric type, §11.2; not `bool`).

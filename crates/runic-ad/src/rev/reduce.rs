@@ -12,11 +12,12 @@
 //!   `x̄ᵢ += vjp (λx. lᵢ ⊙ x ⊙ rᵢ) ȳ` as a map (the map rule, so free variables of `⊙` get
 //!   their adjoints too). Work O(n), span O(log n).
 
-use super::{map, util, Rev, R};
+use super::{common, map, Rev, R};
+use crate::alg::prim_of;
 use crate::error::AdError;
+use crate::scope::simple_binop;
 use runic_ir::*;
 
-#[allow(clippy::too_many_arguments)]
 pub fn reverse(
     rev: &mut Rev,
     b: &mut Builder,
@@ -26,169 +27,98 @@ pub fn reverse(
     lam: Lambda,
     neutral: Vec<SubExp>,
 ) -> R<()> {
-    if let (Some((op, t)), [x], [ne], [p]) =
-        (util::simple_binop(&lam), &arrs[..], &neutral[..], pat)
-    {
+    if let (Some((op, t)), [x], [ne], [p]) = (simple_binop(&lam), &arrs[..], &neutral[..], pat) {
         let Some(ybar) = rev.adjs.get(&p.name).cloned() else {
             return Ok(());
         };
         if !rev.active.contains(x) {
             return Ok(());
         }
+        let y = SubExp::Var(p.name);
         match op {
-            BinOp::Add => return plus(rev, b, &w, *x, ybar, t),
+            BinOp::Add => return plus(rev, b, &w, *x, ybar),
             BinOp::Mul if t.is_float() && !rev.differentiated_again => {
-                return times(rev, b, &w, *x, ne.clone(), ybar, t)
+                return times(rev, b, &w, *x, ne.clone(), ybar)
             }
-            BinOp::Min | BinOp::Max => {
-                let y = SubExp::Var(p.name);
-                return extremum(rev, b, &w, *x, y, ne.clone(), ybar, t, op);
-            }
+            BinOp::Min | BinOp::Max => return extremum(rev, b, &w, *x, y, ne.clone(), ybar),
             _ => {}
         }
     }
     general(rev, b, pat, w, arrs, lam, neutral)
 }
 
-fn plus(rev: &mut Rev, b: &mut Builder, w: &SubExp, x: VName, ybar: SubExp, t: PrimType) -> R<()> {
-    let ty = Type::Prim(t).array_of(w.clone());
-    let r = rev.bind(
-        b,
-        "adj",
-        Exp::Basic(BasicOp::Replicate(vec![w.clone()], ybar)),
-        ty,
-    );
+/// `x̄ += replicate n ȳ`.
+fn plus(rev: &mut Rev, b: &mut Builder, w: &SubExp, x: VName, ybar: SubExp) -> R<()> {
+    let r = b.let_exp("adj", Exp::Basic(BasicOp::Replicate(vec![w.clone()], ybar)))?[0];
     rev.owned.insert(r);
     rev.add_adj(b, &SubExp::Var(x), SubExp::Var(r))
 }
 
-fn times(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    x: VName,
-    ne: SubExp,
-    ybar: SubExp,
-    t: PrimType,
-) -> R<()> {
-    let i64t = PrimType::I64;
+/// `x̄ᵢ += ȳ·p/xᵢ` with no zero, `ȳ·p` at the single zero, 0 with more.
+fn times(rev: &mut Rev, b: &mut Builder, w: &SubExp, x: VName, ne: SubExp, ybar: SubExp) -> R<()> {
+    let t = b.prim_of(&ybar)?;
+    let (zero, one) = (SubExp::Const(Prim::zero(t)), SubExp::Const(Prim::one(t)));
     // (product of the non-zeros, number of zeros)
-    let (prod, zeros) = nonzero_product(rev, b, w, x, t)?;
+    let (prod, zeros) = nonzero_product(b, w, x)?;
     // The neutral element counts as one more factor.
-    let ne_zero = util::binop(
-        rev,
-        b,
-        BinOp::Eq,
-        ne.clone(),
-        SubExp::Const(Prim::zero(t)),
-        t,
-    );
-    let ne_factor = util::select(rev, b, t, ne_zero.clone(), SubExp::Const(Prim::one(t)), ne);
-    let prod = util::binop(rev, b, BinOp::Mul, prod, ne_factor, t);
-    let ne_count = util::select(rev, b, i64t, ne_zero, SubExp::i64(1), SubExp::i64(0));
-    let zeros = util::binop(rev, b, BinOp::Add, zeros, ne_count, i64t);
-    let scaled = util::binop(rev, b, BinOp::Mul, prod, ybar, t);
-    let xbar = util::map(rev, b, w, vec![x], vec![Type::Prim(t)], |rev, b, ps| {
-        let xi = SubExp::Var(ps[0]);
-        let is_zero = util::binop(
-            rev,
-            b,
-            BinOp::Eq,
-            xi.clone(),
-            SubExp::Const(Prim::zero(t)),
-            t,
-        );
-        let none = util::binop(rev, b, BinOp::Eq, zeros.clone(), SubExp::i64(0), i64t);
-        let one = util::binop(rev, b, BinOp::Eq, zeros.clone(), SubExp::i64(1), i64t);
-        let zero = SubExp::Const(Prim::zero(t));
+    let ne_zero = b.op2(BinOp::Eq, ne.clone(), zero.clone())?;
+    let ne_factor = b.select(ne_zero.clone(), one.clone(), ne)?;
+    let prod = b.mul_(prod, ne_factor)?;
+    let ne_count = b.select(ne_zero, SubExp::i64(1), SubExp::i64(0))?;
+    let zeros = b.add_(zeros, ne_count)?;
+    let scaled = b.mul_(prod, ybar)?;
+    let xbar = b.map_fn("m", w.clone(), vec![x], |b, xi| -> R<_> {
+        let xi = xi[0].clone();
+        let is_zero = b.op2(BinOp::Eq, xi.clone(), zero.clone())?;
+        let none = b.op2(BinOp::Eq, zeros.clone(), SubExp::i64(0))?;
+        let single = b.op2(BinOp::Eq, zeros, SubExp::i64(1))?;
         // No zero: ȳ·p/xᵢ (xᵢ is not zero here).
-        let safe = util::select(rev, b, t, is_zero.clone(), SubExp::Const(Prim::one(t)), xi);
-        let div = util::binop(rev, b, BinOp::Div, scaled.clone(), safe, t);
+        let safe = b.select(is_zero.clone(), one, xi)?;
+        let div = b.op2(BinOp::Div, scaled.clone(), safe)?;
         // One zero: ȳ·p at it.
-        let at_zero = util::select(rev, b, t, is_zero, scaled.clone(), zero.clone());
-        let one_case = util::select(rev, b, t, one, at_zero, zero);
-        Ok(vec![util::select(rev, b, t, none, div, one_case)])
+        let at_zero = b.select(is_zero, scaled, zero.clone())?;
+        let one_case = b.select(single, at_zero, zero)?;
+        Ok(vec![b.select(none, div, one_case)?])
     })?;
     rev.owned.insert(xbar[0]);
     rev.add_adj(b, &SubExp::Var(x), SubExp::Var(xbar[0]))
 }
 
-/// Per element of `x`: the element, or 1 for a zero; and 1 for a zero, else 0 (what the
-/// zero-counting `*` rules multiply and count).
-pub fn nonzero_pairs(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    x: VName,
-    t: PrimType,
-) -> R<Vec<VName>> {
-    let i64t = PrimType::I64;
-    util::map(
-        rev,
-        b,
-        w,
-        vec![x],
-        vec![Type::Prim(t), Type::Prim(i64t)],
-        |rev, b, ps| {
-            let xi = SubExp::Var(ps[0]);
-            let zero = SubExp::Const(Prim::zero(t));
-            let z = util::binop(rev, b, BinOp::Eq, xi.clone(), zero, t);
-            let v = util::select(rev, b, t, z.clone(), SubExp::Const(Prim::one(t)), xi);
-            let c = util::select(rev, b, i64t, z, SubExp::i64(1), SubExp::i64(0));
-            Ok(vec![v, c])
-        },
-    )
-}
-
 /// The product of the non-zero elements of `x` and the number of zeros: two reduces of
 /// simple operators (the executor's native folds), each with the per-element choice of
-/// [`nonzero_pairs`] fused in as its producer, so that no array of pairs is made.
-pub fn nonzero_product(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    x: VName,
-    t: PrimType,
-) -> R<(SubExp, SubExp)> {
-    let i64t = PrimType::I64;
+/// [`common::nonzero_pairs`] fused in as its producer, so that no array of pairs is made.
+fn nonzero_product(b: &mut Builder, w: &SubExp, x: VName) -> R<(SubExp, SubExp)> {
+    let row = b.type_of(&SubExp::Var(x))?.row();
+    let t = prim_of(b.names, &SubExp::Var(x))?;
     let mut out = Vec::new();
     for (counts, op, ne, rt) in [
         (false, BinOp::Mul, Prim::one(t), t),
-        (true, BinOp::Add, Prim::I64(0), i64t),
+        (true, BinOp::Add, Prim::I64(0), PrimType::I64),
     ] {
-        let pre = b.lambda(vec![("x", Type::Prim(t))], vec![Type::Prim(rt)], |b, ps| {
-            let xi = SubExp::Var(ps[0]);
-            let zero = SubExp::Const(Prim::zero(t));
-            let z = util::binop(rev, b, BinOp::Eq, xi.clone(), zero, t);
-            let (on_zero, other) = if !counts {
-                (SubExp::Const(Prim::one(t)), xi)
-            } else {
+        let pre = b.lam(vec![("x", row.clone())], |b, xi| -> R<_> {
+            let z = b.op2(BinOp::Eq, xi[0].clone(), SubExp::Const(Prim::zero(t)))?;
+            let (on_zero, other) = if counts {
                 (SubExp::i64(1), SubExp::i64(0))
+            } else {
+                (SubExp::Const(Prim::one(t)), xi[0].clone())
             };
-            vec![util::select(rev, b, rt, z, on_zero, other)]
-        });
-        b.names.record_types(&pre);
-        let lam = runic_ir::builder::binop_lambda(b.names, op, rt);
-        b.names.record_types(&lam);
-        let r = rev.bind(
-            b,
-            "nz",
-            Exp::Soac(Soac::Reduce {
-                w: w.clone(),
-                arrs: vec![x],
-                pre: Some(pre),
-                lam,
-                neutral: vec![SubExp::Const(ne)],
-                commutative: true,
-            }),
-            Type::Prim(rt),
-        );
-        out.push(SubExp::Var(r));
+            Ok(vec![b.select(z, on_zero, other)?])
+        })?;
+        let lam = b.binop_lam(op, rt);
+        let nz = Soac::Reduce {
+            w: w.clone(),
+            arrs: vec![x],
+            pre: Some(pre),
+            lam,
+            neutral: vec![SubExp::Const(ne)],
+            commutative: true,
+        };
+        out.push(SubExp::Var(b.let_exp("nz", Exp::Soac(nz))?[0]));
     }
     Ok((out[0].clone(), out[1].clone()))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// `x̄ₖ += ȳ` for the first `k` with `xₖ = y`, unless the neutral element won.
 fn extremum(
     rev: &mut Rev,
     b: &mut Builder,
@@ -197,24 +127,15 @@ fn extremum(
     y: SubExp,
     ne: SubExp,
     ybar: SubExp,
-    t: PrimType,
-    op: BinOp,
 ) -> R<()> {
-    let idx = arg_extremum(rev, b, w, x, y.clone(), t, op)?;
+    let idx = arg_extremum(b, w, x, y.clone())?;
     // The neutral element comes first, so it wins ties: then nothing flows to the elements.
-    let found = util::binop(
-        rev,
-        b,
-        BinOp::Ge,
-        idx.clone(),
-        SubExp::i64(0),
-        PrimType::I64,
-    );
-    let not_ne = util::binop(rev, b, BinOp::Neq, y, ne, t);
-    let found = util::binop(rev, b, BinOp::LogAnd, found, not_ne, PrimType::Bool);
+    let found = b.op2(BinOp::Ge, idx.clone(), SubExp::i64(0))?;
+    let not_ne = b.op2(BinOp::Neq, y, ne)?;
+    let found = b.op2(BinOp::LogAnd, found, not_ne)?;
     if rev.accs.contains_key(&x) {
         // An accumulator ignores a write out of range: −1 when nothing is found.
-        let i = util::select(rev, b, PrimType::I64, found, idx, SubExp::i64(-1));
+        let i = b.select(found, idx, SubExp::i64(-1))?;
         return rev.add_adj_at(b, x, &[DimIndex::Fix(i)], ybar);
     }
     if !rev.active.contains(&x) {
@@ -223,25 +144,16 @@ fn extremum(
     // ȳ goes to one element: an update of the adjoint in place under a branch, not a pass
     // over the array.
     let a = rev.owned_adj(b, x)?;
-    let ty = b.type_of(&SubExp::Var(a))?;
-    let upd = util::if_with(
-        rev,
-        b,
+    let upd = b.let_if(
+        "r",
         found,
-        vec![ty.clone()],
-        |rev, b| {
-            let at = vec![DimIndex::Fix(idx.clone())];
-            let old = rev.bind(
-                b,
-                "old",
-                Exp::Basic(BasicOp::Index(a, at.clone())),
-                Type::Prim(t),
-            );
-            let sum = util::binop(rev, b, BinOp::Add, SubExp::Var(old), ybar.clone(), t);
-            let upd = Exp::Basic(BasicOp::Update(a, at, sum));
-            Ok(vec![SubExp::Var(rev.bind(b, "adj", upd, ty.clone()))])
+        |b| -> R<_> {
+            let at = vec![DimIndex::Fix(idx)];
+            let old = b.let_basic("old", BasicOp::Index(a, at.clone()))?;
+            let sum = b.add_(old, ybar)?;
+            Ok(vec![b.let_basic("adj", BasicOp::Update(a, at, sum))?])
         },
-        |_, _| Ok(vec![SubExp::Var(a)]),
+        |_| Ok(vec![SubExp::Var(a)]),
     )?;
     let upd = upd[0]
         .as_var()
@@ -254,71 +166,21 @@ fn extremum(
 
 /// The smallest index of `y` (the reduce's result) in `x`, or −1 when no element equals
 /// it (the neutral element won). One reduce with `min` over matching indices.
-pub fn arg_extremum(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    x: VName,
-    y: SubExp,
-    t: PrimType,
-    _op: BinOp,
-) -> R<SubExp> {
-    let i64t = PrimType::I64;
-    let iota = util::iota(rev, b, w.clone());
-    let cand = util::map(
-        rev,
-        b,
-        w,
-        vec![x, iota],
-        vec![Type::Prim(i64t)],
-        |rev, b, ps| {
-            let eq = util::binop(rev, b, BinOp::Eq, SubExp::Var(ps[0]), y.clone(), t);
-            Ok(vec![util::select(
-                rev,
-                b,
-                i64t,
-                eq,
-                SubExp::Var(ps[1]),
-                SubExp::i64(i64::MAX),
-            )])
-        },
-    )?;
-    let lam = runic_ir::builder::binop_lambda(b.names, BinOp::Min, i64t);
-    b.names.record_types(&lam);
-    let m = rev.bind(
-        b,
-        "arg",
-        Exp::Soac(Soac::Reduce {
-            w: w.clone(),
-            arrs: cand,
-            pre: None,
-            lam,
-            neutral: vec![SubExp::i64(i64::MAX)],
-            commutative: true,
-        }),
-        Type::Prim(i64t),
-    );
-    let none = util::binop(
-        rev,
-        b,
-        BinOp::Eq,
-        SubExp::Var(m),
-        SubExp::i64(i64::MAX),
-        i64t,
-    );
-    Ok(util::select(
-        rev,
-        b,
-        i64t,
-        none,
-        SubExp::i64(-1),
-        SubExp::Var(m),
-    ))
+fn arg_extremum(b: &mut Builder, w: &SubExp, x: VName, y: SubExp) -> R<SubExp> {
+    let none = SubExp::i64(i64::MAX);
+    let iota = b.iota(w.clone());
+    let cand = b.map_fn("m", w.clone(), vec![x, iota], |b, xi| -> R<_> {
+        let eq = b.op2(BinOp::Eq, xi[0].clone(), y)?;
+        Ok(vec![b.select(eq, xi[1].clone(), none.clone())?])
+    })?;
+    let min = b.binop_lam(BinOp::Min, PrimType::I64);
+    let m = b.reduce_comm("arg", w.clone(), min, vec![none.clone()], cand)?;
+    let not_found = b.op2(BinOp::Eq, m[0].clone(), none)?;
+    Ok(b.select(not_found, SubExp::i64(-1), m[0].clone())?)
 }
 
 /// The general rule: exclusive scans from both sides, then the map rule on
 /// `λl x r. (l ⊙ x) ⊙ r`.
-#[allow(clippy::too_many_arguments)]
 fn general(
     rev: &mut Rev,
     b: &mut Builder,
@@ -336,165 +198,26 @@ fn general(
     for p in pat {
         ybar.push(rev.adj(b, p.name)?);
     }
-    let ls = exclusive_scan(rev, b, &w, &arrs, &lam, &neutral, false)?;
-    let rs = exclusive_scan(rev, b, &w, &arrs, &lam, &neutral, true)?;
-    // m = map (\l x r -> (l ⊙ x) ⊙ r) ls xs rs, with every result's adjoint ȳ.
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
+    let ls = common::exclusive_scan(b, &w, &arrs, &lam, &neutral, false)?;
+    let rs = common::exclusive_scan(b, &w, &arrs, &lam, &neutral, true)?;
+    // m = map (\l x r -> (l ⊙ x) ⊙ r) ls xs rs (of the operator's type), with every
+    // result's adjoint ȳ.
+    let map_arrs = [ls, arrs, rs].concat();
     let mut params = Vec::new();
-    for group in [&ls, &arrs, &rs] {
-        for a in group.iter() {
-            let t = sb.type_of(&SubExp::Var(*a))?.row();
-            params.push(rev.fresh_param(&mut sb, "p", &t));
-        }
+    for a in &map_arrs {
+        params.push(("p", b.type_of(&SubExp::Var(*a))?.row()));
     }
-    let v: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
-    let lx = util::apply(rev, &mut sb, &lam, &[&v[..k], &v[k..2 * k]].concat());
-    let lxr = util::apply(rev, &mut sb, &lam, &[&lx[..], &v[2 * k..]].concat());
-    let body = sb.finish(lxr);
-    let comb = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params,
-        body,
-        ret: lam.ret.clone(),
-    };
-    let mut map_arrs = ls.clone();
-    map_arrs.extend(arrs.iter().copied());
-    map_arrs.extend(rs.iter().copied());
-    // The map's results get the replicated ȳ as adjoints; ls and rs are not active, so
-    // nothing flows into the scans.
+    let comb = b.lambda(params, lam.ret.clone(), |b, v| {
+        let v: Vec<SubExp> = v.iter().map(|p| SubExp::Var(*p)).collect();
+        let lx = b.inline(&lam, &v[..2 * k]);
+        b.inline(&lam, &[&lx[..], &v[2 * k..]].concat())
+    });
+    // ls and rs are not active, so nothing flows into the scans.
     let mut seeds = Vec::new();
-    for (t, yb) in lam.ret.iter().zip(ybar) {
-        let r = rev.bind(
-            b,
-            "adj",
-            Exp::Basic(BasicOp::Replicate(vec![w.clone()], yb)),
-            t.array_of(w.clone()),
-        );
-        seeds.push(Some(SubExp::Var(r)));
+    for yb in ybar {
+        let r = b.let_basic("adj", BasicOp::Replicate(vec![w.clone()], yb))?;
+        seeds.push(Some(r));
     }
     map::reverse_seeded(rev, b, w, comb, map_arrs, seeds, &[])?;
     Ok(())
-}
-
-/// The exclusive scan of `arrs` with `lam` (`from_right`: of the reversed array with the
-/// flipped operator, reversed back, so element i combines the elements after i).
-pub fn exclusive_scan(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    arrs: &[VName],
-    lam: &Lambda,
-    neutral: &[SubExp],
-    from_right: bool,
-) -> R<Vec<VName>> {
-    let k = neutral.len();
-    let input: Vec<VName> = if from_right {
-        let mut v = Vec::new();
-        for a in arrs {
-            v.push(util::reverse(rev, b, w, *a)?);
-        }
-        v
-    } else {
-        arrs.to_vec()
-    };
-    let op = if from_right {
-        // \a b -> b ⊙ a
-        let mut l = rev.renamed(b, lam);
-        let (first, second) = l.params.split_at(k);
-        l.params = [second, first].concat();
-        l
-    } else {
-        rev.renamed(b, lam)
-    };
-    let tys: Vec<Type> = lam.ret.iter().map(|t| t.array_of(w.clone())).collect();
-    let inclusive = rev.bind_many(
-        b,
-        "scan",
-        Exp::Soac(Soac::Scan {
-            w: w.clone(),
-            arrs: input,
-            pre: None,
-            lam: op,
-            neutral: neutral.to_vec(),
-        }),
-        tys,
-    );
-    if from_right {
-        // Element i combines the elements after i: element n-2-i of the reversed scan.
-        shift(rev, b, w, &inclusive, neutral, true)
-    } else {
-        shift(rev, b, w, &inclusive, neutral, false)
-    }
-}
-
-/// `[e, s₀, s₁, …, sₙ₋₂]`: the inclusive scan `s` shifted right by one (the exclusive scan).
-pub fn exclusive_shift(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    inclusive: &[VName],
-    neutral: &[SubExp],
-) -> R<Vec<VName>> {
-    shift(rev, b, w, inclusive, neutral, false)
-}
-
-fn shift(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    inclusive: &[VName],
-    neutral: &[SubExp],
-    reversed: bool,
-) -> R<Vec<VName>> {
-    let iota = util::iota(rev, b, w.clone());
-    let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    let mut rets = Vec::new();
-    for s in inclusive {
-        rets.push(b.type_of(&SubExp::Var(*s))?.row());
-    }
-    util::map(rev, b, w, vec![iota], rets.clone(), |rev, b, ps| {
-        let i = SubExp::Var(ps[0]);
-        let src = if reversed {
-            let j = b.sub_i64(last.clone(), i.clone());
-            j
-        } else {
-            i.clone()
-        };
-        let j = b.sub_i64(src, SubExp::i64(1));
-        let at_edge = util::binop(rev, b, BinOp::Lt, j.clone(), SubExp::i64(0), PrimType::I64);
-        let safe = util::select(rev, b, PrimType::I64, at_edge.clone(), SubExp::i64(0), j);
-        let mut out = Vec::new();
-        for ((s, t), ne) in inclusive.iter().zip(&rets).zip(neutral) {
-            let v = rev.bind(
-                b,
-                "s",
-                Exp::Basic(BasicOp::Index(*s, vec![DimIndex::Fix(safe.clone())])),
-                t.clone(),
-            );
-            out.push(if_value(
-                rev,
-                b,
-                t,
-                at_edge.clone(),
-                ne.clone(),
-                SubExp::Var(v),
-            ));
-        }
-        Ok(out)
-    })
-}
-
-/// `if c then a else b` for values of any type.
-pub fn if_value(
-    rev: &mut Rev,
-    b: &mut Builder,
-    t: &Type,
-    c: SubExp,
-    x: SubExp,
-    y: SubExp,
-) -> SubExp {
-    let r = b.if_(c, vec![t.clone()], |_| vec![x], |_| vec![y])[0];
-    b.names.set_type(r, t.clone());
-    SubExp::Var(r)
 }

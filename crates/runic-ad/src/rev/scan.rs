@@ -8,8 +8,10 @@
 //!   on the reversed arrays; then `x̄ᵢ += vjp (λx. yᵢ₋₁ ⊙ x) r̄ᵢ` is the map rule (which also
 //!   gives free variables of `⊙` their adjoints). Work O(n·d³), span O(log n).
 
-use super::{differentiable, map, reduce, util, Rev, R};
+use super::build::{self, at};
+use super::{common, differentiable, map, Rev, R};
 use crate::error::AdError;
+use crate::scope::simple_binop;
 use runic_ir::*;
 
 pub fn reverse(
@@ -21,7 +23,7 @@ pub fn reverse(
     lam: Lambda,
     neutral: Vec<SubExp>,
 ) -> R<()> {
-    if let (Some((BinOp::Add, t)), [x], [p]) = (util::simple_binop(&lam), &arrs[..], pat) {
+    if let (Some((BinOp::Add, t)), [x], [p]) = (simple_binop(&lam), &arrs[..], pat) {
         let Some(ybar) = rev.adjs.get(&p.name).cloned() else {
             return Ok(());
         };
@@ -31,23 +33,12 @@ pub fn reverse(
         let yv = ybar
             .as_var()
             .ok_or_else(|| AdError::internal("scan adjoint is a scalar"))?;
-        let r = util::reverse(rev, b, &w, yv)?;
-        let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, t);
-        b.names.record_types(&plus);
-        let ty = Type::Prim(t).array_of(w.clone());
-        let s = rev.bind(
-            b,
-            "scan",
-            Exp::Soac(Soac::Scan {
-                w: w.clone(),
-                arrs: vec![r],
-                pre: None,
-                lam: plus,
-                neutral: vec![SubExp::Const(Prim::zero(t))],
-            }),
-            ty,
-        );
-        let xbar = util::reverse(rev, b, &w, s)?;
+        // x̄s += reverse (scan (+) 0 (reverse ȳs))
+        let r = b.reverse(w.clone(), yv)?;
+        let plus = b.binop_lam(BinOp::Add, t);
+        let zero = SubExp::Const(Prim::zero(t));
+        let s = b.scan("scan", w.clone(), plus, vec![zero], vec![r])?;
+        let xbar = b.reverse(w, s[0])?;
         rev.owned.insert(xbar);
         return rev.add_adj(b, &SubExp::Var(*x), SubExp::Var(xbar));
     }
@@ -79,8 +70,8 @@ fn general(
         }
     }
     let Some(t) = elem else { return Ok(()) };
+    let (zero, one) = (SubExp::Const(Prim::zero(t)), SubExp::Const(Prim::one(t)));
     let d = comps.len();
-    let pt = Type::Prim(t);
     let ys: Vec<VName> = pat.iter().map(|p| p.name).collect();
     let mut ybar = Vec::new();
     for &j in &comps {
@@ -101,59 +92,34 @@ fn general(
         })
         .collect();
     // Per reversed position t (element i = n-1-t): a = ȳᵢ, B = cᵢᵀ (zero at the last).
-    let iota = util::iota(rev, b, w.clone());
+    let iota = b.iota(w.clone());
     let last = b.sub_i64(w.clone(), SubExp::i64(1));
-    let ret = vec![pt.clone(); d + needed.len()];
-    let elems = util::map(rev, b, &w, vec![iota], ret, |rev, b, ps| {
-        let i = b.sub_i64(last.clone(), SubExp::Var(ps[0]));
-        let is_last = util::binop(rev, b, BinOp::Eq, i.clone(), last.clone(), PrimType::I64);
+    let elems = b.map_fn("m", w.clone(), vec![iota], |b, ps| -> R<_> {
+        let i = b.sub_i64(last.clone(), ps[0].clone());
+        let is_last = b.op2(BinOp::Eq, i.clone(), last)?;
         let next = b.add_i64(i.clone(), SubExp::i64(1));
-        let next = util::select(rev, b, PrimType::I64, is_last.clone(), i.clone(), next);
+        let next = b.select(is_last.clone(), i.clone(), next)?;
         let mut out = Vec::new();
         for yb in &ybar {
-            let v = rev.bind(
-                b,
-                "a",
-                Exp::Basic(BasicOp::Index(*yb, vec![DimIndex::Fix(i.clone())])),
-                pt.clone(),
-            );
-            out.push(SubExp::Var(v));
+            out.push(b.let_basic("a", at(*yb, i.clone()))?);
         }
         // Arguments of yᵢ ⊙ xᵢ₊₁.
         let mut args = Vec::new();
         for y in &ys {
-            let ty = b.type_of(&SubExp::Var(*y))?.row();
-            let v = rev.bind(
-                b,
-                "y",
-                Exp::Basic(BasicOp::Index(*y, vec![DimIndex::Fix(i.clone())])),
-                ty,
-            );
-            args.push(SubExp::Var(v));
+            args.push(b.let_basic("y", at(*y, i.clone()))?);
         }
         for x in &arrs {
-            let ty = b.type_of(&SubExp::Var(*x))?.row();
-            let v = rev.bind(
-                b,
-                "x",
-                Exp::Basic(BasicOp::Index(*x, vec![DimIndex::Fix(next.clone())])),
-                ty,
-            );
-            args.push(SubExp::Var(v));
+            args.push(b.let_basic("x", at(*x, next.clone()))?);
         }
         let active: Vec<bool> = (0..2 * k).map(|j| j < k && comps.contains(&j)).collect();
         // Column r of cᵢᵀ is the vjp of the operator's r-th result w.r.t. its left side.
         let mut cols = Vec::new();
         for &r in &comps {
-            let cot: Vec<Option<SubExp>> = (0..k)
-                .map(|j| (j == r).then(|| SubExp::Const(Prim::one(t))))
-                .collect();
-            cols.push(lambda_vjp(rev, b, &lam, &args, &active, cot)?);
+            let cot = (0..k).map(|j| (j == r).then(|| one.clone())).collect();
+            cols.push(lambda_vjp(b, &lam, &args, &active, cot)?);
         }
-        let zero = SubExp::Const(Prim::zero(t));
         for &(s, r) in &needed {
-            let v = util::select(rev, b, t, is_last.clone(), zero.clone(), cols[r][s].clone());
-            out.push(v);
+            out.push(b.select(is_last.clone(), zero.clone(), cols[r][s].clone())?);
         }
         Ok(out)
     })?;
@@ -163,64 +129,38 @@ fn general(
     let mut entry = d;
     for bl in &blocks {
         let db = bl.len();
-        let op = compose_op(rev, b, t, db)?;
-        let mut ne = vec![SubExp::Const(Prim::zero(t)); db];
+        let op = compose_op(b, t, db)?;
+        let mut ne = vec![zero.clone(); db];
         let mut arrs_b: Vec<VName> = bl.iter().map(|&s| elems[s]).collect();
         for s in 0..db {
             for r in 0..db {
-                ne.push(SubExp::Const(if s == r {
-                    Prim::one(t)
-                } else {
-                    Prim::zero(t)
-                }));
+                ne.push(if s == r { one.clone() } else { zero.clone() });
                 arrs_b.push(elems[entry]);
                 entry += 1;
             }
         }
-        let tys = vec![pt.array_of(w.clone()); db + db * db];
-        let z = rev.bind_many(
-            b,
-            "z",
-            Exp::Soac(Soac::Scan {
-                w: w.clone(),
-                arrs: arrs_b,
-                pre: None,
-                lam: op,
-                neutral: ne,
-            }),
-            tys,
-        );
+        let z = b.scan("z", w.clone(), op, ne, arrs_b)?;
         for (&s, zj) in bl.iter().zip(&z[..db]) {
-            rbar[s] = Some(util::reverse(rev, b, &w, *zj)?);
+            rbar[s] = Some(b.reverse(w.clone(), *zj)?);
         }
     }
-    let rbar: Vec<VName> = rbar
-        .into_iter()
-        .map(|r| r.ok_or_else(|| AdError::internal("scan block")))
-        .collect::<R<_>>()?;
-    // x̄ᵢ through the map rule on m = map (λyl x. yl ⊙ x) ylag xs, m̄ = r̄.
-    let ylag = reduce::exclusive_shift(rev, b, &w, &ys, &neutral)?;
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
+    // x̄ᵢ through the map rule on m = map (λyl x. yl ⊙ x) ylag xs (of the operator's
+    // type), m̄ = r̄.
+    let ylag = common::exclusive_shift(b, &w, &ys, &neutral)?;
+    let map_arrs = [ylag, arrs].concat();
     let mut params = Vec::new();
-    for a in ylag.iter().chain(&arrs) {
-        let ty = sb.type_of(&SubExp::Var(*a))?.row();
-        params.push(rev.fresh_param(&mut sb, "p", &ty));
+    for a in &map_arrs {
+        params.push(("p", b.type_of(&SubExp::Var(*a))?.row()));
     }
-    let vs: Vec<SubExp> = params.iter().map(|p| SubExp::Var(p.name)).collect();
-    let res = util::apply(rev, &mut sb, &lam, &vs);
-    let comb = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params,
-        body: sb.finish(res),
-        ret: lam.ret.clone(),
-    };
+    let comb = b.lambda(params, lam.ret.clone(), |b, vs| {
+        let vs: Vec<SubExp> = vs.iter().map(|v| SubExp::Var(*v)).collect();
+        b.inline(&lam, &vs)
+    });
     let mut seeds = vec![None; lam.ret.len()];
-    for (&j, rb) in comps.iter().zip(&rbar) {
-        seeds[j] = Some(SubExp::Var(*rb));
+    for (&j, rb) in comps.iter().zip(rbar) {
+        let rb = rb.ok_or_else(|| AdError::internal("scan block"))?;
+        seeds[j] = Some(SubExp::Var(rb));
     }
-    let mut map_arrs = ylag;
-    map_arrs.extend(arrs.iter().copied());
     map::reverse_seeded(rev, b, w, comb, map_arrs, seeds, &[])?;
     Ok(())
 }
@@ -228,7 +168,6 @@ fn general(
 /// The adjoints of the arguments of `lam` marked `active`, for the cotangents `cot` of its
 /// results, at `args` (the other arguments and free variables are constants here).
 pub fn lambda_vjp(
-    rev: &mut Rev,
     b: &mut Builder,
     lam: &Lambda,
     args: &[SubExp],
@@ -236,10 +175,9 @@ pub fn lambda_vjp(
     cot: Vec<Option<SubExp>>,
 ) -> R<Vec<SubExp>> {
     let mut inner = Rev::new();
-    let l = inner.renamed(b, lam);
-    let src = b.src.clone();
+    let l = b.renamed(lam);
     for ((p, a), act) in l.params.iter().zip(args).zip(active) {
-        b.add(util::copy_stm(p.clone(), a.clone(), &src));
+        build::copy_to(b, p.clone(), a.clone());
         if *act {
             inner.mark_active(p);
         }
@@ -255,39 +193,31 @@ pub fn lambda_vjp(
 }
 
 /// `(a1, B1) ⊕ (a2, B2) = (a2 + B2·a1, B2·B1)` on `d`-vectors and row-major d×d matrices.
-fn compose_op(rev: &mut Rev, b: &mut Builder, t: PrimType, d: usize) -> R<Lambda> {
-    let pt = Type::Prim(t);
+fn compose_op(b: &mut Builder, t: PrimType, d: usize) -> R<Lambda> {
     let n = d + d * d;
-    let ps: Vec<Param> = (0..2 * n).map(|_| rev.fresh_param(b, "c", &pt)).collect();
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
-    let v = |side: usize, i: usize| SubExp::Var(ps[side * n + i].name);
-    let a = |side: usize, s: usize| v(side, s);
-    let m = |side: usize, s: usize, r: usize| v(side, d + s * d + r);
-    let mut out = Vec::new();
-    for s in 0..d {
-        let mut acc = a(1, s);
-        for q in 0..d {
-            let p = util::binop(rev, &mut sb, BinOp::Mul, m(1, s, q), a(0, q), t);
-            acc = util::binop(rev, &mut sb, BinOp::Add, acc, p, t);
-        }
-        out.push(acc);
-    }
-    for s in 0..d {
-        for r in 0..d {
-            let mut acc = SubExp::Const(Prim::zero(t));
+    b.lam(vec![("c", Type::Prim(t)); 2 * n], |b, v| -> R<_> {
+        let a = |side: usize, s: usize| v[side * n + s].clone();
+        let m = |side: usize, s: usize, r: usize| v[side * n + d + s * d + r].clone();
+        let mut out = Vec::new();
+        for s in 0..d {
+            let mut acc = a(1, s);
             for q in 0..d {
-                let p = util::binop(rev, &mut sb, BinOp::Mul, m(1, s, q), m(0, q, r), t);
-                acc = util::binop(rev, &mut sb, BinOp::Add, acc, p, t);
+                let p = b.mul_(m(1, s, q), a(0, q))?;
+                acc = b.add_(acc, p)?;
             }
             out.push(acc);
         }
-    }
-    Ok(Lambda {
-        id: runic_ir::LamId::fresh(),
-        params: ps,
-        body: sb.finish(out),
-        ret: vec![pt; n],
+        for s in 0..d {
+            for r in 0..d {
+                let mut acc = SubExp::Const(Prim::zero(t));
+                for q in 0..d {
+                    let p = b.mul_(m(1, s, q), m(0, q, r))?;
+                    acc = b.add_(acc, p)?;
+                }
+                out.push(acc);
+            }
+        }
+        Ok(out)
     })
 }
 

@@ -7,7 +7,7 @@
 //! scattered into a copy of `d`, so the original stays available. Work O(n + |is|),
 //! span O(log) (the histogram).
 
-use super::{util, Rev, R};
+use super::{common, Rev, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -20,16 +20,14 @@ pub fn reverse(
     is: Vec<VName>,
     vals: Vec<VName>,
 ) -> R<()> {
-    let rank = is.len();
     let Some(&d0) = dests.first() else {
         return Ok(());
     };
-    let dt = b.type_of(&SubExp::Var(d0))?;
-    let Type::Array { shape, .. } = &dt else {
+    let Type::Array { shape, .. } = b.type_of(&SubExp::Var(d0))? else {
         return Err(AdError::internal("scatter into a non-array"));
     };
-    let dims: Vec<SubExp> = shape[..rank].to_vec();
-    let win = winners(rev, b, &w, &dims, &is)?;
+    let dims: Vec<SubExp> = shape[..is.len()].to_vec();
+    let win = winners(b, &w, &dims, &is)?;
     for ((p, d), v) in pat.iter().zip(&dests).zip(&vals) {
         if !rev.adjs.contains_key(&p.name) {
             continue;
@@ -38,114 +36,64 @@ pub fn reverse(
         let rbar = rbar
             .as_var()
             .ok_or_else(|| AdError::internal("scatter adjoint is a scalar"))?;
-        let vt = b.type_of(&SubExp::Var(*v))?;
-        let row = vt.row();
+        let row = b.type_of(&SubExp::Var(*v))?.row();
         if let (true, Type::Prim(t)) = (rev.active.contains(v), &row) {
             // Scalar values: straight-line code (a column program in the executor).
-            let t = *t;
-            let vbar = util::bin_map(
-                rev,
+            let zero = SubExp::Const(Prim::zero(*t));
+            let vbar = common::bin_map(
                 b,
                 &w,
                 vec![],
                 &is,
                 &dims,
-                vec![Prim::zero(t)],
-                |rev, b, bin, j, _| {
-                    let wj = rev.bind(
-                        b,
-                        "win",
-                        Exp::Basic(BasicOp::Index(win, bin.clone())),
-                        Type::Prim(PrimType::I64),
-                    );
-                    let mine = util::binop(rev, b, BinOp::Eq, SubExp::Var(wj), j, PrimType::I64);
-                    let got = rev.bind(
-                        b,
-                        "adj",
-                        Exp::Basic(BasicOp::Index(rbar, bin)),
-                        Type::Prim(t),
-                    );
-                    Ok(vec![util::select(
-                        rev,
-                        b,
-                        t,
-                        mine,
-                        SubExp::Var(got),
-                        SubExp::Const(Prim::zero(t)),
-                    )])
+                vec![Prim::zero(*t)],
+                |b, bin, j, _| {
+                    let wj = b.let_basic("win", BasicOp::Index(win, bin.clone()))?;
+                    let mine = b.op2(BinOp::Eq, wj, j)?;
+                    let got = b.let_basic("adj", BasicOp::Index(rbar, bin))?;
+                    Ok(vec![b.select(mine, got, zero)?])
                 },
             )?;
             rev.owned.insert(vbar[0]);
             rev.add_adj(b, &SubExp::Var(*v), SubExp::Var(vbar[0]))?;
         } else if rev.active.contains(v) {
-            let iota = util::iota(rev, b, w.clone());
-            let mut arrs = vec![iota];
-            arrs.extend(is.iter().copied());
-            let vbar = util::map(rev, b, &w, arrs, vec![row.clone()], |rev, b, ps| {
-                let j = SubExp::Var(ps[0]);
-                let idx: Vec<SubExp> = ps[1..].iter().map(|v| SubExp::Var(*v)).collect();
-                let ok = in_range(rev, b, &idx, &dims);
-                let row2 = row.clone();
-                let r = util::if_with(
-                    rev,
-                    b,
+            let iota = b.iota(w.clone());
+            let arrs = [vec![iota], is.clone()].concat();
+            let vbar = b.map_fn("m", w.clone(), arrs, |b, ps| -> R<_> {
+                let (j, idx) = (ps[0].clone(), &ps[1..]);
+                let ok = common::in_range(b, idx, &dims)?;
+                let bin: Vec<DimIndex> = idx.iter().cloned().map(DimIndex::Fix).collect();
+                b.let_if(
+                    "r",
                     ok,
-                    vec![row.clone()],
-                    |rev, b| {
-                        let fix: Vec<DimIndex> = idx.iter().cloned().map(DimIndex::Fix).collect();
-                        let wj = rev.bind(
-                            b,
-                            "win",
-                            Exp::Basic(BasicOp::Index(win, fix.clone())),
-                            Type::Prim(PrimType::I64),
-                        );
-                        let mine =
-                            util::binop(rev, b, BinOp::Eq, SubExp::Var(wj), j, PrimType::I64);
-                        util::if_with(
-                            rev,
-                            b,
+                    |b| -> R<_> {
+                        let wj = b.let_basic("win", BasicOp::Index(win, bin.clone()))?;
+                        let mine = b.op2(BinOp::Eq, wj, j)?;
+                        b.let_if(
+                            "r",
                             mine,
-                            vec![row2.clone()],
-                            |rev, b| {
-                                let got = rev.bind(
-                                    b,
-                                    "adj",
-                                    Exp::Basic(BasicOp::Index(rbar, fix)),
-                                    row2.clone(),
-                                );
-                                Ok(vec![SubExp::Var(got)])
-                            },
-                            |rev, b| Ok(vec![rev.zeros(b, &row2)?]),
+                            |b| Ok(vec![b.let_basic("adj", BasicOp::Index(rbar, bin))?]),
+                            |b| Ok(vec![b.zeros(&row)?]),
                         )
                     },
-                    |rev, b| Ok(vec![rev.zeros(b, &row)?]),
-                )?;
-                Ok(r)
+                    |b| Ok(vec![b.zeros(&row)?]),
+                )
             })?;
             rev.owned.insert(vbar[0]);
             rev.add_adj(b, &SubExp::Var(*v), SubExp::Var(vbar[0]))?;
         }
         if rev.active.contains(d) {
             // d̄ = r̄ with the written positions zeroed.
-            let base = rev.bind(b, "adj", Exp::Basic(BasicOp::Copy(rbar)), dt.clone());
+            let base = b.let_exp("adj", Exp::Basic(BasicOp::Copy(rbar)))?[0];
             let z = rev.zeros(b, &row)?;
-            let zs = rev.bind(
-                b,
-                "zeros",
-                Exp::Basic(BasicOp::Replicate(vec![w.clone()], z)),
-                vt.clone(),
-            );
-            let cleared = rev.bind(
-                b,
-                "adj",
-                Exp::Soac(Soac::Scatter {
-                    w: w.clone(),
-                    dests: vec![base],
-                    is: is.clone(),
-                    vals: vec![zs],
-                }),
-                dt.clone(),
-            );
+            let zs = b.let_exp("zeros", Exp::Basic(BasicOp::Replicate(vec![w.clone()], z)))?;
+            let cleared = Soac::Scatter {
+                w: w.clone(),
+                dests: vec![base],
+                is: is.clone(),
+                vals: zs,
+            };
+            let cleared = b.let_exp("adj", Exp::Soac(cleared))?[0];
             rev.owned.insert(cleared);
             rev.add_adj(b, &SubExp::Var(*d), SubExp::Var(cleared))?;
         }
@@ -155,51 +103,21 @@ pub fn reverse(
 
 /// For every position of the destination (of leading shape `dims`), the largest `j` with
 /// `is[j]` there, or −1.
-pub fn winners(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    dims: &[SubExp],
-    is: &[VName],
-) -> R<VName> {
-    let i64t = PrimType::I64;
-    let ty = Type::Array {
-        elem: i64t,
-        shape: dims.to_vec(),
+pub fn winners(b: &mut Builder, w: &SubExp, dims: &[SubExp], is: &[VName]) -> R<VName> {
+    let none = SubExp::i64(-1);
+    let init = b.let_exp(
+        "win",
+        Exp::Basic(BasicOp::Replicate(dims.to_vec(), none.clone())),
+    )?;
+    let iota = b.iota(w.clone());
+    let max = b.binop_lam(BinOp::Max, PrimType::I64);
+    let hist = Soac::Hist {
+        w: w.clone(),
+        dests: init,
+        lam: max,
+        neutral: vec![none],
+        is: is.to_vec(),
+        vals: vec![iota],
     };
-    let init = rev.bind(
-        b,
-        "win",
-        Exp::Basic(BasicOp::Replicate(dims.to_vec(), SubExp::i64(-1))),
-        ty.clone(),
-    );
-    let iota = util::iota(rev, b, w.clone());
-    let lam = runic_ir::builder::binop_lambda(b.names, BinOp::Max, i64t);
-    b.names.record_types(&lam);
-    Ok(rev.bind(
-        b,
-        "win",
-        Exp::Soac(Soac::Hist {
-            w: w.clone(),
-            dests: vec![init],
-            lam,
-            neutral: vec![SubExp::i64(-1)],
-            is: is.to_vec(),
-            vals: vec![iota],
-        }),
-        ty,
-    ))
-}
-
-/// Whether every index component is within `0 ≤ i < dim`.
-pub fn in_range(rev: &mut Rev, b: &mut Builder, idx: &[SubExp], dims: &[SubExp]) -> SubExp {
-    let i64t = PrimType::I64;
-    let mut ok = SubExp::Const(Prim::Bool(true));
-    for (i, d) in idx.iter().zip(dims) {
-        let lo = util::binop(rev, b, BinOp::Ge, i.clone(), SubExp::i64(0), i64t);
-        let hi = util::binop(rev, b, BinOp::Lt, i.clone(), d.clone(), i64t);
-        let both = util::binop(rev, b, BinOp::LogAnd, lo, hi, PrimType::Bool);
-        ok = util::binop(rev, b, BinOp::LogAnd, ok, both, PrimType::Bool);
-    }
-    ok
+    Ok(b.let_exp("win", Exp::Soac(hist))?[0])
 }

@@ -2,151 +2,91 @@
 //! `reduce_by_index` rule: one pass per bit of the largest key, each a map, a scan and a
 //! scatter. Work O(n log k), span O(log n log k) for keys below k.
 
-use super::{util, Rev, R};
+use super::R;
 use runic_ir::*;
 
 /// Sort `keys` (values in `0..=max`) stably; the sorted keys and, for each sorted position,
 /// the original position.
-pub fn sort_by_key(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    keys: VName,
-    max: SubExp,
-) -> R<(VName, VName)> {
-    let i64t = PrimType::I64;
-    let arr_t = Type::Prim(i64t).array_of(w.clone());
-    let perm0 = util::iota(rev, b, w.clone());
+pub fn sort_by_key(b: &mut Builder, w: &SubExp, keys: VName, max: SubExp) -> R<(VName, VName)> {
+    let arr_t = b.type_of(&SubExp::Var(keys))?;
+    let perm0 = b.iota(w.clone());
     // loop (bit, more, keys, perm) = (0, max > 0, keys, iota n) while more do one pass
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
-    let bit = rev.fresh_param(&mut sb, "bit", &Type::Prim(i64t));
-    let more = rev.fresh_param(&mut sb, "more", &Type::Prim(PrimType::Bool));
-    let ks = rev.fresh_param(&mut sb, "keys", &arr_t);
-    let ps = rev.fresh_param(&mut sb, "perm", &arr_t);
-    let (k2, p2) = pass(rev, &mut sb, w, ks.name, ps.name, SubExp::Var(bit.name))?;
-    let next = util::binop(
-        rev,
-        &mut sb,
-        BinOp::Add,
-        SubExp::Var(bit.name),
-        SubExp::i64(1),
-        i64t,
-    );
-    let rest = util::binop(rev, &mut sb, BinOp::Shr, max.clone(), next.clone(), i64t);
-    let more2 = util::binop(rev, &mut sb, BinOp::Gt, rest, SubExp::i64(0), i64t);
+    let bit = sb.param("bit", Type::Prim(PrimType::I64));
+    let more = sb.param("more", Type::Prim(PrimType::Bool));
+    let ks = sb.param("keys", arr_t.clone());
+    let ps = sb.param("perm", arr_t);
+    let (k2, p2) = pass(&mut sb, w, ks.name, ps.name, SubExp::Var(bit.name))?;
+    let next = sb.add_(SubExp::Var(bit.name), SubExp::i64(1))?;
+    let rest = sb.op2(BinOp::Shr, max.clone(), next.clone())?;
+    let more2 = sb.op2(BinOp::Gt, rest, SubExp::i64(0))?;
     let body = sb.finish(vec![next, more2, SubExp::Var(k2), SubExp::Var(p2)]);
-    let more0 = util::binop(rev, b, BinOp::Gt, max, SubExp::i64(0), i64t);
-    let out = rev.bind_many(
-        b,
-        "sorted",
-        Exp::Loop {
-            params: vec![
-                (bit, SubExp::i64(0)),
-                (more.clone(), more0),
-                (ks, SubExp::Var(keys)),
-                (ps, SubExp::Var(perm0)),
-            ],
-            form: LoopForm::While { cond: more.name },
-            body,
-        },
-        vec![
-            Type::Prim(i64t),
-            Type::Prim(PrimType::Bool),
-            arr_t.clone(),
-            arr_t,
+    let more0 = b.op2(BinOp::Gt, max, SubExp::i64(0))?;
+    let sorted = Exp::Loop {
+        params: vec![
+            (bit, SubExp::i64(0)),
+            (more.clone(), more0),
+            (ks, SubExp::Var(keys)),
+            (ps, SubExp::Var(perm0)),
         ],
-    );
+        form: LoopForm::While { cond: more.name },
+        body,
+    };
+    let out = b.let_exp("sorted", sorted)?;
     Ok((out[2], out[3]))
 }
 
 /// One stable partition by bit `bit`: zeros first.
-fn pass(
-    rev: &mut Rev,
-    b: &mut Builder,
-    w: &SubExp,
-    keys: VName,
-    perm: VName,
-    bit: SubExp,
-) -> R<(VName, VName)> {
-    let i64t = PrimType::I64;
-    let it = Type::Prim(i64t);
-    let arr_t = it.array_of(w.clone());
-    let flags = util::map(rev, b, w, vec![keys], vec![it.clone()], |rev, b, ps| {
-        let s = util::binop(rev, b, BinOp::Shr, SubExp::Var(ps[0]), bit.clone(), i64t);
-        Ok(vec![util::binop(
-            rev,
-            b,
-            BinOp::And,
-            s,
-            SubExp::i64(1),
-            i64t,
-        )])
+fn pass(b: &mut Builder, w: &SubExp, keys: VName, perm: VName, bit: SubExp) -> R<(VName, VName)> {
+    let flags = b.map_fn("m", w.clone(), vec![keys], |b, k| -> R<_> {
+        let s = b.op2(BinOp::Shr, k[0].clone(), bit)?;
+        Ok(vec![b.op2(BinOp::And, s, SubExp::i64(1))?])
     })?;
-    let plus = runic_ir::builder::binop_lambda(b.names, BinOp::Add, i64t);
-    b.names.record_types(&plus);
-    let ones = rev.bind(
-        b,
+    let plus = b.binop_lam(BinOp::Add, PrimType::I64);
+    let ones = b.scan(
         "ones",
-        Exp::Soac(Soac::Scan {
-            w: w.clone(),
-            arrs: vec![flags[0]],
-            pre: None,
-            lam: plus.clone(),
-            neutral: vec![SubExp::i64(0)],
-        }),
-        arr_t.clone(),
-    );
-    let plus2 = rev.renamed(b, &plus);
-    let total1 = rev.bind(
-        b,
+        w.clone(),
+        plus.clone(),
+        vec![SubExp::i64(0)],
+        flags.clone(),
+    )?;
+    let plus = b.renamed(&plus);
+    let total1 = b.reduce_comm(
         "total",
-        Exp::Soac(Soac::Reduce {
-            w: w.clone(),
-            arrs: vec![flags[0]],
-            pre: None,
-            lam: plus2,
-            neutral: vec![SubExp::i64(0)],
-            commutative: true,
-        }),
-        it.clone(),
-    );
-    let total0 = util::binop(rev, b, BinOp::Sub, w.clone(), SubExp::Var(total1), i64t);
-    let iota = util::iota(rev, b, w.clone());
-    let pos = util::map(
-        rev,
-        b,
-        w,
-        vec![iota, flags[0], ones],
-        vec![it.clone()],
-        |rev, b, ps| {
-            let (j, f, incl) = (SubExp::Var(ps[0]), SubExp::Var(ps[1]), SubExp::Var(ps[2]));
-            let before = util::binop(rev, b, BinOp::Sub, incl, f.clone(), i64t);
-            let one_pos = util::binop(rev, b, BinOp::Add, total0.clone(), before.clone(), i64t);
-            let zero_pos = util::binop(rev, b, BinOp::Sub, j, before, i64t);
-            let is_one = util::binop(rev, b, BinOp::Eq, f, SubExp::i64(1), i64t);
-            Ok(vec![util::select(rev, b, i64t, is_one, one_pos, zero_pos)])
+        w.clone(),
+        plus,
+        vec![SubExp::i64(0)],
+        flags.clone(),
+    )?;
+    let total0 = b.sub_(w.clone(), total1[0].clone())?;
+    let iota = b.iota(w.clone());
+    let pos = b.map_fn(
+        "m",
+        w.clone(),
+        vec![iota, flags[0], ones[0]],
+        |b, ps| -> R<_> {
+            let (j, f, incl) = (ps[0].clone(), ps[1].clone(), ps[2].clone());
+            let before = b.sub_(incl, f.clone())?;
+            let one_pos = b.add_(total0, before.clone())?;
+            let zero_pos = b.sub_(j, before)?;
+            let is_one = b.op2(BinOp::Eq, f, SubExp::i64(1))?;
+            Ok(vec![b.select(is_one, one_pos, zero_pos)?])
         },
     )?;
     let mut out = Vec::new();
     for src in [keys, perm] {
-        let dest = rev.bind(
-            b,
+        let dest = b.let_exp(
             "dest",
-            Exp::Basic(BasicOp::Scratch(i64t, vec![w.clone()])),
-            arr_t.clone(),
-        );
-        out.push(rev.bind(
-            b,
-            "part",
-            Exp::Soac(Soac::Scatter {
-                w: w.clone(),
-                dests: vec![dest],
-                is: vec![pos[0]],
-                vals: vec![src],
-            }),
-            arr_t.clone(),
-        ));
+            Exp::Basic(BasicOp::Scratch(PrimType::I64, vec![w.clone()])),
+        )?;
+        let part = Soac::Scatter {
+            w: w.clone(),
+            dests: dest,
+            is: pos.clone(),
+            vals: vec![src],
+        };
+        out.push(b.let_exp("part", Exp::Soac(part))?[0]);
     }
     Ok((out[0], out[1]))
 }

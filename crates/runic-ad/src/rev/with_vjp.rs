@@ -1,7 +1,7 @@
 //! `y = with_vjp f f' x`: the forward sweep runs `f` (inlined); the return sweep calls the
 //! user's adjoint function, `x̄ += f' y ȳ`, instead of differentiating `f`.
 
-use super::{util, Rev, Saved, R};
+use super::{build, Rev, Saved, R};
 use crate::error::AdError;
 use runic_ir::*;
 
@@ -9,13 +9,12 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm, active: bool) -> R<()> {
     let Exp::WithVjp { f, adj, args } = &s.exp else {
         return Err(AdError::internal("with_vjp rule on another statement"));
     };
-    let results = util::apply(rev, b, f, args);
-    let src = b.src.clone();
+    let results = b.inline(f, args);
     for (p, r) in s.pat.iter().zip(results) {
-        b.add(util::copy_stm(p.clone(), r, &src));
+        build::copy_to(b, p.clone(), r);
     }
     if active {
-        let adj = rev.renamed(b, adj);
+        let adj = b.renamed(adj);
         rev.saved.insert(s.pat[0].name, Saved::WithVjp { adj });
     }
     Ok(())
@@ -29,9 +28,9 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], args: Vec<SubExp>)
     for p in pat {
         inputs.push(rev.adj(b, p.name)?);
     }
-    let src = b.src.clone();
-    for (p, a) in adj.params.iter().zip(&inputs) {
-        b.add(util::copy_stm(p.clone(), a.clone(), &src));
+    // `adj` is already a renamed copy: inlined as it is.
+    for (p, a) in adj.params.into_iter().zip(inputs) {
+        build::copy_to(b, p, a);
     }
     for s in adj.body.stms {
         b.add(s);
