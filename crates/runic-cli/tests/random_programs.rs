@@ -8,7 +8,7 @@ mod gen;
 
 use gen::{Gen, Program, FEATURES};
 use proptest::prelude::*;
-use runic_data::{Buffer, Scalar, Value};
+use runic_data::{Buffer, Prim, Value};
 use std::sync::Arc;
 
 /// Cases per run: enough to cover every construct several times, small enough to keep
@@ -122,8 +122,8 @@ fn same_value(a: &Value, b: &Value) -> bool {
                 }
         }
         (Value::Scalar(x), Value::Scalar(y)) => match (x, y) {
-            (Scalar::F32(p), Scalar::F32(q)) => floats_match(&[*p as f64], &[*q as f64]),
-            (Scalar::F64(p), Scalar::F64(q)) => floats_match(&[*p], &[*q]),
+            (Prim::F32(p), Prim::F32(q)) => floats_match(&[*p as f64], &[*q as f64]),
+            (Prim::F64(p), Prim::F64(q)) => floats_match(&[*p], &[*q]),
             _ => x == y,
         },
         _ => a == b,

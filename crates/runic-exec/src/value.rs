@@ -2,7 +2,7 @@
 //! shared by reference count and updated in place when unshared) and accumulators.
 
 use crate::error::{err, R};
-use runic_data::{Array, Buffer, Scalar};
+use runic_data::{Array, Buffer};
 use runic_prim::{Prim, PrimType};
 use std::sync::{Arc, Mutex};
 
@@ -106,46 +106,12 @@ macro_rules! with_buf2 {
 pub(crate) use with_buf;
 pub(crate) use with_buf2;
 
-pub fn scalar_of(p: Prim) -> Scalar {
-    match p {
-        Prim::I8(x) => Scalar::I8(x),
-        Prim::I16(x) => Scalar::I16(x),
-        Prim::I32(x) => Scalar::I32(x),
-        Prim::I64(x) => Scalar::I64(x),
-        Prim::U8(x) => Scalar::U8(x),
-        Prim::U16(x) => Scalar::U16(x),
-        Prim::U32(x) => Scalar::U32(x),
-        Prim::U64(x) => Scalar::U64(x),
-        Prim::F16(x) => Scalar::F16(x),
-        Prim::F32(x) => Scalar::F32(x),
-        Prim::F64(x) => Scalar::F64(x),
-        Prim::Bool(x) => Scalar::Bool(x),
-    }
-}
-
-pub fn prim_of(s: Scalar) -> Prim {
-    match s {
-        Scalar::I8(x) => Prim::I8(x),
-        Scalar::I16(x) => Prim::I16(x),
-        Scalar::I32(x) => Prim::I32(x),
-        Scalar::I64(x) => Prim::I64(x),
-        Scalar::U8(x) => Prim::U8(x),
-        Scalar::U16(x) => Prim::U16(x),
-        Scalar::U32(x) => Prim::U32(x),
-        Scalar::U64(x) => Prim::U64(x),
-        Scalar::F16(x) => Prim::F16(x),
-        Scalar::F32(x) => Prim::F32(x),
-        Scalar::F64(x) => Prim::F64(x),
-        Scalar::Bool(x) => Prim::Bool(x),
-    }
-}
-
 pub fn buf_elem(b: &Buffer) -> PrimType {
     b.elem_type()
 }
 
 pub fn buf_get(b: &Buffer, i: usize) -> Prim {
-    prim_of(b.get(i))
+    b.get(i)
 }
 
 /// Store `p` at `i` (converting if the types differ, which a verified program never does).
@@ -170,7 +136,7 @@ pub fn buf_set(b: &mut Buffer, i: usize, p: Prim) {
 
 pub fn buf_push(b: &mut Buffer, p: Prim) {
     let t = buf_elem(b);
-    b.push(scalar_of(runic_prim::convert(p, t)));
+    b.push(runic_prim::convert(p, t));
 }
 
 /// A buffer of `n` copies of `p`.

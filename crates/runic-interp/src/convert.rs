@@ -1,46 +1,11 @@
 //! Conversion between interpreter values and `runic_data` values at the program boundary.
 
-use crate::prim::Prim;
 use crate::value::{Array, Buf, Data, Value};
-use runic_data::{Buffer, Scalar};
+use runic_data::Buffer;
 use runic_syntax::ast::PrimType;
 use runic_types::{Size, Type};
 use std::collections::HashMap;
 use std::rc::Rc;
-
-pub fn prim_to_scalar(p: Prim) -> Scalar {
-    match p {
-        Prim::I8(x) => Scalar::I8(x),
-        Prim::I16(x) => Scalar::I16(x),
-        Prim::I32(x) => Scalar::I32(x),
-        Prim::I64(x) => Scalar::I64(x),
-        Prim::U8(x) => Scalar::U8(x),
-        Prim::U16(x) => Scalar::U16(x),
-        Prim::U32(x) => Scalar::U32(x),
-        Prim::U64(x) => Scalar::U64(x),
-        Prim::F16(x) => Scalar::F16(x),
-        Prim::F32(x) => Scalar::F32(x),
-        Prim::F64(x) => Scalar::F64(x),
-        Prim::Bool(x) => Scalar::Bool(x),
-    }
-}
-
-pub fn scalar_to_prim(s: Scalar) -> Prim {
-    match s {
-        Scalar::I8(x) => Prim::I8(x),
-        Scalar::I16(x) => Prim::I16(x),
-        Scalar::I32(x) => Prim::I32(x),
-        Scalar::I64(x) => Prim::I64(x),
-        Scalar::U8(x) => Prim::U8(x),
-        Scalar::U16(x) => Prim::U16(x),
-        Scalar::U32(x) => Prim::U32(x),
-        Scalar::U64(x) => Prim::U64(x),
-        Scalar::F16(x) => Prim::F16(x),
-        Scalar::F32(x) => Prim::F32(x),
-        Scalar::F64(x) => Prim::F64(x),
-        Scalar::Bool(x) => Prim::Bool(x),
-    }
-}
 
 fn buf_from_data(b: Buffer) -> Buf {
     match b {
@@ -83,7 +48,7 @@ fn empty_buf(t: PrimType) -> Buffer {
 /// An input data value as an interpreter value.
 pub fn from_data<'a>(v: runic_data::Value) -> Value<'a> {
     match v {
-        runic_data::Value::Scalar(s) => Value::Prim(scalar_to_prim(s)),
+        runic_data::Value::Scalar(s) => Value::Prim(s),
         runic_data::Value::Array(a) => Value::Array(Rc::new(Array::new(
             a.shape,
             Data::Flat(buf_from_data(a.data)),
@@ -102,9 +67,9 @@ pub type SizeEnv = HashMap<String, i64>;
 /// element type and inner shape of empty arrays.
 pub fn to_data(v: &Value, ty: Option<&Type>, sizes: &SizeEnv) -> runic_data::Value {
     match v {
-        Value::Prim(p) => runic_data::Value::Scalar(prim_to_scalar(*p)),
+        Value::Prim(p) => runic_data::Value::Scalar(*p),
         Value::Active(_) => match v.as_prim() {
-            Some(p) => runic_data::Value::Scalar(prim_to_scalar(p)),
+            Some(p) => runic_data::Value::Scalar(p),
             None => runic_data::Value::Tuple(Vec::new()),
         },
         Value::Array(a) => array_to_data(a, ty, sizes),

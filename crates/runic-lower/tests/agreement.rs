@@ -245,10 +245,10 @@ fn same_value(a: &Value, b: &Value) -> bool {
             }
         }
         (Value::Scalar(x), Value::Scalar(y)) => {
-            use runic_data::Scalar::*;
+            use runic_data::Prim::*;
             match (x, y) {
-                (F16(p), F16(q)) => close(p.to_f64(), q.to_f64(), tolerance(x.elem_type())),
-                (F32(p), F32(q)) => close(*p as f64, *q as f64, tolerance(x.elem_type())),
+                (F16(p), F16(q)) => close(p.to_f64(), q.to_f64(), tolerance(x.ty())),
+                (F32(p), F32(q)) => close(*p as f64, *q as f64, tolerance(x.ty())),
                 (F64(p), F64(q)) => close(*p, *q, 1e-9),
                 _ => x == y,
             }
