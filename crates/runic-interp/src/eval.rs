@@ -774,7 +774,7 @@ impl<'a> Eval<'a> {
             )),
             Literal::Bool(b) => Value::bool(*b),
             Literal::String(bytes) => {
-                let data = Data::Flat(crate::value::Buf::U8(bytes.clone()));
+                let data = Data::Flat(runic_data::Buffer::U8(bytes.clone()));
                 Value::Array(Rc::new(Array::new(vec![bytes.len()], data)))
             }
         }
@@ -788,7 +788,7 @@ impl<'a> Eval<'a> {
                 dims.push(self.eval_size(s, env).unwrap_or(0).max(0) as usize);
             }
             let data = match &**elem {
-                Type::Prim(p) => Data::Flat(crate::value::Buf::with_capacity(*p, 0)),
+                Type::Prim(p) => Data::Flat(runic_data::Buffer::with_capacity(*p, 0)),
                 _ => Data::Boxed(Vec::new()),
             };
             return Value::Array(Rc::new(Array::new(dims, data)));
