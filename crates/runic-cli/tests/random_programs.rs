@@ -60,7 +60,7 @@ fn run_both(p: &Program) -> Outcome {
             }
         }
         (Err(w), Err(g)) => {
-            let (w, g) = (w.render(&sources), g.render(&sources));
+            let (w, g) = (w.render(&sources), render_exec_error(&g, &sources));
             if w == g {
                 Outcome::Agree(Some(w))
             } else {
@@ -70,12 +70,23 @@ fn run_both(p: &Program) -> Outcome {
         (Ok(w), Err(g)) => Outcome::Disagree(format!(
             "interp: {:?}\n    ir fails: {}",
             w.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
-            g.render(&sources)
+            render_exec_error(&g, &sources)
         )),
         (Err(w), Ok(_)) => {
             Outcome::Disagree(format!("ir succeeds, interp fails: {}", w.render(&sources)))
         }
     }
+}
+
+/// The ir backend's error report, as the CLI renders it (`backend_ir::render_error`).
+fn render_exec_error(e: &runic_exec::ExecError, sources: &runic_syntax::SourceMap) -> String {
+    let span = |l: runic_ir::Loc| runic_syntax::Span {
+        file: runic_syntax::FileId(l.file),
+        start: l.start,
+        end: l.end,
+    };
+    let backtrace: Vec<_> = e.backtrace.iter().map(|&l| span(l)).collect();
+    runic_syntax::render_runtime_error(&e.message, e.loc.map(span), &backtrace, sources)
 }
 
 /// The test-block tolerance rule (data-tests-cli.md §6): one absolute tolerance for a value,

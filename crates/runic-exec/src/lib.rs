@@ -7,8 +7,9 @@
 //!   ([`soac`], [`hist`]); SOACs nested inside a kernel run sequentially.
 //! - Scalar operations use `runic_prim`'s operations (or native ones where those are
 //!   bit-identical), so results match the interpreter's.
-//! - Run-time errors ([`ExecError`]) carry the interpreter's messages and render the same
-//!   report.
+//! - Run-time errors ([`ExecError`]) carry the interpreter's messages, with IR locations
+//!   ([`runic_ir::Loc`]) for the failing operation and its backtrace; rendering them against the
+//!   source files is the caller's job (the CLI prints the interpreter's report).
 
 mod error;
 mod eval;
@@ -20,7 +21,7 @@ mod soac;
 mod value;
 pub mod vector;
 
-pub use error::{span, ExecError};
+pub use error::ExecError;
 
 use eval::{Ctx, Frame};
 use runic_data::{Array, Value};
