@@ -4,7 +4,6 @@
 use crate::types::{PrimType, ValueType};
 use crate::value::{shape_product, Array, Value};
 use crate::Buffer;
-use half::f16;
 use runic_prim::Prim;
 
 /// The SplitMix64 generator; its state is the seed.
@@ -125,7 +124,7 @@ pub fn generate(ty: &ValueType, seed: u64, bounds: &Bounds) -> Result<Value, Str
         let span = (hi - lo + 1) as u128;
         fill(elem, n, || {
             let x = lo + (rng.next_u64() as u128 % span) as i128;
-            int_scalar(elem, x)
+            Prim::int(elem, x)
         })?
     } else if elem.is_float() {
         let (lo, hi) = match bounds.get(elem) {
@@ -136,11 +135,7 @@ pub fn generate(ty: &ValueType, seed: u64, bounds: &Bounds) -> Result<Value, Str
         fill(elem, n, || {
             let u = (rng.next_u64() >> 11) as f64 * unit;
             let x = lo + u * (hi - lo);
-            match elem {
-                PrimType::F16 => Prim::F16(f16::from_f64(x)),
-                PrimType::F32 => Prim::F32(x as f32),
-                _ => Prim::F64(x),
-            }
+            Prim::float(elem, x)
         })?
     } else {
         fill(elem, n, || Prim::Bool(rng.next_u64() >> 63 == 1))?
@@ -160,20 +155,6 @@ fn fill(elem: PrimType, n: usize, mut next: impl FnMut() -> Prim) -> Result<Buff
         buf.push(next());
     }
     Ok(buf)
-}
-
-/// `x` (within the range of `t`) as a scalar of integer type `t`.
-fn int_scalar(t: PrimType, x: i128) -> Prim {
-    match t {
-        PrimType::I8 => Prim::I8(x as i8),
-        PrimType::I16 => Prim::I16(x as i16),
-        PrimType::I32 => Prim::I32(x as i32),
-        PrimType::I64 => Prim::I64(x as i64),
-        PrimType::U8 => Prim::U8(x as u8),
-        PrimType::U16 => Prim::U16(x as u16),
-        PrimType::U32 => Prim::U32(x as u32),
-        _ => Prim::U64(x as u64),
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! and the conversion of a literal to its final element type (§2.3, §2.4).
 
 use crate::types::PrimType;
-use half::f16;
 use runic_prim::Prim;
 
 /// How a literal was written; decides which element types it may take (§2.4 table).
@@ -404,8 +403,8 @@ impl Converter {
     pub fn convert(&mut self, bytes: &[u8], lit: &Lit, t: PrimType) -> Result<Prim, LexError> {
         Ok(match lit.kind {
             LitKind::Bool(b) => Prim::Bool(b),
-            LitKind::Nan => float_scalar(t, f64::NAN),
-            LitKind::Inf { negative } => float_scalar(
+            LitKind::Nan => Prim::float(t, f64::NAN),
+            LitKind::Inf { negative } => Prim::float(
                 t,
                 if negative {
                     f64::NEG_INFINITY
@@ -429,7 +428,7 @@ impl Converter {
                 if negative {
                     v = v.wrapping_neg();
                 }
-                int_scalar(t, v)
+                Prim::int(t, v as i128)
             }
             LitKind::Int {
                 negative,
@@ -458,8 +457,8 @@ impl Converter {
                 let sign = if negative { -1.0 } else { 1.0 };
                 match (t, exact) {
                     (PrimType::F32, Some(x)) => Prim::F32(x as f32 * sign as f32),
-                    (_, Some(x)) => float_scalar(t, x as f64 * sign),
-                    (_, None) => float_scalar(t, approx * sign),
+                    (_, Some(x)) => Prim::float(t, x as f64 * sign),
+                    (_, None) => Prim::float(t, approx * sign),
                 }
             }
             LitKind::Decimal { text } => {
@@ -490,37 +489,15 @@ impl Converter {
         let bad = || (lit.start, format!("invalid number `{}`", self.scratch));
         Ok(match t {
             PrimType::F32 => Prim::F32(self.scratch.parse::<f32>().map_err(|_| bad())?),
-            _ => float_scalar(t, self.scratch.parse::<f64>().map_err(|_| bad())?),
+            _ => Prim::float(t, self.scratch.parse::<f64>().map_err(|_| bad())?),
         })
-    }
-}
-
-/// An f64 rounded to float type `t` (f64 for any non-f16/f32 type).
-fn float_scalar(t: PrimType, x: f64) -> Prim {
-    match t {
-        PrimType::F16 => Prim::F16(f16::from_f64(x)),
-        PrimType::F32 => Prim::F32(x as f32),
-        _ => Prim::F64(x),
-    }
-}
-
-/// The low bits of `v` as integer type `t` (two's complement wrap-around).
-fn int_scalar(t: PrimType, v: u64) -> Prim {
-    match t {
-        PrimType::I8 => Prim::I8(v as i8),
-        PrimType::I16 => Prim::I16(v as i16),
-        PrimType::I32 => Prim::I32(v as i32),
-        PrimType::U8 => Prim::U8(v as u8),
-        PrimType::U16 => Prim::U16(v as u16),
-        PrimType::U32 => Prim::U32(v as u32),
-        PrimType::U64 => Prim::U64(v),
-        _ => Prim::I64(v as i64),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::f16;
 
     fn scalar(text: &str, t: Option<PrimType>) -> Result<Prim, LexError> {
         let lit = lex_scalar(text.as_bytes(), 0)?;
