@@ -86,8 +86,15 @@ impl Gen {
     }
 
     fn name(&mut self, prefix: &str) -> String {
-        self.fresh += 1;
-        format!("{prefix}{}", self.fresh)
+        // Never a primitive type's name (`i32`, …): such a variable hides the module, and
+        // `i32.highest` would then be a field access.
+        loop {
+            self.fresh += 1;
+            let name = format!("{prefix}{}", self.fresh);
+            if runic_data::PrimType::from_name(&name).is_none() {
+                return name;
+            }
+        }
     }
 
     /// Generate `body` with `vars` in scope.
