@@ -8,65 +8,18 @@
 //! interleaving element by element could report a different error first).
 
 use crate::dce::removable;
-use crate::walk::{self, Subst};
+use runic_ir::traverse::{add_uses, for_each_body_mut, uses, Substitute, VisitorMut};
 use runic_ir::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub fn fuse(mut prog: Prog) -> Prog {
     let mut ns = std::mem::take(&mut prog.names);
     for f in &mut prog.funs {
-        body(&mut f.body, &mut ns);
+        // Innermost bodies first, so a lambda is fused inside before it is composed.
+        for_each_body_mut(&mut f.body, |b| while fuse_once(b, &mut ns) {});
     }
     prog.names = ns;
     prog
-}
-
-fn body(b: &mut Body, ns: &mut NameSource) {
-    for s in &mut b.stms {
-        nested(&mut s.exp, ns);
-    }
-    while fuse_once(b, ns) {}
-}
-
-fn nested(e: &mut Exp, ns: &mut NameSource) {
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            body(then_body, ns);
-            body(else_body, ns);
-        }
-        Exp::Loop { body: b, .. } => body(b, ns),
-        Exp::Soac(s) => match s {
-            Soac::Map { lam, .. } | Soac::Hist { lam, .. } => body(&mut lam.body, ns),
-            Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
-                if let Some(p) = pre {
-                    body(&mut p.body, ns);
-                }
-                body(&mut lam.body, ns);
-            }
-            Soac::Scatter { .. } => {}
-        },
-        Exp::WithAcc { lam, .. } | Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => {
-            body(&mut lam.body, ns)
-        }
-        Exp::WithVjp { f, adj, .. } => {
-            body(&mut f.body, ns);
-            body(&mut adj.body, ns);
-        }
-        Exp::Basic(_) | Exp::Apply { .. } => {}
-    }
-}
-
-fn uses_of(s: &Stm) -> HashSet<VName> {
-    let mut u = HashSet::new();
-    walk::uses_exp(&s.exp, &mut u);
-    for p in &s.pat {
-        walk::uses_type(&p.ty, &mut u);
-    }
-    u
 }
 
 /// Whether a lambda's body cannot fail (only pure, infallible statements).
@@ -76,7 +29,7 @@ fn infallible(l: &Lambda) -> bool {
 
 /// Fuse one producer into its consumer; false when nothing fuses.
 fn fuse_once(b: &mut Body, ns: &mut NameSource) -> bool {
-    let uses: Vec<HashSet<VName>> = b.stms.iter().map(uses_of).collect();
+    let uses_of: Vec<HashSet<VName>> = b.stms.iter().map(uses).collect();
     for p in 0..b.stms.len() {
         let Exp::Soac(Soac::Map { w, lam: f, arrs }) = &b.stms[p].exp else {
             continue;
@@ -90,7 +43,7 @@ fn fuse_once(b: &mut Body, ns: &mut NameSource) -> bool {
             continue;
         }
         let readers: Vec<usize> = (p + 1..b.stms.len())
-            .filter(|&k| outs.iter().any(|o| uses[k].contains(o)))
+            .filter(|&k| outs.iter().any(|o| uses_of[k].contains(o)))
             .collect();
         let [c] = readers.as_slice() else { continue };
         let c = *c;
@@ -140,14 +93,7 @@ fn fuse_pair(
         _ => return None,
     };
     for l in &lams {
-        walk::uses_exp(
-            &Exp::Soac(Soac::Map {
-                w: SubExp::i64(0),
-                lam: (*l).clone(),
-                arrs: vec![],
-            }),
-            &mut inner,
-        );
+        add_uses(*l, &mut inner);
         if producer_fails && !infallible(l) {
             return None;
         }
@@ -204,7 +150,7 @@ fn fuse_pair(
         return None;
     }
     // Compose: the producer's body, then the consumer's with the produced inputs replaced.
-    let mut subst = Subst::new();
+    let mut subst = HashMap::new();
     let mut params = f.params.clone();
     let mut new_arrs: Vec<VName> = prod_arrs.to_vec();
     for (q, a) in elem_params.iter().zip(arrs) {
@@ -217,7 +163,7 @@ fn fuse_pair(
     }
     let mut stms = f.body.stms.clone();
     let mut rest = elem_body;
-    walk::body(&mut rest, &subst);
+    Substitute(&subst).body(&mut rest);
     stms.extend(rest.stms);
     let composed = Lambda {
         id: runic_ir::LamId::fresh(),
