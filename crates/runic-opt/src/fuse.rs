@@ -101,12 +101,10 @@ fn fuse_pair(
     if outs.iter().any(|o| inner.contains(o)) {
         return None;
     }
-    // The element function of the consumer: its params (one per input array) and body.
-    let (elem_params, elem_body, elem_ret): (Vec<Param>, Body, Vec<Type>) = match soac {
-        Soac::Map { lam, .. } => (lam.params.clone(), lam.body.clone(), lam.ret.clone()),
-        Soac::Reduce { pre: Some(p), .. } | Soac::Scan { pre: Some(p), .. } => {
-            (p.params.clone(), p.body.clone(), p.ret.clone())
-        }
+    // The element function of the consumer: one parameter per input array.
+    let elem = match soac {
+        Soac::Map { lam, .. } => lam.clone(),
+        Soac::Reduce { pre: Some(p), .. } | Soac::Scan { pre: Some(p), .. } => p.clone(),
         Soac::Reduce {
             pre: None,
             lam,
@@ -119,97 +117,71 @@ fn fuse_pair(
             neutral,
             ..
         } => {
-            // No `pre`: the identity on the operator's element types.
-            let tys: Vec<Type> = lam.params[neutral.len()..]
-                .iter()
-                .map(|q| q.ty.clone())
-                .collect();
-            if tys.len() != arrs.len() {
+            // No `pre`: the identity on the operator's element types (typed by its
+            // parameters, so building it cannot fail).
+            let elems = &lam.params[neutral.len()..];
+            if elems.len() != arrs.len() {
                 return None;
             }
-            let params: Vec<Param> = tys
-                .iter()
-                .map(|t| Param {
-                    name: ns.fresh("elem"),
-                    ty: t.clone(),
-                })
-                .collect();
-            let result = params.iter().map(|q| SubExp::Var(q.name)).collect();
-            (
-                params,
-                Body {
-                    stms: vec![],
-                    result,
-                },
-                tys,
-            )
+            let params = elems.iter().map(|q| ("elem", q.ty.clone())).collect();
+            Builder::new(ns)
+                .lam::<TypeError>(params, |_, xs| Ok(xs.to_vec()))
+                .ok()?
         }
         _ => return None,
     };
-    if elem_params.len() != arrs.len() {
+    if elem.params.len() != arrs.len() {
         return None;
     }
-    // Compose: the producer's body, then the consumer's with the produced inputs replaced.
+    let (composed, new_arrs) = compose(f, prod_arrs, outs, elem, arrs);
+    let mut fused = soac.clone();
+    match &mut fused {
+        Soac::Map { lam, arrs, .. } => {
+            *lam = composed;
+            *arrs = new_arrs;
+        }
+        Soac::Reduce { pre, arrs, .. } | Soac::Scan { pre, arrs, .. } => {
+            *pre = Some(composed);
+            *arrs = new_arrs;
+        }
+        _ => return None,
+    }
+    Some(Exp::Soac(fused))
+}
+
+/// The element function `g` (over `g_arrs`) after the producer `f` (over `f_arrs`, giving
+/// `outs`): `f`'s body, then `g`'s with its parameters for produced arrays replaced by
+/// `f`'s results. Returns it with its input arrays: `f`'s, then those `g` reads besides
+/// `outs`.
+fn compose(
+    f: &Lambda,
+    f_arrs: &[VName],
+    outs: &[VName],
+    g: Lambda,
+    g_arrs: &[VName],
+) -> (Lambda, Vec<VName>) {
     let mut subst = HashMap::new();
     let mut params = f.params.clone();
-    let mut new_arrs: Vec<VName> = prod_arrs.to_vec();
-    for (q, a) in elem_params.iter().zip(arrs) {
+    let mut arrs = f_arrs.to_vec();
+    for (q, a) in g.params.into_iter().zip(g_arrs) {
         if let Some(j) = outs.iter().position(|o| o == a) {
             subst.insert(q.name, f.body.result[j].clone());
         } else {
-            params.push(q.clone());
-            new_arrs.push(*a);
+            params.push(q);
+            arrs.push(*a);
         }
     }
-    let mut stms = f.body.stms.clone();
-    let mut rest = elem_body;
+    let mut rest = g.body;
     Substitute(&subst).body(&mut rest);
+    let mut stms = f.body.stms.clone();
     stms.extend(rest.stms);
-    let composed = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params,
-        body: Body {
-            stms,
-            result: rest.result,
-        },
-        ret: elem_ret,
+    let body = Body {
+        stms,
+        result: rest.result,
     };
-    Some(Exp::Soac(match soac {
-        Soac::Map { .. } => Soac::Map {
-            w: w.clone(),
-            lam: composed,
-            arrs: vec![],
-        },
-        Soac::Reduce {
-            lam,
-            neutral,
-            commutative,
-            ..
-        } => Soac::Reduce {
-            w: w.clone(),
-            arrs: vec![],
-            pre: Some(composed),
-            lam: lam.clone(),
-            neutral: neutral.clone(),
-            commutative: *commutative,
-        },
-        Soac::Scan { lam, neutral, .. } => Soac::Scan {
-            w: w.clone(),
-            arrs: vec![],
-            pre: Some(composed),
-            lam: lam.clone(),
-            neutral: neutral.clone(),
-        },
-        _ => return None,
-    }))
-    .map(|e| with_arrs(e, new_arrs))
-}
-
-fn with_arrs(mut e: Exp, kept: Vec<VName>) -> Exp {
-    if let Exp::Soac(Soac::Map { arrs, .. } | Soac::Reduce { arrs, .. } | Soac::Scan { arrs, .. }) =
-        &mut e
-    {
-        *arrs = kept;
-    }
-    e
+    // The consumer's result types: fusion changes how elements are computed, not what.
+    // A fresh id, not the consumer's: the id names the code (executors cache compiled
+    // lambdas by it), and this is new code; keeping the consumer's id would let a cache
+    // built for the unfused program hand back the consumer's plan.
+    (Lambda::new(params, body, g.ret), arrs)
 }
