@@ -5,6 +5,7 @@ use crate::dce::removable;
 use runic_ir::traverse::{walk_stm_mut, VisitorMut};
 use runic_ir::*;
 use std::collections::HashMap;
+use std::mem::{discriminant, Discriminant};
 
 pub fn cse(mut prog: Prog) -> Prog {
     for f in &mut prog.funs {
@@ -13,7 +14,92 @@ pub fn cse(mut prog: Prog) -> Prog {
     prog
 }
 
-type Table = HashMap<String, Vec<VName>>;
+type Table = HashMap<Vec<Tok>, Vec<VName>>;
+
+/// One piece of what identifies a statement for CSE (see [`key`]).
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Tok {
+    Kind(Discriminant<BasicOp>),
+    Bin(Discriminant<BinOp>),
+    Un(Discriminant<UnOp>),
+    Tern(Discriminant<TernOp>),
+    Var(VName),
+    /// A constant by its type and bits: `0.0` and `-0.0` differ, a NaN equals itself.
+    Const(PrimType, u64),
+    Num(usize),
+    Prim(PrimType),
+    Array(PrimType, usize),
+    Acc(usize, usize),
+}
+
+/// What makes two statements compute the same value: the operation (kind, operator,
+/// operands) and the types it binds, as a sequence of tokens in which each part's length
+/// comes first, so that different statements never give the same sequence. `None` for the
+/// operations CSE leaves alone.
+fn key(op: &BasicOp, types: &[Type]) -> Option<Vec<Tok>> {
+    let opd = |s: &SubExp| match s {
+        SubExp::Var(v) => Tok::Var(*v),
+        SubExp::Const(c) => Tok::Const(c.ty(), bits(c)),
+    };
+    let mut k = vec![Tok::Kind(discriminant(op))];
+    match op {
+        BasicOp::SubExp(a) => k.push(opd(a)),
+        BasicOp::UnOp(o, a) => k.extend([Tok::Un(discriminant(o)), opd(a)]),
+        BasicOp::BinOp(o, a, b) => k.extend([Tok::Bin(discriminant(o)), opd(a), opd(b)]),
+        BasicOp::TernOp(o, a, b, c) => {
+            k.extend([Tok::Tern(discriminant(o)), opd(a), opd(b), opd(c)])
+        }
+        BasicOp::Convert(t, a) => k.extend([Tok::Prim(*t), opd(a)]),
+        BasicOp::ArraySize(a, d) => k.extend([Tok::Var(*a), Tok::Num(*d)]),
+        BasicOp::Rearrange(perm, a) => {
+            k.push(Tok::Num(perm.len()));
+            k.extend(perm.iter().map(|&d| Tok::Num(d)));
+            k.push(Tok::Var(*a));
+        }
+        BasicOp::ArrayLit(rows, t) => {
+            k.push(Tok::Num(rows.len()));
+            k.extend(rows.iter().map(opd));
+            type_key(&mut k, t, opd);
+        }
+        _ => return None,
+    }
+    k.push(Tok::Num(types.len()));
+    types.iter().for_each(|t| type_key(&mut k, t, opd));
+    Some(k)
+}
+
+fn type_key(k: &mut Vec<Tok>, t: &Type, opd: impl Fn(&SubExp) -> Tok) {
+    match t {
+        Type::Prim(p) => k.push(Tok::Prim(*p)),
+        Type::Array { elem, shape } => {
+            k.push(Tok::Array(*elem, shape.len()));
+            k.extend(shape.iter().map(opd));
+        }
+        Type::Acc { shape, elems } => {
+            k.push(Tok::Acc(shape.len(), elems.len()));
+            k.extend(shape.iter().map(opd));
+            k.extend(elems.iter().map(|p| Tok::Prim(*p)));
+        }
+    }
+}
+
+/// The bits of a constant (its type is kept beside them).
+fn bits(c: &Prim) -> u64 {
+    match *c {
+        Prim::I8(v) => v as u64,
+        Prim::I16(v) => v as u64,
+        Prim::I32(v) => v as u64,
+        Prim::I64(v) => v as u64,
+        Prim::U8(v) => v as u64,
+        Prim::U16(v) => v as u64,
+        Prim::U32(v) => v as u64,
+        Prim::U64(v) => v,
+        Prim::F16(v) => v.to_bits() as u64,
+        Prim::F32(v) => v.to_bits() as u64,
+        Prim::F64(v) => v.to_bits(),
+        Prim::Bool(v) => v as u64,
+    }
+}
 
 /// Each body is visited with the computations of the bodies around it (`table`) and the
 /// renamings made so far (`subst`); what a body adds to them is forgotten when it ends.
@@ -42,12 +128,14 @@ impl VisitorMut for Cse {
             let fresh = matches!(s.exp, Exp::Basic(BasicOp::Copy(_) | BasicOp::Scratch(..)));
             // Only basic operations: two SOACs or branches producing arrays are two
             // arrays, and either may be consumed.
-            if matches!(s.exp, Exp::Basic(_)) && removable(&s.exp) && !fresh {
-                let key = format!(
-                    "{:?}|{:?}",
-                    s.exp,
-                    s.pat.iter().map(|p| &p.ty).collect::<Vec<_>>()
-                );
+            let key = match &s.exp {
+                Exp::Basic(op) if removable(&s.exp) && !fresh => {
+                    let types: Vec<Type> = s.pat.iter().map(|p| p.ty.clone()).collect();
+                    key(op, &types)
+                }
+                _ => None,
+            };
+            if let Some(key) = key {
                 if let Some(prev) = self.table.get(&key) {
                     for (p, v) in s.pat.iter().zip(prev) {
                         self.subst.insert(p.name, *v);

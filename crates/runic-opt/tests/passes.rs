@@ -309,3 +309,15 @@ fn copies_are_elided_only_where_the_original_is_owned_and_dead() {
     assert_eq!(copies("in_map"), 1, "{q}");
     assert_eq!(copies("in_branch"), 1, "{q}");
 }
+
+#[test]
+fn cse_compares_constants_by_their_bits() {
+    // `0.0` and `-0.0` are equal numbers but give different products (of -x, or of
+    // infinities); two NaN constants are the same constant.
+    let p = lower("entry main (x: f64) = (x * 0.0, x * -0.0, x * 0.0, f64.nan + x, f64.nan + x)");
+    let q = runic_opt::simplify(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert_eq!(t.matches("Mul(").count(), 2, "{t}");
+    assert_eq!(t.matches("Add(").count(), 1, "{t}");
+}
