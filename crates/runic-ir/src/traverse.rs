@@ -845,6 +845,72 @@ pub fn make_lambda_ids_unique(prog: &mut Prog) {
     }
 }
 
+// =======================================================================================
+// Bodies at every depth: `WalkMut` and `for_each_body_mut` (added for runic-opt's passes;
+// kept in one block at the end of the file to ease merging with other additions).
+// =======================================================================================
+
+/// Something a [`VisitorMut`] can walk: a body, a statement (or statements), an expression
+/// or a lambda. The mutable counterpart of [`Walk`].
+pub trait WalkMut {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V);
+}
+
+impl WalkMut for Body {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        v.body(self)
+    }
+}
+impl WalkMut for Stm {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        v.stm(self)
+    }
+}
+impl WalkMut for [Stm] {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        self.iter_mut().for_each(|s| v.stm(s))
+    }
+}
+impl<T> WalkMut for Vec<T>
+where
+    [T]: WalkMut,
+{
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        self.as_mut_slice().walk_mut_with(v)
+    }
+}
+impl WalkMut for Exp {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        walk_exp_mut(v, self)
+    }
+}
+impl WalkMut for Lambda {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        v.lambda(self)
+    }
+}
+
+/// Calls `f` on every body in `x` at any depth — the branches of an `if`, loop bodies, and
+/// the bodies of lambdas (SOAC operators and `pre` lambdas, accumulator operators, AD
+/// constructs) — innermost first: when `f` sees a body, it has seen every body nested in
+/// it. `x` itself is included when it is a body.
+///
+/// For a rewrite that needs no context from the enclosing scope (a pass that needs some,
+/// e.g. a substitution or the variables in scope, is a [`VisitorMut`] overriding `body`).
+/// Tested in `tests/bodies.rs` (kept out of this file, which is near the size limit).
+pub fn for_each_body_mut<T: WalkMut + ?Sized>(x: &mut T, f: impl FnMut(&mut Body)) {
+    struct Bodies<F>(F);
+    impl<F: FnMut(&mut Body)> VisitorMut for Bodies<F> {
+        fn body(&mut self, b: &mut Body) {
+            walk_body_mut(self, b);
+            (self.0)(b)
+        }
+    }
+    x.walk_mut_with(&mut Bodies(f))
+}
+
+// ======================= end of the WalkMut / for_each_body_mut block ====================
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -953,161 +1019,5 @@ mod tests {
             .collect();
         assert_eq!(counters.len(), 2);
         assert_eq!(types[&lam.params[0].name], f32t());
-    }
-}
-
-// =======================================================================================
-// Bodies at every depth: `WalkMut` and `for_each_body_mut` (added for runic-opt's passes;
-// kept in one block at the end of the file to ease merging with other additions).
-// =======================================================================================
-
-/// Something a [`VisitorMut`] can walk: a body, a statement (or statements), an expression
-/// or a lambda. The mutable counterpart of [`Walk`].
-pub trait WalkMut {
-    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V);
-}
-
-impl WalkMut for Body {
-    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
-        v.body(self)
-    }
-}
-impl WalkMut for Stm {
-    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
-        v.stm(self)
-    }
-}
-impl WalkMut for [Stm] {
-    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
-        self.iter_mut().for_each(|s| v.stm(s))
-    }
-}
-impl<T> WalkMut for Vec<T>
-where
-    [T]: WalkMut,
-{
-    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
-        self.as_mut_slice().walk_mut_with(v)
-    }
-}
-impl WalkMut for Exp {
-    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
-        walk_exp_mut(v, self)
-    }
-}
-impl WalkMut for Lambda {
-    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
-        v.lambda(self)
-    }
-}
-
-/// Calls `f` on every body in `x` at any depth — the branches of an `if`, loop bodies, and
-/// the bodies of lambdas (SOAC operators and `pre` lambdas, accumulator operators, AD
-/// constructs) — innermost first: when `f` sees a body, it has seen every body nested in
-/// it. `x` itself is included when it is a body.
-///
-/// For a rewrite that needs no context from the enclosing scope (a pass that needs some,
-/// e.g. a substitution or the variables in scope, is a [`VisitorMut`] overriding `body`).
-pub fn for_each_body_mut<T: WalkMut + ?Sized>(x: &mut T, f: impl FnMut(&mut Body)) {
-    struct Bodies<F>(F);
-    impl<F: FnMut(&mut Body)> VisitorMut for Bodies<F> {
-        fn body(&mut self, b: &mut Body) {
-            walk_body_mut(self, b);
-            (self.0)(b)
-        }
-    }
-    x.walk_mut_with(&mut Bodies(f))
-}
-
-#[cfg(test)]
-mod body_tests {
-    use super::*;
-    use crate::builder::Builder;
-
-    /// `\x -> if x < 0 then (map (\y -> y) [x]) else x` style nesting: a lambda whose body
-    /// holds a branch, one branch holding a map with its own lambda.
-    fn nested(names: &mut NameSource) -> Lambda {
-        let t = Type::Prim(PrimType::I64);
-        let mut b = Builder::new(names);
-        b.lambda(vec![("x", t.clone())], vec![t.clone()], |b, ps| {
-            let x = SubExp::Var(ps[0]);
-            let c = b.binop(BinOp::Lt, x.clone(), SubExp::i64(0), PrimType::I64);
-            let r = b.if_(
-                c,
-                vec![t.clone()],
-                |b| {
-                    let id = b.lambda(vec![("y", t.clone())], vec![t.clone()], |_, ys| {
-                        vec![SubExp::Var(ys[0])]
-                    });
-                    let arr = b.basic(
-                        "arr",
-                        BasicOp::ArrayLit(vec![x.clone()], t.clone()),
-                        t.array_of(SubExp::i64(1)),
-                    );
-                    let m = b.bind(
-                        Exp::Soac(Soac::Map {
-                            w: SubExp::i64(1),
-                            lam: id,
-                            arrs: vec![arr.as_var().unwrap()],
-                        }),
-                        vec![t.array_of(SubExp::i64(1))],
-                    );
-                    vec![b.index1(m[0], SubExp::i64(0)).unwrap()]
-                },
-                |_| vec![x.clone()],
-            );
-            vec![SubExp::Var(r[0])]
-        })
-    }
-
-    #[test]
-    fn every_body_once_innermost_first() {
-        let mut names = NameSource::default();
-        let mut lam = nested(&mut names);
-        // Record each body's statement count, and mark it as seen by appending a constant
-        // result, so a parent can tell that its children were seen before it.
-        let mut seen = Vec::new();
-        for_each_body_mut(&mut lam, |b| {
-            let children_done = b.stms.iter().all(|s| {
-                let mut ok = true;
-                for_each_body_ref(s, &mut |inner| ok &= inner.result.last() == Some(&MARK));
-                ok
-            });
-            seen.push((b.stms.len(), children_done));
-            b.result.push(MARK);
-        });
-        // The map's lambda, the two branches, then the lambda's own body.
-        assert_eq!(seen, vec![(0, true), (3, true), (0, true), (2, true)]);
-    }
-
-    #[test]
-    fn a_body_argument_is_included_and_statements_are_not_bodies() {
-        let mut names = NameSource::default();
-        let lam = nested(&mut names);
-        let mut body = lam.body.clone();
-        let mut n = 0;
-        for_each_body_mut(&mut body, |_| n += 1);
-        assert_eq!(n, 4);
-        let mut stms = lam.body.stms.clone();
-        let mut n = 0;
-        for_each_body_mut(&mut stms, |_| n += 1);
-        assert_eq!(
-            n, 3,
-            "the branches and the map's lambda, not an enclosing body"
-        );
-    }
-
-    const MARK: SubExp = SubExp::Const(Prim::Bool(true));
-
-    /// Every body directly or indirectly inside `s` (read-only, for the checks above).
-    fn for_each_body_ref(s: &Stm, f: &mut dyn FnMut(&Body)) {
-        struct Bodies<'f>(&'f mut dyn FnMut(&Body));
-        impl Visitor for Bodies<'_> {
-            fn body(&mut self, b: &Body) {
-                walk_body(self, b);
-                (self.0)(b)
-            }
-        }
-        Bodies(f).stm(s)
     }
 }
