@@ -468,7 +468,7 @@ impl Ctx<'_> {
                     .iter()
                     .map(|a| index::index(a, &dims).map_err(ExecError::new))
                     .collect::<R<Vec<_>>>()?;
-                let size = self.slots.slot.len().min(max_slot(self.slots, lam) + 1);
+                let size = self.slots.slot.len().min(self.slots.max_in(lam) + 1);
                 let mut frame = match &cell.env {
                     Some(env) => Frame { vals: env.clone() },
                     None => Frame::new(size),
@@ -545,23 +545,6 @@ impl Ctx<'_> {
         out.extend(rest);
         Ok(out)
     }
-}
-
-/// The largest slot a lambda uses (for evaluating accumulator operators on their own frame).
-fn max_slot(slots: &Slots, lam: &Lambda) -> usize {
-    let mut m = 0;
-    for p in &lam.params {
-        m = m.max(slots.of(p.name));
-    }
-    fn body(slots: &Slots, b: &Body, m: &mut usize) {
-        for s in &b.stms {
-            for p in &s.pat {
-                *m = (*m).max(slots.of(p.name));
-            }
-        }
-    }
-    body(slots, &lam.body, &mut m);
-    m
 }
 
 pub fn scalar_binop(op: BinOp, a: Prim, b: Prim) -> R<Prim> {

@@ -725,6 +725,72 @@ pub fn make_lambda_ids_unique(prog: &mut Prog) {
     }
 }
 
+// =======================================================================================
+// Bodies at every depth: `WalkMut` and `for_each_body_mut` (added for runic-opt's passes;
+// kept in one block at the end of the file to ease merging with other additions).
+// =======================================================================================
+
+/// Something a [`VisitorMut`] can walk: a body, a statement (or statements), an expression
+/// or a lambda. The mutable counterpart of [`Walk`].
+pub trait WalkMut {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V);
+}
+
+impl WalkMut for Body {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        v.body(self)
+    }
+}
+impl WalkMut for Stm {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        v.stm(self)
+    }
+}
+impl WalkMut for [Stm] {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        self.iter_mut().for_each(|s| v.stm(s))
+    }
+}
+impl<T> WalkMut for Vec<T>
+where
+    [T]: WalkMut,
+{
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        self.as_mut_slice().walk_mut_with(v)
+    }
+}
+impl WalkMut for Exp {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        walk_exp_mut(v, self)
+    }
+}
+impl WalkMut for Lambda {
+    fn walk_mut_with<V: VisitorMut>(&mut self, v: &mut V) {
+        v.lambda(self)
+    }
+}
+
+/// Calls `f` on every body in `x` at any depth — the branches of an `if`, loop bodies, and
+/// the bodies of lambdas (SOAC operators and `pre` lambdas, accumulator operators, AD
+/// constructs) — innermost first: when `f` sees a body, it has seen every body nested in
+/// it. `x` itself is included when it is a body.
+///
+/// For a rewrite that needs no context from the enclosing scope (a pass that needs some,
+/// e.g. a substitution or the variables in scope, is a [`VisitorMut`] overriding `body`).
+/// Tested in `tests/bodies.rs` (kept out of this file, which is near the size limit).
+pub fn for_each_body_mut<T: WalkMut + ?Sized>(x: &mut T, f: impl FnMut(&mut Body)) {
+    struct Bodies<F>(F);
+    impl<F: FnMut(&mut Body)> VisitorMut for Bodies<F> {
+        fn body(&mut self, b: &mut Body) {
+            walk_body_mut(self, b);
+            (self.0)(b)
+        }
+    }
+    x.walk_mut_with(&mut Bodies(f))
+}
+
+// ======================= end of the WalkMut / for_each_body_mut block ====================
+
 #[cfg(test)]
 mod tests {
     use super::*;

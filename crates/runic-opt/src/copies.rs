@@ -4,43 +4,50 @@
 //! of the function or loop — and nothing after the copy reads `a`, so consuming `a` itself
 //! is unobservable.
 
-use crate::walk::{self, Subst};
+use runic_ir::traverse::{uses, walk_body_mut, walk_stm_mut, Substitute, VisitorMut};
 use runic_ir::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub fn elide_copies(mut prog: Prog) -> Prog {
     for f in &mut prog.funs {
-        let owned: HashSet<VName> = f.params.iter().map(|p| p.name).collect();
-        body(&mut f.body, owned);
+        let mut e = Elide {
+            owned: f.params.iter().map(|p| p.name).collect(),
+        };
+        e.body(&mut f.body);
     }
     prog
 }
 
-fn body(b: &mut Body, mut owned: HashSet<VName>) {
-    for s in &mut b.stms {
-        nested(&mut s.exp);
-    }
-    // Uses of every statement, and of the result.
-    let uses: Vec<HashSet<VName>> = b
-        .stms
-        .iter()
-        .map(|s| {
-            let mut u = HashSet::new();
-            walk::uses_exp(&s.exp, &mut u);
-            for p in &s.pat {
-                walk::uses_type(&p.ty, &mut u);
-            }
-            u
-        })
-        .collect();
-    let mut result_uses = HashSet::new();
-    for r in &b.result {
-        if let SubExp::Var(v) = r {
-            result_uses.insert(*v);
+/// Elides copies in every body at every depth, innermost first.
+struct Elide {
+    /// The parameters the next body visited owns besides its own binders: its function's
+    /// or its loop's (taken by [`VisitorMut::body`], so bodies nested in it own none).
+    owned: HashSet<VName>,
+}
+
+impl VisitorMut for Elide {
+    fn stm(&mut self, s: &mut Stm) {
+        // A loop consumes its initial values, so its body owns its parameters.
+        if let Exp::Loop { params, .. } = &s.exp {
+            self.owned = params.iter().map(|(p, _)| p.name).collect();
         }
+        walk_stm_mut(self, s)
     }
+
+    fn body(&mut self, b: &mut Body) {
+        let owned = std::mem::take(&mut self.owned);
+        walk_body_mut(self, b);
+        elide(b, owned);
+    }
+}
+
+/// Elides the copies of `b` itself, where `owned` holds the parameters `b` may consume.
+fn elide(b: &mut Body, mut owned: HashSet<VName>) {
+    // Uses of every statement, and of the result.
+    let uses_of: Vec<HashSet<VName>> = b.stms.iter().map(uses).collect();
+    let result_uses = uses(&b.result);
     let mut drop = vec![false; b.stms.len()];
-    let mut subst = Subst::new();
+    let mut subst = HashMap::new();
     for (k, s) in b.stms.iter().enumerate() {
         if let (Exp::Basic(BasicOp::Copy(a)), [p]) = (&s.exp, s.pat.as_slice()) {
             let a = match subst.get(a) {
@@ -57,7 +64,7 @@ fn body(b: &mut Body, mut owned: HashSet<VName>) {
             );
             let read_later = names
                 .iter()
-                .any(|n| result_uses.contains(n) || uses[k + 1..].iter().any(|u| u.contains(n)));
+                .any(|n| result_uses.contains(n) || uses_of[k + 1..].iter().any(|u| u.contains(n)));
             if owned.contains(&a) && !read_later {
                 drop[k] = true;
                 subst.insert(p.name, SubExp::Var(a));
@@ -75,42 +82,5 @@ fn body(b: &mut Body, mut owned: HashSet<VName>) {
         .filter(|(_, d)| !d)
         .map(|(s, _)| s)
         .collect();
-    walk::body(b, &subst);
-}
-
-fn nested(e: &mut Exp) {
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            body(then_body, HashSet::new());
-            body(else_body, HashSet::new());
-        }
-        Exp::Loop {
-            params, body: b, ..
-        } => {
-            let owned = params.iter().map(|(p, _)| p.name).collect();
-            body(b, owned);
-        }
-        Exp::Soac(s) => match s {
-            Soac::Map { lam, .. } | Soac::Hist { lam, .. } => body(&mut lam.body, HashSet::new()),
-            Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
-                if let Some(p) = pre {
-                    body(&mut p.body, HashSet::new());
-                }
-                body(&mut lam.body, HashSet::new());
-            }
-            Soac::Scatter { .. } => {}
-        },
-        Exp::WithAcc { lam, .. } | Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => {
-            body(&mut lam.body, HashSet::new())
-        }
-        Exp::WithVjp { f, adj, .. } => {
-            body(&mut f.body, HashSet::new());
-            body(&mut adj.body, HashSet::new());
-        }
-        Exp::Basic(_) | Exp::Apply { .. } => {}
-    }
+    Substitute(&subst).body(b);
 }

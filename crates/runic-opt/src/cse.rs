@@ -2,88 +2,153 @@
 //! (and the bodies nested in it): a repeated computation reuses the earlier result.
 
 use crate::dce::removable;
-use crate::walk::{self, Subst};
+use runic_ir::traverse::{walk_stm_mut, VisitorMut};
 use runic_ir::*;
 use std::collections::HashMap;
+use std::mem::{discriminant, Discriminant};
 
 pub fn cse(mut prog: Prog) -> Prog {
     for f in &mut prog.funs {
-        body(&mut f.body, &HashMap::new(), &mut Subst::new());
+        Cse::default().body(&mut f.body);
     }
     prog
 }
 
-type Table = HashMap<String, Vec<VName>>;
+type Table = HashMap<Vec<Tok>, Vec<VName>>;
 
-fn body(b: &mut Body, outer: &Table, m: &mut Subst) {
-    let mut table = outer.clone();
-    let mut out = Vec::new();
-    for mut s in std::mem::take(&mut b.stms) {
-        walk::stm(&mut s, m);
-        nested(&mut s.exp, &table, m);
-        // Copies and scratch arrays are fresh storage that a later operation may consume:
-        // two of them are never the same value.
-        let fresh = matches!(s.exp, Exp::Basic(BasicOp::Copy(_) | BasicOp::Scratch(..)));
-        // Only basic operations: two SOACs or branches producing arrays are two arrays, and
-        // either may be consumed.
-        if matches!(s.exp, Exp::Basic(_)) && removable(&s.exp) && !fresh {
-            let key = format!(
-                "{:?}|{:?}",
-                s.exp,
-                s.pat.iter().map(|p| &p.ty).collect::<Vec<_>>()
-            );
-            if let Some(prev) = table.get(&key) {
-                for (p, v) in s.pat.iter().zip(prev) {
-                    m.insert(p.name, SubExp::Var(*v));
-                }
-                continue;
-            }
-            table.insert(key, s.pat.iter().map(|p| p.name).collect());
+/// One piece of what identifies a statement for CSE (see [`key`]).
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Tok {
+    Kind(Discriminant<BasicOp>),
+    Bin(Discriminant<BinOp>),
+    Un(Discriminant<UnOp>),
+    Tern(Discriminant<TernOp>),
+    Var(VName),
+    /// A constant by its type and bits: `0.0` and `-0.0` differ, a NaN equals itself.
+    Const(PrimType, u64),
+    Num(usize),
+    Prim(PrimType),
+    Array(PrimType, usize),
+    Acc(usize, usize),
+}
+
+/// What makes two statements compute the same value: the operation (kind, operator,
+/// operands) and the types it binds, as a sequence of tokens in which each part's length
+/// comes first, so that different statements never give the same sequence. `None` for the
+/// operations CSE leaves alone.
+fn key(op: &BasicOp, types: &[Type]) -> Option<Vec<Tok>> {
+    let opd = |s: &SubExp| match s {
+        SubExp::Var(v) => Tok::Var(*v),
+        SubExp::Const(c) => Tok::Const(c.ty(), bits(c)),
+    };
+    let mut k = vec![Tok::Kind(discriminant(op))];
+    match op {
+        BasicOp::SubExp(a) => k.push(opd(a)),
+        BasicOp::UnOp(o, a) => k.extend([Tok::Un(discriminant(o)), opd(a)]),
+        BasicOp::BinOp(o, a, b) => k.extend([Tok::Bin(discriminant(o)), opd(a), opd(b)]),
+        BasicOp::TernOp(o, a, b, c) => {
+            k.extend([Tok::Tern(discriminant(o)), opd(a), opd(b), opd(c)])
         }
-        out.push(s);
+        BasicOp::Convert(t, a) => k.extend([Tok::Prim(*t), opd(a)]),
+        BasicOp::ArraySize(a, d) => k.extend([Tok::Var(*a), Tok::Num(*d)]),
+        BasicOp::Rearrange(perm, a) => {
+            k.push(Tok::Num(perm.len()));
+            k.extend(perm.iter().map(|&d| Tok::Num(d)));
+            k.push(Tok::Var(*a));
+        }
+        BasicOp::ArrayLit(rows, t) => {
+            k.push(Tok::Num(rows.len()));
+            k.extend(rows.iter().map(opd));
+            type_key(&mut k, t, opd);
+        }
+        _ => return None,
     }
-    b.stms = out;
-    for r in &mut b.result {
-        if let SubExp::Var(v) = r {
-            if let Some(x) = m.get(v) {
-                *r = x.clone();
-            }
+    k.push(Tok::Num(types.len()));
+    types.iter().for_each(|t| type_key(&mut k, t, opd));
+    Some(k)
+}
+
+fn type_key(k: &mut Vec<Tok>, t: &Type, opd: impl Fn(&SubExp) -> Tok) {
+    match t {
+        Type::Prim(p) => k.push(Tok::Prim(*p)),
+        Type::Array { elem, shape } => {
+            k.push(Tok::Array(*elem, shape.len()));
+            k.extend(shape.iter().map(opd));
+        }
+        Type::Acc { shape, elems } => {
+            k.push(Tok::Acc(shape.len(), elems.len()));
+            k.extend(shape.iter().map(opd));
+            k.extend(elems.iter().map(|p| Tok::Prim(*p)));
         }
     }
 }
 
-fn lam(l: &mut Lambda, t: &Table, m: &Subst) {
-    body(&mut l.body, t, &mut m.clone());
+/// The bits of a constant (its type is kept beside them).
+fn bits(c: &Prim) -> u64 {
+    match *c {
+        Prim::I8(v) => v as u64,
+        Prim::I16(v) => v as u64,
+        Prim::I32(v) => v as u64,
+        Prim::I64(v) => v as u64,
+        Prim::U8(v) => v as u64,
+        Prim::U16(v) => v as u64,
+        Prim::U32(v) => v as u64,
+        Prim::U64(v) => v,
+        Prim::F16(v) => v.to_bits() as u64,
+        Prim::F32(v) => v.to_bits() as u64,
+        Prim::F64(v) => v.to_bits(),
+        Prim::Bool(v) => v as u64,
+    }
 }
 
-fn nested(e: &mut Exp, t: &Table, m: &Subst) {
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            body(then_body, t, &mut m.clone());
-            body(else_body, t, &mut m.clone());
+/// Each body is visited with the computations of the bodies around it (`table`) and the
+/// renamings made so far (`subst`); what a body adds to them is forgotten when it ends.
+#[derive(Default)]
+struct Cse {
+    table: Table,
+    /// Eliminated variables and the earlier results that replace them.
+    subst: HashMap<VName, VName>,
+}
+
+impl VisitorMut for Cse {
+    fn use_var(&mut self, v: &mut VName) {
+        if let Some(r) = self.subst.get(v) {
+            *v = *r;
         }
-        Exp::Loop { body: b, .. } => body(b, t, &mut m.clone()),
-        Exp::Soac(s) => match s {
-            Soac::Map { lam: l, .. } | Soac::Hist { lam: l, .. } => lam(l, t, m),
-            Soac::Reduce { pre, lam: l, .. } | Soac::Scan { pre, lam: l, .. } => {
-                if let Some(p) = pre {
-                    lam(p, t, m);
+    }
+
+    fn body(&mut self, b: &mut Body) {
+        let outer = (self.table.clone(), self.subst.clone());
+        let mut out = Vec::new();
+        for mut s in std::mem::take(&mut b.stms) {
+            // Renames the statement's operands and eliminates in its nested bodies.
+            walk_stm_mut(self, &mut s);
+            // Copies and scratch arrays are fresh storage that a later operation may
+            // consume: two of them are never the same value.
+            let fresh = matches!(s.exp, Exp::Basic(BasicOp::Copy(_) | BasicOp::Scratch(..)));
+            // Only basic operations: two SOACs or branches producing arrays are two
+            // arrays, and either may be consumed.
+            let key = match &s.exp {
+                Exp::Basic(op) if removable(&s.exp) && !fresh => {
+                    let types: Vec<Type> = s.pat.iter().map(|p| p.ty.clone()).collect();
+                    key(op, &types)
                 }
-                lam(l, t, m);
+                _ => None,
+            };
+            if let Some(key) = key {
+                if let Some(prev) = self.table.get(&key) {
+                    for (p, v) in s.pat.iter().zip(prev) {
+                        self.subst.insert(p.name, *v);
+                    }
+                    continue;
+                }
+                self.table
+                    .insert(key, s.pat.iter().map(|p| p.name).collect());
             }
-            Soac::Scatter { .. } => {}
-        },
-        Exp::WithAcc { lam: l, .. } | Exp::Jvp { lam: l, .. } | Exp::Vjp { lam: l, .. } => {
-            lam(l, t, m)
+            out.push(s);
         }
-        Exp::WithVjp { f, adj, .. } => {
-            lam(f, t, m);
-            lam(adj, t, m);
-        }
-        Exp::Basic(_) | Exp::Apply { .. } => {}
+        b.stms = out;
+        b.result.iter_mut().for_each(|r| self.subexp(r));
+        (self.table, self.subst) = outer;
     }
 }

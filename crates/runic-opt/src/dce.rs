@@ -1,40 +1,36 @@
 //! Dead-code elimination: statements whose results are unused and that cannot fail or
 //! have effects are removed (failing operations stay, so run-time errors are kept).
 
-use crate::walk;
+use runic_ir::traverse::{add_uses, any_exp, uses, walk_lambda_mut, walk_stm_mut, VisitorMut};
 use runic_ir::*;
 use std::collections::HashSet;
 
 pub fn dce(mut prog: Prog) -> Prog {
     for f in &mut prog.funs {
-        let mut live = HashSet::new();
-        for t in &f.ret {
-            walk::uses_type(t, &mut live);
-        }
-        body(&mut f.body, &mut live);
+        let mut d = Dce::default();
+        f.ret.iter().for_each(|t| add_uses(t, &mut d.live));
+        d.body(&mut f.body);
     }
     prog
 }
 
 /// Operations that can be dropped when unused: basic operations that cannot fail, and
-/// branches and SOACs made only of such operations.
+/// branches and SOACs made only of such operations (at any depth).
 pub fn removable(e: &Exp) -> bool {
-    let all = |b: &Body| b.stms.iter().all(|s| removable(&s.exp));
+    !any_exp(e, |x| !removable_itself(x))
+}
+
+/// Whether `e`, not counting what is nested in it, can be dropped when unused.
+fn removable_itself(e: &Exp) -> bool {
     let scalar = |l: &Lambda| l.ret.iter().all(|t| matches!(t, Type::Prim(_)));
     match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => all(then_body) && all(else_body),
+        Exp::If { .. } => true,
         // Histograms and scatters check the shapes of their values at run time, and so does
         // a map or fold whose lambda returns arrays (rows of different shapes): kept.
         Exp::Soac(s) => match s {
-            Soac::Map { lam, .. } => scalar(lam) && all(&lam.body),
+            Soac::Map { lam, .. } => scalar(lam),
             Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
-                scalar(lam)
-                    && all(&lam.body)
-                    && pre.as_ref().is_none_or(|p| scalar(p) && all(&p.body))
+                scalar(lam) && pre.as_ref().is_none_or(scalar)
             }
             Soac::Hist { .. } | Soac::Scatter { .. } => false,
         },
@@ -58,28 +54,39 @@ pub fn removable(e: &Exp) -> bool {
     }
 }
 
-fn body(b: &mut Body, live: &mut HashSet<VName>) {
-    for r in &b.result {
-        if let SubExp::Var(v) = r {
-            live.insert(*v);
-        }
+/// Removes dead statements from every body at every depth. Each body is cleaned from its
+/// last statement up; the bodies nested in a statement are cleaned once the statement is
+/// known to stay (and after its dead map results are dropped), each from its own live set.
+#[derive(Default)]
+struct Dce {
+    /// What is live at the end of the next body visited: its function's or lambda's result
+    /// types (taken by [`VisitorMut::body`], so that bodies nested in it start empty).
+    live: HashSet<VName>,
+}
+
+impl VisitorMut for Dce {
+    fn lambda(&mut self, l: &mut Lambda) {
+        l.ret.iter().for_each(|t| add_uses(t, &mut self.live));
+        walk_lambda_mut(self, l)
     }
-    let mut kept = Vec::new();
-    for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
-        let used = s.pat.iter().any(|p| live.contains(&p.name));
-        if !used && removable(&s.exp) {
-            continue;
+
+    fn body(&mut self, b: &mut Body) {
+        let mut live = std::mem::take(&mut self.live);
+        add_uses(&b.result, &mut live);
+        let mut kept = Vec::new();
+        for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
+            let used = s.pat.iter().any(|p| live.contains(&p.name));
+            if !used && removable(&s.exp) {
+                continue;
+            }
+            drop_dead_map_results(&mut s, &live);
+            walk_stm_mut(self, &mut s);
+            add_uses(&s, &mut live);
+            kept.push(s);
         }
-        drop_dead_map_results(&mut s, live);
-        nested(&mut s.exp);
-        walk::uses_exp(&s.exp, live);
-        for p in &s.pat {
-            walk::uses_type(&p.ty, live);
-        }
-        kept.push(s);
+        kept.reverse();
+        b.stms = kept;
     }
-    kept.reverse();
-    b.stms = kept;
 }
 
 /// A map's unused results are not computed (its lambda stops returning them, and what
@@ -88,10 +95,7 @@ fn drop_dead_map_results(s: &mut Stm, live: &HashSet<VName>) {
     let Exp::Soac(Soac::Map { lam, .. }) = &mut s.exp else {
         return;
     };
-    let mut in_types = HashSet::new();
-    for p in &s.pat {
-        walk::uses_type(&p.ty, &mut in_types);
-    }
+    let in_types = uses(&s.pat);
     let keep: Vec<bool> = s
         .pat
         .iter()
@@ -107,42 +111,4 @@ fn drop_dead_map_results(s: &mut Stm, live: &HashSet<VName>) {
     filter(&mut s.pat, &keep);
     filter(&mut lam.body.result, &keep);
     filter(&mut lam.ret, &keep);
-}
-
-fn lam(l: &mut Lambda) {
-    let mut live = HashSet::new();
-    for t in &l.ret {
-        walk::uses_type(t, &mut live);
-    }
-    body(&mut l.body, &mut live);
-}
-
-fn nested(e: &mut Exp) {
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            body(then_body, &mut HashSet::new());
-            body(else_body, &mut HashSet::new());
-        }
-        Exp::Loop { body: b, .. } => body(b, &mut HashSet::new()),
-        Exp::Soac(s) => match s {
-            Soac::Map { lam: l, .. } | Soac::Hist { lam: l, .. } => lam(l),
-            Soac::Reduce { pre, lam: l, .. } | Soac::Scan { pre, lam: l, .. } => {
-                if let Some(p) = pre {
-                    lam(p);
-                }
-                lam(l);
-            }
-            Soac::Scatter { .. } => {}
-        },
-        Exp::WithAcc { lam: l, .. } | Exp::Jvp { lam: l, .. } | Exp::Vjp { lam: l, .. } => lam(l),
-        Exp::WithVjp { f, adj, .. } => {
-            lam(f);
-            lam(adj);
-        }
-        Exp::Basic(_) | Exp::Apply { .. } => {}
-    }
 }

@@ -8,65 +8,18 @@
 //! interleaving element by element could report a different error first).
 
 use crate::dce::removable;
-use crate::walk::{self, Subst};
+use runic_ir::traverse::{add_uses, for_each_body_mut, uses, Substitute, VisitorMut};
 use runic_ir::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub fn fuse(mut prog: Prog) -> Prog {
     let mut ns = std::mem::take(&mut prog.names);
     for f in &mut prog.funs {
-        body(&mut f.body, &mut ns);
+        // Innermost bodies first, so a lambda is fused inside before it is composed.
+        for_each_body_mut(&mut f.body, |b| while fuse_once(b, &mut ns) {});
     }
     prog.names = ns;
     prog
-}
-
-fn body(b: &mut Body, ns: &mut NameSource) {
-    for s in &mut b.stms {
-        nested(&mut s.exp, ns);
-    }
-    while fuse_once(b, ns) {}
-}
-
-fn nested(e: &mut Exp, ns: &mut NameSource) {
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            body(then_body, ns);
-            body(else_body, ns);
-        }
-        Exp::Loop { body: b, .. } => body(b, ns),
-        Exp::Soac(s) => match s {
-            Soac::Map { lam, .. } | Soac::Hist { lam, .. } => body(&mut lam.body, ns),
-            Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
-                if let Some(p) = pre {
-                    body(&mut p.body, ns);
-                }
-                body(&mut lam.body, ns);
-            }
-            Soac::Scatter { .. } => {}
-        },
-        Exp::WithAcc { lam, .. } | Exp::Jvp { lam, .. } | Exp::Vjp { lam, .. } => {
-            body(&mut lam.body, ns)
-        }
-        Exp::WithVjp { f, adj, .. } => {
-            body(&mut f.body, ns);
-            body(&mut adj.body, ns);
-        }
-        Exp::Basic(_) | Exp::Apply { .. } => {}
-    }
-}
-
-fn uses_of(s: &Stm) -> HashSet<VName> {
-    let mut u = HashSet::new();
-    walk::uses_exp(&s.exp, &mut u);
-    for p in &s.pat {
-        walk::uses_type(&p.ty, &mut u);
-    }
-    u
 }
 
 /// Whether a lambda's body cannot fail (only pure, infallible statements).
@@ -76,7 +29,7 @@ fn infallible(l: &Lambda) -> bool {
 
 /// Fuse one producer into its consumer; false when nothing fuses.
 fn fuse_once(b: &mut Body, ns: &mut NameSource) -> bool {
-    let uses: Vec<HashSet<VName>> = b.stms.iter().map(uses_of).collect();
+    let uses_of: Vec<HashSet<VName>> = b.stms.iter().map(uses).collect();
     for p in 0..b.stms.len() {
         let Exp::Soac(Soac::Map { w, lam: f, arrs }) = &b.stms[p].exp else {
             continue;
@@ -90,7 +43,7 @@ fn fuse_once(b: &mut Body, ns: &mut NameSource) -> bool {
             continue;
         }
         let readers: Vec<usize> = (p + 1..b.stms.len())
-            .filter(|&k| outs.iter().any(|o| uses[k].contains(o)))
+            .filter(|&k| outs.iter().any(|o| uses_of[k].contains(o)))
             .collect();
         let [c] = readers.as_slice() else { continue };
         let c = *c;
@@ -140,14 +93,7 @@ fn fuse_pair(
         _ => return None,
     };
     for l in &lams {
-        walk::uses_exp(
-            &Exp::Soac(Soac::Map {
-                w: SubExp::i64(0),
-                lam: (*l).clone(),
-                arrs: vec![],
-            }),
-            &mut inner,
-        );
+        add_uses(*l, &mut inner);
         if producer_fails && !infallible(l) {
             return None;
         }
@@ -155,12 +101,10 @@ fn fuse_pair(
     if outs.iter().any(|o| inner.contains(o)) {
         return None;
     }
-    // The element function of the consumer: its params (one per input array) and body.
-    let (elem_params, elem_body, elem_ret): (Vec<Param>, Body, Vec<Type>) = match soac {
-        Soac::Map { lam, .. } => (lam.params.clone(), lam.body.clone(), lam.ret.clone()),
-        Soac::Reduce { pre: Some(p), .. } | Soac::Scan { pre: Some(p), .. } => {
-            (p.params.clone(), p.body.clone(), p.ret.clone())
-        }
+    // The element function of the consumer: one parameter per input array.
+    let elem = match soac {
+        Soac::Map { lam, .. } => lam.clone(),
+        Soac::Reduce { pre: Some(p), .. } | Soac::Scan { pre: Some(p), .. } => p.clone(),
         Soac::Reduce {
             pre: None,
             lam,
@@ -173,97 +117,71 @@ fn fuse_pair(
             neutral,
             ..
         } => {
-            // No `pre`: the identity on the operator's element types.
-            let tys: Vec<Type> = lam.params[neutral.len()..]
-                .iter()
-                .map(|q| q.ty.clone())
-                .collect();
-            if tys.len() != arrs.len() {
+            // No `pre`: the identity on the operator's element types (typed by its
+            // parameters, so building it cannot fail).
+            let elems = &lam.params[neutral.len()..];
+            if elems.len() != arrs.len() {
                 return None;
             }
-            let params: Vec<Param> = tys
-                .iter()
-                .map(|t| Param {
-                    name: ns.fresh("elem"),
-                    ty: t.clone(),
-                })
-                .collect();
-            let result = params.iter().map(|q| SubExp::Var(q.name)).collect();
-            (
-                params,
-                Body {
-                    stms: vec![],
-                    result,
-                },
-                tys,
-            )
+            let params = elems.iter().map(|q| ("elem", q.ty.clone())).collect();
+            Builder::new(ns)
+                .lam::<TypeError>(params, |_, xs| Ok(xs.to_vec()))
+                .ok()?
         }
         _ => return None,
     };
-    if elem_params.len() != arrs.len() {
+    if elem.params.len() != arrs.len() {
         return None;
     }
-    // Compose: the producer's body, then the consumer's with the produced inputs replaced.
-    let mut subst = Subst::new();
+    let (composed, new_arrs) = compose(f, prod_arrs, outs, elem, arrs);
+    let mut fused = soac.clone();
+    match &mut fused {
+        Soac::Map { lam, arrs, .. } => {
+            *lam = composed;
+            *arrs = new_arrs;
+        }
+        Soac::Reduce { pre, arrs, .. } | Soac::Scan { pre, arrs, .. } => {
+            *pre = Some(composed);
+            *arrs = new_arrs;
+        }
+        _ => return None,
+    }
+    Some(Exp::Soac(fused))
+}
+
+/// The element function `g` (over `g_arrs`) after the producer `f` (over `f_arrs`, giving
+/// `outs`): `f`'s body, then `g`'s with its parameters for produced arrays replaced by
+/// `f`'s results. Returns it with its input arrays: `f`'s, then those `g` reads besides
+/// `outs`.
+fn compose(
+    f: &Lambda,
+    f_arrs: &[VName],
+    outs: &[VName],
+    g: Lambda,
+    g_arrs: &[VName],
+) -> (Lambda, Vec<VName>) {
+    let mut subst = HashMap::new();
     let mut params = f.params.clone();
-    let mut new_arrs: Vec<VName> = prod_arrs.to_vec();
-    for (q, a) in elem_params.iter().zip(arrs) {
+    let mut arrs = f_arrs.to_vec();
+    for (q, a) in g.params.into_iter().zip(g_arrs) {
         if let Some(j) = outs.iter().position(|o| o == a) {
             subst.insert(q.name, f.body.result[j].clone());
         } else {
-            params.push(q.clone());
-            new_arrs.push(*a);
+            params.push(q);
+            arrs.push(*a);
         }
     }
+    let mut rest = g.body;
+    Substitute(&subst).body(&mut rest);
     let mut stms = f.body.stms.clone();
-    let mut rest = elem_body;
-    walk::body(&mut rest, &subst);
     stms.extend(rest.stms);
-    let composed = Lambda {
-        id: runic_ir::LamId::fresh(),
-        params,
-        body: Body {
-            stms,
-            result: rest.result,
-        },
-        ret: elem_ret,
+    let body = Body {
+        stms,
+        result: rest.result,
     };
-    Some(Exp::Soac(match soac {
-        Soac::Map { .. } => Soac::Map {
-            w: w.clone(),
-            lam: composed,
-            arrs: vec![],
-        },
-        Soac::Reduce {
-            lam,
-            neutral,
-            commutative,
-            ..
-        } => Soac::Reduce {
-            w: w.clone(),
-            arrs: vec![],
-            pre: Some(composed),
-            lam: lam.clone(),
-            neutral: neutral.clone(),
-            commutative: *commutative,
-        },
-        Soac::Scan { lam, neutral, .. } => Soac::Scan {
-            w: w.clone(),
-            arrs: vec![],
-            pre: Some(composed),
-            lam: lam.clone(),
-            neutral: neutral.clone(),
-        },
-        _ => return None,
-    }))
-    .map(|e| with_arrs(e, new_arrs))
-}
-
-fn with_arrs(mut e: Exp, kept: Vec<VName>) -> Exp {
-    if let Exp::Soac(Soac::Map { arrs, .. } | Soac::Reduce { arrs, .. } | Soac::Scan { arrs, .. }) =
-        &mut e
-    {
-        *arrs = kept;
-    }
-    e
+    // The consumer's result types: fusion changes how elements are computed, not what.
+    // A fresh id, not the consumer's: the id names the code (executors cache compiled
+    // lambdas by it), and this is new code; keeping the consumer's id would let a cache
+    // built for the unfused program hand back the consumer's plan.
+    (Lambda::new(params, body, g.ret), arrs)
 }

@@ -17,7 +17,6 @@ pub mod cse;
 pub mod dce;
 pub mod fuse;
 pub mod simplify;
-mod walk;
 
 pub use copies::elide_copies;
 pub use cse::cse;

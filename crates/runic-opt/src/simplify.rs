@@ -3,13 +3,13 @@
 //! fail at run time, which must still happen at its place). Chains of `rearrange` become
 //! one.
 
-use crate::walk::{self, Subst};
+use runic_ir::traverse::{walk_stm_mut, VisitorMut};
 use runic_ir::*;
 use std::collections::HashMap;
 
 pub fn copy_prop(mut prog: Prog) -> Prog {
     for f in &mut prog.funs {
-        body(&mut f.body, &mut Subst::new());
+        CopyProp::default().body(&mut f.body);
     }
     prog
 }
@@ -62,77 +62,61 @@ fn consumed(e: &Exp) -> Vec<VName> {
     }
 }
 
-fn body(b: &mut Body, m: &mut Subst) {
-    let mut out = Vec::new();
-    let mut rearranged: HashMap<VName, (Vec<usize>, VName)> = HashMap::new();
-    for mut s in std::mem::take(&mut b.stms) {
-        walk::stm(&mut s, m);
-        nested(&mut s.exp, m);
-        compose_rearranges(&mut s, &mut rearranged);
-        for v in consumed(&s.exp) {
-            rearranged.retain(|_, (_, z)| *z != v);
-        }
-        // What a nested body consumes is not tracked: forget everything.
-        if matches!(
-            s.exp,
-            Exp::If { .. } | Exp::Loop { .. } | Exp::Apply { .. } | Exp::WithAcc { .. }
-        ) {
-            rearranged.clear();
-        }
-        if let (Exp::Basic(op), [p]) = (&s.exp, s.pat.as_slice()) {
-            if let Some(r) = fold(op) {
-                // Arrays are only renamed (never replaced by constants).
-                if matches!(p.ty, Type::Prim(_)) || matches!(r, SubExp::Var(_)) {
-                    m.insert(p.name, r);
-                    continue;
-                }
+/// Each body is visited with the substitution of the bodies around it, which it extends
+/// with its own copies and constants while its statements are rewritten; the extension is
+/// forgotten when the body ends.
+#[derive(Default)]
+struct CopyProp {
+    subst: HashMap<VName, SubExp>,
+}
+
+impl VisitorMut for CopyProp {
+    fn subexp(&mut self, s: &mut SubExp) {
+        if let SubExp::Var(v) = s {
+            if let Some(r) = self.subst.get(v) {
+                *s = r.clone();
             }
         }
-        out.push(s);
     }
-    b.stms = out;
-    b.result.iter_mut().for_each(|r| {
-        if let SubExp::Var(v) = r {
-            if let Some(x) = m.get(v) {
-                *r = x.clone();
+
+    /// Where only a variable is allowed, a variable bound to a constant stays.
+    fn use_var(&mut self, v: &mut VName) {
+        if let Some(SubExp::Var(r)) = self.subst.get(v) {
+            *v = *r;
+        }
+    }
+
+    fn body(&mut self, b: &mut Body) {
+        let outer = self.subst.clone();
+        let mut out = Vec::new();
+        let mut rearranged: HashMap<VName, (Vec<usize>, VName)> = HashMap::new();
+        for mut s in std::mem::take(&mut b.stms) {
+            // Substitutes into the statement and simplifies its nested bodies.
+            walk_stm_mut(self, &mut s);
+            compose_rearranges(&mut s, &mut rearranged);
+            for v in consumed(&s.exp) {
+                rearranged.retain(|_, (_, z)| *z != v);
             }
-        }
-    });
-}
-
-fn lam(l: &mut Lambda, m: &Subst) {
-    body(&mut l.body, &mut m.clone());
-}
-
-/// Simplify nested bodies (their substitutions do not escape).
-fn nested(e: &mut Exp, m: &Subst) {
-    match e {
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            body(then_body, &mut m.clone());
-            body(else_body, &mut m.clone());
-        }
-        Exp::Loop { body: b, .. } => body(b, &mut m.clone()),
-        Exp::Soac(s) => match s {
-            Soac::Map { lam: l, .. } | Soac::Hist { lam: l, .. } => lam(l, m),
-            Soac::Reduce { pre, lam: l, .. } | Soac::Scan { pre, lam: l, .. } => {
-                if let Some(p) = pre {
-                    lam(p, m);
+            // What a nested body consumes is not tracked: forget everything.
+            if matches!(
+                s.exp,
+                Exp::If { .. } | Exp::Loop { .. } | Exp::Apply { .. } | Exp::WithAcc { .. }
+            ) {
+                rearranged.clear();
+            }
+            if let (Exp::Basic(op), [p]) = (&s.exp, s.pat.as_slice()) {
+                if let Some(r) = fold(op) {
+                    // Arrays are only renamed (never replaced by constants).
+                    if matches!(p.ty, Type::Prim(_)) || matches!(r, SubExp::Var(_)) {
+                        self.subst.insert(p.name, r);
+                        continue;
+                    }
                 }
-                lam(l, m);
             }
-            Soac::Scatter { .. } => {}
-        },
-        Exp::WithAcc { lam: l, .. } | Exp::Jvp { lam: l, .. } | Exp::Vjp { lam: l, .. } => {
-            lam(l, m)
+            out.push(s);
         }
-        Exp::WithVjp { f, adj, .. } => {
-            lam(f, m);
-            lam(adj, m);
-        }
-        Exp::Basic(_) | Exp::Apply { .. } => {}
+        b.stms = out;
+        b.result.iter_mut().for_each(|r| self.subexp(r));
+        self.subst = outer;
     }
 }

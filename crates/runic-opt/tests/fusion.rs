@@ -97,3 +97,65 @@ fn a_failing_producer_is_not_interleaved_with_a_failing_consumer() {
     let after = runic_opt::fuse(before.clone());
     assert_eq!(soacs(&after).0, 2);
 }
+
+/// Every lambda of a program, outermost first.
+fn lambdas(p: &runic_ir::Prog) -> Vec<runic_ir::Lambda> {
+    use runic_ir::traverse::{walk_lambda, Visitor};
+    struct All(Vec<runic_ir::Lambda>);
+    impl Visitor for All {
+        fn lambda(&mut self, l: &runic_ir::Lambda) {
+            self.0.push(l.clone());
+            walk_lambda(self, l)
+        }
+    }
+    let mut all = All(Vec::new());
+    p.funs.iter().for_each(|f| all.body(&f.body));
+    all.0
+}
+
+#[test]
+fn a_fused_lambda_is_new_code_with_a_fresh_id() {
+    let (b, a) = check(
+        "entry main (xs: []i32) = map (*2) (map (+1) xs)",
+        &[1, 2, 3],
+        i32s(&[4, 6, 8]),
+    );
+    let before: Vec<_> = lambdas(&b).iter().map(|l| l.id).collect();
+    let after = lambdas(&a);
+    assert_eq!((before.len(), after.len()), (2, 1));
+    assert!(!before.contains(&after[0].id));
+    assert!(!runic_ir::traverse::has_duplicate_lambda_ids(&a));
+}
+
+#[test]
+fn maps_fuse_inside_a_loop_body() {
+    // Twice (x + 1) * 2 from [1, 2]: [4, 6], then [10, 14].
+    let text = "entry main (xs: []i32) = loop ys = xs for _i < 2 do map (*2) (map (+1) ys)";
+    let (b, a) = check(text, &[1, 2], i32s(&[10, 14]));
+    assert_eq!((soacs(&b).0, soacs(&a).0), (2, 1));
+}
+
+#[test]
+fn the_identity_pre_lambda_of_a_fold_has_typed_parameters() {
+    // A reduce over (map (*2) xs, xs): the second input passes through the new `pre`.
+    let (_, a) = check(
+        "entry main (xs: []i32) =
+           let ys = map (*2) xs
+           let (s, t) = reduce (\\(a, b) (c, d) -> (a + c, b + d)) (0, 0) (zip ys xs)
+           in s - t",
+        &[1, 2, 3],
+        Value::Scalar(runic_data::Scalar::I32(6)),
+    );
+    assert_eq!(soacs(&a), (0, 1));
+    let pre = lambdas(&a)
+        .into_iter()
+        .find(|l| l.params.len() == 2 && l.body.stms.len() == 1)
+        .expect("the pre lambda");
+    let elems: Vec<_> = pre
+        .params
+        .iter()
+        .filter(|q| a.names.hint(q.name) == "elem")
+        .collect();
+    assert_eq!(elems.len(), 1, "{a}");
+    assert_eq!(a.names.type_of(elems[0].name), Some(&elems[0].ty));
+}

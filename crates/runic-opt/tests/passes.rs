@@ -121,3 +121,203 @@ fn simplify_keeps_every_test_program_valid() {
         }
     }
 }
+
+/// The IR of one function (its printed text, from `entry "name"` to the next blank line).
+fn fun_text(p: &runic_ir::Prog, name: &str) -> String {
+    let t = p.to_string();
+    let start = t
+        .find(&format!("entry \"{name}\""))
+        .unwrap_or_else(|| panic!("no entry {name} in {t}"));
+    let rest = &t[start..];
+    rest[..rest.find("\n\n").unwrap_or(rest.len())].to_string()
+}
+
+#[test]
+fn simplify_reaches_branches_loop_bodies_and_lambdas() {
+    // In each nested body: a dead addition, and a product computed twice.
+    let p = lower(
+        "entry main (xs: []i32) (c: bool) (n: i64) (k: i32) =
+           let a = if c then (let _d = k + 1 in k * k + k * k) else k
+           let b = loop acc = k for _i < n do (let _d = acc + 7 in acc * acc + acc * acc)
+           let ys = map (\\x -> let _d = x + 5 in x * x + x * x) xs
+           let s = reduce (\\u v -> let _d = u + 9 in u * v + u * v) 1 xs
+           in (a, b, ys, s)",
+    );
+    let q = runic_opt::simplify(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert_eq!(t.matches("Mul(").count(), 4, "{t}");
+    for dead in [", 1i32)", ", 7i32)", ", 5i32)", ", 9i32)"] {
+        assert!(!t.contains(dead), "{dead} in {t}");
+    }
+}
+
+#[test]
+fn cse_reuses_enclosing_computations_but_not_those_of_sibling_or_inner_bodies() {
+    let p = lower(
+        "entry outer (c: bool) (k: i32) = let s = k * k in (s, if c then k * k + 1 else 0)
+         entry inner (c: bool) (k: i32) = (if c then k * k else k * k, k * k)",
+    );
+    let q = runic_opt::simplify(p);
+    runic_ir::verify(&q).unwrap();
+    let outer = fun_text(&q, "outer");
+    assert_eq!(outer.matches("Mul(").count(), 1, "{outer}");
+    // One product per branch and one after the branch: what a body computes ends with it.
+    let inner = fun_text(&q, "inner");
+    assert_eq!(inner.matches("Mul(").count(), 3, "{inner}");
+}
+
+#[test]
+fn copy_propagation_substitutes_into_nested_bodies() {
+    use runic_ir::traverse::{binders, uses};
+    use runic_ir::*;
+    // main (n, xs: [n]i32, c, k) =
+    //   let y = k; let six = 2 * 3
+    //   in (map (\x -> x + y) xs, if c then y else six, loop a = 0 for i < n do a + y)
+    // Lowering never writes such copies (AD does); built here so that each nested use is
+    // known.
+    let mut names = NameSource::default();
+    let i32t = Type::Prim(PrimType::I32);
+    let n = names.fresh_typed("n", Type::Prim(PrimType::I64));
+    let xs_t = i32t.array_of(SubExp::Var(n));
+    let xs = names.fresh_typed("xs", xs_t.clone());
+    let c = names.fresh_typed("c", Type::Prim(PrimType::Bool));
+    let k = names.fresh_typed("k", i32t.clone());
+    let mut b = Builder::new(&mut names);
+    let y = b.basic("y", BasicOp::SubExp(SubExp::Var(k)), i32t.clone());
+    let i32c = |v| SubExp::Const(Prim::I32(v));
+    let six = b.basic(
+        "six",
+        BasicOp::BinOp(BinOp::Mul, i32c(2), i32c(3)),
+        i32t.clone(),
+    );
+    let lam = b.lambda(vec![("x", i32t.clone())], vec![i32t.clone()], |b, ps| {
+        vec![b.binop(BinOp::Add, SubExp::Var(ps[0]), y.clone(), PrimType::I32)]
+    });
+    let ys = b.map("ys", SubExp::Var(n), lam, vec![xs]).unwrap();
+    let r = b.if_(
+        SubExp::Var(c),
+        vec![i32t.clone()],
+        |_| vec![y.clone()],
+        |_| vec![six.clone()],
+    );
+    let a = b.param("a", i32t.clone());
+    let i = b.fresh("i");
+    let loop_body =
+        b.body(|b| vec![b.binop(BinOp::Add, SubExp::Var(a.name), y.clone(), PrimType::I32)]);
+    let l = b.bind(
+        Exp::Loop {
+            params: vec![(a, i32c(0))],
+            form: LoopForm::For {
+                i,
+                bound: SubExp::Var(n),
+            },
+            body: loop_body,
+        },
+        vec![i32t.clone()],
+    );
+    let body = b.finish(vec![
+        SubExp::Var(ys[0]),
+        SubExp::Var(r[0]),
+        SubExp::Var(l[0]),
+    ]);
+    let params = [
+        (n, Type::Prim(PrimType::I64)),
+        (xs, xs_t.clone()),
+        (c, Type::Prim(PrimType::Bool)),
+        (k, i32t.clone()),
+    ];
+    let f = FunDef {
+        name: "main".into(),
+        params: params
+            .into_iter()
+            .map(|(name, ty)| Param { name, ty })
+            .collect(),
+        ret: vec![xs_t, i32t.clone(), i32t],
+        body,
+        entry: None,
+        src: SrcInfo::default(),
+    };
+    let p = Prog {
+        funs: vec![f],
+        names,
+    };
+    runic_ir::verify(&p).unwrap();
+    let q = runic_opt::copy_prop(p);
+    runic_ir::verify(&q).unwrap();
+    let body = &q.funs[0].body;
+    let (y, six) = (y.as_var().unwrap(), six.as_var().unwrap());
+    assert!(
+        !uses(body).contains(&y) && !binders(body).contains(&y),
+        "{q}"
+    );
+    assert!(!binders(body).contains(&six), "{q}");
+    let t = q.to_string();
+    // The parameter, and its uses in the lambda, the branch and the loop body.
+    assert_eq!(t.matches("k_3").count(), 4, "{t}");
+    assert!(t.contains("in {6i32}"), "{t}");
+}
+
+#[test]
+fn dce_keeps_a_branch_or_map_with_a_failing_operation_at_any_depth() {
+    let p = lower(
+        "entry main (xs: []i32) (c: bool) (k: i32) =
+           let _a = if c then k + 1 else k * 2
+           let _b = if c then (if c then k / 2 else k) else k
+           let _m = map (\\x -> if x > 0 then x % 3 else x) xs
+           let _n = map (\\x -> if x > 0 then x - 3 else x) xs
+           in k",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(t.contains("Div(") && t.contains("Mod("), "{t}");
+    assert!(!t.contains("Add(") && !t.contains("Sub("), "{t}");
+}
+
+#[test]
+fn dce_drops_dead_map_results_inside_a_loop_body() {
+    let p = lower(
+        "entry main (xs: []f64) (n: i64) =
+           loop acc = xs for _i < n do
+             let (ys, _zs) = unzip (map (\\x -> (f64.sin x, f64.cos x)) acc)
+             in ys",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(t.contains("Sin(") && !t.contains("Cos("), "{t}");
+}
+
+#[test]
+fn copies_are_elided_only_where_the_original_is_owned_and_dead() {
+    let p = lower(
+        "entry owned (xs: []i32) = xs with [0] = 1
+         entry read_later (xs: []i32) = (xs with [0] = 1, xs)
+         entry in_loop (xs: []i32) (n: i64) = loop ys = xs for i < n do ys with [i] = 1
+         entry in_map (rows: [][]i32) = map (\\r -> r with [0] = 1) rows
+         entry in_branch (xs: []i32) (c: bool) = if c then xs with [0] = 1 else xs",
+    );
+    let q = runic_opt::elide_copies(runic_opt::simplify(p));
+    runic_ir::verify(&q).unwrap();
+    let copies = |name: &str| fun_text(&q, name).matches("copy(").count();
+    // A function's and a loop's parameters belong to their body.
+    assert_eq!(copies("owned"), 0, "{q}");
+    assert_eq!(copies("in_loop"), 0, "{q}");
+    // Read after the update; a row of a map's input; bound outside the branch.
+    assert_eq!(copies("read_later"), 1, "{q}");
+    assert_eq!(copies("in_map"), 1, "{q}");
+    assert_eq!(copies("in_branch"), 1, "{q}");
+}
+
+#[test]
+fn cse_compares_constants_by_their_bits() {
+    // `0.0` and `-0.0` are equal numbers but give different products (of -x, or of
+    // infinities); two NaN constants are the same constant.
+    let p = lower("entry main (x: f64) = (x * 0.0, x * -0.0, x * 0.0, f64.nan + x, f64.nan + x)");
+    let q = runic_opt::simplify(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert_eq!(t.matches("Mul(").count(), 2, "{t}");
+    assert_eq!(t.matches("Add(").count(), 1, "{t}");
+}
