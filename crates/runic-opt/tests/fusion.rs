@@ -144,7 +144,7 @@ fn the_identity_pre_lambda_of_a_fold_has_typed_parameters() {
            let (s, t) = reduce (\\(a, b) (c, d) -> (a + c, b + d)) (0, 0) (zip ys xs)
            in s - t",
         &[1, 2, 3],
-        Value::Scalar(runic_data::Scalar::I32(6)),
+        Value::Scalar(runic_data::Prim::I32(6)),
     );
     assert_eq!(soacs(&a), (0, 1));
     let pre = lambdas(&a)
