@@ -358,13 +358,25 @@ impl<'a> Builder<'a> {
         neutral: Vec<SubExp>,
         arrs: Vec<VName>,
     ) -> TResult<Vec<SubExp>> {
+        self.reduce_with(hint, w, lam, neutral, arrs, false)
+    }
+
+    fn reduce_with(
+        &mut self,
+        hint: &str,
+        w: SubExp,
+        lam: Lambda,
+        neutral: Vec<SubExp>,
+        arrs: Vec<VName>,
+        commutative: bool,
+    ) -> TResult<Vec<SubExp>> {
         let exp = Exp::Soac(Soac::Reduce {
             w,
             arrs,
             pre: None,
             lam,
             neutral,
-            commutative: false,
+            commutative,
         });
         let vs = self.let_exp(hint, exp)?;
         Ok(vs.into_iter().map(SubExp::Var).collect())
@@ -729,16 +741,7 @@ impl Builder<'_> {
         neutral: Vec<SubExp>,
         arrs: Vec<VName>,
     ) -> TResult<Vec<SubExp>> {
-        let exp = Exp::Soac(Soac::Reduce {
-            w,
-            arrs,
-            pre: None,
-            lam,
-            neutral,
-            commutative: true,
-        });
-        let vs = self.let_exp(hint, exp)?;
-        Ok(vs.into_iter().map(SubExp::Var).collect())
+        self.reduce_with(hint, w, lam, neutral, arrs, true)
     }
 
     /// The zero of type `ty`: a constant, or a fresh array of zeros named `zeros`.

@@ -480,6 +480,14 @@ pub struct Prog {
 }
 
 impl Prog {
+    /// Records in [`Prog::names`] the type of every variable the functions bind
+    /// (parameters included), for a pass that builds code with a typed builder.
+    pub fn record_types(&mut self) {
+        for f in &self.funs {
+            self.names.record_types(f.params.as_slice());
+            self.names.record_types(&f.body);
+        }
+    }
     pub fn fun(&self, name: &str) -> Option<&FunDef> {
         self.funs.iter().find(|f| f.name == name)
     }

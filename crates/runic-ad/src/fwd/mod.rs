@@ -65,10 +65,7 @@ pub fn eliminate(prog: Prog) -> R<Prog> {
 /// executor reports it when it is reached) and its error is returned alongside, so that
 /// one unsupported use does not make every other entry point of the program fail.
 pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
-    for f in &prog.funs {
-        prog.names.record_types(f.params.as_slice());
-        prog.names.record_types(&f.body);
-    }
+    prog.record_types();
     let mut e = Elim {
         names: &mut prog.names,
         errors: Vec::new(),

@@ -46,10 +46,7 @@ pub(crate) type R<T> = Result<T, AdError>;
 /// returned. A `Vjp` whose lambda still contains a `Jvp` is left for a later round (the
 /// caller alternates with forward mode).
 pub fn eliminate_where_possible(mut prog: Prog) -> (Prog, Vec<AdError>) {
-    for f in &prog.funs {
-        prog.names.record_types(f.params.as_slice());
-        prog.names.record_types(&f.body);
-    }
+    prog.record_types();
     let mut e = Elim {
         names: &mut prog.names,
         errors: Vec::new(),
