@@ -2,7 +2,7 @@
 //! entry points on the ir backend.
 #![allow(dead_code)]
 
-use runic_data::{Array, Scalar, Value};
+use runic_data::{Array, Prim, Value};
 use runic_ir::Prog;
 use runic_syntax::SourceMap;
 use std::sync::Arc;
@@ -64,7 +64,7 @@ pub fn f64s(xs: &[f64]) -> Value {
 }
 
 pub fn f64v(x: f64) -> Value {
-    Value::Scalar(Scalar::F64(x))
+    Value::Scalar(Prim::F64(x))
 }
 
 pub fn i64s(xs: &[i64]) -> Value {
@@ -74,9 +74,9 @@ pub fn i64s(xs: &[i64]) -> Value {
 /// The floats of a value (a scalar or an array), row-major.
 pub fn floats(v: &Value) -> Vec<f64> {
     match v {
-        Value::Scalar(s) => vec![s.as_f64().expect("a float")],
+        Value::Scalar(s) => vec![s.as_float().expect("a float")],
         Value::Array(a) => (0..a.data.len())
-            .map(|i| a.data.get(i).as_f64().expect("floats"))
+            .map(|i| a.data.get(i).as_float().expect("floats"))
             .collect(),
         other => panic!("not a float value: {other:?}"),
     }

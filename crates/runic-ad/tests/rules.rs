@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use runic_data::{Scalar, Value};
+use runic_data::{Prim, Value};
 use runic_ir::*;
 use std::sync::Arc;
 
@@ -49,17 +49,17 @@ fn integer_and_boolean_tangents() {
     let out = r.run(
         "main",
         vec![
-            Value::Scalar(Scalar::I32(5)),
-            Value::Scalar(Scalar::I32(1_500_000_000)),
+            Value::Scalar(Prim::I32(5)),
+            Value::Scalar(Prim::I32(1_500_000_000)),
         ],
     );
     assert_eq!(
         out,
         vec![
-            Value::Scalar(Scalar::I32(75)),
-            Value::Scalar(Scalar::I32(-1_294_967_296)),
-            Value::Scalar(Scalar::Bool(false)),
-            Value::Scalar(Scalar::Bool(false)),
+            Value::Scalar(Prim::I32(75)),
+            Value::Scalar(Prim::I32(-1_294_967_296)),
+            Value::Scalar(Prim::Bool(false)),
+            Value::Scalar(Prim::Bool(false)),
         ]
     );
 }
@@ -172,7 +172,7 @@ fn loops_get_tangent_parameters_only_when_active() {
     assert!(text.contains("dacc"), "{text}");
     assert!(!text.contains("dk"), "{text}");
     let r = Runner::new(src);
-    let out = r.run("main", vec![f64v(2.0), Value::Scalar(Scalar::I32(3))]);
+    let out = r.run("main", vec![f64v(2.0), Value::Scalar(Prim::I32(3))]);
     assert_eq!(floats(&out[0]), [32.0]); // d(x⁴) = 4x³
 }
 

@@ -2,7 +2,9 @@
 //! parallel execution (runic-exec), and its pass list for `runic dev`.
 
 use crate::driver::Loaded;
-use runic_ir::Prog;
+use runic_exec::ExecError;
+use runic_ir::{Loc, Prog};
+use runic_syntax::{FileId, SourceMap, Span};
 use std::sync::Arc;
 
 /// Passes of the ir pipeline after the front end, in order.
@@ -88,6 +90,18 @@ fn lower(loaded: &Loaded) -> Result<Prog, String> {
 pub fn executor(loaded: &Loaded) -> Result<runic_exec::Executor, String> {
     let prog = compile(loaded, None, |_, _| {})?;
     Ok(runic_exec::Executor::new(Arc::new(prog)))
+}
+
+/// The report of a run-time error of the ir backend: the interpreter's layout
+/// (data-tests-cli.md §6.1.3), with the IR locations read as spans of the loaded sources.
+pub fn render_error(e: &ExecError, sources: &SourceMap) -> String {
+    let span = |l: Loc| Span {
+        file: FileId(l.file),
+        start: l.start,
+        end: l.end,
+    };
+    let backtrace: Vec<Span> = e.backtrace.iter().map(|&l| span(l)).collect();
+    runic_syntax::render_runtime_error(&e.message, e.loc.map(span), &backtrace, sources)
 }
 
 /// The program text printed by `runic dev` after an ir pass.

@@ -96,7 +96,10 @@ impl Executor {
             Backend::Interp(i) => {
                 quietly(|| i.call_entry(entry, args).map_err(|e| e.render(sources)))
             }
-            Backend::Ir(x) => quietly(|| x.run_entry(entry, args).map_err(|e| e.render(sources))),
+            Backend::Ir(x) => quietly(|| {
+                x.run_entry(entry, args)
+                    .map_err(|e| crate::backend_ir::render_error(&e, sources))
+            }),
         };
         drop(done);
         if let Some(w) = watchdog {

@@ -8,7 +8,7 @@ mod gen;
 
 use gen::{Gen, Program, FEATURES};
 use proptest::prelude::*;
-use runic_data::{Buffer, Scalar, Value};
+use runic_data::{Buffer, Prim, Value};
 use std::sync::Arc;
 
 /// Cases per run: enough to cover every construct several times, small enough to keep
@@ -60,7 +60,7 @@ fn run_both(p: &Program) -> Outcome {
             }
         }
         (Err(w), Err(g)) => {
-            let (w, g) = (w.render(&sources), g.render(&sources));
+            let (w, g) = (w.render(&sources), render_exec_error(&g, &sources));
             if w == g {
                 Outcome::Agree(Some(w))
             } else {
@@ -70,12 +70,23 @@ fn run_both(p: &Program) -> Outcome {
         (Ok(w), Err(g)) => Outcome::Disagree(format!(
             "interp: {:?}\n    ir fails: {}",
             w.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
-            g.render(&sources)
+            render_exec_error(&g, &sources)
         )),
         (Err(w), Ok(_)) => {
             Outcome::Disagree(format!("ir succeeds, interp fails: {}", w.render(&sources)))
         }
     }
+}
+
+/// The ir backend's error report, as the CLI renders it (`backend_ir::render_error`).
+fn render_exec_error(e: &runic_exec::ExecError, sources: &runic_syntax::SourceMap) -> String {
+    let span = |l: runic_ir::Loc| runic_syntax::Span {
+        file: runic_syntax::FileId(l.file),
+        start: l.start,
+        end: l.end,
+    };
+    let backtrace: Vec<_> = e.backtrace.iter().map(|&l| span(l)).collect();
+    runic_syntax::render_runtime_error(&e.message, e.loc.map(span), &backtrace, sources)
 }
 
 /// The test-block tolerance rule (data-tests-cli.md §6): one absolute tolerance for a value,
@@ -122,8 +133,8 @@ fn same_value(a: &Value, b: &Value) -> bool {
                 }
         }
         (Value::Scalar(x), Value::Scalar(y)) => match (x, y) {
-            (Scalar::F32(p), Scalar::F32(q)) => floats_match(&[*p as f64], &[*q as f64]),
-            (Scalar::F64(p), Scalar::F64(q)) => floats_match(&[*p], &[*q]),
+            (Prim::F32(p), Prim::F32(q)) => floats_match(&[*p as f64], &[*q as f64]),
+            (Prim::F64(p), Prim::F64(q)) => floats_match(&[*p], &[*q]),
             _ => x == y,
         },
         _ => a == b,

@@ -3,8 +3,10 @@
 use crate::text::MAX_RANK;
 use crate::types::PrimType;
 use crate::types::{binary_tag, from_binary_tag};
-use crate::value::{shape_product, Array, Buffer, Scalar, Value};
+use crate::value::{shape_product, Array, Value};
+use crate::Buffer;
 use half::f16;
+use runic_prim::Prim;
 
 const VERSION: u8 = 2;
 const HEADER: usize = 7;
@@ -12,7 +14,7 @@ const HEADER: usize = 7;
 /// Writes a data value in the binary format, appending to `out`. Non-data values are errors.
 pub fn write_binary(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
     let (shape, elem): (&[usize], PrimType) = match v {
-        Value::Scalar(s) => (&[], s.elem_type()),
+        Value::Scalar(s) => (&[], s.ty()),
         Value::Array(a) => (&a.shape, a.elem_type()),
         _ => return Err("only scalars and arrays of primitive type can be written".into()),
     };
@@ -48,20 +50,20 @@ fn v_len(v: &Value) -> usize {
     }
 }
 
-fn write_scalar(s: Scalar, out: &mut Vec<u8>) {
+fn write_scalar(s: Prim, out: &mut Vec<u8>) {
     match s {
-        Scalar::I8(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::I16(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::I32(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::I64(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::U8(x) => out.push(x),
-        Scalar::U16(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::U32(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::U64(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::F16(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::F32(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::F64(x) => out.extend_from_slice(&x.to_le_bytes()),
-        Scalar::Bool(x) => out.push(x as u8),
+        Prim::I8(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::I16(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::I32(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::I64(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::U8(x) => out.push(x),
+        Prim::U16(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::U32(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::U64(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::F16(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::F32(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::F64(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Prim::Bool(x) => out.push(x as u8),
     }
 }
 
@@ -236,7 +238,7 @@ mod tests {
     #[test]
     fn examples_of_4_1() {
         assert_eq!(
-            bin(&Value::Scalar(Scalar::I32(5))),
+            bin(&Value::Scalar(Prim::I32(5))),
             "62 02 00 20 69 33 32 05 00 00 00"
         );
         assert_eq!(
@@ -260,19 +262,19 @@ mod tests {
     #[test]
     fn other_element_types() {
         assert_eq!(
-            bin(&Value::Scalar(Scalar::F16(f16::from_f32(1.0)))),
+            bin(&Value::Scalar(Prim::F16(f16::from_f32(1.0)))),
             "62 02 00 20 66 31 36 00 3c"
         );
         assert_eq!(
-            bin(&Value::Scalar(Scalar::I16(-2))),
+            bin(&Value::Scalar(Prim::I16(-2))),
             "62 02 00 20 69 31 36 fe ff"
         );
         assert_eq!(
-            bin(&Value::Scalar(Scalar::U64(1 << 40))),
+            bin(&Value::Scalar(Prim::U64(1 << 40))),
             "62 02 00 20 75 36 34 00 00 00 00 00 01 00 00"
         );
         assert_eq!(
-            bin(&Value::Scalar(Scalar::F64(1.0))),
+            bin(&Value::Scalar(Prim::F64(1.0))),
             "62 02 00 20 66 36 34 00 00 00 00 00 00 f0 3f"
         );
         assert!(write_binary(&Value::Opaque("#<fun>".into()), &mut Vec::new()).is_err());

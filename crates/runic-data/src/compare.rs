@@ -1,7 +1,9 @@
 //! Comparing results with expected values (§5.8), including the reference's tolerance rule.
 
 use crate::print::print_scalar;
-use crate::value::{Array, Buffer, Scalar, Value};
+use crate::value::{Array, Value};
+use crate::Buffer;
+use runic_prim::Prim;
 use std::fmt::Write;
 
 /// Compares result values with expected ones; returns the mismatch lines in order (empty when
@@ -84,7 +86,7 @@ fn compare_one(k: usize, e: &Value, g: &Value, max: usize, out: &mut Vec<String>
 
 fn elem_of(v: &Value) -> crate::types::PrimType {
     match v {
-        Value::Scalar(s) => s.elem_type(),
+        Value::Scalar(s) => s.ty(),
         Value::Array(a) => a.elem_type(),
         // compare_one only calls this for data values.
         _ => crate::types::PrimType::Bool,
@@ -135,25 +137,25 @@ fn write_index(out: &mut String, shape: &[usize], mut i: usize) {
 /// The tolerance of an expected float array (0 for other types, which compare exactly).
 fn float_tolerance(data: &Buffer) -> f64 {
     match data {
-        Buffer::F16(v) => tolerance(v.iter().map(|&x| Scalar::F16(x))),
-        Buffer::F32(v) => tolerance(v.iter().map(|&x| Scalar::F32(x))),
-        Buffer::F64(v) => tolerance(v.iter().map(|&x| Scalar::F64(x))),
+        Buffer::F16(v) => tolerance(v.iter().map(|&x| Prim::F16(x))),
+        Buffer::F32(v) => tolerance(v.iter().map(|&x| Prim::F32(x))),
+        Buffer::F64(v) => tolerance(v.iter().map(|&x| Prim::F64(x))),
         _ => 0.0,
     }
 }
 
 /// `0.002 × max(1, M)` with `M` the largest finite expected element (signed), 1 if none.
-fn tolerance(expected: impl Iterator<Item = Scalar>) -> f64 {
+fn tolerance(expected: impl Iterator<Item = Prim>) -> f64 {
     let m = expected
-        .filter_map(|s| s.as_f64())
+        .filter_map(|s| s.as_float())
         .filter(|x| x.is_finite())
         .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
         .unwrap_or(1.0);
     0.002 * m.max(1.0)
 }
 
-fn elements_match(e: Scalar, g: Scalar, tol: f64) -> bool {
-    match (e.as_f64(), g.as_f64()) {
+fn elements_match(e: Prim, g: Prim, tol: f64) -> bool {
+    match (e.as_float(), g.as_float()) {
         (Some(e), Some(g)) => {
             (e.is_nan() && g.is_nan())
                 || (e.is_infinite() && g.is_infinite() && e == g)
@@ -174,7 +176,7 @@ mod tests {
 
     #[test]
     fn counts_and_shapes() {
-        let one = Value::Scalar(Scalar::I32(1));
+        let one = Value::Scalar(Prim::I32(1));
         assert_eq!(
             compare_values(&[one.clone(), one.clone()], &[one.clone()], 5),
             vec!["Expected 2 values, got 1"]
@@ -192,7 +194,7 @@ mod tests {
             vec!["Value #0: expected a scalar, got array of shape [1][2]"]
         );
         assert_eq!(
-            compare_values(&[one.clone()], &[Value::Scalar(Scalar::I64(1))], 5),
+            compare_values(&[one.clone()], &[Value::Scalar(Prim::I64(1))], 5),
             vec!["Value #0: expected type i32, got i64"]
         );
         assert!(compare_values(&[one.clone()], &[one], 5).is_empty());
@@ -206,8 +208,8 @@ mod tests {
             compare_values(&[e], &[g], 5),
             vec!["Value #0 index [0,1]: expected 2.0f32, got 2.5f32"]
         );
-        let e = Value::Scalar(Scalar::F32(2.0));
-        let g = Value::Scalar(Scalar::F32(2.5));
+        let e = Value::Scalar(Prim::F32(2.0));
+        let g = Value::Scalar(Prim::F32(2.5));
         assert_eq!(
             compare_values(&[e], &[g], 5),
             vec!["Value #0: expected 2.0f32, got 2.5f32"]
@@ -263,17 +265,17 @@ mod tests {
             compare_values(&[e], &[g], 5),
             vec!["Value #0 index [3]: expected -f32.inf, got f32.inf"]
         );
-        let nan = Value::Scalar(Scalar::F64(f64::NAN));
-        let num = Value::Scalar(Scalar::F64(1.0));
+        let nan = Value::Scalar(Prim::F64(f64::NAN));
+        let num = Value::Scalar(Prim::F64(1.0));
         assert_eq!(
             compare_values(&[nan], &[num.clone()], 5),
             vec!["Value #0: expected f64.nan, got 1.0f64"]
         );
-        let inf = Value::Scalar(Scalar::F64(f64::INFINITY));
+        let inf = Value::Scalar(Prim::F64(f64::INFINITY));
         assert_eq!(compare_values(&[inf], &[num], 5).len(), 1);
         // Exactly at the tolerance boundary passes.
-        let e = Value::Scalar(Scalar::F64(0.5));
-        let g = Value::Scalar(Scalar::F64(0.5 + 0.001953125));
+        let e = Value::Scalar(Prim::F64(0.5));
+        let g = Value::Scalar(Prim::F64(0.5 + 0.001953125));
         assert!(compare_values(&[e], &[g], 5).is_empty());
     }
 

@@ -2,8 +2,9 @@
 //! per-type ranges.
 
 use crate::types::{PrimType, ValueType};
-use crate::value::{shape_product, Array, Buffer, Scalar, Value};
-use half::f16;
+use crate::value::{shape_product, Array, Value};
+use crate::Buffer;
+use runic_prim::Prim;
 
 /// The SplitMix64 generator; its state is the seed.
 #[derive(Clone, Debug)]
@@ -123,7 +124,7 @@ pub fn generate(ty: &ValueType, seed: u64, bounds: &Bounds) -> Result<Value, Str
         let span = (hi - lo + 1) as u128;
         fill(elem, n, || {
             let x = lo + (rng.next_u64() as u128 % span) as i128;
-            int_scalar(elem, x)
+            Prim::int(elem, x)
         })?
     } else if elem.is_float() {
         let (lo, hi) = match bounds.get(elem) {
@@ -134,14 +135,10 @@ pub fn generate(ty: &ValueType, seed: u64, bounds: &Bounds) -> Result<Value, Str
         fill(elem, n, || {
             let u = (rng.next_u64() >> 11) as f64 * unit;
             let x = lo + u * (hi - lo);
-            match elem {
-                PrimType::F16 => Scalar::F16(f16::from_f64(x)),
-                PrimType::F32 => Scalar::F32(x as f32),
-                _ => Scalar::F64(x),
-            }
+            Prim::float(elem, x)
         })?
     } else {
-        fill(elem, n, || Scalar::Bool(rng.next_u64() >> 63 == 1))?
+        fill(elem, n, || Prim::Bool(rng.next_u64() >> 63 == 1))?
     };
     if shape.is_empty() {
         return Ok(Value::Scalar(data.get(0)));
@@ -150,28 +147,14 @@ pub fn generate(ty: &ValueType, seed: u64, bounds: &Bounds) -> Result<Value, Str
 }
 
 /// `n` elements from `next`, in order; fails cleanly instead of aborting when memory is short.
-fn fill(elem: PrimType, n: usize, mut next: impl FnMut() -> Scalar) -> Result<Buffer, String> {
+fn fill(elem: PrimType, n: usize, mut next: impl FnMut() -> Prim) -> Result<Buffer, String> {
     let mut buf = Buffer::new(elem);
-    crate::value::with_buffer!(&mut buf, v => v.try_reserve_exact(n))
+    crate::with_buffer!(&mut buf, v => v.try_reserve_exact(n))
         .map_err(|_| format!("not enough memory for {n} elements of type {elem}"))?;
     for _ in 0..n {
         buf.push(next());
     }
     Ok(buf)
-}
-
-/// `x` (within the range of `t`) as a scalar of integer type `t`.
-fn int_scalar(t: PrimType, x: i128) -> Scalar {
-    match t {
-        PrimType::I8 => Scalar::I8(x as i8),
-        PrimType::I16 => Scalar::I16(x as i16),
-        PrimType::I32 => Scalar::I32(x as i32),
-        PrimType::I64 => Scalar::I64(x as i64),
-        PrimType::U8 => Scalar::U8(x as u8),
-        PrimType::U16 => Scalar::U16(x as u16),
-        PrimType::U32 => Scalar::U32(x as u32),
-        _ => Scalar::U64(x as u64),
-    }
 }
 
 #[cfg(test)]

@@ -2,8 +2,7 @@
 //! and the conversion of a literal to its final element type (§2.3, §2.4).
 
 use crate::types::PrimType;
-use crate::value::Scalar;
-use half::f16;
+use runic_prim::Prim;
 
 /// How a literal was written; decides which element types it may take (§2.4 table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -401,11 +400,11 @@ pub(crate) struct Converter {
 
 impl Converter {
     /// The literal's value as element type `t`. The caller has checked `lit.fits(t)`.
-    pub fn convert(&mut self, bytes: &[u8], lit: &Lit, t: PrimType) -> Result<Scalar, LexError> {
+    pub fn convert(&mut self, bytes: &[u8], lit: &Lit, t: PrimType) -> Result<Prim, LexError> {
         Ok(match lit.kind {
-            LitKind::Bool(b) => Scalar::Bool(b),
-            LitKind::Nan => float_scalar(t, f64::NAN),
-            LitKind::Inf { negative } => float_scalar(
+            LitKind::Bool(b) => Prim::Bool(b),
+            LitKind::Nan => Prim::float(t, f64::NAN),
+            LitKind::Inf { negative } => Prim::float(
                 t,
                 if negative {
                     f64::NEG_INFINITY
@@ -429,7 +428,7 @@ impl Converter {
                 if negative {
                     v = v.wrapping_neg();
                 }
-                int_scalar(t, v)
+                Prim::int(t, v as i128)
             }
             LitKind::Int {
                 negative,
@@ -457,9 +456,9 @@ impl Converter {
                 }
                 let sign = if negative { -1.0 } else { 1.0 };
                 match (t, exact) {
-                    (PrimType::F32, Some(x)) => Scalar::F32(x as f32 * sign as f32),
-                    (_, Some(x)) => float_scalar(t, x as f64 * sign),
-                    (_, None) => float_scalar(t, approx * sign),
+                    (PrimType::F32, Some(x)) => Prim::F32(x as f32 * sign as f32),
+                    (_, Some(x)) => Prim::float(t, x as f64 * sign),
+                    (_, None) => Prim::float(t, approx * sign),
                 }
             }
             LitKind::Decimal { text } => {
@@ -486,43 +485,21 @@ impl Converter {
 
     /// Parses the scratch text straight into the final float type (one rounding; f16 goes
     /// through f64).
-    fn parse_float(&self, t: PrimType, lit: &Lit) -> Result<Scalar, LexError> {
+    fn parse_float(&self, t: PrimType, lit: &Lit) -> Result<Prim, LexError> {
         let bad = || (lit.start, format!("invalid number `{}`", self.scratch));
         Ok(match t {
-            PrimType::F32 => Scalar::F32(self.scratch.parse::<f32>().map_err(|_| bad())?),
-            _ => float_scalar(t, self.scratch.parse::<f64>().map_err(|_| bad())?),
+            PrimType::F32 => Prim::F32(self.scratch.parse::<f32>().map_err(|_| bad())?),
+            _ => Prim::float(t, self.scratch.parse::<f64>().map_err(|_| bad())?),
         })
-    }
-}
-
-/// An f64 rounded to float type `t` (f64 for any non-f16/f32 type).
-fn float_scalar(t: PrimType, x: f64) -> Scalar {
-    match t {
-        PrimType::F16 => Scalar::F16(f16::from_f64(x)),
-        PrimType::F32 => Scalar::F32(x as f32),
-        _ => Scalar::F64(x),
-    }
-}
-
-/// The low bits of `v` as integer type `t` (two's complement wrap-around).
-fn int_scalar(t: PrimType, v: u64) -> Scalar {
-    match t {
-        PrimType::I8 => Scalar::I8(v as i8),
-        PrimType::I16 => Scalar::I16(v as i16),
-        PrimType::I32 => Scalar::I32(v as i32),
-        PrimType::U8 => Scalar::U8(v as u8),
-        PrimType::U16 => Scalar::U16(v as u16),
-        PrimType::U32 => Scalar::U32(v as u32),
-        PrimType::U64 => Scalar::U64(v),
-        _ => Scalar::I64(v as i64),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::f16;
 
-    fn scalar(text: &str, t: Option<PrimType>) -> Result<Scalar, LexError> {
+    fn scalar(text: &str, t: Option<PrimType>) -> Result<Prim, LexError> {
         let lit = lex_scalar(text.as_bytes(), 0)?;
         let t = t.unwrap_or(lit.own_type());
         assert!(lit.fits(t), "{text} does not fit {t}");
@@ -531,65 +508,65 @@ mod tests {
 
     #[test]
     fn integer_literals_wrap() {
-        assert_eq!(scalar("128i8", None), Ok(Scalar::I8(-128)));
-        assert_eq!(scalar("255i8", None), Ok(Scalar::I8(-1)));
-        assert_eq!(scalar("32768i16", None), Ok(Scalar::I16(-32768)));
-        assert_eq!(scalar("-1u8", None), Ok(Scalar::U8(255)));
-        assert_eq!(scalar("256u8", None), Ok(Scalar::U8(0)));
-        assert_eq!(scalar("1_000_000i64", None), Ok(Scalar::I64(1_000_000)));
+        assert_eq!(scalar("128i8", None), Ok(Prim::I8(-128)));
+        assert_eq!(scalar("255i8", None), Ok(Prim::I8(-1)));
+        assert_eq!(scalar("32768i16", None), Ok(Prim::I16(-32768)));
+        assert_eq!(scalar("-1u8", None), Ok(Prim::U8(255)));
+        assert_eq!(scalar("256u8", None), Ok(Prim::U8(0)));
+        assert_eq!(scalar("1_000_000i64", None), Ok(Prim::I64(1_000_000)));
         assert_eq!(
             scalar("340282366920938463463374607431768211457u64", None),
-            Ok(Scalar::U64(1))
+            Ok(Prim::U64(1))
         );
         assert_eq!(
             scalar("-9223372036854775808i64", None),
-            Ok(Scalar::I64(i64::MIN))
+            Ok(Prim::I64(i64::MIN))
         );
-        assert_eq!(scalar("42", None), Ok(Scalar::I32(42)));
-        assert_eq!(scalar("+42", None), Ok(Scalar::I32(42)));
+        assert_eq!(scalar("42", None), Ok(Prim::I32(42)));
+        assert_eq!(scalar("+42", None), Ok(Prim::I32(42)));
     }
 
     #[test]
     fn hex_and_binary() {
-        assert_eq!(scalar("0x1f32", None), Ok(Scalar::I32(7986)));
-        assert_eq!(scalar("0xffu8", None), Ok(Scalar::U8(255)));
-        assert_eq!(scalar("0xfi8", None), Ok(Scalar::I8(15)));
-        assert_eq!(scalar("0xFF_FFi16", None), Ok(Scalar::I16(-1)));
-        assert_eq!(scalar("-0x10", None), Ok(Scalar::I32(-16)));
-        assert_eq!(scalar("0b1010u8", None), Ok(Scalar::U8(10)));
-        assert_eq!(scalar("0b1111_1111i8", None), Ok(Scalar::I8(-1)));
-        assert_eq!(scalar("0x10", Some(PrimType::F32)), Ok(Scalar::F32(16.0)));
+        assert_eq!(scalar("0x1f32", None), Ok(Prim::I32(7986)));
+        assert_eq!(scalar("0xffu8", None), Ok(Prim::U8(255)));
+        assert_eq!(scalar("0xfi8", None), Ok(Prim::I8(15)));
+        assert_eq!(scalar("0xFF_FFi16", None), Ok(Prim::I16(-1)));
+        assert_eq!(scalar("-0x10", None), Ok(Prim::I32(-16)));
+        assert_eq!(scalar("0b1010u8", None), Ok(Prim::U8(10)));
+        assert_eq!(scalar("0b1111_1111i8", None), Ok(Prim::I8(-1)));
+        assert_eq!(scalar("0x10", Some(PrimType::F32)), Ok(Prim::F32(16.0)));
     }
 
     #[test]
     fn float_literals() {
-        assert_eq!(scalar("3.0", None), Ok(Scalar::F64(3.0)));
-        assert_eq!(scalar("3f32", None), Ok(Scalar::F32(3.0)));
-        assert_eq!(scalar("1e3", None), Ok(Scalar::F64(1000.0)));
-        assert_eq!(scalar("1E5", None), Ok(Scalar::F64(1e5)));
-        assert_eq!(scalar("-3e2f32", None), Ok(Scalar::F32(-300.0)));
-        assert_eq!(scalar("2.5e-1_0", None), Ok(Scalar::F64(2.5e-10)));
-        assert_eq!(scalar("5", Some(PrimType::F32)), Ok(Scalar::F32(5.0)));
+        assert_eq!(scalar("3.0", None), Ok(Prim::F64(3.0)));
+        assert_eq!(scalar("3f32", None), Ok(Prim::F32(3.0)));
+        assert_eq!(scalar("1e3", None), Ok(Prim::F64(1000.0)));
+        assert_eq!(scalar("1E5", None), Ok(Prim::F64(1e5)));
+        assert_eq!(scalar("-3e2f32", None), Ok(Prim::F32(-300.0)));
+        assert_eq!(scalar("2.5e-1_0", None), Ok(Prim::F64(2.5e-10)));
+        assert_eq!(scalar("5", Some(PrimType::F32)), Ok(Prim::F32(5.0)));
         // Rounded directly to f32: 0.1f32 is the f32 nearest to 0.1.
-        assert_eq!(scalar("0.1f32", None), Ok(Scalar::F32(0.1f32)));
+        assert_eq!(scalar("0.1f32", None), Ok(Prim::F32(0.1f32)));
         // 16777217 is a tie between two f32 values; round to even directly.
         assert_eq!(
             scalar("16777217", Some(PrimType::F32)),
-            Ok(Scalar::F32(16777216.0))
+            Ok(Prim::F32(16777216.0))
         );
         assert_eq!(
             scalar("0.1f16", None),
-            Ok(Scalar::F16(f16::from_bits(0x2e66)))
+            Ok(Prim::F16(f16::from_bits(0x2e66)))
         );
         match scalar("-f64.inf", None) {
-            Ok(Scalar::F64(x)) => assert_eq!(x, f64::NEG_INFINITY),
+            Ok(Prim::F64(x)) => assert_eq!(x, f64::NEG_INFINITY),
             other => panic!("{other:?}"),
         }
         match scalar("f16.nan", None) {
-            Ok(Scalar::F16(x)) => assert!(x.is_nan()),
+            Ok(Prim::F16(x)) => assert!(x.is_nan()),
             other => panic!("{other:?}"),
         }
-        assert_eq!(scalar("true", None), Ok(Scalar::Bool(true)));
+        assert_eq!(scalar("true", None), Ok(Prim::Bool(true)));
     }
 
     #[test]

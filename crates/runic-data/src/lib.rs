@@ -1,8 +1,8 @@
 //! runic-data: run-time values shared by every backend, and the text and binary value formats
 //! (`data-tests-cli.md` §1–§5.8): reading, printing, random generation and comparison.
 //!
-//! - [`Value`] / [`Array`] / [`Buffer`] / [`Scalar`]: data values (row-major typed buffers) plus
-//!   the non-data values that only exist for printing results.
+//! - [`Value`] / [`Array`] / [`Buffer`]: data values (row-major typed buffers whose elements are
+//!   [`Prim`] scalars) plus the non-data values that only exist for printing results.
 //! - [`Reader`] / [`read_all`]: mixed text and binary streams. A hint ([`ValueType`]) fixes the
 //!   element type and rank of a value (§2.4); its dimensions are not checked here (size checks
 //!   belong to the caller). Errors ([`DataError`]) carry line:col for text and a byte offset for
@@ -11,6 +11,7 @@
 //! - [`generate`] with [`SplitMix64`] and [`Bounds`]: §5.6. [`compare_values`]: §5.8.
 
 mod binary;
+mod buffer;
 mod compare;
 mod error;
 mod generate;
@@ -22,6 +23,7 @@ mod types;
 mod value;
 
 pub use binary::write_binary;
+pub use buffer::Buffer;
 pub use compare::compare_values;
 pub use error::DataError;
 pub use generate::{generate, Bounds, SplitMix64};
@@ -31,7 +33,10 @@ pub use print::{
 };
 pub use reader::{read_all, read_file_bytes, Reader};
 pub use types::{parse_value_type, PrimType, ValueType};
-pub use value::{shape_product, Array, Buffer, Scalar, Value};
+pub use value::{shape_product, Array, Value};
 
-// Re-exported so that users name the same f16 type as `Scalar::F16`.
+// The scalar type of data values (`Value::Scalar`, `Buffer::get`).
+pub use runic_prim::Prim;
+
+// Re-exported so that users name the same f16 type as `Prim::F16`.
 pub use half::f16;

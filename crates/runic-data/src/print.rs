@@ -2,8 +2,9 @@
 //! debugging notation for non-data values.
 
 use crate::types::PrimType;
-use crate::value::{Array, Scalar, Value};
+use crate::value::{Array, Value};
 use half::f16;
+use runic_prim::Prim;
 use std::fmt::Write;
 
 /// Layout and suffix choices of the three printed forms.
@@ -49,7 +50,7 @@ pub fn print_value_repl(v: &Value) -> String {
 }
 
 /// A scalar in canonical form (`-3i32`, `2.0f32`, `f64.nan`).
-pub fn print_scalar(s: Scalar) -> String {
+pub fn print_scalar(s: Prim) -> String {
     let mut out = String::new();
     let mut scratch = String::new();
     write_scalar(&mut out, &mut scratch, s, true);
@@ -58,25 +59,18 @@ pub fn print_scalar(s: Scalar) -> String {
 
 /// Digits and suffix of an f32 (§3.1): `0.1f32`, `1.0e-45f32`, `f32.nan`, `-f32.inf`.
 pub fn format_float_f32(x: f32) -> String {
-    print_scalar(Scalar::F32(x))
+    print_scalar(Prim::F32(x))
 }
 
 /// Digits and suffix of an f64 (§3.1): `123.456f64`, `1.0e7f64`.
 pub fn format_float_f64(x: f64) -> String {
-    print_scalar(Scalar::F64(x))
+    print_scalar(Prim::F64(x))
 }
 
 /// `{}` formats a value in canonical multi-line form, like [`print_value`].
 impl std::fmt::Display for Value {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&print_value(self))
-    }
-}
-
-/// `{}` formats a scalar canonically, like [`print_scalar`].
-impl std::fmt::Display for Scalar {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&print_scalar(*self))
     }
 }
 
@@ -203,25 +197,25 @@ fn write_rows(
     out.push(']');
 }
 
-fn write_scalar(out: &mut String, scratch: &mut String, s: Scalar, suffixes: bool) {
-    let elem = s.elem_type();
+fn write_scalar(out: &mut String, scratch: &mut String, s: Prim, suffixes: bool) {
+    let elem = s.ty();
     let _ = match s {
-        Scalar::I8(x) => write!(out, "{x}"),
-        Scalar::I16(x) => write!(out, "{x}"),
-        Scalar::I32(x) => write!(out, "{x}"),
-        Scalar::I64(x) => write!(out, "{x}"),
-        Scalar::U8(x) => write!(out, "{x}"),
-        Scalar::U16(x) => write!(out, "{x}"),
-        Scalar::U32(x) => write!(out, "{x}"),
-        Scalar::U64(x) => write!(out, "{x}"),
-        Scalar::Bool(b) => {
+        Prim::I8(x) => write!(out, "{x}"),
+        Prim::I16(x) => write!(out, "{x}"),
+        Prim::I32(x) => write!(out, "{x}"),
+        Prim::I64(x) => write!(out, "{x}"),
+        Prim::U8(x) => write!(out, "{x}"),
+        Prim::U16(x) => write!(out, "{x}"),
+        Prim::U32(x) => write!(out, "{x}"),
+        Prim::U64(x) => write!(out, "{x}"),
+        Prim::Bool(b) => {
             out.push_str(if b { "true" } else { "false" });
             return;
         }
         // f16 is printed with the f32 digit rule (§3.1 step 1); widening is exact.
-        Scalar::F16(x) => return write_float(out, scratch, f16::to_f32(x), elem, suffixes),
-        Scalar::F32(x) => return write_float(out, scratch, x, elem, suffixes),
-        Scalar::F64(x) => return write_float(out, scratch, x, elem, suffixes),
+        Prim::F16(x) => return write_float(out, scratch, f16::to_f32(x), elem, suffixes),
+        Prim::F32(x) => return write_float(out, scratch, x, elem, suffixes),
+        Prim::F64(x) => return write_float(out, scratch, x, elem, suffixes),
     };
     if suffixes {
         out.push_str(elem.name());
@@ -332,7 +326,7 @@ fn write_digits(out: &mut String, sci: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Buffer;
+    use crate::Buffer;
 
     #[test]
     fn float_table_of_3_1() {
@@ -350,9 +344,9 @@ mod tests {
         assert_eq!(format_float_f64(1.0 / 3.0), "0.3333333333333333f64");
         assert_eq!(format_float_f32(1.0 / 3.0), "0.33333334f32");
         assert_eq!(format_float_f32(f32::from_bits(1)), "1.0e-45f32");
-        assert_eq!(print_scalar(Scalar::F16(f16::from_f32(3.0))), "3.0f16");
+        assert_eq!(print_scalar(Prim::F16(f16::from_f32(3.0))), "3.0f16");
         assert_eq!(
-            print_scalar(Scalar::F16(f16::from_f64(0.1))),
+            print_scalar(Prim::F16(f16::from_f64(0.1))),
             "9.9975586e-2f16"
         );
     }
@@ -363,7 +357,7 @@ mod tests {
         assert_eq!(format_float_f64(-f64::NAN), "f64.nan");
         assert_eq!(format_float_f64(f64::INFINITY), "f64.inf");
         assert_eq!(format_float_f64(f64::NEG_INFINITY), "-f64.inf");
-        assert_eq!(print_scalar(Scalar::F16(f16::NEG_INFINITY)), "-f16.inf");
+        assert_eq!(print_scalar(Prim::F16(f16::NEG_INFINITY)), "-f16.inf");
         assert_eq!(format_float_f64(0.1), "0.1f64");
         assert_eq!(format_float_f64(0.5), "0.5f64");
         assert_eq!(format_float_f64(-2.5), "-2.5f64");
@@ -376,16 +370,13 @@ mod tests {
 
     #[test]
     fn integers_and_bools() {
-        assert_eq!(print_scalar(Scalar::I32(-3)), "-3i32");
-        assert_eq!(print_scalar(Scalar::U8(255)), "255u8");
-        assert_eq!(
-            print_scalar(Scalar::U64(u64::MAX)),
-            "18446744073709551615u64"
-        );
-        assert_eq!(print_scalar(Scalar::I8(-128)), "-128i8");
-        assert_eq!(print_scalar(Scalar::Bool(true)), "true");
-        assert_eq!(Scalar::I16(-5).to_string(), "-5i16");
-        assert_eq!(Value::Scalar(Scalar::U32(7)).to_string(), "7u32");
+        assert_eq!(print_scalar(Prim::I32(-3)), "-3i32");
+        assert_eq!(print_scalar(Prim::U8(255)), "255u8");
+        assert_eq!(print_scalar(Prim::U64(u64::MAX)), "18446744073709551615u64");
+        assert_eq!(print_scalar(Prim::I8(-128)), "-128i8");
+        assert_eq!(print_scalar(Prim::Bool(true)), "true");
+        assert_eq!(print_scalar(Prim::I16(-5)), "-5i16");
+        assert_eq!(Value::Scalar(Prim::U32(7)).to_string(), "7u32");
     }
 
     fn iota2(rows: usize, cols: usize) -> Value {
@@ -430,17 +421,14 @@ mod tests {
 
     #[test]
     fn repl_form() {
-        assert_eq!(print_value_repl(&Value::Scalar(Scalar::I32(3))), "3");
-        assert_eq!(print_value_repl(&Value::Scalar(Scalar::F64(1.5))), "1.5");
+        assert_eq!(print_value_repl(&Value::Scalar(Prim::I32(3))), "3");
+        assert_eq!(print_value_repl(&Value::Scalar(Prim::F64(1.5))), "1.5");
         assert_eq!(
-            print_value_repl(&Value::Scalar(Scalar::F32(f32::NAN))),
+            print_value_repl(&Value::Scalar(Prim::F32(f32::NAN))),
             "f32.nan"
         );
-        assert_eq!(
-            print_value_repl(&Value::Scalar(Scalar::F64(0.01))),
-            "1.0e-2"
-        );
-        assert_eq!(print_value_repl(&Value::Scalar(Scalar::Bool(true))), "true");
+        assert_eq!(print_value_repl(&Value::Scalar(Prim::F64(0.01))), "1.0e-2");
+        assert_eq!(print_value_repl(&Value::Scalar(Prim::Bool(true))), "true");
     }
 
     #[test]
@@ -458,16 +446,16 @@ mod tests {
     #[test]
     fn opaque_notation() {
         let v = Value::Tuple(vec![
-            Value::Scalar(Scalar::I32(1)),
+            Value::Scalar(Prim::I32(1)),
             Value::Record(vec![
-                ("y".into(), Value::Scalar(Scalar::Bool(false))),
+                ("y".into(), Value::Scalar(Prim::Bool(false))),
                 ("x".into(), iota2(2, 1)),
             ]),
             Value::Sum(
                 "some".into(),
                 vec![
                     Value::Sum("none".into(), vec![]),
-                    Value::Sum("pair".into(), vec![Value::Scalar(Scalar::U8(1))]),
+                    Value::Sum("pair".into(), vec![Value::Scalar(Prim::U8(1))]),
                 ],
             ),
             Value::Opaque("#<fun>".into()),

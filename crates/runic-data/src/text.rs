@@ -3,7 +3,8 @@
 
 use crate::lexer::{describe_at, lex_scalar, skip_blank, Converter, Lit};
 use crate::types::{PrimType, ValueType};
-use crate::value::{shape_product, Array, Buffer, Value};
+use crate::value::{shape_product, Array, Value};
+use crate::Buffer;
 
 /// Largest array rank accepted (the binary reader has the same limit).
 pub(crate) const MAX_RANK: usize = 32;

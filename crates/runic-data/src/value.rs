@@ -1,212 +1,10 @@
 //! Run-time data values (§1.2): scalars, regular row-major arrays, and the non-data values that
 //! only appear when printing results.
 
+use crate::buffer::Buffer;
 use crate::types::{PrimType, ValueType};
 use half::f16;
-
-/// One primitive value.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
-    I8(i8),
-    I16(i16),
-    I32(i32),
-    I64(i64),
-    U8(u8),
-    U16(u16),
-    U32(u32),
-    U64(u64),
-    F16(f16),
-    F32(f32),
-    F64(f64),
-    Bool(bool),
-}
-
-impl Scalar {
-    pub fn elem_type(&self) -> PrimType {
-        match self {
-            Scalar::I8(_) => PrimType::I8,
-            Scalar::I16(_) => PrimType::I16,
-            Scalar::I32(_) => PrimType::I32,
-            Scalar::I64(_) => PrimType::I64,
-            Scalar::U8(_) => PrimType::U8,
-            Scalar::U16(_) => PrimType::U16,
-            Scalar::U32(_) => PrimType::U32,
-            Scalar::U64(_) => PrimType::U64,
-            Scalar::F16(_) => PrimType::F16,
-            Scalar::F32(_) => PrimType::F32,
-            Scalar::F64(_) => PrimType::F64,
-            Scalar::Bool(_) => PrimType::Bool,
-        }
-    }
-
-    /// The value widened to f64, for floats only.
-    pub fn as_f64(&self) -> Option<f64> {
-        match *self {
-            Scalar::F16(x) => Some(x.to_f64()),
-            Scalar::F32(x) => Some(x as f64),
-            Scalar::F64(x) => Some(x),
-            _ => None,
-        }
-    }
-
-    /// The value as a mathematical integer, for integer types only.
-    pub fn as_i128(&self) -> Option<i128> {
-        match *self {
-            Scalar::I8(x) => Some(x as i128),
-            Scalar::I16(x) => Some(x as i128),
-            Scalar::I32(x) => Some(x as i128),
-            Scalar::I64(x) => Some(x as i128),
-            Scalar::U8(x) => Some(x as i128),
-            Scalar::U16(x) => Some(x as i128),
-            Scalar::U32(x) => Some(x as i128),
-            Scalar::U64(x) => Some(x as i128),
-            _ => None,
-        }
-    }
-
-    /// Equality that treats every NaN as equal to every NaN and otherwise compares floats
-    /// bit for bit (so `-0.0` differs from `0.0`). Used to check round trips.
-    pub fn bit_eq(&self, other: &Scalar) -> bool {
-        match (self, other) {
-            (Scalar::F16(a), Scalar::F16(b)) => {
-                (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-            }
-            (Scalar::F32(a), Scalar::F32(b)) => {
-                (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-            }
-            (Scalar::F64(a), Scalar::F64(b)) => {
-                (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-            }
-            _ => self == other,
-        }
-    }
-}
-
-/// A typed, flat element buffer (row-major data of an array).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Buffer {
-    I8(Vec<i8>),
-    I16(Vec<i16>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-    F16(Vec<f16>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    Bool(Vec<bool>),
-}
-
-/// Applies `$body` to the vector inside any `Buffer` variant, bound as `$v`.
-macro_rules! with_buffer {
-    ($buf:expr, $v:ident => $body:expr) => {
-        match $buf {
-            Buffer::I8($v) => $body,
-            Buffer::I16($v) => $body,
-            Buffer::I32($v) => $body,
-            Buffer::I64($v) => $body,
-            Buffer::U8($v) => $body,
-            Buffer::U16($v) => $body,
-            Buffer::U32($v) => $body,
-            Buffer::U64($v) => $body,
-            Buffer::F16($v) => $body,
-            Buffer::F32($v) => $body,
-            Buffer::F64($v) => $body,
-            Buffer::Bool($v) => $body,
-        }
-    };
-}
-pub(crate) use with_buffer;
-
-impl Buffer {
-    /// An empty buffer of the given type with room for `capacity` elements.
-    pub fn with_capacity(elem: PrimType, capacity: usize) -> Buffer {
-        match elem {
-            PrimType::I8 => Buffer::I8(Vec::with_capacity(capacity)),
-            PrimType::I16 => Buffer::I16(Vec::with_capacity(capacity)),
-            PrimType::I32 => Buffer::I32(Vec::with_capacity(capacity)),
-            PrimType::I64 => Buffer::I64(Vec::with_capacity(capacity)),
-            PrimType::U8 => Buffer::U8(Vec::with_capacity(capacity)),
-            PrimType::U16 => Buffer::U16(Vec::with_capacity(capacity)),
-            PrimType::U32 => Buffer::U32(Vec::with_capacity(capacity)),
-            PrimType::U64 => Buffer::U64(Vec::with_capacity(capacity)),
-            PrimType::F16 => Buffer::F16(Vec::with_capacity(capacity)),
-            PrimType::F32 => Buffer::F32(Vec::with_capacity(capacity)),
-            PrimType::F64 => Buffer::F64(Vec::with_capacity(capacity)),
-            PrimType::Bool => Buffer::Bool(Vec::with_capacity(capacity)),
-        }
-    }
-
-    pub fn new(elem: PrimType) -> Buffer {
-        Buffer::with_capacity(elem, 0)
-    }
-
-    pub fn len(&self) -> usize {
-        with_buffer!(self, v => v.len())
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn elem_type(&self) -> PrimType {
-        match self {
-            Buffer::I8(_) => PrimType::I8,
-            Buffer::I16(_) => PrimType::I16,
-            Buffer::I32(_) => PrimType::I32,
-            Buffer::I64(_) => PrimType::I64,
-            Buffer::U8(_) => PrimType::U8,
-            Buffer::U16(_) => PrimType::U16,
-            Buffer::U32(_) => PrimType::U32,
-            Buffer::U64(_) => PrimType::U64,
-            Buffer::F16(_) => PrimType::F16,
-            Buffer::F32(_) => PrimType::F32,
-            Buffer::F64(_) => PrimType::F64,
-            Buffer::Bool(_) => PrimType::Bool,
-        }
-    }
-
-    /// Element `i`. Panics if `i >= len()` (an internal invariant, like slice indexing).
-    pub fn get(&self, i: usize) -> Scalar {
-        match self {
-            Buffer::I8(v) => Scalar::I8(v[i]),
-            Buffer::I16(v) => Scalar::I16(v[i]),
-            Buffer::I32(v) => Scalar::I32(v[i]),
-            Buffer::I64(v) => Scalar::I64(v[i]),
-            Buffer::U8(v) => Scalar::U8(v[i]),
-            Buffer::U16(v) => Scalar::U16(v[i]),
-            Buffer::U32(v) => Scalar::U32(v[i]),
-            Buffer::U64(v) => Scalar::U64(v[i]),
-            Buffer::F16(v) => Scalar::F16(v[i]),
-            Buffer::F32(v) => Scalar::F32(v[i]),
-            Buffer::F64(v) => Scalar::F64(v[i]),
-            Buffer::Bool(v) => Scalar::Bool(v[i]),
-        }
-    }
-
-    /// Appends a scalar of the buffer's own type; returns false (and appends nothing) if the
-    /// types differ.
-    pub fn push(&mut self, s: Scalar) -> bool {
-        match (self, s) {
-            (Buffer::I8(v), Scalar::I8(x)) => v.push(x),
-            (Buffer::I16(v), Scalar::I16(x)) => v.push(x),
-            (Buffer::I32(v), Scalar::I32(x)) => v.push(x),
-            (Buffer::I64(v), Scalar::I64(x)) => v.push(x),
-            (Buffer::U8(v), Scalar::U8(x)) => v.push(x),
-            (Buffer::U16(v), Scalar::U16(x)) => v.push(x),
-            (Buffer::U32(v), Scalar::U32(x)) => v.push(x),
-            (Buffer::U64(v), Scalar::U64(x)) => v.push(x),
-            (Buffer::F16(v), Scalar::F16(x)) => v.push(x),
-            (Buffer::F32(v), Scalar::F32(x)) => v.push(x),
-            (Buffer::F64(v), Scalar::F64(x)) => v.push(x),
-            (Buffer::Bool(v), Scalar::Bool(x)) => v.push(x),
-            _ => return false,
-        }
-        true
-    }
-}
+use runic_prim::Prim;
 
 /// Number of elements of a shape, `None` on overflow. Any zero dimension gives 0, whatever the
 /// other dimensions are.
@@ -288,7 +86,7 @@ impl Array {
 /// others exist only so that results of any type can be printed (§3.6).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
-    Scalar(Scalar),
+    Scalar(Prim),
     Array(Array),
     Tuple(Vec<Value>),
     /// Fields in any order; printing sorts them by name.
@@ -303,7 +101,7 @@ impl Value {
     /// The data type (element type and fully known shape); `None` for non-data values.
     pub fn value_type(&self) -> Option<ValueType> {
         match self {
-            Value::Scalar(s) => Some(ValueType::scalar(s.elem_type())),
+            Value::Scalar(s) => Some(ValueType::scalar(s.ty())),
             Value::Array(a) => Some(ValueType::with_shape(a.elem_type(), &a.shape)),
             _ => None,
         }
@@ -322,7 +120,7 @@ impl Value {
         }
     }
 
-    pub fn as_scalar(&self) -> Option<Scalar> {
+    pub fn as_scalar(&self) -> Option<Prim> {
         match self {
             Value::Scalar(s) => Some(*s),
             _ => None,
@@ -339,18 +137,18 @@ impl Value {
     /// An integer scalar of any integer type as i64 (u64 values above `i64::MAX` give `None`).
     pub fn as_i64(&self) -> Option<i64> {
         self.as_scalar()?
-            .as_i128()
+            .as_int()
             .and_then(|x| i64::try_from(x).ok())
     }
 
     /// A float scalar of any float type, widened to f64.
     pub fn as_f64(&self) -> Option<f64> {
-        self.as_scalar()?.as_f64()
+        self.as_scalar()?.as_float()
     }
 
     pub fn as_bool(&self) -> Option<bool> {
         match self {
-            Value::Scalar(Scalar::Bool(b)) => Some(*b),
+            Value::Scalar(Prim::Bool(b)) => Some(*b),
             _ => None,
         }
     }
@@ -358,11 +156,11 @@ impl Value {
     /// Structural equality where NaN equals NaN and floats are otherwise compared bit for bit.
     pub fn bit_eq(&self, other: &Value) -> bool {
         match (self, other) {
-            (Value::Scalar(a), Value::Scalar(b)) => a.bit_eq(b),
+            (Value::Scalar(a), Value::Scalar(b)) => prim_bit_eq(a, b),
             (Value::Array(a), Value::Array(b)) => {
                 a.shape == b.shape
                     && a.elem_type() == b.elem_type()
-                    && (0..a.len()).all(|i| a.data.get(i).bit_eq(&b.data.get(i)))
+                    && (0..a.len()).all(|i| prim_bit_eq(&a.data.get(i), &b.data.get(i)))
             }
             (Value::Tuple(a), Value::Tuple(b)) | (Value::Sum(_, a), Value::Sum(_, b)) => {
                 a.len() == b.len()
@@ -384,8 +182,19 @@ impl Value {
     }
 }
 
-impl From<Scalar> for Value {
-    fn from(s: Scalar) -> Value {
+/// Equality that treats every NaN as equal to every NaN and otherwise compares floats bit for
+/// bit (so `-0.0` differs from `0.0`). Used to check round trips.
+fn prim_bit_eq(a: &Prim, b: &Prim) -> bool {
+    match (a, b) {
+        (Prim::F16(x), Prim::F16(y)) => (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits(),
+        (Prim::F32(x), Prim::F32(y)) => (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits(),
+        (Prim::F64(x), Prim::F64(y)) => (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}
+
+impl From<Prim> for Value {
+    fn from(s: Prim) -> Value {
         Value::Scalar(s)
     }
 }
@@ -427,14 +236,14 @@ mod tests {
 
     #[test]
     fn accessors() {
-        assert_eq!(Value::Scalar(Scalar::U64(u64::MAX)).as_i64(), None);
-        assert_eq!(Value::Scalar(Scalar::I8(-3)).as_i64(), Some(-3));
+        assert_eq!(Value::Scalar(Prim::U64(u64::MAX)).as_i64(), None);
+        assert_eq!(Value::Scalar(Prim::I8(-3)).as_i64(), Some(-3));
         assert_eq!(
-            Value::Scalar(Scalar::F16(f16::from_f32(1.5))).as_f64(),
+            Value::Scalar(Prim::F16(f16::from_f32(1.5))).as_f64(),
             Some(1.5)
         );
-        let nan = Value::Scalar(Scalar::F32(f32::NAN));
-        assert!(nan.bit_eq(&Value::Scalar(Scalar::F32(-f32::NAN))));
-        assert!(!Value::Scalar(Scalar::F32(0.0)).bit_eq(&Value::Scalar(Scalar::F32(-0.0))));
+        let nan = Value::Scalar(Prim::F32(f32::NAN));
+        assert!(nan.bit_eq(&Value::Scalar(Prim::F32(-f32::NAN))));
+        assert!(!Value::Scalar(Prim::F32(0.0)).bit_eq(&Value::Scalar(Prim::F32(-0.0))));
     }
 }

@@ -183,7 +183,7 @@ fn strings() {
 #[test]
 fn binary_values_in_a_mixed_stream() {
     let mut bytes = b"1 ".to_vec();
-    write_binary(&Value::Scalar(Scalar::I32(5)), &mut bytes).unwrap();
+    write_binary(&Value::Scalar(Prim::I32(5)), &mut bytes).unwrap();
     write_binary(
         &Array::from_f32(vec![2], vec![1.0, -2.5]).unwrap().into(),
         &mut bytes,

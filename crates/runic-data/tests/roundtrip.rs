@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use runic_data::*;
 
 /// One element: either a special float-ish value or random bits, reinterpreted per type.
-fn scalar_of(elem: PrimType, (pick, bits): (u8, u64)) -> Scalar {
+fn scalar_of(elem: PrimType, (pick, bits): (u8, u64)) -> Prim {
     let special = pick == 0;
     let f64_special = [
         f64::NAN,
@@ -17,25 +17,25 @@ fn scalar_of(elem: PrimType, (pick, bits): (u8, u64)) -> Scalar {
         0.1,
     ];
     match elem {
-        PrimType::I8 => Scalar::I8(bits as i8),
-        PrimType::I16 => Scalar::I16(bits as i16),
-        PrimType::I32 => Scalar::I32(bits as i32),
-        PrimType::I64 => Scalar::I64(bits as i64),
-        PrimType::U8 => Scalar::U8(bits as u8),
-        PrimType::U16 => Scalar::U16(bits as u16),
-        PrimType::U32 => Scalar::U32(bits as u32),
-        PrimType::U64 => Scalar::U64(bits),
-        PrimType::Bool => Scalar::Bool(bits & 1 == 1),
-        PrimType::F16 if special => Scalar::F16(f16::from_f64(
+        PrimType::I8 => Prim::I8(bits as i8),
+        PrimType::I16 => Prim::I16(bits as i16),
+        PrimType::I32 => Prim::I32(bits as i32),
+        PrimType::I64 => Prim::I64(bits as i64),
+        PrimType::U8 => Prim::U8(bits as u8),
+        PrimType::U16 => Prim::U16(bits as u16),
+        PrimType::U32 => Prim::U32(bits as u32),
+        PrimType::U64 => Prim::U64(bits),
+        PrimType::Bool => Prim::Bool(bits & 1 == 1),
+        PrimType::F16 if special => Prim::F16(f16::from_f64(
             f64_special[bits as usize % f64_special.len()],
         )),
         PrimType::F32 if special => {
-            Scalar::F32(f64_special[bits as usize % f64_special.len()] as f32)
+            Prim::F32(f64_special[bits as usize % f64_special.len()] as f32)
         }
-        PrimType::F64 if special => Scalar::F64(f64_special[bits as usize % f64_special.len()]),
-        PrimType::F16 => Scalar::F16(f16::from_bits(bits as u16)),
-        PrimType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
-        PrimType::F64 => Scalar::F64(f64::from_bits(bits)),
+        PrimType::F64 if special => Prim::F64(f64_special[bits as usize % f64_special.len()]),
+        PrimType::F16 => Prim::F16(f16::from_bits(bits as u16)),
+        PrimType::F32 => Prim::F32(f32::from_bits(bits as u32)),
+        PrimType::F64 => Prim::F64(f64::from_bits(bits)),
     }
 }
 

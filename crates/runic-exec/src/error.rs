@@ -1,8 +1,8 @@
-//! Run-time errors of the ir backend, reported exactly like the interpreter's
-//! (data-tests-cli.md §6.1.3).
+//! Run-time errors of the ir backend as data: the interpreter's message, the IR location of
+//! the failing operation and the backtrace. The CLI renders them with the interpreter's report
+//! (data-tests-cli.md §6.1.3); this crate knows nothing of source files.
 
 use runic_ir::{Loc, SrcInfo};
-use runic_syntax::{FileId, SourceMap, Span};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecError {
@@ -55,34 +55,6 @@ impl ExecError {
         if self.backtrace.last() != Some(&l) {
             self.backtrace.push(l);
         }
-    }
-
-    /// The report: location, message, source excerpt, blank line, backtrace.
-    pub fn render(&self, sources: &SourceMap) -> String {
-        let mut out = match self.loc {
-            Some(l) => {
-                runic_syntax::Diagnostic::error(span(l), self.message.clone()).render(sources)
-            }
-            None => format!("Error: {}\n", self.message),
-        };
-        if !self.backtrace.is_empty() {
-            out.push_str("\nBacktrace:\n");
-            for (k, l) in self.backtrace.iter().enumerate() {
-                let lead = if k == 0 { "-> " } else { "   " };
-                let gap = if k >= 10 { " " } else { "  " };
-                out.push_str(&format!("{lead}#{k}{gap}{}\n", sources.location(span(*l))));
-            }
-        }
-        out
-    }
-}
-
-/// The front end's span for an IR location.
-pub fn span(l: Loc) -> Span {
-    Span {
-        file: FileId(l.file),
-        start: l.start,
-        end: l.end,
     }
 }
 

@@ -445,13 +445,13 @@ impl Ctx<'_> {
                         flat = flat * d + i as usize;
                     }
                     for (a, v) in arrays.iter_mut().zip(&vals) {
-                        let old = buf_get(&a.data, flat);
+                        let old = a.data.get(flat);
                         let y = v.prim()?;
                         let new = match crate::vector::fast_binop(op, old, y) {
                             Some(r) => r,
                             None => scalar_binop(op, old, y)?,
                         };
-                        buf_set(&mut a.data, flat, new);
+                        a.data.set_converted(flat, new);
                     }
                     return Ok(());
                 }
@@ -606,11 +606,11 @@ pub fn replicate(dims: &[usize], x: &Val) -> R<Val> {
     let mut shape = dims.to_vec();
     shape.extend_from_slice(inner);
     Ok(match x {
-        Val::Prim(p) => arr(shape, buf_filled(p.ty(), n, *p)),
+        Val::Prim(p) => arr(shape, Buffer::filled(p.ty(), n, *p)),
         Val::Arr(a) => {
             let mut buf = Buffer::with_capacity(a.data.elem_type(), n * a.data.len());
             for _ in 0..n {
-                buf_extend(&mut buf, &a.data, 0, a.data.len());
+                buf.extend_converted(&a.data, 0, a.data.len());
             }
             arr(shape, buf)
         }
@@ -641,7 +641,7 @@ fn rearrange(a: &Array, perm: &[usize]) -> R<Val> {
             counter[k] = 0;
         }
     }
-    Ok(arr(new_shape, buf_gather(&a.data, &idx)))
+    Ok(arr(new_shape, a.data.gather(&idx)))
 }
 
 fn concat(dim: usize, arrs: &[Arc<Array>]) -> R<Val> {
@@ -666,7 +666,7 @@ fn concat(dim: usize, arrs: &[Arc<Array>]) -> R<Val> {
                 "Value of (desugared) shape {} cannot match shape of type \"{}{}\".",
                 shape_string(&b.shape),
                 shape_string(&want),
-                buf_elem(&first.data)
+                first.data.elem_type()
             ));
         }
         shape[dim] += b.shape[dim];
@@ -676,7 +676,7 @@ fn concat(dim: usize, arrs: &[Arc<Array>]) -> R<Val> {
     for o in 0..outer {
         for a in arrs {
             let chunk: usize = a.shape[dim..].iter().product();
-            buf_extend(&mut data, &a.data, o * chunk, chunk);
+            data.extend_converted(&a.data, o * chunk, chunk);
         }
     }
     Ok(arr(shape, data))
@@ -693,7 +693,7 @@ fn array_lit(rows: Vec<Val>, ty: &Type) -> R<Val> {
                 _ => 0,
             }));
         }
-        return Ok(arr(shape, buf_with_capacity(elem, 0)));
+        return Ok(arr(shape, Buffer::with_capacity(elem, 0)));
     };
     let first_shape = first.shape().to_vec();
     for r in &rows[1..] {
@@ -707,11 +707,11 @@ fn array_lit(rows: Vec<Val>, ty: &Type) -> R<Val> {
     }
     let elem = match first {
         Val::Prim(p) => p.ty(),
-        Val::Arr(a) => buf_elem(&a.data),
+        Val::Arr(a) => a.data.elem_type(),
         _ => return err("internal error: an accumulator in an array literal"),
     };
     let inner: usize = first_shape.iter().product();
-    let mut data = buf_with_capacity(elem, n * inner);
+    let mut data = Buffer::with_capacity(elem, n * inner);
     for r in &rows {
         push_row(&mut data, r)?;
     }

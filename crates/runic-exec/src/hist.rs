@@ -23,7 +23,7 @@ const PAR_MIN: usize = 1 << 14;
 fn bin_of(is: &[Arc<Array>], bins: &[usize], j: usize) -> Option<usize> {
     let mut flat = 0usize;
     for (a, &w) in is.iter().zip(bins) {
-        let c = buf_get(&a.data, j).to_i64()?;
+        let c = a.data.get(j).to_i64()?;
         if c < 0 || c as usize >= w {
             return None;
         }
@@ -114,8 +114,8 @@ fn hist_fast(
     }
     for j in 0..w {
         if let Some(b) = bin_of(is, bins, j) {
-            let new = scalar_binop(op, buf_get(dest, b), buf_get(vals, j))?;
-            buf_set(dest, b, new);
+            let new = scalar_binop(op, dest.get(b), vals.get(j))?;
+            dest.set_converted(b, new);
         }
     }
     Ok(())
@@ -148,7 +148,7 @@ fn hist_by_bin_ranges(
             .zip(row_shapes.iter().zip(&row_lens))
             .map(|(d, (rs, &len))| Array {
                 shape: [hi - lo].into_iter().chain(rs.iter().copied()).collect(),
-                data: buf_slice(&d.data, lo * len, (hi - lo) * len),
+                data: d.data.slice(lo * len, (hi - lo) * len),
             })
             .collect();
         let planned = PlannedOp::new(cx, f, lam, row_shapes);
@@ -195,7 +195,7 @@ fn hist_by_bin_ranges(
     for (&(lo, hi), local) in parts.iter().zip(results) {
         let local = local.map_err(|(_, e)| e)?;
         for ((d, l), &len) in dests.iter_mut().zip(local).zip(&row_lens) {
-            buf_copy(&mut d.data, lo * len, &l.data, 0, (hi - lo) * len);
+            d.data.copy_converted(lo * len, &l.data, 0, (hi - lo) * len);
         }
     }
     Ok(())
@@ -238,10 +238,8 @@ impl PlannedOp<'_> {
         scratch: &mut Scratch,
     ) -> R<()> {
         scratch.args.clear();
-        scratch.args.extend(dests.iter().map(|d| buf_get(d, b)));
-        scratch
-            .args
-            .extend(vals.iter().map(|v| buf_get(&v.data, j)));
+        scratch.args.extend(dests.iter().map(|d| d.get(b)));
+        scratch.args.extend(vals.iter().map(|v| v.data.get(j)));
         self.plan.eval(
             &self.frees,
             &scratch.args,
@@ -249,7 +247,7 @@ impl PlannedOp<'_> {
             &mut scratch.out,
         )?;
         for (d, x) in dests.iter_mut().zip(&scratch.out) {
-            buf_set(d, b, *x);
+            d.set_converted(b, *x);
         }
         Ok(())
     }
@@ -341,7 +339,7 @@ pub fn hist(
         }
         let coords: Vec<DimVal> = is
             .iter()
-            .map(|a| DimVal::Idx(buf_get(&a.data, j).to_i64().unwrap_or(0)))
+            .map(|a| DimVal::Idx(a.data.get(j).to_i64().unwrap_or(0)))
             .collect();
         let mut args = Vec::with_capacity(2 * dests.len());
         for d in &dests {
@@ -382,7 +380,7 @@ pub fn scatter(
         let threads = rayon::current_num_threads();
         if par && w >= PAR_MIN && threads > 1 && nb > 0 {
             let per_bins = nb.div_ceil(threads).max(1);
-            with_buf2!(&mut d.data, &v.data, dd, vv => {
+            runic_data::with_buffer2!(&mut d.data, &v.data, dd, vv => {
                 dd.par_chunks_mut(per_bins * inner.max(1)).enumerate().for_each(|(k, part)| {
                     let base = k * per_bins;
                     let count = part.len() / inner.max(1);
@@ -399,7 +397,7 @@ pub fn scatter(
         } else {
             for j in 0..w {
                 if let Some(b) = bin_of(is, &bins, j) {
-                    buf_copy(&mut d.data, b * inner, &v.data, j * inner, inner);
+                    d.data.copy_converted(b * inner, &v.data, j * inner, inner);
                 }
             }
         }

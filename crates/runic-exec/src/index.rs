@@ -1,7 +1,7 @@
 //! Indexing, slicing, in-place updates (language.md §7.6, §7.12) and ranges (§7.5), with the
 //! interpreter's error messages.
 
-use crate::value::{buf_copy, buf_gather, buf_get, buf_push, buf_slice, buf_with_capacity, Val};
+use crate::value::Val;
 use runic_data::{Array, Buffer};
 use runic_ir::RangeKind;
 use runic_prim::{Prim, PrimType};
@@ -13,22 +13,22 @@ pub fn extract(arr: &Array, sel: &Selection) -> Val {
     let inner = sel.inner();
     if sel.is_single() {
         let off = sel.block_offsets()[0];
-        return Val::Prim(buf_get(&arr.data, off));
+        return Val::Prim(arr.data.get(off));
     }
     let shape = sel.result_shape();
     // A strided slice of a vector (`xs[::-1]`, used by reverse-mode AD): a typed copy.
     if let (Some((start, count, stride)), 1) = (sel.outer_slice(), inner) {
-        let data = crate::value::buf_strided(&arr.data, start, count, stride);
+        let data = arr.data.strided(start, count, stride);
         return crate::value::arr(shape, data);
     }
     let offs = sel.block_offsets();
     let data = if offs.len() == 1 {
-        buf_slice(&arr.data, offs[0], inner)
+        arr.data.slice(offs[0], inner)
     } else if inner == 1 {
-        buf_gather(&arr.data, &offs)
+        arr.data.gather(&offs)
     } else {
         let idx: Vec<usize> = offs.iter().flat_map(|&o| o..o + inner).collect();
-        buf_gather(&arr.data, &idx)
+        arr.data.gather(&idx)
     };
     crate::value::arr(shape, data)
 }
@@ -38,7 +38,7 @@ pub fn index(a: &Array, dims: &[DimVal]) -> Result<Val, String> {
     // Fast path: a full index of a vector.
     if let ([DimVal::Idx(i)], 1) = (dims, a.shape.len()) {
         if *i >= 0 && (*i as usize) < a.shape[0] {
-            return Ok(Val::Prim(buf_get(&a.data, *i as usize)));
+            return Ok(Val::Prim(a.data.get(*i as usize)));
         }
     }
     let sel = select(&a.shape, dims)?;
@@ -50,7 +50,7 @@ pub fn write(arr: &mut Array, sel: &Selection, v: &Val) -> Result<(), String> {
     if sel.is_single() {
         let off = sel.block_offsets()[0];
         if let Val::Prim(p) = v {
-            crate::value::buf_set(&mut arr.data, off, *p);
+            arr.data.set_converted(off, *p);
             return Ok(());
         }
     }
@@ -61,7 +61,7 @@ pub fn write(arr: &mut Array, sel: &Selection, v: &Val) -> Result<(), String> {
     };
     let inner = sel.inner();
     for (b, off) in sel.block_offsets().into_iter().enumerate() {
-        buf_copy(&mut arr.data, off, &src.data, b * inner, inner);
+        arr.data.copy_converted(off, &src.data, b * inner, inner);
     }
     Ok(())
 }
@@ -78,9 +78,9 @@ pub fn range(a: Prim, b: Option<Prim>, c: Prim, kind: RangeKind) -> Result<Val, 
                 .collect(),
         )
     } else {
-        let mut buf = buf_with_capacity(t, n);
+        let mut buf = Buffer::with_capacity(t, n);
         for k in 0..n as i128 {
-            buf_push(&mut buf, Prim::int(t, first + k * s));
+            buf.push_converted(Prim::int(t, first + k * s));
         }
         buf
     };

@@ -7,8 +7,9 @@
 //!   ([`soac`], [`hist`]); SOACs nested inside a kernel run sequentially.
 //! - Scalar operations use `runic_prim`'s operations (or native ones where those are
 //!   bit-identical), so results match the interpreter's.
-//! - Run-time errors ([`ExecError`]) carry the interpreter's messages and render the same
-//!   report.
+//! - Run-time errors ([`ExecError`]) carry the interpreter's messages, with IR locations
+//!   ([`runic_ir::Loc`]) for the failing operation and its backtrace; rendering them against the
+//!   source files is the caller's job (the CLI prints the interpreter's report).
 
 mod error;
 mod eval;
@@ -20,7 +21,7 @@ mod soac;
 mod value;
 pub mod vector;
 
-pub use error::{span, ExecError};
+pub use error::ExecError;
 
 use eval::{Ctx, Frame};
 use runic_data::{Array, Value};
@@ -28,7 +29,7 @@ use runic_ir::{Prog, SubExp, Type};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use value::{prim_of, scalar_of, Val};
+use value::Val;
 
 /// Stack size of the evaluation thread (function calls recurse on the host stack).
 const STACK_SIZE: usize = 256 << 20;
@@ -187,7 +188,7 @@ fn bind_sizes(cx: &Ctx, frame: &mut Frame, ty: &Type, v: &Val) -> Result<(), Exe
 fn from_data(v: Value, ty: &Type) -> Result<Val, ExecError> {
     let bad = || ExecError::new("entry point arguments have invalid types.");
     match (v, ty) {
-        (Value::Scalar(s), Type::Prim(t)) if *t == s.elem_type() => Ok(Val::Prim(prim_of(s))),
+        (Value::Scalar(s), Type::Prim(t)) if *t == s.ty() => Ok(Val::Prim(s)),
         (Value::Array(a), Type::Array { elem, shape }) if *elem == a.data.elem_type() => {
             if a.shape.len() != shape.len() || !a.is_valid() {
                 return Err(bad());
@@ -201,7 +202,7 @@ fn from_data(v: Value, ty: &Type) -> Result<Val, ExecError> {
 /// A result for the host; an array no one else holds is moved, not copied.
 fn to_data(v: Val) -> Result<Value, ExecError> {
     match v {
-        Val::Prim(p) => Ok(Value::Scalar(scalar_of(p))),
+        Val::Prim(p) => Ok(Value::Scalar(p)),
         Val::Arr(a) => Ok(Value::Array(
             Arc::try_unwrap(a).unwrap_or_else(|a| Array::clone(&a)),
         )),

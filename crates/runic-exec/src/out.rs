@@ -2,7 +2,6 @@
 //! disjoint range of elements — so that chunk outputs need no concatenation.
 
 use crate::error::{err, R};
-use crate::value::*;
 use runic_data::{Buffer, PrimType};
 use runic_prim::Prim;
 
@@ -30,7 +29,7 @@ impl OutPtr {
     pub fn new(b: &mut Buffer) -> OutPtr {
         let elem = b.elem_type();
         let len = b.len();
-        with_buf!(b, v => OutPtr {
+        runic_data::with_buffer!(b, v => OutPtr {
             ptr: v.as_mut_ptr().cast::<u8>(),
             elem,
             size: elem_size(v),
@@ -47,7 +46,7 @@ impl OutPtr {
         if src.elem_type() != self.elem || at + n > self.len || start + n > src.len() {
             return err("internal error: a chunk output does not fit its result");
         }
-        with_buf!(src, v => {
+        runic_data::with_buffer!(src, v => {
             // SAFETY: bounds and element type checked above; ranges of concurrent writers
             // are disjoint.
             unsafe {
@@ -63,7 +62,7 @@ impl OutPtr {
 
     /// Store one scalar at `at`.
     pub fn set(&self, at: usize, p: Prim) -> R<()> {
-        let b = buf_filled(self.elem, 1, p);
+        let b = Buffer::filled(self.elem, 1, p);
         self.write(at, &b, 0, 1)
     }
 

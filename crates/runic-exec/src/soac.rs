@@ -30,7 +30,7 @@ impl Block {
     }
     fn elem(&self, i: usize) -> Vec<Val> {
         match self {
-            Block::Cols(c) => c.iter().map(|b| Val::Prim(buf_get(b, i))).collect(),
+            Block::Cols(c) => c.iter().map(|b| Val::Prim(b.get(i))).collect(),
             Block::Rows(r) => r[i].clone(),
         }
     }
@@ -122,7 +122,7 @@ fn fold_col(op: BinOp, acc: Prim, col: &Buffer, off: usize, n: usize) -> R<Prim>
     );
     let mut a = acc;
     for i in range {
-        let x = buf_get(col_all, i);
+        let x = col_all.get(i);
         a = match crate::vector::fast_binop(op, a, x) {
             Some(v) => v,
             None => scalar_binop(op, a, x)?,
@@ -165,12 +165,12 @@ fn scan_col(op: BinOp, acc: Prim, col: &Buffer, n: usize, out: &mut Buffer) -> R
         _ => {
             let mut a = acc;
             for i in 0..n {
-                let x = buf_get(col, i);
+                let x = col.get(i);
                 a = match crate::vector::fast_binop(op, a, x) {
                     Some(v) => v,
                     None => scalar_binop(op, a, x)?,
                 };
-                buf_push(out, a);
+                out.push_converted(a);
             }
             Ok(a)
         }
@@ -205,7 +205,7 @@ fn scan_into(op: BinOp, acc: Prim, src: &Buffer, lo: usize, n: usize, dst: &OutP
         .wrapping_add(b));
     let mut a = acc;
     for i in lo..lo + n {
-        a = scalar_binop(op, a, buf_get(src, i))?;
+        a = scalar_binop(op, a, src.get(i))?;
         dst.set(i, a)?;
     }
     Ok(())
@@ -241,7 +241,7 @@ impl Ctx<'_> {
         let flat = arrs.iter().all(|a| a.shape.len() == 1);
         match lam {
             None if flat => Ok(Block::Cols(
-                arrs.iter().map(|a| buf_slice(&a.data, lo, n)).collect(),
+                arrs.iter().map(|a| a.data.slice(lo, n)).collect(),
             )),
             None => Ok(Block::Rows(
                 (lo..hi)
@@ -259,7 +259,7 @@ impl Ctx<'_> {
                         let inputs: Vec<&Buffer> = arrs.iter().map(|a| &a.data).collect();
                         let mut cols = Vec::with_capacity(lam.ret.len());
                         let ran = plan.run(&frees, &inputs, lo, n, |_, col, start| {
-                            cols.push(buf_slice(col, start, n));
+                            cols.push(col.slice(start, n));
                             Ok(())
                         });
                         if ran.is_ok() {
@@ -411,7 +411,7 @@ impl Ctx<'_> {
                                     o.0 = Some(c);
                                     o.1 = Some(vec![]);
                                 }
-                                Some(buf) => buf_extend(buf, &c, 0, c.len()),
+                                Some(buf) => buf.extend_converted(&c, 0, c.len()),
                             }
                         }
                     }
@@ -432,7 +432,7 @@ impl Ctx<'_> {
                                 }
                                 let buf = o.0.get_or_insert_with(|| match v {
                                     Val::Arr(a) => Buffer::with_capacity(a.data.elem_type(), 0),
-                                    Val::Prim(p) => buf_with_capacity(p.ty(), hi - lo),
+                                    Val::Prim(p) => Buffer::with_capacity(p.ty(), hi - lo),
                                     _ => Buffer::new(runic_data::PrimType::I8),
                                 });
                                 push_row(buf, v)?;
@@ -463,7 +463,7 @@ impl Ctx<'_> {
                     row_shape = Some(s.clone());
                     match &mut buf {
                         None => buf = Some(b.clone()),
-                        Some(d) => buf_extend(d, b, 0, b.len()),
+                        Some(d) => d.extend_converted(b, 0, b.len()),
                     }
                 }
             }
@@ -473,7 +473,7 @@ impl Ctx<'_> {
                 None => self.static_shape(f, t),
             };
             let buf =
-                buf.unwrap_or_else(|| buf_with_capacity(t.elem().unwrap_or(PrimType::I32), 0));
+                buf.unwrap_or_else(|| Buffer::with_capacity(t.elem().unwrap_or(PrimType::I32), 0));
             let mut shape = vec![w];
             shape.extend(row_shape);
             results.push(arr(shape, buf));
@@ -500,7 +500,7 @@ impl Ctx<'_> {
                 return err("internal error: a compiled lambda with an array result");
             };
             // Zero-filled vectors come from the allocator's zeroed pages: no extra pass.
-            outs.push(buf_filled(*t, w, Prim::I32(0)));
+            outs.push(Buffer::filled(*t, w, Prim::I32(0)));
         }
         let ptrs: Vec<OutPtr> = outs.iter_mut().map(OutPtr::new).collect();
         let inputs: Vec<&Buffer> = arrs.iter().map(|a| &a.data).collect();
@@ -594,7 +594,7 @@ impl Ctx<'_> {
                     for i in 0..blk.len() {
                         args.clear();
                         args.extend_from_slice(&a);
-                        args.extend(cols.iter().map(|c| buf_get(c, i)));
+                        args.extend(cols.iter().map(|c| c.get(i)));
                         if plan.eval(&frees, &args, &mut regs, &mut res).is_err() {
                             // The generic path reports the error at its operation.
                             let acc_vals = a.iter().map(|p| Val::Prim(*p)).collect();
@@ -604,7 +604,7 @@ impl Ctx<'_> {
                         std::mem::swap(&mut a, &mut res);
                         if let Some(o) = out.as_deref_mut() {
                             for (slot, v) in o.iter_mut().zip(&a) {
-                                buf_push(&mut slot.0, *v);
+                                slot.0.push_converted(*v);
                             }
                         }
                     }
@@ -665,7 +665,7 @@ impl Ctx<'_> {
         // preallocated result.
         if let (None, Some(op), [a], [Val::Prim(p)]) = (pre, simple_op_of(lam), arrs, &ne[..]) {
             if a.shape.len() == 1 {
-                let mut out = buf_filled(p.ty(), w, Prim::I32(0));
+                let mut out = Buffer::filled(p.ty(), w, Prim::I32(0));
                 let dst = OutPtr::new(&mut out);
                 run_chunks(f, &cs, |_, lo, hi| {
                     let k = cs.iter().position(|c| c.0 == lo && c.1 == hi).unwrap_or(0);
@@ -688,7 +688,7 @@ impl Ctx<'_> {
             let mut out: Vec<(Buffer, Vec<usize>)> = ne
                 .iter()
                 .map(|v| match v {
-                    Val::Prim(p) => (buf_with_capacity(p.ty(), hi - lo), vec![]),
+                    Val::Prim(p) => (Buffer::with_capacity(p.ty(), hi - lo), vec![]),
                     Val::Arr(a) => (
                         Buffer::with_capacity(a.data.elem_type(), 0),
                         a.shape.clone(),
@@ -718,7 +718,7 @@ impl Ctx<'_> {
                 }
                 match &mut buf {
                     None => buf = Some(p[k].0.clone()),
-                    Some(d) => buf_extend(d, &p[k].0, 0, p[k].0.len()),
+                    Some(d) => d.extend_converted(&p[k].0, 0, p[k].0.len()),
                 }
             }
             let mut shape = vec![w];

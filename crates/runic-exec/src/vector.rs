@@ -282,7 +282,7 @@ impl Plan {
                     if k < 0 || k as usize >= src.data.len() || src.shape.len() != 1 {
                         return Err(ExecError::new("index out of bounds"));
                     }
-                    buf_get(&src.data, k as usize)
+                    src.data.get(k as usize)
                 }
             };
             regs.push(v);
@@ -311,7 +311,7 @@ impl Arg<'_> {
     #[inline]
     fn at(&self, i: usize) -> Prim {
         match self {
-            Arg::Col(b, off) => buf_get(b, off + i),
+            Arg::Col(b, off) => b.get(off + i),
             Arg::Scalar(p) => *p,
         }
     }
@@ -359,17 +359,17 @@ impl Plan {
                     Instr::Bin(op, a, b) => vbin(*op, arg(a)?, arg(b)?, n, t)?,
                     Instr::Un(op, a) => {
                         let a = arg(a)?;
-                        let mut out = buf_with_capacity(t, n);
+                        let mut out = Buffer::with_capacity(t, n);
                         for i in 0..n {
-                            buf_push(&mut out, unop(*op, a.at(i)));
+                            out.push_converted(unop(*op, a.at(i)));
                         }
                         out
                     }
                     Instr::Tern(op, a, b, c) => {
                         let (a, b, c) = (arg(a)?, arg(b)?, arg(c)?);
-                        let mut out = buf_with_capacity(t, n);
+                        let mut out = Buffer::with_capacity(t, n);
                         for i in 0..n {
-                            buf_push(&mut out, ternop(*op, a.at(i), b.at(i), c.at(i))?);
+                            out.push_converted(ternop(*op, a.at(i), b.at(i), c.at(i))?);
                         }
                         out
                     }
@@ -380,8 +380,8 @@ impl Plan {
                         Buffer::Bool(Vec::new())
                     }
                     Instr::Copy(a) => match arg(a)? {
-                        Arg::Col(b, o) => buf_slice(b, o, n),
-                        Arg::Scalar(p) => buf_filled(t, n, p),
+                        Arg::Col(b, o) => b.slice(o, n),
+                        Arg::Scalar(p) => Buffer::filled(t, n, p),
                     },
                     Instr::Gather(a, i) => {
                         let src = frees[*a].arr()?;
@@ -398,7 +398,7 @@ impl Plan {
                             }
                             idx.push(k as usize);
                         }
-                        buf_gather(&src.data, &idx)
+                        src.data.gather(&idx)
                     }
                 }
             };
@@ -410,10 +410,10 @@ impl Plan {
                     Column::Input(b) => sink(k, b, off)?,
                     Column::Owned(b) => sink(k, b, 0)?,
                 },
-                Opd::Const(p) => sink(k, &buf_filled(p.ty(), n, *p), 0)?,
+                Opd::Const(p) => sink(k, &Buffer::filled(p.ty(), n, *p), 0)?,
                 Opd::Free(f) => {
                     let p = frees[*f].prim()?;
-                    sink(k, &buf_filled(p.ty(), n, p), 0)?
+                    sink(k, &Buffer::filled(p.ty(), n, p), 0)?
                 }
             }
         }
@@ -453,7 +453,7 @@ macro_rules! typed_bin {
                     ((_, Some(s)), (ys, None)) => ys.iter().map(|&b| f(s, b)).collect(),
                     ((_, Some(s)), (_, Some(t))) => vec![f(s, t); $n],
                 };
-                out.into_buffer()
+                Buffer::from(out)
             };
             let cmp = |f: fn($t, $t) -> bool| -> Buffer {
                 let out: Vec<bool> = match (x, y) {
@@ -505,9 +505,9 @@ fn vbin(op: BinOp, a: Arg, b: Arg, n: usize, t: PrimType) -> R<Buffer> {
     if let Some(out) = vbool(op, a, b, n) {
         return Ok(out);
     }
-    let mut out = buf_with_capacity(t, n);
+    let mut out = Buffer::with_capacity(t, n);
     for i in 0..n {
-        buf_push(&mut out, scalar_binop(op, a.at(i), b.at(i))?);
+        out.push_converted(scalar_binop(op, a.at(i), b.at(i))?);
     }
     Ok(out)
 }
@@ -543,9 +543,9 @@ fn vconv(to: PrimType, a: Arg, n: usize) -> Buffer {
             Buffer::F32(v[o..o + n].iter().map(|&x| x as f64 as f32).collect())
         }
         _ => {
-            let mut out = buf_with_capacity(to, n);
+            let mut out = Buffer::with_capacity(to, n);
             for i in 0..n {
-                buf_push(&mut out, convert(a.at(i), to));
+                out.push_converted(convert(a.at(i), to));
             }
             out
         }
@@ -581,7 +581,7 @@ fn vselect(c: Arg, a: Arg, b: Arg, n: usize, t: PrimType) -> R<Buffer> {
                 let out: Vec<_> = (0..n)
                     .map(|i| if get(cs, i) { get(x, i) } else { get(y, i) })
                     .collect();
-                return Ok(out.into_buffer());
+                return Ok(Buffer::from(out));
             }
         };
     }
@@ -590,13 +590,13 @@ fn vselect(c: Arg, a: Arg, b: Arg, n: usize, t: PrimType) -> R<Buffer> {
     typed!(I32);
     typed!(I64);
     typed!(Bool);
-    let mut out = buf_with_capacity(t, n);
+    let mut out = Buffer::with_capacity(t, n);
     for i in 0..n {
         let k = c
             .at(i)
             .as_bool()
             .ok_or_else(|| ExecError::new("internal error: select"))?;
-        buf_push(&mut out, if k { a.at(i) } else { b.at(i) });
+        out.push_converted(if k { a.at(i) } else { b.at(i) });
     }
     Ok(out)
 }
@@ -699,13 +699,13 @@ fn acc_add(acc: &Val, i: Arg, v: Arg, n: usize) -> R<()> {
         if k < 0 || k as usize >= len {
             continue;
         }
-        let old = buf_get(&a.data, k as usize);
+        let old = a.data.get(k as usize);
         let x = v.at(e);
         let new = match fast_binop(op, old, x) {
             Some(r) => r,
             None => scalar_binop(op, old, x)?,
         };
-        buf_set(&mut a.data, k as usize, new);
+        a.data.set_converted(k as usize, new);
     }
     Ok(())
 }

@@ -6,7 +6,8 @@ use crate::error::RuntimeError;
 use crate::eval::{binop_values, Eval, R};
 use crate::index::{self, DimVal, MAX_ELEMS};
 use crate::prim::{self, BinOp, Prim, UnOp};
-use crate::value::{array_from_rows, shape_string, Array, Buf, Data, Value};
+use crate::value::{array_from_rows, shape_string, Array, Data, Value};
+use runic_data::Buffer;
 use runic_syntax::ast::PrimType;
 use std::rc::Rc;
 
@@ -166,7 +167,7 @@ fn empty_like<'a>(a: &Array<'a>) -> Value<'a> {
     let mut shape = a.shape.clone();
     shape[0] = 0;
     let data = match &a.data {
-        Data::Flat(b) => Data::Flat(Buf::with_capacity(b.elem(), 0)),
+        Data::Flat(b) => Data::Flat(Buffer::with_capacity(b.elem_type(), 0)),
         Data::Boxed(_) => Data::Boxed(Vec::new()),
     };
     Value::Array(Rc::new(Array::new(shape, data)))
@@ -187,7 +188,7 @@ fn replicate<'a>(n: i64, x: &Value<'a>) -> R<Value<'a>> {
     let n = n as usize;
     match x {
         Value::Prim(p) => {
-            let mut b = Buf::with_capacity(p.ty(), n);
+            let mut b = Buffer::with_capacity(p.ty(), n);
             for _ in 0..n {
                 b.push(*p);
             }
@@ -197,7 +198,7 @@ fn replicate<'a>(n: i64, x: &Value<'a>) -> R<Value<'a>> {
             let mut shape = vec![n];
             shape.extend_from_slice(&a.shape);
             let mut data = match &a.data {
-                Data::Flat(b) => Data::Flat(Buf::with_capacity(b.elem(), n * a.data.len())),
+                Data::Flat(b) => Data::Flat(Buffer::with_capacity(b.elem_type(), n * a.data.len())),
                 Data::Boxed(_) => Data::Boxed(Vec::new()),
             };
             for _ in 0..n {
@@ -1068,14 +1069,18 @@ impl<'a> Eval<'a> {
                 data_rows.push(sa.row(j));
             }
         }
-        let i64s =
-            |v: Vec<i64>| Value::Array(Rc::new(Array::new(vec![v.len()], Data::Flat(Buf::I64(v)))));
+        let i64s = |v: Vec<i64>| {
+            Value::Array(Rc::new(Array::new(
+                vec![v.len()],
+                Data::Flat(Buffer::I64(v)),
+            )))
+        };
         let nflags = flags.len();
         let mut out = vec![
             i64s(sizes),
             Value::Array(Rc::new(Array::new(
                 vec![nflags],
-                Data::Flat(Buf::Bool(flags)),
+                Data::Flat(Buffer::Bool(flags)),
             ))),
             i64s(offsets),
             build(data_rows, None)?,

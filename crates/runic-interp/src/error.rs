@@ -59,21 +59,7 @@ impl RuntimeError {
             .span
             .filter(known)
             .or_else(|| backtrace.first().copied());
-        let mut out = match span {
-            Some(span) => {
-                runic_syntax::Diagnostic::error(span, self.message.clone()).render(sources)
-            }
-            None => format!("Error: {}\n", self.message),
-        };
-        if !backtrace.is_empty() {
-            out.push_str("\nBacktrace:\n");
-            for (k, span) in backtrace.iter().enumerate() {
-                let lead = if k == 0 { "-> " } else { "   " };
-                let gap = if k >= 10 { " " } else { "  " };
-                out.push_str(&format!("{lead}#{k}{gap}{}\n", sources.location(*span)));
-            }
-        }
-        out
+        runic_syntax::render_runtime_error(&self.message, span, &backtrace, sources)
     }
 }
 

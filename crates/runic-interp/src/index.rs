@@ -1,7 +1,8 @@
 //! Indexing, slicing and in-place writes (language.md §7.6, §7.12) and ranges (§7.5).
 
 use crate::prim::Prim;
-use crate::value::{Array, Buf, Data, Value};
+use crate::value::{Array, Data, Value};
+use runic_data::Buffer;
 use runic_prim::RangeKind;
 use runic_syntax::ast::RangeEnd;
 use std::rc::Rc;
@@ -79,8 +80,8 @@ pub fn range<'a>(a: Prim, b: Option<Prim>, c: Prim, kind: &RangeEnd) -> Result<V
     };
     let t = a.ty();
     let (first, s, count) = runic_prim::index::range_elements(a, b, c, kind)?;
-    let mut buf = Buf::with_capacity(t, count);
-    if let Buf::I64(v) = &mut buf {
+    let mut buf = Buffer::with_capacity(t, count);
+    if let Buffer::I64(v) = &mut buf {
         let (a64, s64) = (first as i64, s as i64);
         v.extend((0..count as i64).map(|k| a64.wrapping_add(k.wrapping_mul(s64))));
     } else {

@@ -8,7 +8,7 @@
 
 use crate::env::Env;
 use crate::prim::Prim;
-use half::f16;
+use runic_data::Buffer;
 use runic_syntax::ast::{Exp, Pat, PrimType, ProjStep, TypeExp, TypeParam};
 use std::rc::Rc;
 
@@ -93,192 +93,10 @@ pub struct BuiltinFn<'a> {
     pub sizes: Vec<(&'a str, i64)>,
 }
 
-/// Typed row-major element storage.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Buf {
-    I8(Vec<i8>),
-    I16(Vec<i16>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-    F16(Vec<f16>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    Bool(Vec<bool>),
-}
-
-macro_rules! with_buf {
-    ($buf:expr, $v:ident => $body:expr) => {
-        match $buf {
-            Buf::I8($v) => $body,
-            Buf::I16($v) => $body,
-            Buf::I32($v) => $body,
-            Buf::I64($v) => $body,
-            Buf::U8($v) => $body,
-            Buf::U16($v) => $body,
-            Buf::U32($v) => $body,
-            Buf::U64($v) => $body,
-            Buf::F16($v) => $body,
-            Buf::F32($v) => $body,
-            Buf::F64($v) => $body,
-            Buf::Bool($v) => $body,
-        }
-    };
-}
-
-/// Same-variant pairs of buffers.
-macro_rules! with_buf2 {
-    ($a:expr, $b:expr, $x:ident, $y:ident => $body:expr, $else:expr) => {
-        match ($a, $b) {
-            (Buf::I8($x), Buf::I8($y)) => $body,
-            (Buf::I16($x), Buf::I16($y)) => $body,
-            (Buf::I32($x), Buf::I32($y)) => $body,
-            (Buf::I64($x), Buf::I64($y)) => $body,
-            (Buf::U8($x), Buf::U8($y)) => $body,
-            (Buf::U16($x), Buf::U16($y)) => $body,
-            (Buf::U32($x), Buf::U32($y)) => $body,
-            (Buf::U64($x), Buf::U64($y)) => $body,
-            (Buf::F16($x), Buf::F16($y)) => $body,
-            (Buf::F32($x), Buf::F32($y)) => $body,
-            (Buf::F64($x), Buf::F64($y)) => $body,
-            (Buf::Bool($x), Buf::Bool($y)) => $body,
-            _ => $else,
-        }
-    };
-}
-
-impl Buf {
-    pub fn with_capacity(t: PrimType, n: usize) -> Buf {
-        match t {
-            PrimType::I8 => Buf::I8(Vec::with_capacity(n)),
-            PrimType::I16 => Buf::I16(Vec::with_capacity(n)),
-            PrimType::I32 => Buf::I32(Vec::with_capacity(n)),
-            PrimType::I64 => Buf::I64(Vec::with_capacity(n)),
-            PrimType::U8 => Buf::U8(Vec::with_capacity(n)),
-            PrimType::U16 => Buf::U16(Vec::with_capacity(n)),
-            PrimType::U32 => Buf::U32(Vec::with_capacity(n)),
-            PrimType::U64 => Buf::U64(Vec::with_capacity(n)),
-            PrimType::F16 => Buf::F16(Vec::with_capacity(n)),
-            PrimType::F32 => Buf::F32(Vec::with_capacity(n)),
-            PrimType::F64 => Buf::F64(Vec::with_capacity(n)),
-            PrimType::Bool => Buf::Bool(Vec::with_capacity(n)),
-        }
-    }
-    pub fn elem(&self) -> PrimType {
-        match self {
-            Buf::I8(_) => PrimType::I8,
-            Buf::I16(_) => PrimType::I16,
-            Buf::I32(_) => PrimType::I32,
-            Buf::I64(_) => PrimType::I64,
-            Buf::U8(_) => PrimType::U8,
-            Buf::U16(_) => PrimType::U16,
-            Buf::U32(_) => PrimType::U32,
-            Buf::U64(_) => PrimType::U64,
-            Buf::F16(_) => PrimType::F16,
-            Buf::F32(_) => PrimType::F32,
-            Buf::F64(_) => PrimType::F64,
-            Buf::Bool(_) => PrimType::Bool,
-        }
-    }
-    pub fn len(&self) -> usize {
-        with_buf!(self, v => v.len())
-    }
-    pub fn get(&self, i: usize) -> Prim {
-        match self {
-            Buf::I8(v) => Prim::I8(v[i]),
-            Buf::I16(v) => Prim::I16(v[i]),
-            Buf::I32(v) => Prim::I32(v[i]),
-            Buf::I64(v) => Prim::I64(v[i]),
-            Buf::U8(v) => Prim::U8(v[i]),
-            Buf::U16(v) => Prim::U16(v[i]),
-            Buf::U32(v) => Prim::U32(v[i]),
-            Buf::U64(v) => Prim::U64(v[i]),
-            Buf::F16(v) => Prim::F16(v[i]),
-            Buf::F32(v) => Prim::F32(v[i]),
-            Buf::F64(v) => Prim::F64(v[i]),
-            Buf::Bool(v) => Prim::Bool(v[i]),
-        }
-    }
-    /// Append `p`; false if its type differs from the buffer's.
-    pub fn push(&mut self, p: Prim) -> bool {
-        match (self, p) {
-            (Buf::I8(v), Prim::I8(x)) => v.push(x),
-            (Buf::I16(v), Prim::I16(x)) => v.push(x),
-            (Buf::I32(v), Prim::I32(x)) => v.push(x),
-            (Buf::I64(v), Prim::I64(x)) => v.push(x),
-            (Buf::U8(v), Prim::U8(x)) => v.push(x),
-            (Buf::U16(v), Prim::U16(x)) => v.push(x),
-            (Buf::U32(v), Prim::U32(x)) => v.push(x),
-            (Buf::U64(v), Prim::U64(x)) => v.push(x),
-            (Buf::F16(v), Prim::F16(x)) => v.push(x),
-            (Buf::F32(v), Prim::F32(x)) => v.push(x),
-            (Buf::F64(v), Prim::F64(x)) => v.push(x),
-            (Buf::Bool(v), Prim::Bool(x)) => v.push(x),
-            _ => return false,
-        }
-        true
-    }
-    pub fn set(&mut self, i: usize, p: Prim) -> bool {
-        match (self, p) {
-            (Buf::I8(v), Prim::I8(x)) => v[i] = x,
-            (Buf::I16(v), Prim::I16(x)) => v[i] = x,
-            (Buf::I32(v), Prim::I32(x)) => v[i] = x,
-            (Buf::I64(v), Prim::I64(x)) => v[i] = x,
-            (Buf::U8(v), Prim::U8(x)) => v[i] = x,
-            (Buf::U16(v), Prim::U16(x)) => v[i] = x,
-            (Buf::U32(v), Prim::U32(x)) => v[i] = x,
-            (Buf::U64(v), Prim::U64(x)) => v[i] = x,
-            (Buf::F16(v), Prim::F16(x)) => v[i] = x,
-            (Buf::F32(v), Prim::F32(x)) => v[i] = x,
-            (Buf::F64(v), Prim::F64(x)) => v[i] = x,
-            (Buf::Bool(v), Prim::Bool(x)) => v[i] = x,
-            _ => return false,
-        }
-        true
-    }
-    /// Append `src[start..start+len]`; false on a type mismatch.
-    pub fn extend_from(&mut self, src: &Buf, start: usize, len: usize) -> bool {
-        with_buf2!(self, src, d, s => { d.extend_from_slice(&s[start..start + len]); true }, false)
-    }
-    /// Copy `src[src_start..+len]` over `self[dst_start..+len]`.
-    pub fn copy_within_from(
-        &mut self,
-        dst_start: usize,
-        src: &Buf,
-        src_start: usize,
-        len: usize,
-    ) -> bool {
-        with_buf2!(self, src, d, s => {
-            d[dst_start..dst_start + len].clone_from_slice(&s[src_start..src_start + len]);
-            true
-        }, false)
-    }
-    /// The elements at the given positions.
-    pub fn gather(&self, idx: &[usize]) -> Buf {
-        match self {
-            Buf::I8(v) => Buf::I8(idx.iter().map(|&i| v[i]).collect()),
-            Buf::I16(v) => Buf::I16(idx.iter().map(|&i| v[i]).collect()),
-            Buf::I32(v) => Buf::I32(idx.iter().map(|&i| v[i]).collect()),
-            Buf::I64(v) => Buf::I64(idx.iter().map(|&i| v[i]).collect()),
-            Buf::U8(v) => Buf::U8(idx.iter().map(|&i| v[i]).collect()),
-            Buf::U16(v) => Buf::U16(idx.iter().map(|&i| v[i]).collect()),
-            Buf::U32(v) => Buf::U32(idx.iter().map(|&i| v[i]).collect()),
-            Buf::U64(v) => Buf::U64(idx.iter().map(|&i| v[i]).collect()),
-            Buf::F16(v) => Buf::F16(idx.iter().map(|&i| v[i]).collect()),
-            Buf::F32(v) => Buf::F32(idx.iter().map(|&i| v[i]).collect()),
-            Buf::F64(v) => Buf::F64(idx.iter().map(|&i| v[i]).collect()),
-            Buf::Bool(v) => Buf::Bool(idx.iter().map(|&i| v[i]).collect()),
-        }
-    }
-}
-
 /// Row-major element storage of an array.
 #[derive(Clone, Debug)]
 pub enum Data<'a> {
-    Flat(Buf),
+    Flat(Buffer),
     Boxed(Vec<Value<'a>>),
 }
 
@@ -306,11 +124,7 @@ impl<'a> Data<'a> {
     }
     pub fn slice(&self, start: usize, len: usize) -> Data<'a> {
         match self {
-            Data::Flat(b) => {
-                let mut out = Buf::with_capacity(b.elem(), len);
-                out.extend_from(b, start, len);
-                Data::Flat(out)
-            }
+            Data::Flat(b) => Data::Flat(b.slice(start, len)),
             Data::Boxed(v) => Data::Boxed(v[start..start + len].to_vec()),
         }
     }
@@ -335,7 +149,7 @@ impl<'a> Data<'a> {
     /// Copy `len` elements of `src` from `src_start` over `self` from `dst_start`.
     pub fn copy_from(&mut self, dst_start: usize, src: &Data<'a>, src_start: usize, len: usize) {
         if let (Data::Flat(d), Data::Flat(s)) = (&mut *self, src) {
-            if d.copy_within_from(dst_start, s, src_start, len) {
+            if d.copy_from(dst_start, s, src_start, len) {
                 return;
             }
         }
@@ -355,7 +169,7 @@ impl<'a> Data<'a> {
         }
         if self.is_empty() {
             if let (Data::Boxed(_), Data::Flat(s)) = (&*self, src) {
-                let mut b = Buf::with_capacity(s.elem(), len);
+                let mut b = Buffer::with_capacity(s.elem_type(), len);
                 b.extend_from(s, start, len);
                 *self = Data::Flat(b);
                 return;
@@ -371,7 +185,7 @@ impl<'a> Data<'a> {
     /// Collect element values into storage, flat when they are primitives of one type.
     pub fn from_values(vals: Vec<Value<'a>>) -> Data<'a> {
         if let Some(Value::Prim(p0)) = vals.first() {
-            let mut b = Buf::with_capacity(p0.ty(), vals.len());
+            let mut b = Buffer::with_capacity(p0.ty(), vals.len());
             let mut ok = true;
             for v in &vals {
                 match v {
@@ -427,7 +241,7 @@ impl<'a> Array<'a> {
     }
     pub fn elem_prim(&self) -> Option<PrimType> {
         match &self.data {
-            Data::Flat(b) => Some(b.elem()),
+            Data::Flat(b) => Some(b.elem_type()),
             Data::Boxed(_) => None,
         }
     }
@@ -472,7 +286,7 @@ pub fn array_from_rows<'a>(
     let first_shape: Vec<usize> = match rows.first() {
         None => {
             let data = match elem {
-                Some(t) => Data::Flat(Buf::with_capacity(t, 0)),
+                Some(t) => Data::Flat(Buffer::with_capacity(t, 0)),
                 None => Data::Boxed(Vec::new()),
             };
             return Ok(Value::Array(Rc::new(Array::new(vec![0], data))));
@@ -497,7 +311,7 @@ pub fn array_from_rows<'a>(
             match &mut data {
                 None => {
                     let mut d = match &a.data {
-                        Data::Flat(b) => Data::Flat(Buf::with_capacity(b.elem(), rs * n)),
+                        Data::Flat(b) => Data::Flat(Buffer::with_capacity(b.elem_type(), rs * n)),
                         Data::Boxed(_) => Data::Boxed(Vec::with_capacity(rs * n)),
                     };
                     d.extend_from(&a.data, 0, rs);
@@ -531,7 +345,7 @@ pub fn values_equal(a: &Value, b: &Value) -> bool {
                 return false;
             }
             if let (Data::Flat(u), Data::Flat(v)) = (&x.data, &y.data) {
-                if u.elem() == v.elem() && !matches!(u, Buf::F16(_) | Buf::F32(_) | Buf::F64(_)) {
+                if u.elem_type() == v.elem_type() && !u.elem_type().is_float() {
                     return u == v;
                 }
             }

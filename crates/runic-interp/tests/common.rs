@@ -1,7 +1,7 @@
 //! Shared helper: parse, check and run a program.
 #![allow(dead_code)]
 
-use runic_data::{Scalar, Value};
+use runic_data::{Prim, Value};
 use runic_interp::{Interpreter, RuntimeError};
 use runic_syntax::SourceMap;
 use std::sync::Arc;
@@ -97,14 +97,14 @@ pub fn f64s(v: &[f64]) -> Value {
     })
 }
 pub fn i32v(x: i32) -> Value {
-    Value::Scalar(Scalar::I32(x))
+    Value::Scalar(Prim::I32(x))
 }
 pub fn i64v(x: i64) -> Value {
-    Value::Scalar(Scalar::I64(x))
+    Value::Scalar(Prim::I64(x))
 }
 pub fn f64v(x: f64) -> Value {
-    Value::Scalar(Scalar::F64(x))
+    Value::Scalar(Prim::F64(x))
 }
 pub fn f32v(x: f32) -> Value {
-    Value::Scalar(Scalar::F32(x))
+    Value::Scalar(Prim::F32(x))
 }

@@ -169,7 +169,7 @@ fn deep_nesting() {
     let src = format!("entry main (x0: i32) =\n{e} in x{depth}\n");
     assert_eq!(
         run1(&src, "main", vec![i32v(0)]),
-        Value::Scalar(runic_data::Scalar::I32(depth))
+        Value::Scalar(runic_data::Prim::I32(depth))
     );
 }
 

@@ -245,10 +245,10 @@ fn same_value(a: &Value, b: &Value) -> bool {
             }
         }
         (Value::Scalar(x), Value::Scalar(y)) => {
-            use runic_data::Scalar::*;
+            use runic_data::Prim::*;
             match (x, y) {
-                (F16(p), F16(q)) => close(p.to_f64(), q.to_f64(), tolerance(x.elem_type())),
-                (F32(p), F32(q)) => close(*p as f64, *q as f64, tolerance(x.elem_type())),
+                (F16(p), F16(q)) => close(p.to_f64(), q.to_f64(), tolerance(x.ty())),
+                (F32(p), F32(q)) => close(*p as f64, *q as f64, tolerance(x.ty())),
                 (F64(p), F64(q)) => close(*p, *q, 1e-9),
                 _ => x == y,
             }
@@ -360,10 +360,12 @@ fn compiled_path_agrees_with_the_interpreter() {
                         })
                     }
                     (Err(w), Err(g)) => {
-                        let (w, g) = (w.render(&sources), g.render(&sources));
+                        let (w, g) = (w.render(&sources), render_exec_error(g, &sources));
                         (w != g).then(|| format!("interp: {w}\n    ir: {g}"))
                     }
-                    (Ok(_), Err(g)) => Some(format!("ir fails: {}", g.render(&sources))),
+                    (Ok(_), Err(g)) => {
+                        Some(format!("ir fails: {}", render_exec_error(g, &sources)))
+                    }
                     (Err(w), Ok(_)) => Some(format!("ir succeeds, interp fails: {}", w.message)),
                 };
                 if let Some(p) = problem {
@@ -379,4 +381,15 @@ fn compiled_path_agrees_with_the_interpreter() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The ir backend's error report, as the CLI renders it (`backend_ir::render_error`).
+fn render_exec_error(e: &runic_exec::ExecError, sources: &runic_syntax::SourceMap) -> String {
+    let span = |l: runic_ir::Loc| runic_syntax::Span {
+        file: runic_syntax::FileId(l.file),
+        start: l.start,
+        end: l.end,
+    };
+    let backtrace: Vec<_> = e.backtrace.iter().map(|&l| span(l)).collect();
+    runic_syntax::render_runtime_error(&e.message, e.loc.map(span), &backtrace, sources)
 }

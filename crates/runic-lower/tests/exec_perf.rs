@@ -2,7 +2,7 @@
 
 mod common;
 
-use runic_data::{Scalar, Value};
+use runic_data::{Prim, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,9 +22,9 @@ fn loop_updating_its_parameter_in_place_is_linear() {
     let text = "entry main (n: i64) = let a = replicate n 0i64 \
                 let a = loop a for i < n do a with [i] = i in i64.sum a";
     let t0 = Instant::now();
-    let r = run(text, "main", vec![Value::Scalar(Scalar::I64(300_000))]).unwrap();
+    let r = run(text, "main", vec![Value::Scalar(Prim::I64(300_000))]).unwrap();
     // sum of 0..3*10^5-1
-    assert_eq!(r, vec![Value::Scalar(Scalar::I64(44_999_850_000))]);
+    assert_eq!(r, vec![Value::Scalar(Prim::I64(44_999_850_000))]);
     assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
 }
 
@@ -36,8 +36,8 @@ fn loop_updating_through_a_branch_is_linear() {
                 let a = loop a for i < n do if i % 2 == 0 then a with [i] = i else a with [i] = 1 \
                 in i64.sum a";
     let t0 = Instant::now();
-    let r = run(text, "main", vec![Value::Scalar(Scalar::I64(100_000))]).unwrap();
+    let r = run(text, "main", vec![Value::Scalar(Prim::I64(100_000))]).unwrap();
     // evens 0..99998 sum to 2499950000, plus 50000 ones
-    assert_eq!(r, vec![Value::Scalar(Scalar::I64(2_499_950_000 + 50_000))]);
+    assert_eq!(r, vec![Value::Scalar(Prim::I64(2_499_950_000 + 50_000))]);
     assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
 }

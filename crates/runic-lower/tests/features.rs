@@ -37,9 +37,20 @@ fn both(text: &str, entry: &str, args: &str) -> String {
     let got = exec
         .run_entry(entry, args)
         .map(show)
-        .map_err(|e| e.render(&sources));
+        .map_err(|e| render_exec_error(&e, &sources));
     assert_eq!(want, got, "interpreter vs ir");
     got.unwrap_or_else(|e| e)
+}
+
+/// The ir backend's error report, as the CLI renders it (`backend_ir::render_error`).
+fn render_exec_error(e: &runic_exec::ExecError, sources: &runic_syntax::SourceMap) -> String {
+    let span = |l: runic_ir::Loc| runic_syntax::Span {
+        file: runic_syntax::FileId(l.file),
+        start: l.start,
+        end: l.end,
+    };
+    let backtrace: Vec<_> = e.backtrace.iter().map(|&l| span(l)).collect();
+    runic_syntax::render_runtime_error(&e.message, e.loc.map(span), &backtrace, sources)
 }
 
 #[test]

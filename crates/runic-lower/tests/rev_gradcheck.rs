@@ -44,7 +44,7 @@ fn floats(v: &Value) -> Vec<f64> {
     match v {
         Value::Scalar(_) => vec![v.as_f64().unwrap()],
         Value::Array(a) => (0..a.len())
-            .map(|i| a.data.get(i).as_f64().unwrap())
+            .map(|i| a.data.get(i).as_float().unwrap())
             .collect(),
         _ => panic!("not data: {v}"),
     }

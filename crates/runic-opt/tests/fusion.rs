@@ -52,7 +52,7 @@ fn map_into_reduce_becomes_its_pre_lambda() {
     let (b, a) = check(
         "entry main (xs: []i32) = i32.sum (map (*3) xs)",
         &[1, 2, 3, 4],
-        Value::Scalar(runic_data::Scalar::I32(30)),
+        Value::Scalar(runic_data::Prim::I32(30)),
     );
     assert_eq!(soacs(&b), (1, 0));
     assert_eq!(soacs(&a), (0, 1));

@@ -131,6 +131,30 @@ pub fn render_all(diags: &[Diagnostic], sources: &SourceMap) -> String {
         .join("\n")
 }
 
+/// The report of a run-time error (data-tests-cli.md §6.1.3), the same for both backends: the
+/// error at `span` (a bare `Error:` line without one), then a blank line and the backtrace —
+/// the failing operation and the enclosing call sites, innermost first.
+pub fn render_runtime_error(
+    message: &str,
+    span: Option<Span>,
+    backtrace: &[Span],
+    sources: &SourceMap,
+) -> String {
+    let mut out = match span {
+        Some(span) => Diagnostic::error(span, message).render(sources),
+        None => format!("Error: {message}\n"),
+    };
+    if !backtrace.is_empty() {
+        out.push_str("\nBacktrace:\n");
+        for (k, span) in backtrace.iter().enumerate() {
+            let lead = if k == 0 { "-> " } else { "   " };
+            let gap = if k >= 10 { " " } else { "  " };
+            out.push_str(&format!("{lead}#{k}{gap}{}\n", sources.location(*span)));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

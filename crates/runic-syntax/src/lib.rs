@@ -13,7 +13,7 @@ pub mod pretty;
 pub mod source;
 
 pub use ast::*;
-pub use diag::{Diagnostic, Severity};
+pub use diag::{render_runtime_error, Diagnostic, Severity};
 pub use parser::fixity;
 pub use source::{FileId, LineCol, SourceFile, SourceMap, Span};
 

@@ -6,7 +6,7 @@
 //! simplest alternative (a literal or a variable), so shrinking the list (shorter, smaller
 //! numbers) shrinks the program.
 
-use runic_data::{Array, Buffer, Scalar, Value};
+use runic_data::{Array, Buffer, Prim, Value};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Elem {
@@ -86,8 +86,15 @@ impl Gen {
     }
 
     fn name(&mut self, prefix: &str) -> String {
-        self.fresh += 1;
-        format!("{prefix}{}", self.fresh)
+        // Never a primitive type's name (`i32`, …): such a variable hides the module, and
+        // `i32.highest` would then be a field access.
+        loop {
+            self.fresh += 1;
+            let name = format!("{prefix}{}", self.fresh);
+            if runic_data::PrimType::from_name(&name).is_none() {
+                return name;
+            }
+        }
     }
 
     /// Generate `body` with `vars` in scope.
@@ -130,7 +137,7 @@ impl Gen {
             let name = format!("p{k}");
             args.push(match ty {
                 Ty::Array(..) => {
-                    let xs: Vec<Scalar> = (0..n).map(|_| self.value(t)).collect();
+                    let xs: Vec<Prim> = (0..n).map(|_| self.value(t)).collect();
                     array_value(t, xs)
                 }
                 Ty::Scalar(_) => Value::Scalar(self.value(t)),
@@ -171,29 +178,29 @@ impl Gen {
     }
 
     /// An input value: small numbers, with the extremes now and then (for wrap-around).
-    fn value(&mut self, t: Elem) -> Scalar {
+    fn value(&mut self, t: Elem) -> Prim {
         let k = self.pick(16);
         let small = [0i64, 1, 2, -1, 3, -2, 5, 7, -7, 10, 4, -3, 100];
         match t {
-            Elem::I32 => Scalar::I32(match k {
+            Elem::I32 => Prim::I32(match k {
                 13 => i32::MAX,
                 14 => i32::MIN,
                 15 => 65536,
                 _ => small[k] as i32,
             }),
-            Elem::I64 => Scalar::I64(match k {
+            Elem::I64 => Prim::I64(match k {
                 13 => i64::MAX,
                 14 => i64::MIN,
                 15 => 1 << 33,
                 _ => small[k],
             }),
-            Elem::F32 => Scalar::F32(match k {
+            Elem::F32 => Prim::F32(match k {
                 13 => 0.5,
                 14 => -2.25,
                 15 => 1e20,
                 _ => small[k] as f32,
             }),
-            Elem::F64 => Scalar::F64(match k {
+            Elem::F64 => Prim::F64(match k {
                 13 => 0.5,
                 14 => -2.25,
                 15 => 1e300,
@@ -551,27 +558,27 @@ impl Gen {
     }
 }
 
-fn array_value(t: Elem, xs: Vec<Scalar>) -> Value {
+fn array_value(t: Elem, xs: Vec<Prim>) -> Value {
     let n = xs.len();
     let data = match t {
         Elem::I32 => Buffer::I32(
             xs.iter()
-                .map(|s| if let Scalar::I32(x) = s { *x } else { 0 })
+                .map(|s| if let Prim::I32(x) = s { *x } else { 0 })
                 .collect(),
         ),
         Elem::I64 => Buffer::I64(
             xs.iter()
-                .map(|s| if let Scalar::I64(x) = s { *x } else { 0 })
+                .map(|s| if let Prim::I64(x) = s { *x } else { 0 })
                 .collect(),
         ),
         Elem::F32 => Buffer::F32(
             xs.iter()
-                .map(|s| if let Scalar::F32(x) = s { *x } else { 0.0 })
+                .map(|s| if let Prim::F32(x) = s { *x } else { 0.0 })
                 .collect(),
         ),
         Elem::F64 => Buffer::F64(
             xs.iter()
-                .map(|s| if let Scalar::F64(x) = s { *x } else { 0.0 })
+                .map(|s| if let Prim::F64(x) = s { *x } else { 0.0 })
                 .collect(),
         ),
     };
