@@ -18,3 +18,10 @@ entry scan_add (xs: []f32) = scan (+) 0 xs
 
 entry hist_add [n] (is: [n]u16) (xs: [n]f32) =
   reduce_by_index (replicate 1024 0f32) (+) 0 (map (\i -> i64.u16 i % 1024) is) xs
+
+-- A map fused into a reduce (`reduce (+) 0 (map pre xs)`): the fold kernel of runic-jit.
+-- ==
+-- entry: sum_squares
+-- random input { [10000000]f32 }
+
+entry sum_squares (xs: []f32) = reduce (+) 0 (map (\x -> x * x) xs)

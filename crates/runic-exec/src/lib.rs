@@ -15,6 +15,7 @@ mod error;
 mod eval;
 mod hist;
 mod index;
+mod native;
 mod out;
 pub mod slots;
 mod soac;
@@ -40,6 +41,7 @@ pub struct Executor {
     slots: slots::Slots,
     funs: HashMap<String, usize>,
     plans: vector::Plans,
+    jit: Box<native::Jit>,
     interrupt: Option<Arc<AtomicBool>>,
 }
 
@@ -61,6 +63,7 @@ impl Executor {
             slots,
             funs,
             plans,
+            jit: Box::default(),
             interrupt: None,
         }
     }
@@ -108,6 +111,7 @@ impl Executor {
             slots: &self.slots,
             funs: &self.funs,
             plans: &self.plans,
+            jit: &self.jit,
             interrupt: self.interrupt.as_deref(),
         };
         let mut frame = Frame::new(self.slots.frame_size[k]);

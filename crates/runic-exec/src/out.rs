@@ -37,6 +37,11 @@ impl OutPtr {
         })
     }
 
+    /// Address of the first element.
+    pub fn base(&self) -> *mut u8 {
+        self.ptr
+    }
+
     pub fn elem(&self) -> PrimType {
         self.elem
     }

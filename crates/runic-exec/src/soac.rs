@@ -49,7 +49,7 @@ fn chunks(w: usize, par: bool) -> Vec<(usize, usize)> {
 
 /// Run `job` on every chunk (in parallel when there are several) and return the results in
 /// order, or the error of the first failing chunk.
-fn run_chunks<T: Send>(
+pub(crate) fn run_chunks<T: Send>(
     f: &Frame,
     cs: &[(usize, usize)],
     job: impl Fn(&mut Frame, usize, usize) -> R<T> + Sync,
@@ -300,9 +300,20 @@ impl Ctx<'_> {
                     .map(|s| self.sub(f, s))
                     .collect::<R<Vec<_>>>()?;
                 let cs = chunks(w, par);
-                let parts = run_chunks(f, &cs, |fr, lo, hi| {
-                    self.fold(fr, pre.as_ref(), lam, &arrs, ne.clone(), lo, hi, None)
-                })?;
+                // A plain `reduce op` over one vector already folds natively in place
+                // (`fold_col`); native kernels are for the others.
+                let plain = pre.is_none() && simple_op_of(lam).is_some();
+                let native = if par && !plain {
+                    self.fold_native(f, w, pre.as_ref(), lam, &arrs, &ne, &cs)?
+                } else {
+                    None
+                };
+                let parts = match native {
+                    Some(parts) => parts,
+                    None => run_chunks(f, &cs, |fr, lo, hi| {
+                        self.fold(fr, pre.as_ref(), lam, &arrs, ne.clone(), lo, hi, None)
+                    })?,
+                };
                 let mut acc: Option<Vec<Val>> = None;
                 for p in parts {
                     acc = Some(match acc {
@@ -378,6 +389,11 @@ impl Ctx<'_> {
         arrs: &[Arc<Array>],
         par: bool,
     ) -> R<Vec<Val>> {
+        if par {
+            if let Some(out) = self.map_native(f, w, lam, arrs, &chunks(w, par))? {
+                return Ok(out);
+            }
+        }
         if let (Some(plan), true) = (
             self.plans.get(lam),
             arrs.iter().all(|a| a.shape.len() == 1)
@@ -545,7 +561,7 @@ impl Ctx<'_> {
     /// Fold elements `lo..hi` into `acc`; with `out`, also append every intermediate
     /// value (an inclusive scan).
     #[allow(clippy::too_many_arguments)]
-    fn fold(
+    pub(crate) fn fold(
         &self,
         f: &mut Frame,
         pre: Option<&Lambda>,

@@ -1,0 +1,129 @@
+//! runic-jit: native code for the compiled path, with Cranelift.
+//!
+//! This first slice compiles *scalar* lambdas — scalar parameters and results, a body of
+//! straight-line scalar operations (`BasicOp::SubExp/BinOp/UnOp/TernOp/Convert`) and `if`s
+//! whose branches are themselves such bodies — into two kinds of element-loop kernels:
+//!
+//! - [`MapKernel`]: `map lam xs ys …` over elements `start..end`, each parameter read from its
+//!   input column, each result written to its output column;
+//! - [`FoldKernel`]: `reduce op ne (map pre xs …)` folded over elements `start..end` into an
+//!   accumulator, so that chunks can be folded in parallel and combined in order.
+//!
+//! Semantics are `runic_prim`'s, bit for bit: native instructions are used where they give
+//! exactly its results (integer wrap-around, floor division and modulo, the NaN rules of
+//! `min`/`max`, every conversion, `f32` arithmetic rounded once, …); everything else
+//! (transcendental functions, `**`, `f16`, rare conversions) calls the same `runic_prim`
+//! functions through the shims of [`shims`]. A kernel returns 0, or a nonzero failure code
+//! when an operation fails (division by zero, negative exponent), so that the caller can redo
+//! the elements on its slow path and report the error with the exact message.
+//!
+//! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
+
+mod gen;
+pub mod shims;
+
+pub use shims::{from_raw, to_raw};
+
+use cranelift_jit::JITModule;
+use runic_ir::{Lambda, PrimType, VName};
+
+/// `fn(start, end, ins, outs) -> code`: see [`MapKernel::run`].
+pub type MapFn = unsafe extern "C" fn(i64, i64, *const *const u8, *const *mut u8) -> i32;
+/// `fn(start, end, ins, acc) -> code`: see [`FoldKernel::run`].
+pub type FoldFn = unsafe extern "C" fn(i64, i64, *const *const u8, *mut u64) -> i32;
+
+/// The executable memory of a compiled kernel; freed when the kernel is dropped.
+struct Code(Option<JITModule>);
+
+// SAFETY: after `finalize_definitions` the module is never used again except to free its
+// memory on drop; the code it holds is immutable and reentrant (it keeps no state between
+// calls), so calling it from several threads at once is sound.
+unsafe impl Send for Code {}
+unsafe impl Sync for Code {}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(m) = self.0.take() {
+            // SAFETY: the only pointers into this memory are the kernel's function pointer,
+            // which is dropped together with this `Code`.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+/// A compiled `map` body. Columns hold elements in their natural size (`bool`: one byte, 0
+/// or 1; `f16`: its 16 bits).
+pub struct MapKernel {
+    f: MapFn,
+    /// Element type of each input column (one per lambda parameter).
+    pub params: Vec<PrimType>,
+    /// Element type of each output column (one per lambda result).
+    pub results: Vec<PrimType>,
+    /// The lambda's free scalar variables, passed after the input columns.
+    pub frees: Vec<(VName, PrimType)>,
+    _code: Code,
+}
+
+impl MapKernel {
+    /// Run the body on elements `start..end`.
+    ///
+    /// `ins` holds, for each parameter, a pointer to the first element of its column, then
+    /// for each free variable a pointer to its value; `outs` a pointer to the first element
+    /// of each result column. Returns 0, or a failure code: then some elements of the range
+    /// may have been written and others not.
+    ///
+    /// # Safety
+    /// Every column must hold at least `end` elements of its type, every free-variable
+    /// pointer must point to a value of its type, and no other thread may access the
+    /// elements `start..end` of the output columns during the call.
+    pub unsafe fn run(&self, start: usize, end: usize, ins: &[*const u8], outs: &[*mut u8]) -> i32 {
+        assert_eq!(ins.len(), self.params.len() + self.frees.len());
+        assert_eq!(outs.len(), self.results.len());
+        (self.f)(start as i64, end as i64, ins.as_ptr(), outs.as_ptr())
+    }
+}
+
+/// A compiled fold: `acc = op(acc, pre(x))` for every element `x` in order.
+pub struct FoldKernel {
+    f: FoldFn,
+    /// Element type of each input column.
+    pub elems: Vec<PrimType>,
+    /// Type of each accumulator value.
+    pub accs: Vec<PrimType>,
+    /// The free scalar variables of `pre` and `op`, passed after the input columns.
+    pub frees: Vec<(VName, PrimType)>,
+    _code: Code,
+}
+
+impl FoldKernel {
+    /// Fold elements `start..end` into `acc` (one raw word per accumulator value, see
+    /// [`to_raw`]). Returns 0, or a failure code (then `acc` is unchanged).
+    ///
+    /// # Safety
+    /// As for [`MapKernel::run`]: columns of at least `end` elements of their types, valid
+    /// free-variable pointers.
+    pub unsafe fn run(&self, start: usize, end: usize, ins: &[*const u8], acc: &mut [u64]) -> i32 {
+        assert_eq!(ins.len(), self.elems.len() + self.frees.len());
+        assert_eq!(acc.len(), self.accs.len());
+        (self.f)(start as i64, end as i64, ins.as_ptr(), acc.as_mut_ptr())
+    }
+}
+
+/// Compile the body of a `map`. `free_type` gives the type of a variable the lambda uses but
+/// does not bind (`None`: not a scalar, so the lambda is not compiled).
+pub fn compile_map(
+    lam: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<PrimType>,
+) -> Result<MapKernel, String> {
+    gen::compile_map(lam, free_type)
+}
+
+/// Compile `reduce op ne (map pre xs …)` (`pre` = `None`: the identity) into a fold over
+/// elements.
+pub fn compile_fold(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<PrimType>,
+) -> Result<FoldKernel, String> {
+    gen::compile_fold(pre, op, free_type)
+}
