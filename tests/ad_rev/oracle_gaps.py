@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Independent oracle for tests/ad_rev/slices.fut and the other programs that close the
+gaps of issue 14 (scan over mixed scalar types, multi-dimensional reduce_by_index, loops
+whose carried arrays change shape). Plain Python (no numpy): each section mirrors the
+program and differentiates it by central finite differences, never by runic.
+Run `python3 tests/ad_rev/oracle_gaps.py [section]`.
+"""
+import math
+import sys
+
+H = 1e-6
+
+
+def flat(x):
+    return [v for r in x for v in flat(r)] if isinstance(x, list) else [x]
+
+
+def unflat(vals, like):
+    if not isinstance(like, list):
+        return vals.pop(0)
+    return [unflat(vals, r) for r in like]
+
+
+def vjp_fd(f, seed, *args):
+    """seedᵀ·J of f at args by central differences of <seed, f(args)>, per argument."""
+    s = flat(seed)
+    dot = lambda *a: sum(x * y for x, y in zip(s, flat(f(*a))))
+    grads = []
+    for k, a in enumerate(args):
+        xs = flat(a)
+        g = []
+        for i in range(len(xs)):
+            up, down = list(xs), list(xs)
+            up[i] += H
+            down[i] -= H
+            au = list(args)
+            ad = list(args)
+            au[k] = unflat(up, a)
+            ad[k] = unflat(down, a)
+            g.append((dot(*au) - dot(*ad)) / (2 * H))
+        grads.append(unflat(g, a))
+    return grads
+
+
+def fmt(x, nd=6):
+    if isinstance(x, list):
+        return "[" + ", ".join(fmt(v, nd) for v in x) + "]"
+    return repr(round(x, nd) + 0.0)
+
+
+def show(name, *vals):
+    print(f"{name}: " + " ".join(fmt(v) for v in vals))
+
+
+SECTIONS = {}
+
+
+def section(fn):
+    SECTIONS[fn.__name__] = fn
+    return fn
+
+
+def sl(xs, start=None, end=None, stride=1):
+    """xs[start:end:stride] with the defaults of language.md §7.6."""
+    n = len(xs)
+    i = start if start is not None else (0 if stride > 0 else n - 1)
+    j = end if end is not None else (n if stride > 0 else -1)
+    out = []
+    while (i < j) if stride > 0 else (i > j):
+        out.append(xs[i])
+        i += stride
+    return out
+
+
+# ---------------------------------------------------------------------------------- slices
+@section
+def slices():
+    a = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    col = lambda a: [sum(r[i] for r in a) for i in range(3)]
+    show("colsum", *vjp_fd(col, [1.0, 2.0, 3.0], a))
+    a = [[0.5, -1.0, 2.0, 1.5], [1.0, 0.25, -0.5, 3.0], [2.0, 1.0, 0.5, -2.0]]
+    def col_row(a):
+        # r_i = Σ sin a[i % 3, ::2] · Σ a[1:, i]
+        return [sum(math.sin(x) for x in sl(a[i % 3], None, None, 2)) * sum(r[i] for r in a[1:])
+                for i in range(4)]
+    show("col_row", *vjp_fd(col_row, [1.0, -2.0, 0.5, 3.0], a))
+    a = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    show("rowslice", *vjp_fd(lambda a: [[x * x for x in r[1:3]] for r in a], [[1.0, 2.0], [3.0, 4.0]], a))
+    xs = [1.0, 2.0, 3.0, 4.0, 5.0]
+    show("strided", *vjp_fd(lambda xs: [sum(x * x for x in sl(xs, i, None, 2)) for i in range(2)],
+                            [1.0, 10.0], xs))
+    xs = [1.0, 2.0, 3.0, 4.0]
+    show("reversed", *vjp_fd(lambda xs: [sum(sl(xs, i, None, -1)) for i in range(3)], [1.0, 10.0, 100.0], xs))
+    xs = [0.5, -1.0, 2.0, 1.5, 3.0, -0.25]
+    # window [k:k+3:s] with a run-time stride s = 1 + k % 2 and a down-going [k+2:k:-1]
+    def windows(xs):
+        out = []
+        for k in range(3):
+            s = 1 + k % 2
+            up = sl(xs, k, k + 3, s)
+            down = sl(xs, k + 2, k, -1)
+            out.append(sum(x * x for x in up) * sum(down) + math.exp(sum(down) / 4))
+        return out
+    show("windows", *vjp_fd(windows, [1.0, -1.0, 2.0], xs))
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or list(SECTIONS):
+        print(f"== {name}")
+        SECTIONS[name]()
