@@ -104,6 +104,37 @@ def slices():
     show("windows", *vjp_fd(windows, [1.0, -1.0, 2.0], xs))
 
 
+# ------------------------------------------------------------------------------- scan_mixed
+def scan_pairs(as_, bs):
+    """scan with (a1, b1) ⊙ (a2, b2) = (a1 + a2, b1 + b2 + a1·a2): (Σa, Σb + Σ_{i<j} a_i a_j)."""
+    out, (a, b) = [], (0.0, 0.0)
+    for a2, b2 in zip(as_, bs):
+        a, b = a + a2, b + b2 + a * a2
+        out.append([a, b])
+    return out
+
+
+def scan_affine(as_, bs):
+    """scan with (a1, b1) ⊙ (a2, b2) = (a2·a1, a2·b1 + b2): the composition of x ↦ a x + b."""
+    out, (a, b) = [], (1.0, 0.0)
+    for a2, b2 in zip(as_, bs):
+        a, b = a2 * a, a2 * b + b2
+        out.append([a, b])
+    return out
+
+
+@section
+def scan_mixed():
+    as_, bs, sa, sb = [1.0, -2.0, 0.5, 3.0], [0.25, 1.0, -1.0, 2.0], [1.0, 0.0, 2.0, -1.0], [0.5, 1.0, -1.0, 2.0]
+    seed = [[x, y] for x, y in zip(sa, sb)]
+    show("pairs (f32, f64)", *vjp_fd(scan_pairs, seed, as_, bs))
+    as_, bs, sa, sb = [2.0, 0.5, -1.0], [1.0, 3.0, 2.0], [1.0, 0.0, 2.0], [0.5, 1.0, -1.0]
+    seed = [[x, y] for x, y in zip(sa, sb)]
+    show("affine (f64, f32)", *vjp_fd(scan_affine, seed, as_, bs))
+    cs, xs, sc, sx = [1.0, 2.0, -1.0, 3.0], [0.5, -1.0, 2.0, 0.25], [1.0, 1.0, 2.0, 0.0], [1.0, -1.0, 2.0, 3.0]
+    seed = [[x, y] for x, y in zip(sc, sx)]
+    show("pairs (i64, f64)", *vjp_fd(scan_pairs, seed, cs, xs))
+
 if __name__ == "__main__":
     for name in sys.argv[1:] or list(SECTIONS):
         print(f"== {name}")
