@@ -135,6 +135,50 @@ def scan_mixed():
     seed = [[x, y] for x, y in zip(sc, sx)]
     show("pairs (i64, f64)", *vjp_fd(scan_pairs, seed, cs, xs))
 
+# ------------------------------------------------------------------------------ hist_nd
+def rbi_nd(dest, op, ne, idx, vs):
+    """reduce_by_index on a nested list `dest` at index tuples `idx` (out of range: dropped):
+    per bin dest[b] op (ne op v1 op ... op vk), as reverse mode sees it."""
+    dims = []
+    d = dest
+    while isinstance(d, list):
+        dims.append(len(d))
+        d = d[0]
+    xs = flat(dest)
+    acc = [ne] * len(xs)
+    for ix, v in zip(idx, vs):
+        if all(0 <= i < n for i, n in zip(ix, dims)):
+            k = 0
+            for i, n in zip(ix, dims):
+                k = k * n + i
+            acc[k] = op(acc[k], v)
+    return unflat([op(x, a) for x, a in zip(xs, acc)], dest)
+
+
+@section
+def hist_nd():
+    uop = lambda a, b: a * b + a + b
+    dest = [[0.5, -2.0, 1.0], [1.5, 0.25, 2.0]]
+    rs, cs = [1, 0, 1, 3, 0, 1, 0], [2, 0, 2, 0, 0, -1, 1]
+    vs = [1.0, 0.5, -0.5, 4.0, 2.0, 7.0, 0.75]
+    seed = [[1.0, 2.0, -1.0], [0.5, 3.0, 1.5]]
+    f = lambda d, v: rbi_nd(d, uop, 0.0, list(zip(rs, cs)), v)
+    show("rbi2_user", f(dest, vs), *vjp_fd(f, seed, dest, vs))
+    mx = lambda a, b: max(a, b)
+    dest = [[0.5, -2.0], [1.0, 3.0]]
+    rs, cs = [0, 1, 0, 1, 0, 2], [1, 0, 1, 1, 0, 0]
+    vs = [1.0, 2.5, -0.5, 2.0, 0.25, 9.0]
+    seed = [[1.0, 2.0], [3.0, 4.0]]
+    f = lambda d, v: rbi_nd(d, mx, -math.inf, list(zip(rs, cs)), v)
+    show("rbi2_max", f(dest, vs), *vjp_fd(f, seed, dest, vs))
+    mul = lambda a, b: a * b
+    dest = [[[2.0, 1.0], [0.5, 3.0]], [[1.0, -1.0], [2.0, 0.5]]]
+    idx = [(0, 1, 1), (1, 0, 0), (0, 1, 1), (1, 1, 0), (2, 0, 0), (1, 0, 0)]
+    vs = [1.5, 2.0, -2.0, 0.0, 5.0, 3.0]
+    seed = [[[1.0, 1.0], [1.0, 2.0]], [[0.5, 1.0], [-1.0, 1.0]]]
+    f = lambda d, v: rbi_nd(d, mul, 1.0, idx, v)
+    show("rbi3_mul", f(dest, vs), *vjp_fd(f, seed, dest, vs))
+
 if __name__ == "__main__":
     for name in sys.argv[1:] or list(SECTIONS):
         print(f"== {name}")
