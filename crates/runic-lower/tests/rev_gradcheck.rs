@@ -103,6 +103,20 @@ fn map_with_free_scalar_and_free_array() {
 }
 
 #[test]
+fn slices_of_free_arrays_in_map() {
+    // A 2-D array built from xs, read inside a map by column (`a[:, i]`), by a strided row
+    // slice with a start (`a[i, 1::2]`), and by a down-going vector slice (`xs[i::-1]`).
+    let outer =
+        "def outer [n] (xs: [n]f64) : [n][n]f64 = map (\\x -> map (\\y -> x * f64.cos y) xs) xs\n";
+    check(
+        "column and row slices",
+        &format!("{W}{outer}def f [n] (xs: [n]f64) = let a = outer xs in f64.sum (map2 (*) (map (\\i -> f64.sum (map f64.sin a[:, i]) + f64.sum (map (\\x -> x * x) a[i, i::2]) * f64.sum xs[i::-1]) (iota n)) (w xs))"),
+        -1.5,
+        1.5,
+    );
+}
+
+#[test]
 fn reduce_plus_times_min_max() {
     check(
         "reduce +",

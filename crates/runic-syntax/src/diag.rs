@@ -134,12 +134,25 @@ pub fn render_all(diags: &[Diagnostic], sources: &SourceMap) -> String {
 /// The report of a run-time error (data-tests-cli.md §6.1.3), the same for both backends: the
 /// error at `span` (a bare `Error:` line without one), then a blank line and the backtrace —
 /// the failing operation and the enclosing call sites, innermost first.
+///
+/// An error raised inside a prelude definition (a combinator such as `flip` or `|>`, or an
+/// AD wrapper such as `vjp`) is the user's: it is reported at the innermost call site in a
+/// user file, and the prelude frames inside that call are left out of the backtrace.
 pub fn render_runtime_error(
     message: &str,
     span: Option<Span>,
     backtrace: &[Span],
     sources: &SourceMap,
 ) -> String {
+    let (span, backtrace) = match span {
+        Some(s) if sources.is_prelude(s.file) => {
+            match backtrace.iter().position(|f| !sources.is_prelude(f.file)) {
+                Some(k) => (Some(backtrace[k]), &backtrace[k..]),
+                None => (span, backtrace),
+            }
+        }
+        _ => (span, backtrace),
+    };
     let mut out = match span {
         Some(span) => Diagnostic::error(span, message).render(sources),
         None => format!("Error: {message}\n"),
@@ -158,6 +171,24 @@ pub fn render_runtime_error(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::PRELUDE_NAME;
+
+    #[test]
+    fn errors_inside_the_prelude_are_reported_at_the_user_call() {
+        let mut sm = SourceMap::new();
+        let user = sm.add("prog.fut", "def main = g 1\n");
+        let prelude = sm.add(PRELUDE_NAME, "def g x = h x\ndef h x = x\n");
+        let (inner, outer) = (Span::new(prelude, 24, 25), Span::new(prelude, 10, 13));
+        let call = Span::new(user, 11, 14);
+        let out = render_runtime_error("boom", Some(inner), &[inner, outer, call], &sm);
+        assert_eq!(
+            out,
+            "prog.fut:1:12-15: Error: boom\n   1 | def main = g 1\n     |            ^^^\n\nBacktrace:\n-> #0  prog.fut:1:12-15\n"
+        );
+        // Without a user frame, the prelude location is all there is.
+        let out = render_runtime_error("boom", Some(inner), &[inner], &sm);
+        assert!(out.starts_with("<prelude>:2:"), "{out}");
+    }
 
     #[test]
     fn renders_the_spec_example() {

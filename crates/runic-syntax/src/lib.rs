@@ -15,7 +15,7 @@ pub mod source;
 pub use ast::*;
 pub use diag::{render_runtime_error, Diagnostic, Severity};
 pub use parser::fixity;
-pub use source::{FileId, LineCol, SourceFile, SourceMap, Span};
+pub use source::{FileId, LineCol, SourceFile, SourceMap, Span, PRELUDE_NAME};
 
 /// Parses a whole source file. `first_id` is the first [`NodeId`] handed out; the result's
 /// `next_id` is one past the last.

@@ -118,6 +118,10 @@ impl SourceFile {
     }
 }
 
+/// The file name under which the prelude's source definitions are registered in a
+/// [`SourceMap`] (re-exported by `runic-types`, which owns the prelude).
+pub const PRELUDE_NAME: &str = "<prelude>";
+
 /// All files of a program: the main file and its imports.
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
@@ -134,6 +138,13 @@ impl SourceMap {
     }
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
+    }
+    /// Whether `id` is the prelude (registered under [`PRELUDE_NAME`], or not registered:
+    /// the type checker gives unregistered prelude spans `FileId(u32::MAX)`).
+    pub fn is_prelude(&self, id: FileId) -> bool {
+        self.files
+            .get(id.0 as usize)
+            .map_or(id.0 == u32::MAX, |f| f.name == PRELUDE_NAME)
     }
     /// `FILE:LINE:COL-ENDCOL` or `FILE:LINE:COL-ENDLINE:ENDCOL`, as in diagnostics and
     /// backtraces. `ENDCOL` is the column just after the span.

@@ -21,7 +21,7 @@ pub use ty::{Size, Type};
 pub const PRELUDE_SOURCE: &str = include_str!("prelude.fut");
 
 /// The file name under which the prelude's spans should be registered in a `SourceMap`.
-pub const PRELUDE_NAME: &str = "<prelude>";
+pub const PRELUDE_NAME: &str = runic_syntax::PRELUDE_NAME;
 
 /// Type-check a program. The prelude's definitions are prepended (with node ids starting at
 /// 0 when the user's ids do not collide with them, see [`first_user_node_id`]). The

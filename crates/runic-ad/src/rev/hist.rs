@@ -9,6 +9,9 @@
 //!   histogram of pairs); then the three cases of the `*` reduce, with the destination as
 //!   one more factor. Work O(n + bins).
 //! - Any other operator: the general rule (see [`general`]).
+//! - Several index dimensions (`reduce_by_index_2d`, `_3d`): `+` gathers at the index
+//!   tuple; every other rule runs on the histogram with its bins flattened (see
+//!   [`flattened`]).
 
 use super::build::at;
 use super::{common, map, sort, Rev, R};
@@ -29,6 +32,10 @@ pub fn reverse(
     is: Vec<VName>,
     vals: Vec<VName>,
 ) -> R<()> {
+    let plus = matches!(simple_binop(&lam), Some((BinOp::Add, _)));
+    if is.len() > 1 && !plus {
+        return flattened(rev, b, pat, w, dests, lam, neutral, is, vals);
+    }
     let (Some((op, t)), [d], [v], [p]) = (simple_binop(&lam), &dests[..], &vals[..], pat) else {
         return general(rev, b, pat, w, dests, lam, neutral, is, vals);
     };
@@ -489,6 +496,113 @@ fn general(
         let back = b.let_exp("adj", Exp::Soac(back))?[0];
         rev.owned.insert(back);
         rev.add_adj(b, &SubExp::Var(*v), SubExp::Var(back))?;
+    }
+    Ok(())
+}
+
+/// A histogram with `r > 1` index dimensions is one with a single dimension over the
+/// flattened bins: `isⱼ = (i₀, …, i_{r-1})` becomes `i₀·b₁⋯b_{r-1} + … + i_{r-1}` when in
+/// range (else −1, which stays out of range), the destinations and the results' adjoints
+/// are reshaped to `[b₀⋯b_{r-1}]` rows, the 1-D rule runs, and the destinations' adjoints
+/// are reshaped back. Work and span: those of the 1-D rule, plus a map.
+#[allow(clippy::too_many_arguments)]
+fn flattened(
+    rev: &mut Rev,
+    b: &mut Builder,
+    pat: &[Param],
+    w: SubExp,
+    dests: Vec<VName>,
+    lam: Lambda,
+    neutral: Vec<SubExp>,
+    is: Vec<VName>,
+    vals: Vec<VName>,
+) -> R<()> {
+    let Type::Array { shape, .. } = b.type_of(&SubExp::Var(dests[0]))? else {
+        return Err(AdError::internal("histogram into a non-array"));
+    };
+    let dims = shape[..is.len()].to_vec();
+    let mut bins = dims[0].clone();
+    for d in &dims[1..] {
+        bins = b.mul_i64(bins, d.clone());
+    }
+    let flat_is = b.map_fn("m", w.clone(), is, |b, ix| -> R<_> {
+        let mut ix64 = Vec::new();
+        for i in ix {
+            ix64.push(b.convert_to(PrimType::I64, i.clone())?);
+        }
+        let ok = common::in_range(b, &ix64, &dims)?;
+        let mut flat = ix64[0].clone();
+        for (i, d) in ix64.iter().zip(&dims).skip(1) {
+            let scaled = b.mul_(flat, d.clone())?;
+            flat = b.add_(scaled, i.clone())?;
+        }
+        Ok(vec![b.select(ok, flat, SubExp::i64(-1))?])
+    })?;
+    // `a` with its first `from` dimensions replaced by `lead` (the bins merged, or split
+    // back into `dims`).
+    let reshape = |b: &mut Builder, a: VName, from: usize, lead: &[SubExp]| -> R<VName> {
+        let Type::Array { elem, shape } = b.type_of(&SubExp::Var(a))? else {
+            return Err(AdError::internal("reshaping a non-array"));
+        };
+        let to = [lead, &shape[from..]].concat();
+        let ty = Type::Array {
+            elem,
+            shape: to.clone(),
+        };
+        let op = BasicOp::Reshape { arr: a, shape: to };
+        Ok(b.bind1("flat", Exp::Basic(op), ty))
+    };
+    let r = dims.len();
+    let lead = [bins];
+    let mut flat_dests = Vec::new();
+    for d in &dests {
+        let fd = reshape(b, *d, r, &lead)?;
+        if rev.active.contains(d) {
+            rev.active.insert(fd);
+        }
+        flat_dests.push(fd);
+    }
+    let mut flat_pat = Vec::new();
+    for p in pat {
+        // The result itself, flattened (the min/max rule compares it with the values).
+        let name = reshape(b, p.name, r, &lead)?;
+        let ty = b.type_of(&SubExp::Var(name))?;
+        let fp = Param { name, ty };
+        if let Some(a) = rev.adjs.get(&p.name).cloned() {
+            let a = a
+                .as_var()
+                .ok_or_else(|| AdError::internal("histogram adjoint is a scalar"))?;
+            let fa = reshape(b, a, r, &lead)?;
+            rev.active.insert(fp.name);
+            rev.adjs.insert(fp.name, SubExp::Var(fa));
+        }
+        flat_pat.push(fp);
+    }
+    let flat_is = vec![flat_is[0]];
+    reverse(
+        rev,
+        b,
+        &flat_pat,
+        w,
+        flat_dests.clone(),
+        lam,
+        neutral,
+        flat_is,
+        vals,
+    )?;
+    for p in &flat_pat {
+        rev.adjs.remove(&p.name);
+        rev.active.remove(&p.name);
+    }
+    for (d, fd) in dests.iter().zip(&flat_dests) {
+        rev.active.remove(fd);
+        if let Some(a) = rev.adjs.remove(fd) {
+            let a = a
+                .as_var()
+                .ok_or_else(|| AdError::internal("histogram adjoint is a scalar"))?;
+            let back = reshape(b, a, 1, &dims)?;
+            rev.add_adj(b, &SubExp::Var(*d), SubExp::Var(back))?;
+        }
     }
     Ok(())
 }

@@ -121,6 +121,23 @@ fn tape_loop(
     let mut loop_params = params.to_vec();
     let mut tape_results = Vec::new();
     for ((p, _), init) in params.iter().zip(&tapes) {
+        // A tape row has the parameter's shape before the loop: an array that changes
+        // shape across iterations cannot be taped yet, and says so (rather than failing
+        // as a shape mismatch of the tape's update).
+        if let (Type::Array { shape: now, .. }, Type::Array { shape: before, .. }) =
+            (&p.ty, checkpoint::loop_outside(params, &p.ty))
+        {
+            for (d, d0) in now.iter().zip(before) {
+                if *d != d0 {
+                    let cond = sb.op2(BinOp::Eq, d.clone(), d0)?;
+                    let message = AdError::unsupported(
+                        "vjp of a loop whose carried array changes shape (the loop tape holds one shape per loop parameter)",
+                    )
+                    .message;
+                    sb.let_basic("same_shape", BasicOp::Assert { cond, message })?;
+                }
+            }
+        }
         let tp = sb.param("tape", sb.type_of(&SubExp::Var(*init))?);
         let at = vec![DimIndex::Fix(idx.clone())];
         let upd = BasicOp::Update(tp.name, at, SubExp::Var(p.name));

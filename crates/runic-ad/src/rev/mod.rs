@@ -507,22 +507,7 @@ impl Rev {
             return Ok(());
         }
         if let Some(&acc) = self.accs.get(&arr) {
-            let mut is = Vec::new();
-            for d in idx {
-                match d {
-                    // Accumulator indices are i64 (array indices may be any integer type).
-                    DimIndex::Fix(i) => is.push(match b.prim_of(i)? {
-                        PrimType::I64 => i.clone(),
-                        _ => b.convert(PrimType::I64, i.clone()),
-                    }),
-                    DimIndex::Slice { .. } => {
-                        return Err(AdError::unsupported(
-                            "vjp of a slice of a free array inside a map",
-                        ))
-                    }
-                }
-            }
-            return build::acc_add_all(b, acc, is, c);
+            return build::acc_add_at(b, acc, arr, idx, c);
         }
         let a = self.owned_adj(b, arr)?;
         // `old` has the type of `c` (`idx` may be a slice, whose size is known at run time).

@@ -1,7 +1,7 @@
 //! `ys = scan ⊙ e xs` (seed 001 §5).
 //!
 //! - `+`: `x̄s += reverse (scan (+) 0 (reverse ȳs))`. Work O(n), span O(log n).
-//! - General operator on a tuple of `d` scalars: the adjoints `r̄ᵢ` of the results obey the
+//! - General operator on a tuple of `d` scalars (of any, possibly different, types): the adjoints `r̄ᵢ` of the results obey the
 //!   backward linear recurrence `r̄ᵢ = ȳᵢ + cᵢᵀ r̄ᵢ₊₁` with `cᵢ = ∂(yᵢ ⊙ xᵢ₊₁)/∂yᵢ` (a d×d
 //!   Jacobian, computed per element with `d` vector-Jacobian products of `⊙`). It is
 //!   solved by a scan over (vector, matrix) pairs with the composition of linear functions
@@ -55,22 +55,25 @@ fn general(
     neutral: Vec<SubExp>,
 ) -> R<()> {
     let k = neutral.len();
-    // The differentiable components, all of one scalar type.
+    // The differentiable components and their scalar types (which may differ: row s of
+    // the recurrence is in the type of component s).
     let comps: Vec<usize> = (0..k).filter(|&j| differentiable(&lam.ret[j])).collect();
-    let mut elem = None;
+    let mut tys = Vec::new();
     for &j in &comps {
-        match (&lam.ret[j], elem) {
-            (Type::Prim(t), None) => elem = Some(*t),
-            (Type::Prim(t), Some(e)) if *t == e => {}
+        match &lam.ret[j] {
+            Type::Prim(t) => tys.push(*t),
             _ => {
                 return Err(AdError::unsupported(
-                    "vjp of a scan whose operator is not on scalars of one type",
+                    "vjp of a scan whose operator is not on scalars",
                 ))
             }
         }
     }
-    let Some(t) = elem else { return Ok(()) };
-    let (zero, one) = (SubExp::Const(Prim::zero(t)), SubExp::Const(Prim::one(t)));
+    if comps.is_empty() {
+        return Ok(());
+    }
+    let zero = |s: usize| SubExp::Const(Prim::zero(tys[s]));
+    let one = |s: usize| SubExp::Const(Prim::one(tys[s]));
     let d = comps.len();
     let ys: Vec<VName> = pat.iter().map(|p| p.name).collect();
     let mut ybar = Vec::new();
@@ -114,12 +117,12 @@ fn general(
         let active: Vec<bool> = (0..2 * k).map(|j| j < k && comps.contains(&j)).collect();
         // Column r of cᵢᵀ is the vjp of the operator's r-th result w.r.t. its left side.
         let mut cols = Vec::new();
-        for &r in &comps {
-            let cot = (0..k).map(|j| (j == r).then(|| one.clone())).collect();
+        for (pr, &r) in comps.iter().enumerate() {
+            let cot = (0..k).map(|j| (j == r).then(|| one(pr))).collect();
             cols.push(lambda_vjp(b, &lam, &args, &active, cot)?);
         }
         for &(s, r) in &needed {
-            out.push(b.select(is_last.clone(), zero.clone(), cols[r][s].clone())?);
+            out.push(b.select(is_last.clone(), zero(s), cols[r][s].clone())?);
         }
         Ok(out)
     })?;
@@ -129,12 +132,12 @@ fn general(
     let mut entry = d;
     for bl in &blocks {
         let db = bl.len();
-        let op = compose_op(b, t, db)?;
-        let mut ne = vec![zero.clone(); db];
+        let op = compose_op(b, &bl.iter().map(|&s| tys[s]).collect::<Vec<_>>())?;
+        let mut ne: Vec<SubExp> = bl.iter().map(|&s| zero(s)).collect();
         let mut arrs_b: Vec<VName> = bl.iter().map(|&s| elems[s]).collect();
-        for s in 0..db {
-            for r in 0..db {
-                ne.push(if s == r { one.clone() } else { zero.clone() });
+        for &s in bl {
+            for &r in bl {
+                ne.push(if s == r { one(s) } else { zero(s) });
                 arrs_b.push(elems[entry]);
                 entry += 1;
             }
@@ -192,32 +195,54 @@ pub fn lambda_vjp(
     Ok(out)
 }
 
-/// `(a1, B1) ⊕ (a2, B2) = (a2 + B2·a1, B2·B1)` on `d`-vectors and row-major d×d matrices.
-fn compose_op(b: &mut Builder, t: PrimType, d: usize) -> R<Lambda> {
+/// `(a1, B1) ⊕ (a2, B2) = (a2 + B2·a1, B2·B1)` on `d`-vectors and row-major d×d matrices,
+/// where entry `s` of a vector and row `s` of a matrix have type `ts[s]` (a value of
+/// component `q` feeding row `s` is converted to `ts[s]`: the chain rule across a type
+/// change, as the conversion's own derivative does).
+fn compose_op(b: &mut Builder, ts: &[PrimType]) -> R<Lambda> {
+    let d = ts.len();
     let n = d + d * d;
-    b.lam(vec![("c", Type::Prim(t)); 2 * n], |b, v| -> R<_> {
+    let mut params = Vec::new();
+    for _side in 0..2 {
+        params.extend(ts.iter().map(|t| ("c", Type::Prim(*t))));
+        for t in ts {
+            params.extend(ts.iter().map(|_| ("c", Type::Prim(*t))));
+        }
+    }
+    b.lam(params, |b, v| -> R<_> {
         let a = |side: usize, s: usize| v[side * n + s].clone();
         let m = |side: usize, s: usize, r: usize| v[side * n + d + s * d + r].clone();
         let mut out = Vec::new();
-        for s in 0..d {
+        for (s, &t) in ts.iter().enumerate() {
             let mut acc = a(1, s);
             for q in 0..d {
-                let p = b.mul_(m(1, s, q), a(0, q))?;
+                let x = as_type(b, t, a(0, q))?;
+                let p = b.mul_(m(1, s, q), x)?;
                 acc = b.add_(acc, p)?;
             }
             out.push(acc);
         }
-        for s in 0..d {
+        for (s, &t) in ts.iter().enumerate() {
             for r in 0..d {
                 let mut acc = SubExp::Const(Prim::zero(t));
                 for q in 0..d {
-                    let p = b.mul_(m(1, s, q), m(0, q, r))?;
+                    let x = as_type(b, t, m(0, q, r))?;
+                    let p = b.mul_(m(1, s, q), x)?;
                     acc = b.add_(acc, p)?;
                 }
                 out.push(acc);
             }
         }
         Ok(out)
+    })
+}
+
+/// `x` converted to `t` (itself when it has that type already).
+fn as_type(b: &mut Builder, t: PrimType, x: SubExp) -> R<SubExp> {
+    Ok(if b.prim_of(&x)? == t {
+        x
+    } else {
+        b.convert(t, x)
     })
 }
 
