@@ -325,17 +325,7 @@ impl<'a> Builder<'a> {
         then_f: impl FnOnce(&mut Builder) -> Result<Vec<SubExp>, E>,
         else_f: impl FnOnce(&mut Builder) -> Result<Vec<SubExp>, E>,
     ) -> Result<Vec<SubExp>, E> {
-        let then_body = self.body_try(then_f)?;
-        let else_body = self.body_try(else_f)?;
-        let ret = self.result_types(&then_body)?;
-        let exp = Exp::If {
-            cond,
-            then_body,
-            else_body,
-            ret: ret.clone(),
-        };
-        let vs = self.bind(exp, ret);
-        Ok(vs.into_iter().map(SubExp::Var).collect())
+        self.let_if("t", cond, then_f, else_f)
     }
 
     /// `map lam arrs` over the outer dimension `w` of the arrays.

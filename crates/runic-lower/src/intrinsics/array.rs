@@ -7,20 +7,9 @@ use runic_syntax::Span;
 
 impl<'a> Lower<'a> {
     pub(crate) fn iota(&mut self, n: SubExp) -> Val<'a> {
-        let ty = Type::Array {
-            elem: PrimType::I64,
-            shape: vec![n.clone()],
-        };
-        let range = BasicOp::Range {
-            start: SubExp::i64(0),
-            // `0..1..<n`: the form the interpreter names in its invalid-range error.
-            second: Some(SubExp::i64(1)),
-            end: n,
-            kind: RangeKind::UpToExclusive,
-            elem: PrimType::I64,
-        };
-        let s = self.b().basic("iota", range, ty.clone());
-        leaf(s, ty)
+        // `0..1..<n`: the form the interpreter names in its invalid-range error.
+        let s = self.b().iota(n.clone());
+        leaf(SubExp::Var(s), Type::Prim(PrimType::I64).array_of(n))
     }
 
     /// The value of `v` with each array leaf `a` (of type `t`) replaced by `f(a, t)`.
