@@ -20,6 +20,7 @@
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
 
 mod gen;
+mod scalar;
 pub mod shims;
 
 pub use shims::{from_raw, to_raw};
