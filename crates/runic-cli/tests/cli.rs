@@ -204,6 +204,54 @@ entry main:
     assert_eq!(o.status, 2, "{}", o.stderr);
 }
 
+/// Maps over rows with inner reductions run as native kernels and agree with the
+/// interpreter byte for byte, failures included.
+#[test]
+fn native_nested_kernels_agree_with_the_interpreter() {
+    let prog = "\
+entry rows (m: [][]f32) = map (\\r -> reduce (+) 0 (map (\\x -> x * x) r)) m
+entry dot (m: [][]f64) (v: []f64) = map (\\r -> reduce (+) 0 (map2 (*) r v)) m
+entry idx (m: [][]i32) (is: []i64) = map (\\i -> m[i, 0] + m[0, i] * 3) is
+entry km (ps: [][]f32) (cs: [][]f32) =
+  map (\\p -> reduce f32.min f32.inf (map (\\c -> reduce (+) 0 (map2 (\\x y -> (x-y)*(x-y)) p c)) cs)) ps
+entry amax (m: [][]i64) = map (\\r -> reduce i64.max i64.lowest r + r[1] / r[0]) m
+";
+    let d = dir_with(&[("n.fut", prog)]);
+    let o = runic_jit(
+        &d,
+        &["dev", "--backend=ir", "--explain-exec", "n.fut"],
+        true,
+    );
+    assert!(!o.stdout.contains("not native"), "{}", o.stdout);
+    let cases: &[(&str, &str)] = &[
+        ("rows", "[[1f32, 2, 3], [4, 5, 6.5]]"),
+        ("rows", "empty([0][3]f32)"),
+        ("dot", "[[1f64, 2, 3], [4, 5, 6]] [0.5f64, -1, 2]"),
+        ("dot", "[[1f64, 2, 3], [4, 5, 6]] [0.5f64, -1]"),
+        ("idx", "[[1, 2, 3], [4, 5, 6]] [0i64, 1]"),
+        ("idx", "[[1, 2, 3], [4, 5, 6]] [0i64, 1, 2]"),
+        ("idx", "[[1, 2, 3], [4, 5, 6]] [0i64, -1]"),
+        ("km", "[[1f32, 2], [3, 4], [0, 0]] [[1f32, 1], [3, 5]]"),
+        ("amax", "[[2i64, 7, 1], [5, 3, 9]]"),
+        ("amax", "[[2i64, 7, 1], [0, 3, 9]]"),
+    ];
+    for (entry, input) in cases {
+        let run = |backend: &str| {
+            runic(
+                &d,
+                &["run", "-b", "--backend", backend, "-e", entry, "n.fut"],
+                input,
+            )
+        };
+        let (i, x) = (run("interp"), run("ir"));
+        assert_eq!(
+            (i.status, &i.stdout, &i.stderr),
+            (x.status, &x.stdout, &x.stderr),
+            "{entry} {input}"
+        );
+    }
+}
+
 #[test]
 fn dev_timings() {
     let d = dir_with(&[("p.fut", "entry main (xs: []i32) = map (+ 1) xs\n")]);

@@ -60,16 +60,20 @@ impl Walk<'_> {
             .route(s, &|v| types.get(&v).and_then(VarTy::of_type))
     }
 
-    /// `depth` counts enclosing SOACs; `parent_native`: the enclosing SOAC's lambda is
-    /// native code.
-    fn body(&mut self, b: &Body, depth: usize) {
+    /// `depth` counts enclosing SOACs; `parent_native`: an enclosing SOAC's lambda is
+    /// native code, which runs this one as a loop of its own.
+    fn body(&mut self, b: &Body, depth: usize, parent_native: bool) {
         for stm in &b.stms {
             match &stm.exp {
                 Exp::Soac(s) => {
-                    let how = if depth == 0 {
-                        self.route(s).describe()
+                    let route = (depth == 0).then(|| self.route(s));
+                    let native = matches!(route, Some(Route::Map(_)));
+                    let how = if let Some(r) = &route {
+                        r.describe()
                     } else if !self.nested {
                         continue;
+                    } else if parent_native {
+                        "native (a loop inside the enclosing map's kernel)".into()
                     } else {
                         match self.route(s) {
                             r @ Route::Builtin(_) => r.describe(),
@@ -91,7 +95,7 @@ impl Walk<'_> {
                     });
                     if self.nested {
                         for l in lambdas(s) {
-                            self.body(&l.body, depth + 1);
+                            self.body(&l.body, depth + 1, native || parent_native);
                         }
                     }
                 }
@@ -100,11 +104,11 @@ impl Walk<'_> {
                     else_body,
                     ..
                 } => {
-                    self.body(then_body, depth);
-                    self.body(else_body, depth);
+                    self.body(then_body, depth, parent_native);
+                    self.body(else_body, depth, parent_native);
                 }
-                Exp::Loop { body, .. } => self.body(body, depth),
-                Exp::WithAcc { lam, .. } => self.body(&lam.body, depth),
+                Exp::Loop { body, .. } => self.body(body, depth, parent_native),
+                Exp::WithAcc { lam, .. } => self.body(&lam.body, depth, parent_native),
                 _ => {}
             }
         }
@@ -133,7 +137,7 @@ pub(crate) fn walk(prog: &Prog, jit: &Jit, nested: bool) -> Vec<SoacReport> {
             None if nested => continue,
             None => f.name.clone(),
         };
-        w.body(&f.body, 0);
+        w.body(&f.body, 0, false);
     }
     w.out
 }

@@ -44,7 +44,7 @@ impl Jit {
     fn map_kernel(
         &self,
         lam: &Lambda,
-        free_type: &dyn Fn(VName) -> Option<PrimType>,
+        free_type: &dyn Fn(VName) -> Option<runic_jit::VarType>,
     ) -> Result<Arc<MapKernel>, String> {
         let mut m = self.maps.lock().map_err(|_| "a poisoned kernel cache")?;
         m.entry(lam.id)
@@ -92,10 +92,16 @@ impl Jit {
                 if !self.enabled {
                     return off();
                 }
-                if let Err(why) = vectors(arrs) {
-                    return Route::Evaluator(why);
+                // Rows of arrays are fine: the kernel indexes them in place.
+                if arrs.iter().any(|a| ty(*a).is_none_or(|t| t.rank() == 0)) {
+                    return Route::Evaluator("an input that is not an array".into());
                 }
-                match self.map_kernel(lam, &scalar) {
+                let jt = |v: VName| match ty(v) {
+                    Some(VarTy::Prim(t)) => Some(runic_jit::VarType::Scalar(t)),
+                    Some(VarTy::Arr(t, r)) => Some(runic_jit::VarType::Array(t, r)),
+                    None => None,
+                };
+                match self.map_kernel(lam, &jt) {
                     Ok(k) => Route::Map(k),
                     Err(why) => Route::Evaluator(why),
                 }
@@ -230,21 +236,38 @@ impl Ctx<'_> {
     ) -> R<Option<Vec<Val>>> {
         // The route was chosen from the types of these values; a mismatch is a bug, caught
         // here rather than by unsafe code.
-        if !arrs.iter().all(|a| a.shape.len() == 1) {
-            return Ok(None);
-        }
-        if arrs
-            .iter()
-            .zip(&k.params)
-            .any(|(a, t)| a.data.elem_type() != *t || a.data.len() < w)
+        let valid = |a: &Array, t: PrimType, r: usize| {
+            a.shape.len() == r
+                && a.data.elem_type() == t
+                && a.data.len() == a.shape.iter().product::<usize>()
+        };
+        if arrs.len() != k.params.len()
+            || arrs
+                .iter()
+                .zip(k.params.iter().zip(&k.ranks))
+                .any(|(a, (t, r))| !valid(a, *t, *r) || a.shape[0] < w)
         {
             return Ok(None);
         }
         let Some(frees) = free_words(self, f, &k.frees) else {
             return Ok(None);
         };
+        let mut free_arrs = Vec::with_capacity(k.free_arrays.len());
+        for (v, t, r) in &k.free_arrays {
+            match self.get(f, *v) {
+                Ok(Val::Arr(a)) if valid(a, *t, *r) => free_arrs.push(a.clone()),
+                _ => return Ok(None),
+            }
+        }
+        let dims: Vec<i64> = arrs
+            .iter()
+            .chain(&free_arrs)
+            .flat_map(|a| a.shape.iter().map(|&d| d as i64))
+            .collect();
         let mut ins: Vec<usize> = arrs.iter().map(|a| data_ptr(&a.data)).collect();
         ins.extend(frees.iter().map(|w| w as *const u64 as usize));
+        ins.extend(free_arrs.iter().map(|a| data_ptr(&a.data)));
+        ins.push(dims.as_ptr() as usize);
         // Zero-filled vectors come from the allocator's zeroed pages: no extra pass.
         let mut outs: Vec<Buffer> = k
             .results

@@ -1,7 +1,7 @@
 //! Translation of scalar lambdas to Cranelift IR, and the element loops around them.
 
 use crate::shims;
-use crate::{Code, FoldFn, FoldKernel, MapFn, MapKernel};
+use crate::{Code, FoldFn, FoldKernel, MapFn, MapKernel, VarType};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{
@@ -15,7 +15,7 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 use runic_ir::*;
 use std::collections::HashMap;
 
-type R<T> = Result<T, String>;
+pub(crate) type R<T> = Result<T, String>;
 
 /// The Cranelift type that holds a value of `t`.
 pub(crate) fn cl(t: PrimType) -> CType {
@@ -39,8 +39,17 @@ pub(crate) fn ba(vs: &[Value]) -> Vec<BlockArg> {
 
 /// Checks that a lambda has only constructs this slice compiles, and names the first that
 /// it does not.
-fn check_lambda(lam: &Lambda, what: &str) -> R<()> {
+pub(crate) fn check_lambda(lam: &Lambda, what: &str) -> R<()> {
+    check_lambda_in(lam, what, false)
+}
+
+/// [`check_lambda`]; `nest`: the body of a map kernel, which may also index arrays (its
+/// rows and free arrays) and fold them with inner reductions.
+pub(crate) fn check_lambda_in(lam: &Lambda, what: &str, nest: bool) -> R<()> {
     for p in &lam.params {
+        if nest && matches!(p.ty, Type::Array { .. }) {
+            continue;
+        }
         if !matches!(p.ty, Type::Prim(_)) {
             return Err(format!("{what} has a non-scalar parameter"));
         }
@@ -50,15 +59,33 @@ fn check_lambda(lam: &Lambda, what: &str) -> R<()> {
             return Err(format!("{what} has a non-scalar result"));
         }
     }
-    check_body(&lam.body, what)
+    check_body(&lam.body, what, nest)
 }
 
-fn check_body(b: &Body, what: &str) -> R<()> {
+fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
     for s in &b.stms {
-        if s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
+        let view = nest && matches!(s.exp, Exp::Basic(BasicOp::Index(..)));
+        if !view && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
             return Err(format!("{what} binds a non-scalar value"));
         }
         match &s.exp {
+            Exp::Basic(BasicOp::Index(_, idx)) if nest => {
+                if !idx.iter().all(|d| matches!(d, DimIndex::Fix(_))) {
+                    return Err(format!("{what} contains a slice"));
+                }
+            }
+            Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. }) if nest => {}
+            Exp::Soac(Soac::Reduce { pre, lam, .. }) if nest => {
+                if let Some(p) = pre {
+                    check_lambda_in(p, what, true)?;
+                }
+                check_lambda(lam, "an inner reduction's operator")?;
+            }
+            Exp::Soac(Soac::Map { .. }) if nest => {
+                return Err(format!(
+                    "{what} builds an intermediate array (a nested map not consumed by a reduction)"
+                ))
+            }
             Exp::Basic(
                 BasicOp::SubExp(_)
                 | BasicOp::BinOp(..)
@@ -81,8 +108,8 @@ fn check_body(b: &Body, what: &str) -> R<()> {
                 else_body,
                 ..
             } => {
-                check_body(then_body, what)?;
-                check_body(else_body, what)?;
+                check_body(then_body, what, nest)?;
+                check_body(else_body, what, nest)?;
             }
             Exp::Loop { .. } => return Err(format!("{what} contains a loop")),
             Exp::Soac(_) => return Err(format!("{what} contains a nested SOAC")),
@@ -94,7 +121,7 @@ fn check_body(b: &Body, what: &str) -> R<()> {
 }
 
 /// The free variables of `lams`, sorted, with their types.
-fn frees_of(
+pub(crate) fn frees_of(
     lams: &[&Lambda],
     free_type: &dyn Fn(VName) -> Option<PrimType>,
 ) -> R<Vec<(VName, PrimType)>> {
@@ -201,7 +228,7 @@ fn build_kernel(
 }
 
 /// Address of element `i` of the column at `base`.
-fn elem_addr(b: &mut FunctionBuilder, base: Value, i: Value, t: PrimType) -> Value {
+pub(crate) fn elem_addr(b: &mut FunctionBuilder, base: Value, i: Value, t: PrimType) -> Value {
     let shift = t.size_bytes().trailing_zeros() as i64;
     let off = if shift == 0 {
         i
@@ -218,10 +245,11 @@ fn load_ptrs(b: &mut FunctionBuilder, arr: Value, first: usize, n: usize) -> Vec
         .collect()
 }
 
-pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<PrimType>) -> R<MapKernel> {
-    check_lambda(lam, "the map's lambda")?;
-    let frees = frees_of(&[lam], free_type)?;
+pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -> R<MapKernel> {
+    check_lambda_in(lam, "the map's lambda", true)?;
+    let (frees, free_arrays) = crate::nest::split_frees(lam, free_type)?;
     let params: Vec<PrimType> = lam.params.iter().map(|p| prim_of(&p.ty)).collect();
+    let ranks: Vec<usize> = lam.params.iter().map(|p| p.ty.rank() + 1).collect();
     let results: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
     let i64t = types::I64;
     let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
@@ -240,11 +268,35 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<PrimType>) 
         };
         let bases = load_ptrs(b, ins, 0, params.len());
         let free_ptrs = load_ptrs(b, ins, params.len(), frees.len());
+        let arr_ptrs = load_ptrs(b, ins, params.len() + frees.len(), free_arrays.len());
+        let dims_ptr = load_ptrs(b, ins, params.len() + frees.len() + free_arrays.len(), 1)[0];
         let out_bases = load_ptrs(b, outs, 0, results.len());
         let mut env = HashMap::new();
         for ((v, t), p) in frees.iter().zip(free_ptrs) {
             let x = b.ins().load(cl(*t), mem(), p, 0);
             env.insert(*v, (x, *t));
+        }
+        // Shapes: every input's, then every free array's, in one array of i64.
+        let mut k = 0;
+        let mut dims = |b: &mut FunctionBuilder, r: usize| -> Vec<Value> {
+            let d = (k..k + r)
+                .map(|j| b.ins().load(types::I64, mem(), dims_ptr, (8 * j) as i32))
+                .collect();
+            k += r;
+            d
+        };
+        let in_dims: Vec<Vec<Value>> = ranks.iter().map(|&r| dims(b, r)).collect();
+        let mut arrays = HashMap::new();
+        for ((v, t, r), p) in free_arrays.iter().zip(arr_ptrs) {
+            let d = dims(b, *r);
+            arrays.insert(
+                *v,
+                crate::nest::ArrV {
+                    base: p,
+                    elem: *t,
+                    dims: d,
+                },
+            );
         }
         b.ins().jump(header, &ba(&[start]));
 
@@ -255,18 +307,39 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<PrimType>) 
 
         b.switch_to_block(body);
         let mut args = Vec::new();
-        for (base, t) in bases.iter().zip(&params) {
-            let a = elem_addr(b, *base, i, *t);
-            args.push(b.ins().load(cl(*t), mem(), a, 0));
+        let mut rows = Vec::new();
+        for (((base, t), p), d) in bases.iter().zip(&params).zip(&lam.params).zip(&in_dims) {
+            if d.len() == 1 {
+                let a = elem_addr(b, *base, i, *t);
+                args.push(b.ins().load(cl(*t), mem(), a, 0));
+            } else {
+                // Row `i`: a view of the input, no copy.
+                let row = crate::nest::ArrV {
+                    base: *base,
+                    elem: *t,
+                    dims: d.clone(),
+                };
+                rows.push((p.name, row.row(b, i)));
+            }
         }
         let mut g = Gen {
             b,
             env,
+            arrays: arrays.clone(),
             fail,
             rt,
             slot,
         };
-        let res = g.lambda(lam, &args)?;
+        g.arrays.extend(rows);
+        let scalar_params: Vec<&Param> = lam
+            .params
+            .iter()
+            .filter(|p| matches!(p.ty, Type::Prim(_)))
+            .collect();
+        for (p, a) in scalar_params.iter().zip(&args) {
+            g.env.insert(p.name, (*a, prim_of(&p.ty)));
+        }
+        let res = g.body(&lam.body)?;
         let b = g.b;
         for ((base, t), v) in out_bases.iter().zip(&results).zip(res) {
             let a = elem_addr(b, *base, i, *t);
@@ -289,8 +362,10 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<PrimType>) 
     Ok(MapKernel {
         f,
         params,
+        ranks,
         results,
         frees,
+        free_arrays,
         _code: code,
     })
 }
@@ -375,6 +450,7 @@ pub fn compile_fold(
         let mut g = Gen {
             b,
             env,
+            arrays: HashMap::new(),
             fail,
             rt,
             slot,
@@ -415,7 +491,7 @@ pub fn compile_fold(
     })
 }
 
-fn prim_of(t: &Type) -> PrimType {
+pub(crate) fn prim_of(t: &Type) -> PrimType {
     t.elem().unwrap_or(PrimType::Bool)
 }
 
@@ -424,6 +500,8 @@ pub(crate) struct Gen<'a, 'b> {
     pub(crate) b: &'a mut FunctionBuilder<'b>,
     /// The value and type of every variable in scope.
     pub(crate) env: HashMap<VName, (Value, PrimType)>,
+    /// The arrays in scope (rows of the inputs, free arrays, views of them).
+    pub(crate) arrays: HashMap<VName, crate::nest::ArrV>,
     /// Block (taking an i32 code) that returns a failure.
     pub(crate) fail: Block,
     pub(crate) rt: &'a Rt,
@@ -432,14 +510,14 @@ pub(crate) struct Gen<'a, 'b> {
 }
 
 impl Gen<'_, '_> {
-    fn lambda(&mut self, lam: &Lambda, args: &[Value]) -> R<Vec<Value>> {
+    pub(crate) fn lambda(&mut self, lam: &Lambda, args: &[Value]) -> R<Vec<Value>> {
         for (p, &a) in lam.params.iter().zip(args) {
             self.env.insert(p.name, (a, prim_of(&p.ty)));
         }
         self.body(&lam.body)
     }
 
-    fn body(&mut self, body: &Body) -> R<Vec<Value>> {
+    pub(crate) fn body(&mut self, body: &Body) -> R<Vec<Value>> {
         for s in &body.stms {
             self.stm(s)?;
         }
@@ -461,7 +539,7 @@ impl Gen<'_, '_> {
         }
     }
 
-    fn opd(&mut self, s: &SubExp) -> R<(Value, PrimType)> {
+    pub(crate) fn opd(&mut self, s: &SubExp) -> R<(Value, PrimType)> {
         match s {
             SubExp::Const(p) => Ok((self.konst(*p), p.ty())),
             SubExp::Var(v) => self
@@ -515,6 +593,21 @@ impl Gen<'_, '_> {
                 self.env.insert(p.name, (v, t));
             }
             return Ok(());
+        }
+        match &s.exp {
+            Exp::Basic(BasicOp::Index(v, idx)) => return self.index(s, *v, idx),
+            Exp::Basic(op @ (BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. })) => {
+                return self.assertion(s, op)
+            }
+            Exp::Soac(Soac::Reduce {
+                w,
+                arrs,
+                pre,
+                lam,
+                neutral,
+                ..
+            }) => return self.inner_reduce(s, w, arrs, pre.as_ref(), lam, neutral),
+            _ => {}
         }
         let [p] = s.pat.as_slice() else {
             return Err("a scalar operation with several results".into());
