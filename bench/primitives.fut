@@ -25,3 +25,21 @@ entry hist_add [n] (is: [n]u16) (xs: [n]f32) =
 -- random input { [10000000]f32 }
 
 entry sum_squares (xs: []f32) = reduce (+) 0 (map (\x -> x * x) xs)
+
+-- Nested SOACs (issue 13, second slice): a map over rows with an inner reduction (row
+-- sums of squares), and k-means' distance computation (each point's nearest squared
+-- distance to k centres, d = 16).
+-- ==
+-- entry: row_sums
+-- random input { [10000][1000]f32 }
+
+entry row_sums (m: [][]f32) = map (\r -> reduce (+) 0 (map (\x -> x * x) r)) m
+
+-- ==
+-- entry: kmeans_dist
+-- random input { [100000][16]f32 [32][16]f32 }
+
+entry kmeans_dist (ps: [][]f32) (cs: [][]f32) =
+  map (\p -> reduce f32.min f32.inf
+                    (map (\c -> reduce (+) 0 (map2 (\x y -> (x - y) * (x - y)) p c)) cs))
+      ps

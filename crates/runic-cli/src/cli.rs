@@ -239,5 +239,12 @@ pub struct DevArgs {
     /// Do not run the passes after PASS.
     #[arg(long = "stop-after")]
     pub stop_after: Option<String>,
+    /// List every SOAC of every entry point and how the executor runs it (native code or
+    /// not, and why); `--backend ir` only.
+    #[arg(long = "explain-exec")]
+    pub explain_exec: bool,
+    /// Print the time each pass takes (instead of the program, unless asked for).
+    #[arg(long = "timings")]
+    pub timings: bool,
     pub program: Option<PathBuf>,
 }

@@ -143,8 +143,13 @@ fn bench_file(
     if groups.is_empty() {
         return Ok(false);
     }
+    // The program is prepared once (front end, lowering, AD, optimisation, native code) and
+    // every dataset runs on it: the runs below never compile.
+    let t0 = Instant::now();
     let loaded = driver::load_text(&shown, &text)?;
+    let front = t0.elapsed();
     let mut exec = Executor::new(&s.backend, &loaded).map_err(CliError::user)?;
+    println!("{shown}: {}", compile_line(front, &exec.timings));
     let dir = path.parent().unwrap_or(Path::new("."));
     let origin = Origin { path: &shown, dir };
     let mut failed = false;
@@ -194,6 +199,29 @@ fn bench_file(
         json.insert(key, json!({ "datasets": datasets }));
     }
     Ok(failed)
+}
+
+/// `compiled in T ms (front end …, lower …, ad …, optimise …, native …)`: the passes of
+/// runic-opt are summed into `optimise`.
+fn compile_line(front: Duration, steps: &[(String, Duration)]) -> String {
+    let mut parts: Vec<(String, Duration)> = vec![("front end".into(), front)];
+    for (name, t) in steps {
+        let group = match name.as_str() {
+            "lower" | "ad" | "native" | "interpreter" => name.clone(),
+            _ => "optimise".to_string(),
+        };
+        match parts.iter_mut().find(|(g, _)| *g == group) {
+            Some(p) => p.1 += *t,
+            None => parts.push((group, *t)),
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let total: Duration = parts.iter().map(|(_, t)| *t).sum();
+    let detail: Vec<String> = parts
+        .iter()
+        .map(|(g, t)| format!("{g} {:.1}", ms(*t)))
+        .collect();
+    format!("compiled in {:.1} ms ({} ms)", ms(total), detail.join(", "))
 }
 
 /// A description longer than 40 characters is cut to its first 37 plus `...`.

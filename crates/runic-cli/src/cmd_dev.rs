@@ -14,6 +14,11 @@ pub fn run(args: &DevArgs) -> CliResult {
         return crate::backend_ir::dev(args);
     }
     check_backend(&args.backend)?;
+    if args.explain_exec {
+        return Err(CliError::usage(
+            "--explain-exec describes the ir backend's executor: use it with --backend ir",
+        ));
+    }
     let passes = INTERP_PASSES;
     let unknown = |p: &str| {
         CliError::usage(format!(
@@ -45,16 +50,20 @@ pub fn run(args: &DevArgs) -> CliResult {
     let wants = |pass: &str| args.print_after.iter().any(|p| p == pass || p == "all");
     let last = args.stop_after.as_deref().unwrap_or("typecheck");
     // Without any print option, the final program is printed (§6.7).
-    let print_final = args.print_after.is_empty();
+    let print_final = args.print_after.is_empty() && !args.timings;
     let mut out = String::new();
+    let mut times = crate::backend_ir::Timings::new();
 
     let text = driver::read_source(path)?;
     let name = path.display().to_string();
+    let t0 = std::time::Instant::now();
     let (sources, program) = driver::parse_text(&name, &text)?;
+    times.push(("parse".into(), t0.elapsed()));
     if wants("parse") || (print_final && last == "parse") {
         out.push_str(&section("parse", &pretty::print_program(&program)));
     }
     if last != "parse" {
+        let t0 = std::time::Instant::now();
         let loaded = match driver::check(sources, program) {
             Ok(l) => l,
             Err(e) => {
@@ -62,6 +71,7 @@ pub fn run(args: &DevArgs) -> CliResult {
                 return Err(e.into());
             }
         };
+        times.push(("typecheck".into(), t0.elapsed()));
         let warnings = loaded.warnings();
         if !warnings.is_empty() {
             eprint!("{}", crate::cmd_check::ensure_newline(&warnings));
@@ -72,6 +82,9 @@ pub fn run(args: &DevArgs) -> CliResult {
                 .drain(..loaded.checked.prelude_decs.min(user.decs.len()));
             out.push_str(&section("typecheck", &pretty::print_program(&user)));
         }
+    }
+    if args.timings {
+        out.push_str(&crate::backend_ir::timings_table(&times));
     }
     print!("{out}");
     Ok(())

@@ -37,6 +37,8 @@ impl CallError {
 pub struct Executor {
     backend: Backend,
     loaded: Loaded,
+    /// The time each step of preparing the program took (after the front end).
+    pub timings: crate::backend_ir::Timings,
 }
 
 enum Backend {
@@ -48,15 +50,22 @@ impl Executor {
     /// The error is a complete report (it starts with `Error:` or is a rendered
     /// diagnostic): callers print it as it is.
     pub fn new(backend: &str, loaded: &Loaded) -> Result<Executor, String> {
+        let mut timings = Vec::new();
         let backend = match backend {
-            "interp" => Backend::Interp(
-                quietly(|| Interpreter::new(loaded.checked.clone(), loaded.sources.clone()))
-                    .map_err(|m| format!("Error: internal error (a bug in runic): {m}"))?,
-            ),
-            "ir" => Backend::Ir(
-                quietly(|| crate::backend_ir::executor(loaded))
-                    .map_err(|m| format!("Error: internal error (a bug in runic): {m}"))??,
-            ),
+            "interp" => {
+                let t0 = std::time::Instant::now();
+                let i =
+                    quietly(|| Interpreter::new(loaded.checked.clone(), loaded.sources.clone()))
+                        .map_err(|m| format!("Error: internal error (a bug in runic): {m}"))?;
+                timings.push(("interpreter".to_string(), t0.elapsed()));
+                Backend::Interp(i)
+            }
+            "ir" => {
+                let (x, t) = quietly(|| crate::backend_ir::executor(loaded))
+                    .map_err(|m| format!("Error: internal error (a bug in runic): {m}"))??;
+                timings = t;
+                Backend::Ir(x)
+            }
             _ => {
                 return Err(format!(
                     "Error: backend {backend} is not available in this build"
@@ -66,6 +75,7 @@ impl Executor {
         Ok(Executor {
             backend,
             loaded: loaded.clone(),
+            timings,
         })
     }
 

@@ -36,6 +36,22 @@ fn runic_bytes(dir: &Path, args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String
     )
 }
 
+/// `runic` with native code on or off (whatever the environment of the test run says).
+fn runic_jit(dir: &Path, args: &[&str], jit: bool) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_runic"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("RUNIC_JIT", if jit { "1" } else { "0" })
+        .output()
+        .expect("run runic");
+    Out {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
 fn runic(dir: &Path, args: &[&str], stdin: &str) -> Out {
     let (status, stdout, stderr) = runic_bytes(dir, args, stdin.as_bytes());
     Out {
@@ -151,6 +167,137 @@ fn dev_passes() {
     assert_eq!(o.status, 0);
     assert!(
         o.stdout.starts_with("parse\ntypecheck\nlower\n"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn dev_explain_exec() {
+    let prog = "\
+entry main (xs: []f32) =
+  let ys = map (\\x -> x * 2 + 1) xs
+  let zs = map (\\x -> loop acc = x for i < 3 do acc * x) xs
+  in (ys, zs, reduce (+) 0 xs)
+";
+    let d = dir_with(&[("p.fut", prog)]);
+    let args = ["dev", "--backend=ir", "--explain-exec", "p.fut"];
+    let o = runic_jit(&d, &args, true);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stdout,
+        "\
+entry main:
+  p.fut:2:12 map: native (runic-jit map kernel)
+  p.fut:3:12 map: not native: the map's lambda contains a loop
+  p.fut:4:15 reduce: built-in (a single operator, folded by the executor's loop)
+"
+    );
+    let o = runic_jit(&d, &args, false);
+    assert!(
+        o.stdout
+            .contains("p.fut:2:12 map: not native: native code is off (RUNIC_JIT=0)"),
+        "{}",
+        o.stdout
+    );
+    let o = runic(&d, &["dev", "--explain-exec", "p.fut"], "");
+    assert_eq!(o.status, 2, "{}", o.stderr);
+}
+
+/// Maps over rows with inner reductions run as native kernels and agree with the
+/// interpreter byte for byte, failures included.
+#[test]
+fn native_nested_kernels_agree_with_the_interpreter() {
+    let prog = "\
+entry rows (m: [][]f32) = map (\\r -> reduce (+) 0 (map (\\x -> x * x) r)) m
+entry dot (m: [][]f64) (v: []f64) = map (\\r -> reduce (+) 0 (map2 (*) r v)) m
+entry idx (m: [][]i32) (is: []i64) = map (\\i -> m[i, 0] + m[0, i] * 3) is
+entry km (ps: [][]f32) (cs: [][]f32) =
+  map (\\p -> reduce f32.min f32.inf (map (\\c -> reduce (+) 0 (map2 (\\x y -> (x-y)*(x-y)) p c)) cs)) ps
+entry amax (m: [][]i64) = map (\\r -> reduce i64.max i64.lowest r + r[1] / r[0]) m
+";
+    let d = dir_with(&[("n.fut", prog)]);
+    let o = runic_jit(
+        &d,
+        &["dev", "--backend=ir", "--explain-exec", "n.fut"],
+        true,
+    );
+    assert!(!o.stdout.contains("not native"), "{}", o.stdout);
+    let cases: &[(&str, &str)] = &[
+        ("rows", "[[1f32, 2, 3], [4, 5, 6.5]]"),
+        ("rows", "empty([0][3]f32)"),
+        ("dot", "[[1f64, 2, 3], [4, 5, 6]] [0.5f64, -1, 2]"),
+        ("dot", "[[1f64, 2, 3], [4, 5, 6]] [0.5f64, -1]"),
+        ("idx", "[[1, 2, 3], [4, 5, 6]] [0i64, 1]"),
+        ("idx", "[[1, 2, 3], [4, 5, 6]] [0i64, 1, 2]"),
+        ("idx", "[[1, 2, 3], [4, 5, 6]] [0i64, -1]"),
+        ("km", "[[1f32, 2], [3, 4], [0, 0]] [[1f32, 1], [3, 5]]"),
+        ("amax", "[[2i64, 7, 1], [5, 3, 9]]"),
+        ("amax", "[[2i64, 7, 1], [0, 3, 9]]"),
+    ];
+    for (entry, input) in cases {
+        let run = |backend: &str| {
+            runic(
+                &d,
+                &["run", "-b", "--backend", backend, "-e", entry, "n.fut"],
+                input,
+            )
+        };
+        let (i, x) = (run("interp"), run("ir"));
+        assert_eq!(
+            (i.status, &i.stdout, &i.stderr),
+            (x.status, &x.stdout, &x.stderr),
+            "{entry} {input}"
+        );
+    }
+}
+
+#[test]
+fn dev_timings() {
+    let d = dir_with(&[("p.fut", "entry main (xs: []i32) = map (+ 1) xs\n")]);
+    let steps = |out: &str| -> Vec<String> {
+        out.lines()
+            .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+            .collect()
+    };
+    let o = runic(&d, &["dev", "--backend=ir", "--timings", "p.fut"], "");
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let mut want = vec!["===".to_string(), "parse".into(), "typecheck".into()];
+    want.extend(
+        runic(&d, &["dev", "--backend=ir", "--list-passes"], "")
+            .stdout
+            .lines()
+            .skip(2)
+            .map(String::from),
+    );
+    want.push("native".into());
+    want.push("total".into());
+    assert_eq!(steps(&o.stdout), want, "{}", o.stdout);
+    assert!(
+        o.stdout.lines().skip(1).all(|l| l.ends_with(" ms")),
+        "{}",
+        o.stdout
+    );
+    let o = runic(&d, &["dev", "--timings", "p.fut"], "");
+    assert_eq!(steps(&o.stdout), ["===", "parse", "typecheck", "total"]);
+    // `bench` prepares the program once and says how long that took, apart from the runs.
+    let prog =
+        "-- ==\n-- input { [1, 2] } output { [2, 3] }\nentry main (xs: []i32) = map (+ 1) xs\n";
+    let d = dir_with(&[("b.fut", prog)]);
+    let o = runic(&d, &["bench", "-r", "2", "--min-time=0", "b.fut"], "");
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let line = o.stdout.lines().nth(1).unwrap_or("");
+    assert!(
+        line.starts_with("b.fut: compiled in ")
+            && [
+                " ms (front end ",
+                ", lower ",
+                ", ad ",
+                ", optimise ",
+                ", native "
+            ]
+            .iter()
+            .all(|p| line.contains(p)),
         "{}",
         o.stdout
     );
@@ -587,18 +734,26 @@ entry inc (xs: []i32) = map (+ 1) xs
         lines[0],
         "Benchmarking with backend interp: at least 3 runs and 0 s per dataset."
     );
-    assert_eq!(lines[1], "b.fut:inc:");
+    // Preparing the program is timed apart from the runs.
     assert!(
-        lines[2].starts_with("  #0 (\"[1i32, 2i32, 3i32]\"): "),
+        lines[1].starts_with("b.fut: compiled in ")
+            && lines[1].contains(" ms (front end ")
+            && lines[1].contains(", interpreter "),
         "{}",
-        lines[2]
+        lines[1]
     );
-    assert!(lines[2].ends_with("μs median (3 runs)"), "{}", lines[2]);
+    assert_eq!(lines[2], "b.fut:inc:");
+    assert!(
+        lines[3].starts_with("  #0 (\"[1i32, 2i32, 3i32]\"): "),
+        "{}",
+        lines[3]
+    );
+    assert!(lines[3].ends_with("μs median (3 runs)"), "{}", lines[3]);
     assert_eq!(
-        lines[3],
+        lines[4],
         "  wrong: FAILED: Value #0 index [0]: expected 5i32, got 2i32"
     );
-    assert_eq!(lines.len(), 4);
+    assert_eq!(lines.len(), 5);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("out.json")).unwrap()).unwrap();
     let ds = &json["b.fut:inc"]["datasets"];

@@ -13,6 +13,7 @@
 
 mod error;
 mod eval;
+mod explain;
 mod hist;
 mod index;
 mod native;
@@ -23,6 +24,7 @@ mod value;
 pub mod vector;
 
 pub use error::ExecError;
+pub use explain::SoacReport;
 
 use eval::{Ctx, Frame};
 use runic_data::{Array, Value};
@@ -58,14 +60,24 @@ impl Executor {
             .map(|(k, f)| (f.name.clone(), k))
             .collect();
         let plans = vector::Plans::new(&prog);
+        let jit: Box<native::Jit> = Box::default();
+        // Compile the kernels of the top-level SOACs now: preparing a program includes its
+        // native code, so that runs (and their timings) never compile.
+        explain::walk(&prog, &jit, false);
         Executor {
             prog,
             slots,
             funs,
             plans,
-            jit: Box::default(),
+            jit,
             interrupt: None,
         }
+    }
+
+    /// Every SOAC of every entry point, in program order (nested ones after their
+    /// enclosing SOAC), with how it runs: the executor's own decision.
+    pub fn explain(&self) -> Vec<SoacReport> {
+        explain::walk(&self.prog, &self.jit, true)
     }
 
     /// A flag that, once set, makes running evaluations stop with the error "interrupted".

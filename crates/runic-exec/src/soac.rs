@@ -4,6 +4,7 @@
 
 use crate::error::{err, ExecError, R};
 use crate::eval::{scalar_binop, Ctx, Frame};
+use crate::native::Route;
 use crate::out::OutPtr;
 use crate::value::*;
 use crate::vector::BLOCK;
@@ -84,6 +85,15 @@ pub fn simple_op_of(lam: &Lambda) -> Option<BinOp> {
             Some(*op)
         }
         _ => None,
+    }
+}
+
+/// The operator of a `reduce`/`scan` without a producer map whose lambda is a single
+/// operator: the executor folds or scans those with its own loops.
+pub fn plain_op(pre: Option<&Lambda>, lam: &Lambda) -> Option<BinOp> {
+    match pre {
+        None => simple_op_of(lam),
+        Some(_) => None,
     }
 }
 
@@ -283,6 +293,13 @@ impl Ctx<'_> {
             Soac::Map { w, lam, arrs } => {
                 let w = self.dim(f, w)?;
                 let arrs = self.arrays(f, arrs, w)?;
+                if par {
+                    if let Route::Map(k) = self.route(f, s) {
+                        if let Some(out) = self.map_native(f, w, lam, &k, &arrs, &chunks(w, par))? {
+                            return Ok(out);
+                        }
+                    }
+                }
                 self.map(f, w, lam, &arrs, par)
             }
             Soac::Reduce {
@@ -302,11 +319,11 @@ impl Ctx<'_> {
                 let cs = chunks(w, par);
                 // A plain `reduce op` over one vector already folds natively in place
                 // (`fold_col`); native kernels are for the others.
-                let plain = pre.is_none() && simple_op_of(lam).is_some();
-                let native = if par && !plain {
-                    self.fold_native(f, w, pre.as_ref(), lam, &arrs, &ne, &cs)?
-                } else {
-                    None
+                let native = match par.then(|| self.route(f, s)) {
+                    Some(Route::Fold(k)) => {
+                        self.fold_native(f, w, pre.as_ref(), lam, &k, &arrs, &ne, &cs)?
+                    }
+                    _ => None,
                 };
                 let parts = match native {
                     Some(parts) => parts,
@@ -389,11 +406,6 @@ impl Ctx<'_> {
         arrs: &[Arc<Array>],
         par: bool,
     ) -> R<Vec<Val>> {
-        if par {
-            if let Some(out) = self.map_native(f, w, lam, arrs, &chunks(w, par))? {
-                return Ok(out);
-            }
-        }
         if let (Some(plan), true) = (
             self.plans.get(lam),
             arrs.iter().all(|a| a.shape.len() == 1)
@@ -679,7 +691,7 @@ impl Ctx<'_> {
         };
         // Pass 2, for a plain `scan op` over one vector: scan the input in place into the
         // preallocated result.
-        if let (None, Some(op), [a], [Val::Prim(p)]) = (pre, simple_op_of(lam), arrs, &ne[..]) {
+        if let (Some(op), [a], [Val::Prim(p)]) = (plain_op(pre, lam), arrs, &ne[..]) {
             if a.shape.len() == 1 {
                 let mut out = Buffer::filled(p.ty(), w, Prim::I32(0));
                 let dst = OutPtr::new(&mut out);

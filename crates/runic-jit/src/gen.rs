@@ -1,8 +1,8 @@
 //! Translation of scalar lambdas to Cranelift IR, and the element loops around them.
 
-use crate::shims::{self, binop_index, ternop_index, type_index, unop_index};
-use crate::{Code, FoldFn, FoldKernel, MapFn, MapKernel};
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use crate::shims;
+use crate::{Code, FoldFn, FoldKernel, MapFn, MapKernel, VarType};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{
     types, AbiParam, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot,
@@ -15,10 +15,10 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 use runic_ir::*;
 use std::collections::HashMap;
 
-type R<T> = Result<T, String>;
+pub(crate) type R<T> = Result<T, String>;
 
 /// The Cranelift type that holds a value of `t`.
-fn cl(t: PrimType) -> CType {
+pub(crate) fn cl(t: PrimType) -> CType {
     match t {
         PrimType::I8 | PrimType::U8 | PrimType::Bool => types::I8,
         PrimType::I16 | PrimType::U16 | PrimType::F16 => types::I16,
@@ -29,18 +29,27 @@ fn cl(t: PrimType) -> CType {
     }
 }
 
-fn mem() -> MemFlagsData {
+pub(crate) fn mem() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-fn ba(vs: &[Value]) -> Vec<BlockArg> {
+pub(crate) fn ba(vs: &[Value]) -> Vec<BlockArg> {
     vs.iter().map(|&v| BlockArg::Value(v)).collect()
 }
 
 /// Checks that a lambda has only constructs this slice compiles, and names the first that
 /// it does not.
-fn check_lambda(lam: &Lambda, what: &str) -> R<()> {
+pub(crate) fn check_lambda(lam: &Lambda, what: &str) -> R<()> {
+    check_lambda_in(lam, what, false)
+}
+
+/// [`check_lambda`]; `nest`: the body of a map kernel, which may also index arrays (its
+/// rows and free arrays) and fold them with inner reductions.
+pub(crate) fn check_lambda_in(lam: &Lambda, what: &str, nest: bool) -> R<()> {
     for p in &lam.params {
+        if nest && matches!(p.ty, Type::Array { .. }) {
+            continue;
+        }
         if !matches!(p.ty, Type::Prim(_)) {
             return Err(format!("{what} has a non-scalar parameter"));
         }
@@ -50,15 +59,33 @@ fn check_lambda(lam: &Lambda, what: &str) -> R<()> {
             return Err(format!("{what} has a non-scalar result"));
         }
     }
-    check_body(&lam.body, what)
+    check_body(&lam.body, what, nest)
 }
 
-fn check_body(b: &Body, what: &str) -> R<()> {
+fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
     for s in &b.stms {
-        if s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
+        let view = nest && matches!(s.exp, Exp::Basic(BasicOp::Index(..)));
+        if !view && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
             return Err(format!("{what} binds a non-scalar value"));
         }
         match &s.exp {
+            Exp::Basic(BasicOp::Index(_, idx)) if nest => {
+                if !idx.iter().all(|d| matches!(d, DimIndex::Fix(_))) {
+                    return Err(format!("{what} contains a slice"));
+                }
+            }
+            Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. }) if nest => {}
+            Exp::Soac(Soac::Reduce { pre, lam, .. }) if nest => {
+                if let Some(p) = pre {
+                    check_lambda_in(p, what, true)?;
+                }
+                check_lambda(lam, "an inner reduction's operator")?;
+            }
+            Exp::Soac(Soac::Map { .. }) if nest => {
+                return Err(format!(
+                    "{what} builds an intermediate array (a nested map not consumed by a reduction)"
+                ))
+            }
             Exp::Basic(
                 BasicOp::SubExp(_)
                 | BasicOp::BinOp(..)
@@ -81,8 +108,8 @@ fn check_body(b: &Body, what: &str) -> R<()> {
                 else_body,
                 ..
             } => {
-                check_body(then_body, what)?;
-                check_body(else_body, what)?;
+                check_body(then_body, what, nest)?;
+                check_body(else_body, what, nest)?;
             }
             Exp::Loop { .. } => return Err(format!("{what} contains a loop")),
             Exp::Soac(_) => return Err(format!("{what} contains a nested SOAC")),
@@ -94,7 +121,7 @@ fn check_body(b: &Body, what: &str) -> R<()> {
 }
 
 /// The free variables of `lams`, sorted, with their types.
-fn frees_of(
+pub(crate) fn frees_of(
     lams: &[&Lambda],
     free_type: &dyn Fn(VName) -> Option<PrimType>,
 ) -> R<Vec<(VName, PrimType)>> {
@@ -116,11 +143,11 @@ fn frees_of(
 }
 
 /// The shims native code calls, declared in one function.
-struct Rt {
-    binop: FuncRef,
-    unop: FuncRef,
-    convert: FuncRef,
-    ternop: FuncRef,
+pub(crate) struct Rt {
+    pub(crate) binop: FuncRef,
+    pub(crate) unop: FuncRef,
+    pub(crate) convert: FuncRef,
+    pub(crate) ternop: FuncRef,
 }
 
 fn new_module() -> R<JITModule> {
@@ -201,7 +228,7 @@ fn build_kernel(
 }
 
 /// Address of element `i` of the column at `base`.
-fn elem_addr(b: &mut FunctionBuilder, base: Value, i: Value, t: PrimType) -> Value {
+pub(crate) fn elem_addr(b: &mut FunctionBuilder, base: Value, i: Value, t: PrimType) -> Value {
     let shift = t.size_bytes().trailing_zeros() as i64;
     let off = if shift == 0 {
         i
@@ -218,10 +245,11 @@ fn load_ptrs(b: &mut FunctionBuilder, arr: Value, first: usize, n: usize) -> Vec
         .collect()
 }
 
-pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<PrimType>) -> R<MapKernel> {
-    check_lambda(lam, "the map's lambda")?;
-    let frees = frees_of(&[lam], free_type)?;
+pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -> R<MapKernel> {
+    check_lambda_in(lam, "the map's lambda", true)?;
+    let (frees, free_arrays) = crate::nest::split_frees(lam, free_type)?;
     let params: Vec<PrimType> = lam.params.iter().map(|p| prim_of(&p.ty)).collect();
+    let ranks: Vec<usize> = lam.params.iter().map(|p| p.ty.rank() + 1).collect();
     let results: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
     let i64t = types::I64;
     let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
@@ -240,11 +268,35 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<PrimType>) 
         };
         let bases = load_ptrs(b, ins, 0, params.len());
         let free_ptrs = load_ptrs(b, ins, params.len(), frees.len());
+        let arr_ptrs = load_ptrs(b, ins, params.len() + frees.len(), free_arrays.len());
+        let dims_ptr = load_ptrs(b, ins, params.len() + frees.len() + free_arrays.len(), 1)[0];
         let out_bases = load_ptrs(b, outs, 0, results.len());
         let mut env = HashMap::new();
         for ((v, t), p) in frees.iter().zip(free_ptrs) {
             let x = b.ins().load(cl(*t), mem(), p, 0);
             env.insert(*v, (x, *t));
+        }
+        // Shapes: every input's, then every free array's, in one array of i64.
+        let mut k = 0;
+        let mut dims = |b: &mut FunctionBuilder, r: usize| -> Vec<Value> {
+            let d = (k..k + r)
+                .map(|j| b.ins().load(types::I64, mem(), dims_ptr, (8 * j) as i32))
+                .collect();
+            k += r;
+            d
+        };
+        let in_dims: Vec<Vec<Value>> = ranks.iter().map(|&r| dims(b, r)).collect();
+        let mut arrays = HashMap::new();
+        for ((v, t, r), p) in free_arrays.iter().zip(arr_ptrs) {
+            let d = dims(b, *r);
+            arrays.insert(
+                *v,
+                crate::nest::ArrV {
+                    base: p,
+                    elem: *t,
+                    dims: d,
+                },
+            );
         }
         b.ins().jump(header, &ba(&[start]));
 
@@ -255,18 +307,39 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<PrimType>) 
 
         b.switch_to_block(body);
         let mut args = Vec::new();
-        for (base, t) in bases.iter().zip(&params) {
-            let a = elem_addr(b, *base, i, *t);
-            args.push(b.ins().load(cl(*t), mem(), a, 0));
+        let mut rows = Vec::new();
+        for (((base, t), p), d) in bases.iter().zip(&params).zip(&lam.params).zip(&in_dims) {
+            if d.len() == 1 {
+                let a = elem_addr(b, *base, i, *t);
+                args.push(b.ins().load(cl(*t), mem(), a, 0));
+            } else {
+                // Row `i`: a view of the input, no copy.
+                let row = crate::nest::ArrV {
+                    base: *base,
+                    elem: *t,
+                    dims: d.clone(),
+                };
+                rows.push((p.name, row.row(b, i)));
+            }
         }
         let mut g = Gen {
             b,
             env,
+            arrays: arrays.clone(),
             fail,
             rt,
             slot,
         };
-        let res = g.lambda(lam, &args)?;
+        g.arrays.extend(rows);
+        let scalar_params: Vec<&Param> = lam
+            .params
+            .iter()
+            .filter(|p| matches!(p.ty, Type::Prim(_)))
+            .collect();
+        for (p, a) in scalar_params.iter().zip(&args) {
+            g.env.insert(p.name, (*a, prim_of(&p.ty)));
+        }
+        let res = g.body(&lam.body)?;
         let b = g.b;
         for ((base, t), v) in out_bases.iter().zip(&results).zip(res) {
             let a = elem_addr(b, *base, i, *t);
@@ -289,8 +362,10 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<PrimType>) 
     Ok(MapKernel {
         f,
         params,
+        ranks,
         results,
         frees,
+        free_arrays,
         _code: code,
     })
 }
@@ -375,6 +450,7 @@ pub fn compile_fold(
         let mut g = Gen {
             b,
             env,
+            arrays: HashMap::new(),
             fail,
             rt,
             slot,
@@ -415,31 +491,33 @@ pub fn compile_fold(
     })
 }
 
-fn prim_of(t: &Type) -> PrimType {
+pub(crate) fn prim_of(t: &Type) -> PrimType {
     t.elem().unwrap_or(PrimType::Bool)
 }
 
 /// Emits the code of lambda bodies into a function under construction.
-struct Gen<'a, 'b> {
-    b: &'a mut FunctionBuilder<'b>,
+pub(crate) struct Gen<'a, 'b> {
+    pub(crate) b: &'a mut FunctionBuilder<'b>,
     /// The value and type of every variable in scope.
-    env: HashMap<VName, (Value, PrimType)>,
+    pub(crate) env: HashMap<VName, (Value, PrimType)>,
+    /// The arrays in scope (rows of the inputs, free arrays, views of them).
+    pub(crate) arrays: HashMap<VName, crate::nest::ArrV>,
     /// Block (taking an i32 code) that returns a failure.
-    fail: Block,
-    rt: &'a Rt,
+    pub(crate) fail: Block,
+    pub(crate) rt: &'a Rt,
     /// Scratch word for the results of fallible shims.
-    slot: StackSlot,
+    pub(crate) slot: StackSlot,
 }
 
 impl Gen<'_, '_> {
-    fn lambda(&mut self, lam: &Lambda, args: &[Value]) -> R<Vec<Value>> {
+    pub(crate) fn lambda(&mut self, lam: &Lambda, args: &[Value]) -> R<Vec<Value>> {
         for (p, &a) in lam.params.iter().zip(args) {
             self.env.insert(p.name, (a, prim_of(&p.ty)));
         }
         self.body(&lam.body)
     }
 
-    fn body(&mut self, body: &Body) -> R<Vec<Value>> {
+    pub(crate) fn body(&mut self, body: &Body) -> R<Vec<Value>> {
         for s in &body.stms {
             self.stm(s)?;
         }
@@ -461,7 +539,7 @@ impl Gen<'_, '_> {
         }
     }
 
-    fn opd(&mut self, s: &SubExp) -> R<(Value, PrimType)> {
+    pub(crate) fn opd(&mut self, s: &SubExp) -> R<(Value, PrimType)> {
         match s {
             SubExp::Const(p) => Ok((self.konst(*p), p.ty())),
             SubExp::Var(v) => self
@@ -516,6 +594,21 @@ impl Gen<'_, '_> {
             }
             return Ok(());
         }
+        match &s.exp {
+            Exp::Basic(BasicOp::Index(v, idx)) => return self.index(s, *v, idx),
+            Exp::Basic(op @ (BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. })) => {
+                return self.assertion(s, op)
+            }
+            Exp::Soac(Soac::Reduce {
+                w,
+                arrs,
+                pre,
+                lam,
+                neutral,
+                ..
+            }) => return self.inner_reduce(s, w, arrs, pre.as_ref(), lam, neutral),
+            _ => {}
+        }
         let [p] = s.pat.as_slice() else {
             return Err("a scalar operation with several results".into());
         };
@@ -546,600 +639,5 @@ impl Gen<'_, '_> {
         };
         self.env.insert(p.name, (v, rt));
         Ok(())
-    }
-
-    // ---- raw words and shims ----
-
-    fn raw_word(&mut self, v: Value, t: PrimType) -> Value {
-        let b = &mut self.b;
-        match t {
-            PrimType::F32 => {
-                let i = b.ins().bitcast(types::I32, MemFlagsData::new(), v);
-                b.ins().uextend(types::I64, i)
-            }
-            PrimType::F64 => b.ins().bitcast(types::I64, MemFlagsData::new(), v),
-            _ if cl(t) == types::I64 => v,
-            _ => b.ins().uextend(types::I64, v),
-        }
-    }
-
-    fn value_of_word(&mut self, r: Value, t: PrimType) -> Value {
-        let b = &mut self.b;
-        match t {
-            PrimType::F32 => {
-                let i = b.ins().ireduce(types::I32, r);
-                b.ins().bitcast(types::F32, MemFlagsData::new(), i)
-            }
-            PrimType::F64 => b.ins().bitcast(types::F64, MemFlagsData::new(), r),
-            _ if cl(t) == types::I64 => r,
-            _ => b.ins().ireduce(cl(t), r),
-        }
-    }
-
-    fn iconst64(&mut self, x: i64) -> Value {
-        self.b.ins().iconst(types::I64, x)
-    }
-
-    /// Branch to the failure block with `code` unless it is 0.
-    fn check(&mut self, code: Value) {
-        let cont = self.b.create_block();
-        self.b.ins().brif(code, self.fail, &ba(&[code]), cont, &[]);
-        self.b.switch_to_block(cont);
-    }
-
-    fn binop_shim(
-        &mut self,
-        op: BinOp,
-        a: (Value, PrimType),
-        b: (Value, PrimType),
-        rt: PrimType,
-    ) -> Value {
-        let args = [
-            self.iconst64(binop_index(op)),
-            self.iconst64(type_index(a.1)),
-            self.raw_word(a.0, a.1),
-            self.iconst64(type_index(b.1)),
-            self.raw_word(b.0, b.1),
-            self.b.ins().stack_addr(types::I64, self.slot, 0),
-        ];
-        let call = self.b.ins().call(self.rt.binop, &args);
-        let code = self.b.inst_results(call)[0];
-        self.check(code);
-        let r = self
-            .b
-            .ins()
-            .stack_load(types::I64, types::I64, self.slot, 0);
-        self.value_of_word(r, rt)
-    }
-
-    fn unop_shim(&mut self, op: UnOp, a: (Value, PrimType), rt: PrimType) -> Value {
-        let args = [
-            self.iconst64(unop_index(op)),
-            self.iconst64(type_index(a.1)),
-            self.raw_word(a.0, a.1),
-        ];
-        let call = self.b.ins().call(self.rt.unop, &args);
-        let r = self.b.inst_results(call)[0];
-        self.value_of_word(r, rt)
-    }
-
-    fn convert_shim(&mut self, a: (Value, PrimType), to: PrimType) -> Value {
-        let args = [
-            self.iconst64(type_index(a.1)),
-            self.iconst64(type_index(to)),
-            self.raw_word(a.0, a.1),
-        ];
-        let call = self.b.ins().call(self.rt.convert, &args);
-        let r = self.b.inst_results(call)[0];
-        self.value_of_word(r, to)
-    }
-
-    fn ternop_shim(&mut self, op: TernOp, xs: [(Value, PrimType); 3], rt: PrimType) -> Value {
-        let mut args = vec![self.iconst64(ternop_index(op))];
-        for (v, t) in xs {
-            args.push(self.iconst64(type_index(t)));
-            args.push(self.raw_word(v, t));
-        }
-        args.push(self.b.ins().stack_addr(types::I64, self.slot, 0));
-        let call = self.b.ins().call(self.rt.ternop, &args);
-        let code = self.b.inst_results(call)[0];
-        self.check(code);
-        let r = self
-            .b
-            .ins()
-            .stack_load(types::I64, types::I64, self.slot, 0);
-        self.value_of_word(r, rt)
-    }
-
-    // ---- binary operations ----
-
-    fn binop(
-        &mut self,
-        op: BinOp,
-        a: (Value, PrimType),
-        b: (Value, PrimType),
-        rt: PrimType,
-    ) -> Value {
-        let t = a.1;
-        let native = if t != b.1 || op == BinOp::GetBit {
-            None
-        } else if t == PrimType::Bool {
-            self.bool_binop(op, a.0, b.0)
-        } else if t.is_int() {
-            self.int_binop(op, t, a.0, b.0)
-        } else if t == PrimType::F32 || t == PrimType::F64 {
-            self.float_binop(op, t, a.0, b.0)
-        } else {
-            None
-        };
-        match native {
-            Some(v) => v,
-            None => self.binop_shim(op, a, b, rt),
-        }
-    }
-
-    fn bool_binop(&mut self, op: BinOp, x: Value, y: Value) -> Option<Value> {
-        let b = &mut self.b;
-        Some(match op {
-            BinOp::LogAnd | BinOp::And | BinOp::Min | BinOp::Mul => b.ins().band(x, y),
-            BinOp::LogOr | BinOp::Or | BinOp::Max | BinOp::Add => b.ins().bor(x, y),
-            BinOp::Xor | BinOp::Sub => b.ins().bxor(x, y),
-            BinOp::Eq => b.ins().icmp(IntCC::Equal, x, y),
-            BinOp::Neq => b.ins().icmp(IntCC::NotEqual, x, y),
-            BinOp::Lt => b.ins().icmp(IntCC::UnsignedLessThan, x, y),
-            BinOp::Le => b.ins().icmp(IntCC::UnsignedLessThanOrEqual, x, y),
-            BinOp::Gt => b.ins().icmp(IntCC::UnsignedGreaterThan, x, y),
-            BinOp::Ge => b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x, y),
-            _ => return None,
-        })
-    }
-
-    fn int_binop(&mut self, op: BinOp, t: PrimType, x: Value, y: Value) -> Option<Value> {
-        let s = t.is_signed_int();
-        let ct = cl(t);
-        let bits = t.bits() as i64;
-        let cc = |signed: IntCC, unsigned: IntCC| if s { signed } else { unsigned };
-        Some(match op {
-            BinOp::Add => self.b.ins().iadd(x, y),
-            BinOp::Sub => self.b.ins().isub(x, y),
-            BinOp::Mul => self.b.ins().imul(x, y),
-            BinOp::And => self.b.ins().band(x, y),
-            BinOp::Or => self.b.ins().bor(x, y),
-            BinOp::Xor => self.b.ins().bxor(x, y),
-            BinOp::Eq => self.b.ins().icmp(IntCC::Equal, x, y),
-            BinOp::Neq => self.b.ins().icmp(IntCC::NotEqual, x, y),
-            BinOp::Lt => {
-                let c = cc(IntCC::SignedLessThan, IntCC::UnsignedLessThan);
-                self.b.ins().icmp(c, x, y)
-            }
-            BinOp::Le => {
-                let c = cc(IntCC::SignedLessThanOrEqual, IntCC::UnsignedLessThanOrEqual);
-                self.b.ins().icmp(c, x, y)
-            }
-            BinOp::Gt => {
-                let c = cc(IntCC::SignedGreaterThan, IntCC::UnsignedGreaterThan);
-                self.b.ins().icmp(c, x, y)
-            }
-            BinOp::Ge => {
-                let c = cc(
-                    IntCC::SignedGreaterThanOrEqual,
-                    IntCC::UnsignedGreaterThanOrEqual,
-                );
-                self.b.ins().icmp(c, x, y)
-            }
-            BinOp::Max if s => self.b.ins().smax(x, y),
-            BinOp::Max => self.b.ins().umax(x, y),
-            BinOp::Min if s => self.b.ins().smin(x, y),
-            BinOp::Min => self.b.ins().umin(x, y),
-            BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem => {
-                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
-                let code = self.b.ins().iconst(types::I32, shims::FAIL_DIV_ZERO as i64);
-                let nil = self.b.ins().iconst(types::I32, 0);
-                let code = self.b.ins().select(zero, code, nil);
-                self.check(code);
-                if !s {
-                    return Some(match op {
-                        BinOp::Div | BinOp::Quot => self.b.ins().udiv(x, y),
-                        _ => self.b.ins().urem(x, y),
-                    });
-                }
-                let b = &mut self.b;
-                // x / -1 overflows for the smallest x: divide by 1 and negate instead.
-                let m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
-                let one = b.ins().iconst(ct, 1);
-                let z = b.ins().iconst(ct, 0);
-                let ys = b.ins().select(m1, one, y);
-                let q0 = b.ins().sdiv(x, ys);
-                let nx = b.ins().ineg(x);
-                let q = b.ins().select(m1, nx, q0);
-                let r0 = b.ins().srem(x, ys);
-                let r = b.ins().select(m1, z, r0);
-                match op {
-                    BinOp::Quot => q,
-                    BinOp::Rem => r,
-                    _ => {
-                        // Floor: adjust when the remainder is nonzero and its sign differs
-                        // from the divisor's.
-                        let nz = b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
-                        let xor = b.ins().bxor(r, y);
-                        let neg = b.ins().icmp_imm_s(IntCC::SignedLessThan, xor, 0);
-                        let adj = b.ins().band(nz, neg);
-                        if op == BinOp::Div {
-                            let adj = if ct == types::I8 {
-                                adj
-                            } else {
-                                b.ins().uextend(ct, adj)
-                            };
-                            b.ins().isub(q, adj)
-                        } else {
-                            let ry = b.ins().iadd(r, y);
-                            b.ins().select(adj, ry, r)
-                        }
-                    }
-                }
-            }
-            BinOp::Shl => {
-                let b = &mut self.b;
-                let big = b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, y, bits);
-                let sh = b.ins().ishl(x, y);
-                let z = b.ins().iconst(ct, 0);
-                b.ins().select(big, z, sh)
-            }
-            BinOp::Shr if s => {
-                let b = &mut self.b;
-                let max = b.ins().iconst(ct, bits - 1);
-                let amt = b.ins().umin(y, max);
-                b.ins().sshr(x, amt)
-            }
-            BinOp::Shr | BinOp::Lshr => {
-                let b = &mut self.b;
-                let big = b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, y, bits);
-                let sh = b.ins().ushr(x, y);
-                let z = b.ins().iconst(ct, 0);
-                b.ins().select(big, z, sh)
-            }
-            BinOp::MulHi => {
-                let b = &mut self.b;
-                if bits == 64 {
-                    if s {
-                        b.ins().smulhi(x, y)
-                    } else {
-                        b.ins().umulhi(x, y)
-                    }
-                } else {
-                    let (wx, wy) = if s {
-                        (
-                            b.ins().sextend(types::I64, x),
-                            b.ins().sextend(types::I64, y),
-                        )
-                    } else {
-                        (
-                            b.ins().uextend(types::I64, x),
-                            b.ins().uextend(types::I64, y),
-                        )
-                    };
-                    let p = b.ins().imul(wx, wy);
-                    let h = if s {
-                        b.ins().sshr_imm_u(p, bits)
-                    } else {
-                        b.ins().ushr_imm_u(p, bits)
-                    };
-                    b.ins().ireduce(ct, h)
-                }
-            }
-            _ => return None,
-        })
-    }
-
-    fn promote(&mut self, t: PrimType, x: Value) -> Value {
-        if t == PrimType::F32 {
-            self.b.ins().fpromote(types::F64, x)
-        } else {
-            x
-        }
-    }
-
-    fn demote(&mut self, t: PrimType, x: Value) -> Value {
-        if t == PrimType::F32 {
-            self.b.ins().fdemote(types::F32, x)
-        } else {
-            x
-        }
-    }
-
-    fn float_binop(&mut self, op: BinOp, t: PrimType, x: Value, y: Value) -> Option<Value> {
-        // `+ - * /` of two f32 rounded once equal runic_prim's f64 operation rounded to f32
-        // (the double rounding is innocuous for these operations).
-        Some(match op {
-            BinOp::Add => self.b.ins().fadd(x, y),
-            BinOp::Sub => self.b.ins().fsub(x, y),
-            BinOp::Mul => self.b.ins().fmul(x, y),
-            BinOp::Div => self.b.ins().fdiv(x, y),
-            BinOp::Eq => self.b.ins().fcmp(FloatCC::Equal, x, y),
-            BinOp::Neq => self.b.ins().fcmp(FloatCC::NotEqual, x, y),
-            BinOp::Lt => self.b.ins().fcmp(FloatCC::LessThan, x, y),
-            BinOp::Le => self.b.ins().fcmp(FloatCC::LessThanOrEqual, x, y),
-            BinOp::Gt => self.b.ins().fcmp(FloatCC::GreaterThan, x, y),
-            BinOp::Ge => self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, y),
-            BinOp::CopySign => {
-                let (px, py) = (self.promote(t, x), self.promote(t, y));
-                let r = self.b.ins().fcopysign(px, py);
-                self.demote(t, r)
-            }
-            BinOp::Min | BinOp::Max => return Some(self.float_min_max(op, t, x, y)),
-            _ => return None,
-        })
-    }
-
-    /// runic_prim's `min`/`max`: a NaN operand yields the other one; otherwise the smaller
-    /// (larger) operand. Which zero `min(0, -0)` gives is whatever the Rust library gives
-    /// (it differs between builds), so that one case calls runic_prim.
-    fn float_min_max(&mut self, op: BinOp, t: PrimType, x: Value, y: Value) -> Value {
-        let (px, py) = (self.promote(t, x), self.promote(t, y));
-        let b = &mut self.b;
-        let xn = b.ins().fcmp(FloatCC::Unordered, px, px);
-        let yn = b.ins().fcmp(FloatCC::Unordered, py, py);
-        let cc = if op == BinOp::Min {
-            FloatCC::LessThan
-        } else {
-            FloatCC::GreaterThan
-        };
-        let pick_x = b.ins().fcmp(cc, px, py);
-        let r = b.ins().select(pick_x, px, py);
-        let r = b.ins().select(yn, px, r);
-        let r = b.ins().select(xn, py, r);
-        let fast = self.demote(t, r);
-        let b = &mut self.b;
-        let eq = b.ins().fcmp(FloatCC::Equal, px, py);
-        let bx = b.ins().bitcast(types::I64, MemFlagsData::new(), px);
-        let by = b.ins().bitcast(types::I64, MemFlagsData::new(), py);
-        let differ = b.ins().icmp(IntCC::NotEqual, bx, by);
-        let zeros = b.ins().band(eq, differ);
-        let slow_b = b.create_block();
-        let merge = b.create_block();
-        b.append_block_param(merge, cl(t));
-        b.ins().brif(zeros, slow_b, &[], merge, &ba(&[fast]));
-        b.switch_to_block(slow_b);
-        let slow = self.binop_shim(op, (x, t), (y, t), t);
-        self.b.ins().jump(merge, &ba(&[slow]));
-        self.b.switch_to_block(merge);
-        self.b.block_params(merge)[0]
-    }
-
-    // ---- unary operations ----
-
-    fn unop(&mut self, op: UnOp, a: (Value, PrimType), rt: PrimType) -> Value {
-        let (x, t) = a;
-        let native = if t == PrimType::Bool {
-            Some(match op {
-                UnOp::Not => self.b.ins().bxor_imm_s(x, 1),
-                _ => x,
-            })
-        } else if t.is_int() {
-            self.int_unop(op, t, x, rt)
-        } else if t == PrimType::F32 || t == PrimType::F64 {
-            self.float_unop(op, t, x)
-        } else {
-            None
-        };
-        match native {
-            Some(v) => v,
-            None => self.unop_shim(op, a, rt),
-        }
-    }
-
-    fn int_unop(&mut self, op: UnOp, t: PrimType, x: Value, rt: PrimType) -> Option<Value> {
-        let s = t.is_signed_int();
-        let ct = cl(t);
-        let b = &mut self.b;
-        let to_i32 = |b: &mut FunctionBuilder, v: Value| match ct.bits().cmp(&32) {
-            std::cmp::Ordering::Less => b.ins().uextend(types::I32, v),
-            std::cmp::Ordering::Equal => v,
-            std::cmp::Ordering::Greater => b.ins().ireduce(types::I32, v),
-        };
-        Some(match op {
-            UnOp::Neg => b.ins().ineg(x),
-            UnOp::Not => b.ins().bnot(x),
-            UnOp::Abs if s => b.ins().iabs(x),
-            UnOp::Abs => x,
-            UnOp::Sgn => {
-                let one = b.ins().iconst(ct, 1);
-                let z = b.ins().iconst(ct, 0);
-                if s {
-                    let m1 = b.ins().iconst(ct, -1);
-                    let pos = b.ins().icmp_imm_s(IntCC::SignedGreaterThan, x, 0);
-                    let neg = b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
-                    let r = b.ins().select(neg, m1, z);
-                    b.ins().select(pos, one, r)
-                } else {
-                    let nz = b.ins().icmp_imm_s(IntCC::NotEqual, x, 0);
-                    b.ins().select(nz, one, z)
-                }
-            }
-            UnOp::Popc => {
-                let v = b.ins().popcnt(x);
-                to_i32(b, v)
-            }
-            UnOp::Clz => {
-                let v = b.ins().clz(x);
-                to_i32(b, v)
-            }
-            UnOp::Ctz => {
-                let v = b.ins().ctz(x);
-                to_i32(b, v)
-            }
-            UnOp::FromBits => match (t, rt) {
-                (PrimType::U16, PrimType::F16) => x,
-                (PrimType::U32, PrimType::F32) => {
-                    b.ins().bitcast(types::F32, MemFlagsData::new(), x)
-                }
-                (PrimType::U64, PrimType::F64) => {
-                    b.ins().bitcast(types::F64, MemFlagsData::new(), x)
-                }
-                _ => return None,
-            },
-            _ => return None,
-        })
-    }
-
-    fn float_unop(&mut self, op: UnOp, t: PrimType, x: Value) -> Option<Value> {
-        // Tests first: they produce no float.
-        match op {
-            UnOp::IsNan => return Some(self.b.ins().fcmp(FloatCC::Unordered, x, x)),
-            UnOp::IsInf => {
-                let b = &mut self.b;
-                let a = b.ins().fabs(x);
-                let inf = if t == PrimType::F32 {
-                    b.ins().f32const(f32::INFINITY)
-                } else {
-                    b.ins().f64const(f64::INFINITY)
-                };
-                return Some(b.ins().fcmp(FloatCC::Equal, a, inf));
-            }
-            UnOp::ToBits => {
-                let it = if t == PrimType::F32 {
-                    types::I32
-                } else {
-                    types::I64
-                };
-                return Some(self.b.ins().bitcast(it, MemFlagsData::new(), x));
-            }
-            _ => {}
-        }
-        // runic_prim computes in f64 and rounds to the operand type: do the same.
-        let px = self.promote(t, x);
-        let b = &mut self.b;
-        let r = match op {
-            UnOp::Neg => b.ins().fneg(px),
-            UnOp::Abs => b.ins().fabs(px),
-            UnOp::Sqrt => b.ins().sqrt(px),
-            UnOp::Recip => {
-                let one = b.ins().f64const(1.0);
-                b.ins().fdiv(one, px)
-            }
-            UnOp::Rsqrt => {
-                let one = b.ins().f64const(1.0);
-                let s = b.ins().sqrt(px);
-                b.ins().fdiv(one, s)
-            }
-            UnOp::Ceil => b.ins().ceil(px),
-            UnOp::Floor => b.ins().floor(px),
-            UnOp::Trunc => b.ins().trunc(px),
-            UnOp::Round => b.ins().nearest(px),
-            UnOp::Sgn => {
-                let nan = b.ins().fcmp(FloatCC::Unordered, px, px);
-                let zero = b.ins().f64const(0.0);
-                let is0 = b.ins().fcmp(FloatCC::Equal, px, zero);
-                let one = b.ins().f64const(1.0);
-                let sg = b.ins().fcopysign(one, px);
-                let r = b.ins().select(is0, zero, sg);
-                b.ins().select(nan, px, r)
-            }
-            _ => return None,
-        };
-        Some(self.demote(t, r))
-    }
-
-    // ---- conversions ----
-
-    fn convert(&mut self, a: (Value, PrimType), to: PrimType) -> Value {
-        let (x, from) = a;
-        if from == to {
-            return x;
-        }
-        if from == PrimType::F16 || to == PrimType::F16 {
-            return self.convert_shim(a, to);
-        }
-        let b = &mut self.b;
-        let ct = cl(to);
-        if from == PrimType::Bool {
-            if to.is_int() {
-                return if ct == types::I8 {
-                    x
-                } else {
-                    b.ins().uextend(ct, x)
-                };
-            }
-            let w = b.ins().uextend(types::I32, x);
-            return b.ins().fcvt_from_uint(ct, w);
-        }
-        if from.is_int() {
-            if to == PrimType::Bool {
-                return b.ins().icmp_imm_s(IntCC::NotEqual, x, 0);
-            }
-            let (fb, tb) = (from.bits(), to.bits());
-            if to.is_int() {
-                return match fb.cmp(&tb) {
-                    std::cmp::Ordering::Greater => b.ins().ireduce(ct, x),
-                    std::cmp::Ordering::Equal => x,
-                    std::cmp::Ordering::Less => {
-                        if from.is_signed_int() && to.is_signed_int() {
-                            b.ins().sextend(ct, x)
-                        } else {
-                            b.ins().uextend(ct, x)
-                        }
-                    }
-                };
-            }
-            // To a float: exactly, through f64 (as runic_prim does).
-            let wide = if fb == 64 {
-                x
-            } else if from.is_signed_int() {
-                b.ins().sextend(types::I64, x)
-            } else {
-                b.ins().uextend(types::I64, x)
-            };
-            let d = if from == PrimType::U64 {
-                b.ins().fcvt_from_uint(types::F64, wide)
-            } else {
-                b.ins().fcvt_from_sint(types::F64, wide)
-            };
-            return self.demote(to, d);
-        }
-        // From f32 or f64.
-        if to == PrimType::Bool {
-            let z = if from == PrimType::F32 {
-                b.ins().f32const(0.0)
-            } else {
-                b.ins().f64const(0.0)
-            };
-            return b.ins().fcmp(FloatCC::NotEqual, x, z);
-        }
-        if to.is_float() {
-            return if to == PrimType::F64 {
-                b.ins().fpromote(types::F64, x)
-            } else {
-                b.ins().fdemote(types::F32, x)
-            };
-        }
-        // To an integer: truncate and wrap. Natively where the truncated value fits an i64;
-        // runic_prim otherwise (huge values, infinities, NaN).
-        let px = self.promote(from, x);
-        let b = &mut self.b;
-        let ax = b.ins().fabs(px);
-        let lim = b.ins().f64const((1u64 << 63) as f64);
-        let fits = b.ins().fcmp(FloatCC::LessThan, ax, lim);
-        let fast_b = b.create_block();
-        let slow_b = b.create_block();
-        let merge = b.create_block();
-        b.append_block_param(merge, ct);
-        b.ins().brif(fits, fast_b, &[], slow_b, &[]);
-        b.switch_to_block(fast_b);
-        let i = b.ins().fcvt_to_sint_sat(types::I64, px);
-        let r = if ct == types::I64 {
-            i
-        } else {
-            b.ins().ireduce(ct, i)
-        };
-        b.ins().jump(merge, &ba(&[r]));
-        b.switch_to_block(slow_b);
-        let slow = self.convert_shim(a, to);
-        self.b.ins().jump(merge, &ba(&[slow]));
-        self.b.switch_to_block(merge);
-        self.b.block_params(merge)[0]
     }
 }

@@ -20,6 +20,10 @@
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
 
 mod gen;
+mod nest;
+mod scalar;
+
+pub use nest::FAIL_INDEX;
 pub mod shims;
 
 pub use shims::{from_raw, to_raw};
@@ -51,33 +55,51 @@ impl Drop for Code {
     }
 }
 
+/// The type of a variable a lambda uses but does not bind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarType {
+    Scalar(PrimType),
+    /// Element type and rank.
+    Array(PrimType, usize),
+}
+
 /// A compiled `map` body. Columns hold elements in their natural size (`bool`: one byte, 0
 /// or 1; `f16`: its 16 bits).
 pub struct MapKernel {
     f: MapFn,
-    /// Element type of each input column (one per lambda parameter).
+    /// Element type of each input (one per lambda parameter).
     pub params: Vec<PrimType>,
+    /// Rank of each input: 1 for a column of scalars, more when the lambda takes rows.
+    pub ranks: Vec<usize>,
     /// Element type of each output column (one per lambda result).
     pub results: Vec<PrimType>,
     /// The lambda's free scalar variables, passed after the input columns.
     pub frees: Vec<(VName, PrimType)>,
+    /// The lambda's free arrays (element type, rank), passed after the free scalars.
+    pub free_arrays: Vec<(VName, PrimType, usize)>,
     _code: Code,
 }
 
 impl MapKernel {
     /// Run the body on elements `start..end`.
     ///
-    /// `ins` holds, for each parameter, a pointer to the first element of its column, then
-    /// for each free variable a pointer to its value; `outs` a pointer to the first element
-    /// of each result column. Returns 0, or a failure code: then some elements of the range
-    /// may have been written and others not.
+    /// `ins` holds, for each parameter, a pointer to the first element of its input, then
+    /// for each free scalar a pointer to its value, for each free array a pointer to its
+    /// first element, and last a pointer to the dimensions (`i64`) of every input and then
+    /// of every free array; `outs` a pointer to the first element of each result column.
+    /// Returns 0, or a failure code: then some elements of the range may have been written
+    /// and others not.
     ///
     /// # Safety
-    /// Every column must hold at least `end` elements of its type, every free-variable
-    /// pointer must point to a value of its type, and no other thread may access the
-    /// elements `start..end` of the output columns during the call.
+    /// Every input must hold at least `end` rows of its type and of the dimensions given,
+    /// free arrays the elements their dimensions say, every free-variable pointer must
+    /// point to a value of its type, and no other thread may access the elements
+    /// `start..end` of the output columns during the call.
     pub unsafe fn run(&self, start: usize, end: usize, ins: &[*const u8], outs: &[*mut u8]) -> i32 {
-        assert_eq!(ins.len(), self.params.len() + self.frees.len());
+        assert_eq!(
+            ins.len(),
+            self.params.len() + self.frees.len() + self.free_arrays.len() + 1
+        );
         assert_eq!(outs.len(), self.results.len());
         (self.f)(start as i64, end as i64, ins.as_ptr(), outs.as_ptr())
     }
@@ -109,11 +131,13 @@ impl FoldKernel {
     }
 }
 
-/// Compile the body of a `map`. `free_type` gives the type of a variable the lambda uses but
-/// does not bind (`None`: not a scalar, so the lambda is not compiled).
+/// Compile the body of a `map`. Its parameters may be rows of the inputs, which its body
+/// indexes and folds with inner reductions (see `nest.rs`). `free_type` gives the type of a
+/// variable the lambda uses but does not bind (`None`: neither a scalar nor an array, so the
+/// lambda is not compiled).
 pub fn compile_map(
     lam: &Lambda,
-    free_type: &dyn Fn(VName) -> Option<PrimType>,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<MapKernel, String> {
     gen::compile_map(lam, free_type)
 }

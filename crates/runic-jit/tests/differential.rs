@@ -4,7 +4,7 @@
 
 use runic_ir::*;
 use runic_jit::shims::{scalar_binop, scalar_ternop, BINOPS, TERNOPS, UNOPS};
-use runic_jit::{compile_fold, compile_map, from_raw, to_raw, MapKernel};
+use runic_jit::{compile_fold, compile_map, from_raw, to_raw, MapKernel, VarType};
 use runic_prim::{convert, unop};
 
 struct Rng(u64);
@@ -172,6 +172,9 @@ fn run_map(k: &MapKernel, cols: &[Vec<Prim>], frees: &[Prim]) -> Result<Vec<Vec<
         .collect();
     let mut ins: Vec<*const u8> = ins_data.iter().map(|c| c.as_ptr()).collect();
     ins.extend(free_data.iter().map(|w| w as *const u64 as *const u8));
+    // The dimensions of the inputs (vectors of n elements).
+    let dims: Vec<i64> = cols.iter().map(|_| n as i64).collect();
+    ins.push(dims.as_ptr() as *const u8);
     let outs: Vec<*mut u8> = outs_data.iter_mut().map(|c| c.as_mut_ptr()).collect();
     // SAFETY: every column holds n elements of its type; free values are raw words whose
     // low bytes hold the value (little-endian).
@@ -432,7 +435,7 @@ fn branches_constants_and_free_variables() {
         },
         vec![Type::Prim(t), Type::Prim(PrimType::Bool)],
     );
-    let k = compile_map(&lam, &|v| (v == a).then_some(t)).expect("compiles");
+    let k = compile_map(&lam, &|v| (v == a).then_some(VarType::Scalar(t))).expect("compiles");
     assert_eq!(k.frees, vec![(a, t)]);
     let xs: Vec<Prim> = (-50..50).map(Prim::I32).collect();
     let out = run_map(&k, std::slice::from_ref(&xs), &[Prim::I32(7)]).expect("no failure");
@@ -571,7 +574,7 @@ fn unsupported_lambdas_give_a_reason() {
         t,
     );
     let e = compile_map(&idx, &|_| None).err().expect("not compiled");
-    assert!(e.contains("indexing"), "{e}");
+    assert!(e.contains("neither a scalar nor an array"), "{e}");
     // An array parameter.
     let arr = Lambda::new(
         vec![Param {
@@ -591,11 +594,16 @@ fn unsupported_lambdas_give_a_reason() {
         }],
     );
     let e = compile_map(&arr, &|_| None).err().expect("not compiled");
-    assert!(e.contains("non-scalar parameter"), "{e}");
+    assert!(e.contains("non-scalar result"), "{e}");
     // A free variable that is not a scalar.
     let free = lam_of(&[t], BasicOp::BinOp(BinOp::Add, var(0), var(9)), t);
     let e = compile_map(&free, &|_| None).err().expect("not compiled");
     assert!(e.contains("free variable"), "{e}");
+    // Indexing a fold's free array: only map kernels index.
+    let e = compile_fold(None, &idx, &|_| None)
+        .err()
+        .expect("not compiled");
+    assert!(e.contains("indexing"), "{e}");
     // A loop.
     let lp = Lambda::new(
         vec![param(0, t)],

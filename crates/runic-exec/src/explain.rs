@@ -1,0 +1,143 @@
+//! Which SOACs run native code, and why the others do not (`runic dev --explain-exec`).
+//!
+//! The answer is the executor's own decision, [`crate::native::Jit::route`], taken with the
+//! IR's binder types instead of run-time values (they agree on a well-typed program), so
+//! what is reported is what runs. The same walk compiles the kernels of the top-level SOACs
+//! when the executor is prepared, so that a program is compiled once, before its first run.
+
+use crate::native::{Jit, Route, VarTy};
+use runic_ir::traverse::binder_types;
+use runic_ir::*;
+use std::collections::HashMap;
+
+/// One SOAC of an entry point, in program order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SoacReport {
+    /// The entry point's external name.
+    pub entry: String,
+    /// 0 at the top level; nested SOACs (inside a SOAC's lambda) count their enclosing ones.
+    pub depth: usize,
+    /// `map`, `reduce`, `scan`, `hist` or `scatter`.
+    pub kind: &'static str,
+    pub loc: Option<Loc>,
+    /// `native (…)`, `built-in (…)`, or `not native: reason`.
+    pub how: String,
+}
+
+fn kind(s: &Soac) -> &'static str {
+    match s {
+        Soac::Map { .. } => "map",
+        Soac::Reduce { .. } => "reduce",
+        Soac::Scan { .. } => "scan",
+        Soac::Hist { .. } => "hist",
+        Soac::Scatter { .. } => "scatter",
+    }
+}
+
+fn lambdas(s: &Soac) -> Vec<&Lambda> {
+    match s {
+        Soac::Map { lam, .. } | Soac::Hist { lam, .. } => vec![lam],
+        Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
+            pre.iter().chain(std::iter::once(lam)).collect()
+        }
+        Soac::Scatter { .. } => vec![],
+    }
+}
+
+struct Walk<'a> {
+    jit: &'a Jit,
+    types: HashMap<VName, Type>,
+    entry: String,
+    out: Vec<SoacReport>,
+    /// Whether to describe nested SOACs (otherwise only top-level kernels are compiled).
+    nested: bool,
+}
+
+impl Walk<'_> {
+    fn route(&self, s: &Soac) -> Route {
+        let types = &self.types;
+        self.jit
+            .route(s, &|v| types.get(&v).and_then(VarTy::of_type))
+    }
+
+    /// `depth` counts enclosing SOACs; `parent_native`: an enclosing SOAC's lambda is
+    /// native code, which runs this one as a loop of its own.
+    fn body(&mut self, b: &Body, depth: usize, parent_native: bool) {
+        for stm in &b.stms {
+            match &stm.exp {
+                Exp::Soac(s) => {
+                    let route = (depth == 0).then(|| self.route(s));
+                    let native = matches!(route, Some(Route::Map(_)));
+                    let how = if let Some(r) = &route {
+                        r.describe()
+                    } else if !self.nested {
+                        continue;
+                    } else if parent_native {
+                        "native (a loop inside the enclosing map's kernel)".into()
+                    } else {
+                        match self.route(s) {
+                            r @ Route::Builtin(_) => r.describe(),
+                            Route::Map(_) | Route::Fold(_) => "not native: nested in a lambda \
+                                 the evaluator runs (native only when the enclosing map is too \
+                                 narrow to split)"
+                                .into(),
+                            Route::Evaluator(why) => {
+                                format!("not native: nested in a lambda the evaluator runs; {why}")
+                            }
+                        }
+                    };
+                    self.out.push(SoacReport {
+                        entry: self.entry.clone(),
+                        depth,
+                        kind: kind(s),
+                        loc: stm.src.loc,
+                        how,
+                    });
+                    if self.nested {
+                        for l in lambdas(s) {
+                            self.body(&l.body, depth + 1, native || parent_native);
+                        }
+                    }
+                }
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    self.body(then_body, depth, parent_native);
+                    self.body(else_body, depth, parent_native);
+                }
+                Exp::Loop { body, .. } => self.body(body, depth, parent_native),
+                Exp::WithAcc { lam, .. } => self.body(&lam.body, depth, parent_native),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Walk every function (entry points: with their reports), deciding every SOAC's route.
+pub(crate) fn walk(prog: &Prog, jit: &Jit, nested: bool) -> Vec<SoacReport> {
+    let mut types = HashMap::new();
+    for f in &prog.funs {
+        for p in &f.params {
+            types.insert(p.name, p.ty.clone());
+        }
+        binder_types(&f.body, &mut types);
+    }
+    let mut w = Walk {
+        jit,
+        types,
+        entry: String::new(),
+        out: Vec::new(),
+        nested,
+    };
+    for f in &prog.funs {
+        w.entry = match &f.entry {
+            Some(e) => e.name.clone(),
+            None if nested => continue,
+            None => f.name.clone(),
+        };
+        w.body(&f.body, 0, false);
+    }
+    w.out
+}

@@ -1,0 +1,260 @@
+//! Nested SOACs in map kernels: the lambda of a top-level `map` may take rows of its inputs
+//! (views, never copies), index them and free arrays (bounds-checked: an index out of
+//! bounds returns [`FAIL_INDEX`] so that the caller's slow path reports it), and fold rows
+//! with inner `reduce`s — with the producer map fused in (`reduce op ne (map f row)`), as
+//! sequential loops inside the element loop, without intermediate arrays.
+
+use crate::gen::{ba, check_lambda, cl, elem_addr, mem, prim_of, Gen, R};
+use crate::VarType;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
+use runic_ir::*;
+
+/// The failure code of an index out of bounds (or an inner reduction whose size exceeds
+/// its input's).
+pub const FAIL_INDEX: i32 = 3;
+
+/// An array in native code: the address of its first element, its element type and its
+/// dimensions (row-major, contiguous).
+#[derive(Clone)]
+pub(crate) struct ArrV {
+    pub base: Value,
+    pub elem: PrimType,
+    pub dims: Vec<Value>,
+}
+
+impl ArrV {
+    /// Elements per index of the outer dimension.
+    fn stride(&self, b: &mut FunctionBuilder) -> Value {
+        let mut s = b.ins().iconst(types::I64, 1);
+        for d in &self.dims[1..] {
+            s = b.ins().imul(s, *d);
+        }
+        s
+    }
+
+    /// Row `i` (unchecked: `i` is an element of the kernel's own range).
+    pub fn row(&self, b: &mut FunctionBuilder, i: Value) -> ArrV {
+        let s = self.stride(b);
+        let off = b.ins().imul(i, s);
+        ArrV {
+            base: elem_addr(b, self.base, off, self.elem),
+            elem: self.elem,
+            dims: self.dims[1..].to_vec(),
+        }
+    }
+}
+
+/// The free variables of a map lambda: scalars, and arrays with their element types and
+/// ranks (each sorted by name).
+#[allow(clippy::type_complexity)]
+pub(crate) fn split_frees(
+    lam: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> R<(Vec<(VName, PrimType)>, Vec<(VName, PrimType, usize)>)> {
+    let mut vs: Vec<VName> = runic_ir::traverse::free_vars(lam).into_iter().collect();
+    vs.sort();
+    let (mut scalars, mut arrays) = (Vec::new(), Vec::new());
+    for v in vs {
+        match free_type(v) {
+            Some(VarType::Scalar(t)) => scalars.push((v, t)),
+            Some(VarType::Array(t, r)) if r >= 1 => arrays.push((v, t, r)),
+            _ => {
+                return Err(format!(
+                    "the free variable {v} is neither a scalar nor an array"
+                ))
+            }
+        }
+    }
+    Ok((scalars, arrays))
+}
+
+impl Gen<'_, '_> {
+    fn array(&self, v: VName) -> R<ArrV> {
+        self.arrays
+            .get(&v)
+            .cloned()
+            .ok_or_else(|| format!("internal error: the array {v} is not in scope"))
+    }
+
+    /// Leave for the failure block with `code` when `c` holds.
+    fn fail_if(&mut self, c: Value, code: i32) {
+        let ok = self.b.create_block();
+        let code = self.b.ins().iconst(types::I32, code as i64);
+        self.b.ins().brif(c, self.fail, &ba(&[code]), ok, &[]);
+        self.b.switch_to_block(ok);
+    }
+
+    /// An index operand as an i64.
+    fn index_value(&mut self, s: &SubExp) -> R<Value> {
+        let (v, t) = self.opd(s)?;
+        Ok(match t {
+            PrimType::I64 | PrimType::U64 => v,
+            t if t.is_signed_int() => self.b.ins().sextend(types::I64, v),
+            t if t.is_int() => self.b.ins().uextend(types::I64, v),
+            _ => return Err("an index that is not an integer".into()),
+        })
+    }
+
+    /// `x = a[i, j, …]` with fixed indices: an element, or a view of a row.
+    pub(crate) fn index(&mut self, s: &Stm, v: VName, idx: &[DimIndex]) -> R<()> {
+        let a = self.array(v)?;
+        let [p] = s.pat.as_slice() else {
+            return Err("an index with several results".into());
+        };
+        if idx.len() > a.dims.len() {
+            return Err("an index of more dimensions than the array has".into());
+        }
+        let mut off = self.b.ins().iconst(types::I64, 0);
+        for (k, d) in idx.iter().enumerate() {
+            let DimIndex::Fix(i) = d else {
+                return Err("a slice".into());
+            };
+            let i = self.index_value(i)?;
+            // Unsigned: a negative index is out of bounds too.
+            let oob = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, i, a.dims[k]);
+            self.fail_if(oob, FAIL_INDEX);
+            let scaled = self.b.ins().imul(off, a.dims[k]);
+            off = self.b.ins().iadd(scaled, i);
+        }
+        let rest = &a.dims[idx.len()..];
+        let mut stride = self.b.ins().iconst(types::I64, 1);
+        for d in rest {
+            stride = self.b.ins().imul(stride, *d);
+        }
+        let off = self.b.ins().imul(off, stride);
+        let addr = elem_addr(self.b, a.base, off, a.elem);
+        if rest.is_empty() {
+            let x = self.b.ins().load(cl(a.elem), mem(), addr, 0);
+            self.env.insert(p.name, (x, a.elem));
+        } else {
+            self.arrays.insert(
+                p.name,
+                ArrV {
+                    base: addr,
+                    elem: a.elem,
+                    dims: rest.to_vec(),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// `assert`/`shape_check` of arrays in scope: leave for the slow path (which reports
+    /// the failure) unless it holds; the result is `true`.
+    pub(crate) fn assertion(&mut self, s: &Stm, op: &BasicOp) -> R<()> {
+        let [p] = s.pat.as_slice() else {
+            return Err("an assertion with several results".into());
+        };
+        match op {
+            BasicOp::Assert { cond, .. } => {
+                let (c, _) = self.opd(cond)?;
+                let bad = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+                self.fail_if(bad, FAIL_INDEX);
+            }
+            BasicOp::ShapeCheck { arr, shape, .. } => {
+                let a = self.array(*arr)?;
+                if a.dims.len() != shape.len() {
+                    return Err("a shape check of another rank".into());
+                }
+                for (d, want) in a.dims.clone().iter().zip(shape) {
+                    let w = self.index_value(want)?;
+                    let bad = self.b.ins().icmp(IntCC::NotEqual, *d, w);
+                    self.fail_if(bad, FAIL_INDEX);
+                }
+            }
+            _ => return Err("internal error: not an assertion".into()),
+        }
+        let t = self.b.ins().iconst(types::I8, 1);
+        self.env.insert(p.name, (t, PrimType::Bool));
+        Ok(())
+    }
+
+    /// `reduce op ne (map pre arrs)` over arrays in scope: a sequential loop.
+    pub(crate) fn inner_reduce(
+        &mut self,
+        s: &Stm,
+        w: &SubExp,
+        arrs: &[VName],
+        pre: Option<&Lambda>,
+        op: &Lambda,
+        neutral: &[SubExp],
+    ) -> R<()> {
+        check_lambda(op, "an inner reduction's operator")?;
+        let w = self.index_value(w)?;
+        let mut views = Vec::new();
+        for a in arrs {
+            let v = self.array(*a)?;
+            if v.dims.len() != 1 && pre.is_none() {
+                return Err("an inner reduction of arrays".into());
+            }
+            // A size larger than the input: the slow path reports it.
+            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
+            self.fail_if(big, FAIL_INDEX);
+            views.push(v);
+        }
+        let accs: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
+        let mut init = Vec::new();
+        for n in neutral {
+            init.push(self.opd(n)?.0);
+        }
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        for t in &accs {
+            self.b.append_block_param(header, cl(*t));
+            self.b.append_block_param(done, cl(*t));
+        }
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let mut args0 = vec![zero];
+        args0.extend(init);
+        self.b.ins().jump(header, &ba(&args0));
+
+        self.b.switch_to_block(header);
+        let hp = self.b.block_params(header).to_vec();
+        let (j, acc) = (hp[0], hp[1..].to_vec());
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, w);
+        self.b.ins().brif(more, body, &[], done, &ba(&acc));
+
+        self.b.switch_to_block(body);
+        let mut xs = Vec::new();
+        for (k, v) in views.iter().enumerate() {
+            if v.dims.len() == 1 {
+                let addr = elem_addr(self.b, v.base, j, v.elem);
+                xs.push(self.b.ins().load(cl(v.elem), mem(), addr, 0));
+            } else if let Some(p) = pre {
+                // A row of a matrix: its view is the parameter.
+                let row = v.row(self.b, j);
+                self.arrays.insert(p.params[k].name, row);
+            }
+        }
+        let ys = match pre {
+            Some(p) => {
+                for (q, x) in p.params.iter().filter(|q| q.ty.rank() == 0).zip(&xs) {
+                    self.env.insert(q.name, (*x, prim_of(&q.ty)));
+                }
+                self.body(&p.body)?
+            }
+            None => xs,
+        };
+        let mut args = acc;
+        args.extend(ys);
+        let new = self.lambda(op, &args)?;
+        let next = self.b.ins().iadd_imm_s(j, 1);
+        let mut hargs = vec![next];
+        hargs.extend(new);
+        self.b.ins().jump(header, &ba(&hargs));
+
+        self.b.switch_to_block(done);
+        let fin = self.b.block_params(done).to_vec();
+        for ((p, v), t) in s.pat.iter().zip(fin).zip(accs) {
+            self.env.insert(p.name, (v, t));
+        }
+        Ok(())
+    }
+}
