@@ -398,8 +398,8 @@ impl<'a> Builder<'a> {
 
     /// An array of the given shape filled with `v`.
     pub fn replicate(&mut self, shape: Vec<SubExp>, v: SubExp) -> TResult<VName> {
-        let r = self.let_basic("rep", BasicOp::Replicate(shape, v))?;
-        Ok(r.as_var().expect("a bound replicate is a variable"))
+        let op = BasicOp::Replicate(shape, v);
+        Ok(self.let_exp("rep", Exp::Basic(op))?[0])
     }
 
     /// The operator `\x y -> x op y` at the scalar type `t`.
