@@ -189,7 +189,7 @@ entry main (xs: []f32) =
         "\
 entry main:
   p.fut:2:12 map: native (runic-jit map kernel)
-  p.fut:3:12 map: not native: the map's lambda contains a loop
+  p.fut:3:12 map: native (runic-jit map kernel)
   p.fut:4:15 reduce: built-in (a single operator, folded by the executor's loop)
 "
     );
@@ -215,6 +215,10 @@ entry idx (m: [][]i32) (is: []i64) = map (\\i -> m[i, 0] + m[0, i] * 3) is
 entry km (ps: [][]f32) (cs: [][]f32) =
   map (\\p -> reduce f32.min f32.inf (map (\\c -> reduce (+) 0 (map2 (\\x y -> (x-y)*(x-y)) p c)) cs)) ps
 entry amax (m: [][]i64) = map (\\r -> reduce i64.max i64.lowest r + r[1] / r[0]) m
+entry fl (xs: []f64) = map (\\x -> loop acc = x for i < 5 do acc * 0.5 + f64.i64 i) xs
+entry wl (xs: []i32) = map (\\x -> (loop (n, k) = (x, 0) while n > 1 do
+                                                 (if n % 2 == 0 then n / 2 else 3 * n + 1, k + 1)).1) xs
+entry dz (xs: []i32) (d: i32) = map (\\x -> loop acc = x for i < 3 do acc + 100 / (x - d * i)) xs
 ";
     let d = dir_with(&[("n.fut", prog)]);
     let o = runic_jit(
@@ -234,6 +238,11 @@ entry amax (m: [][]i64) = map (\\r -> reduce i64.max i64.lowest r + r[1] / r[0])
         ("km", "[[1f32, 2], [3, 4], [0, 0]] [[1f32, 1], [3, 5]]"),
         ("amax", "[[2i64, 7, 1], [5, 3, 9]]"),
         ("amax", "[[2i64, 7, 1], [0, 3, 9]]"),
+        ("fl", "[1f64, -2.5, 1e300]"),
+        ("wl", "[1, 6, 27, 97, -4]"),
+        ("dz", "[5, 7, 9] 3"),
+        ("dz", "[5, 6, 9] 3"),
+        ("dz", "[5, 0, 9] 3"),
     ];
     for (entry, input) in cases {
         let run = |backend: &str| {

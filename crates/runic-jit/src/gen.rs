@@ -111,7 +111,12 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 check_body(then_body, what, nest)?;
                 check_body(else_body, what, nest)?;
             }
-            Exp::Loop { .. } => return Err(format!("{what} contains a loop")),
+            Exp::Loop { params, body, .. } => {
+                if params.iter().any(|(p, _)| !matches!(p.ty, Type::Prim(_))) {
+                    return Err(format!("{what} contains a loop with array parameters"));
+                }
+                check_body(body, what, nest)?;
+            }
             Exp::Soac(_) => return Err(format!("{what} contains a nested SOAC")),
             Exp::Apply { .. } => return Err(format!("{what} contains a function call")),
             _ => return Err(format!("{what} contains an accumulator or AD construct")),
@@ -607,6 +612,7 @@ impl Gen<'_, '_> {
                 neutral,
                 ..
             }) => return self.inner_reduce(s, w, arrs, pre.as_ref(), lam, neutral),
+            Exp::Loop { params, form, body } => return self.native_loop(s, params, form, body),
             _ => {}
         }
         let [p] = s.pat.as_slice() else {

@@ -258,3 +258,95 @@ impl Gen<'_, '_> {
         Ok(())
     }
 }
+
+impl Gen<'_, '_> {
+    /// A `for`/`while` loop with scalar parameters: a native loop whose header block
+    /// carries the counter and the parameters.
+    pub(crate) fn native_loop(
+        &mut self,
+        s: &Stm,
+        params: &[(Param, SubExp)],
+        form: &LoopForm,
+        body: &Body,
+    ) -> R<()> {
+        let tys: Vec<PrimType> = params.iter().map(|(p, _)| prim_of(&p.ty)).collect();
+        let bound = match form {
+            LoopForm::For { bound, .. } => {
+                let (v, t) = self.opd(bound)?;
+                if !t.is_int() {
+                    return Err("a for loop whose bound is not an integer".into());
+                }
+                Some((v, t))
+            }
+            LoopForm::While { .. } => None,
+        };
+        let mut init = Vec::new();
+        if let Some((_, t)) = bound {
+            init.push(self.b.ins().iconst(cl(t), 0));
+        }
+        for (_, e) in params {
+            init.push(self.opd(e)?.0);
+        }
+        let header = self.b.create_block();
+        let body_b = self.b.create_block();
+        let done = self.b.create_block();
+        if let Some((_, t)) = bound {
+            self.b.append_block_param(header, cl(t));
+        }
+        for t in &tys {
+            self.b.append_block_param(header, cl(*t));
+            self.b.append_block_param(done, cl(*t));
+        }
+        self.b.ins().jump(header, &ba(&init));
+
+        self.b.switch_to_block(header);
+        let hp = self.b.block_params(header).to_vec();
+        let (i, ps) = match bound {
+            Some(_) => (Some(hp[0]), hp[1..].to_vec()),
+            None => (None, hp),
+        };
+        let more = match (form, bound, i) {
+            (LoopForm::For { .. }, Some((n, t)), Some(i)) => {
+                let cc = if t.is_signed_int() {
+                    IntCC::SignedLessThan
+                } else {
+                    IntCC::UnsignedLessThan
+                };
+                self.b.ins().icmp(cc, i, n)
+            }
+            (LoopForm::While { cond }, _, _) => {
+                let k = params
+                    .iter()
+                    .position(|(p, _)| p.name == *cond)
+                    .ok_or("a while loop whose condition is not a loop parameter")?;
+                ps[k]
+            }
+            _ => return Err("internal error: loop form".into()),
+        };
+        self.b.ins().brif(more, body_b, &[], done, &ba(&ps));
+
+        self.b.switch_to_block(body_b);
+        let saved = (self.env.clone(), self.arrays.clone());
+        if let (LoopForm::For { i: iv, .. }, Some((_, t)), Some(i)) = (form, bound, i) {
+            self.env.insert(*iv, (i, t));
+        }
+        for (((p, _), v), t) in params.iter().zip(&ps).zip(&tys) {
+            self.env.insert(p.name, (*v, *t));
+        }
+        let r = self.body(body)?;
+        let mut args = Vec::new();
+        if let Some(i) = i {
+            args.push(self.b.ins().iadd_imm_s(i, 1));
+        }
+        args.extend(r);
+        self.b.ins().jump(header, &ba(&args));
+        (self.env, self.arrays) = saved;
+
+        self.b.switch_to_block(done);
+        let fin = self.b.block_params(done).to_vec();
+        for ((p, v), t) in s.pat.iter().zip(fin).zip(tys) {
+            self.env.insert(p.name, (v, t));
+        }
+        Ok(())
+    }
+}

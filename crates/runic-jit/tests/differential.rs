@@ -604,33 +604,120 @@ fn unsupported_lambdas_give_a_reason() {
         .err()
         .expect("not compiled");
     assert!(e.contains("indexing"), "{e}");
-    // A loop.
-    let lp = Lambda::new(
+}
+
+fn stm_exp(pat: Vec<Param>, exp: Exp) -> Stm {
+    Stm {
+        pat,
+        exp,
+        src: SrcInfo::default(),
+    }
+}
+
+/// `for` and `while` loops with scalar parameters inside map and fold kernels.
+#[test]
+fn loops() {
+    let t = PrimType::I32;
+    let c = |x: i32| SubExp::Const(Prim::I32(x));
+    // \x -> loop acc = 0 for i < 4i32 do acc + 60 / (x - i)
+    let for_lam = Lambda::new(
         vec![param(0, t)],
         Body {
-            stms: vec![Stm {
-                pat: vec![param(1, t)],
-                exp: Exp::Loop {
-                    params: vec![(param(2, t), var(0))],
+            stms: vec![stm_exp(
+                vec![param(1, t)],
+                Exp::Loop {
+                    params: vec![(param(2, t), c(0))],
                     form: LoopForm::For {
                         i: VName(3),
-                        bound: SubExp::i64(3),
+                        bound: c(4),
                     },
                     body: Body {
-                        stms: vec![],
-                        result: vec![var(2)],
+                        stms: vec![
+                            stm(4, t, BasicOp::BinOp(BinOp::Sub, var(0), var(3))),
+                            stm(5, t, BasicOp::BinOp(BinOp::Div, c(60), var(4))),
+                            stm(6, t, BasicOp::BinOp(BinOp::Add, var(2), var(5))),
+                        ],
+                        result: vec![var(6)],
                     },
                 },
-                src: SrcInfo::default(),
-            }],
+            )],
             result: vec![var(1)],
         },
         vec![Type::Prim(t)],
     );
-    let e = compile_map(&lp, &|_| None).err().expect("not compiled");
-    assert!(e.contains("loop"), "{e}");
-    let e = compile_fold(None, &lp, &|_| None)
-        .err()
-        .expect("not compiled");
-    assert!(e.contains("loop"), "{e}");
+    let want_for = |x: i32| -> Option<i32> {
+        let mut acc = 0i32;
+        for i in 0..4 {
+            let d = x - i;
+            if d == 0 {
+                return None;
+            }
+            acc += (60f64 / d as f64).floor() as i32;
+        }
+        Some(acc)
+    };
+    let k = compile_map(&for_lam, &|_| None).expect("compiles");
+    for x in -10..10 {
+        let got = run_map(&k, &[vec![Prim::I32(x)]], &[]).ok();
+        assert_eq!(
+            got,
+            want_for(x).map(|v| vec![vec![Prim::I32(v)]]),
+            "x = {x}"
+        );
+    }
+    // The same loop in a fold's map lambda.
+    let add = lam_of(&[t, t], BasicOp::BinOp(BinOp::Add, var(0), var(1)), t);
+    let f = compile_fold(Some(&for_lam), &add, &|_| None).expect("compiles");
+    let xs: Vec<u8> = column(t, &(5..9).map(Prim::I32).collect::<Vec<_>>());
+    let mut acc = [to_raw(Prim::I32(0))];
+    // SAFETY: the column holds 4 i32.
+    assert_eq!(unsafe { f.run(0, 4, &[xs.as_ptr()], &mut acc) }, 0);
+    let want: i32 = (5..9).map(|x| want_for(x).unwrap()).sum();
+    assert_eq!(from_raw(t, acc[0]), Prim::I32(want));
+
+    // \x -> loop (c, acc, n) = (x > 0, 0, x) while c do
+    //          let n' = n - 1 in (n' > 0, acc * 3 + n, n')
+    let b = PrimType::Bool;
+    let while_lam = Lambda::new(
+        vec![param(0, t)],
+        Body {
+            stms: vec![
+                stm(1, b, BasicOp::BinOp(BinOp::Lt, c(0), var(0))),
+                stm_exp(
+                    vec![param(2, b), param(3, t), param(4, t)],
+                    Exp::Loop {
+                        params: vec![
+                            (param(5, b), var(1)),
+                            (param(6, t), c(0)),
+                            (param(7, t), var(0)),
+                        ],
+                        form: LoopForm::While { cond: VName(5) },
+                        body: Body {
+                            stms: vec![
+                                stm(8, t, BasicOp::BinOp(BinOp::Sub, var(7), c(1))),
+                                stm(9, b, BasicOp::BinOp(BinOp::Lt, c(0), var(8))),
+                                stm(10, t, BasicOp::BinOp(BinOp::Mul, var(6), c(3))),
+                                stm(11, t, BasicOp::BinOp(BinOp::Add, var(10), var(7))),
+                            ],
+                            result: vec![var(9), var(11), var(8)],
+                        },
+                    },
+                ),
+            ],
+            result: vec![var(3), var(4)],
+        },
+        vec![Type::Prim(t), Type::Prim(t)],
+    );
+    let k = compile_map(&while_lam, &|_| None).expect("compiles");
+    let xs: Vec<Prim> = (-3..30).map(Prim::I32).collect();
+    let out = run_map(&k, std::slice::from_ref(&xs), &[]).expect("no failure");
+    for (j, x) in (-3..30).enumerate() {
+        let (mut acc, mut n) = (0i32, x);
+        while n > 0 {
+            acc = acc.wrapping_mul(3).wrapping_add(n);
+            n -= 1;
+        }
+        assert_eq!(out[0][j], Prim::I32(acc), "x = {x}");
+        assert_eq!(out[1][j], Prim::I32(n), "x = {x}");
+    }
 }
