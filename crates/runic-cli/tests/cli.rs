@@ -219,6 +219,14 @@ entry fl (xs: []f64) = map (\\x -> loop acc = x for i < 5 do acc * 0.5 + f64.i64
 entry wl (xs: []i32) = map (\\x -> (loop (n, k) = (x, 0) while n > 1 do
                                                  (if n % 2 == 0 then n / 2 else 3 * n + 1, k + 1)).1) xs
 entry dz (xs: []i32) (d: i32) = map (\\x -> loop acc = x for i < 3 do acc + 100 / (x - d * i)) xs
+entry dmat (ps: [][]f32) (cs: [][]f32) =
+  map (\\p -> map (\\c -> reduce (+) 0 (map2 (\\x y -> (x - y) * (x - y)) p c)) cs) ps
+entry twice (ps: [][]f32) (cs: [][]f32) =
+  map (\\p -> let ds = map (\\c -> reduce (+) 0 (map2 (\\x y -> (x - y) * (x - y)) p c)) cs
+             in reduce f32.min f32.inf ds + reduce (+) 0 ds) ps
+entry divs (m: [][]i32) (ds: []i32) = map (\\r -> map2 (\\x d -> x / d + r[0]) r ds) m
+entry pick (m: [][]i64) (is: []i64) = map (\\i -> m[i]) is
+entry pair (m: [][]i64) = map (\\r -> let s = map (\\x -> x * 2) r in (s, s, reduce (+) 0 s)) m
 ";
     let d = dir_with(&[("n.fut", prog)]);
     let o = runic_jit(
@@ -243,6 +251,16 @@ entry dz (xs: []i32) (d: i32) = map (\\x -> loop acc = x for i < 3 do acc + 100 
         ("dz", "[5, 7, 9] 3"),
         ("dz", "[5, 6, 9] 3"),
         ("dz", "[5, 0, 9] 3"),
+        ("dmat", "[[1f32, 2], [3, 4], [0, 0]] [[1f32, 1], [3, 5]]"),
+        ("dmat", "[[1f32, 2], [3, 4]] empty([0][2]f32)"),
+        ("dmat", "[[1f32, 2], [3, 4]] [[1f32, 1, 2], [3, 5, 6]]"),
+        ("twice", "[[1f32, 2], [3, 4], [0, 0]] [[1f32, 1], [3, 5]]"),
+        ("divs", "[[1, 2], [3, 4]] [1, 2]"),
+        ("divs", "[[1, 2], [3, 4]] [1, 0]"),
+        ("divs", "[[1, 2], [3, 4]] [1]"),
+        ("pick", "[[1i64, 2], [3, 4]] [1i64, 0, 1]"),
+        ("pick", "[[1i64, 2], [3, 4]] [1i64, 2]"),
+        ("pair", "[[1i64, 2, 3], [4, 5, 6]]"),
     ];
     for (entry, input) in cases {
         let run = |backend: &str| {

@@ -13,7 +13,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 use runic_ir::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub(crate) type R<T> = Result<T, String>;
 
@@ -64,7 +64,11 @@ pub(crate) fn check_lambda_in(lam: &Lambda, what: &str, nest: bool) -> R<()> {
 
 fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
     for s in &b.stms {
-        let view = nest && matches!(s.exp, Exp::Basic(BasicOp::Index(..)));
+        let view = nest
+            && matches!(
+                s.exp,
+                Exp::Basic(BasicOp::Index(..)) | Exp::Soac(Soac::Map { .. })
+            );
         if !view && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
             return Err(format!("{what} binds a non-scalar value"));
         }
@@ -81,10 +85,8 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 }
                 check_lambda(lam, "an inner reduction's operator")?;
             }
-            Exp::Soac(Soac::Map { .. }) if nest => {
-                return Err(format!(
-                    "{what} builds an intermediate array (a nested map not consumed by a reduction)"
-                ))
+            Exp::Soac(Soac::Map { lam, .. }) if nest => {
+                check_lambda_in(lam, "a nested map's lambda", true)?;
             }
             Exp::Basic(
                 BasicOp::SubExp(_)
@@ -153,6 +155,7 @@ pub(crate) struct Rt {
     pub(crate) unop: FuncRef,
     pub(crate) convert: FuncRef,
     pub(crate) ternop: FuncRef,
+    pub(crate) scratch: FuncRef,
 }
 
 fn new_module() -> R<JITModule> {
@@ -173,6 +176,7 @@ fn new_module() -> R<JITModule> {
     b.symbol("runic_rt_unop", shims::rt_unop as *const u8);
     b.symbol("runic_rt_convert", shims::rt_convert as *const u8);
     b.symbol("runic_rt_ternop", shims::rt_ternop as *const u8);
+    b.symbol("runic_rt_scratch", shims::rt_scratch as *const u8);
     Ok(JITModule::new(b))
 }
 
@@ -192,6 +196,7 @@ fn declare_rt(module: &mut JITModule, func: &mut cranelift_codegen::ir::Function
         unop: decl("runic_rt_unop", &[i64t; 3], i64t)?,
         convert: decl("runic_rt_convert", &[i64t; 3], i64t)?,
         ternop: decl("runic_rt_ternop", &[i64t; 8], types::I32)?,
+        scratch: decl("runic_rt_scratch", &[i64t; 3], i64t)?,
     })
 }
 
@@ -251,11 +256,27 @@ fn load_ptrs(b: &mut FunctionBuilder, arr: Value, first: usize, n: usize) -> Vec
 }
 
 pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -> R<MapKernel> {
-    check_lambda_in(lam, "the map's lambda", true)?;
+    // Array results are written into rows of the outputs.
+    let what = "the map's lambda";
+    if lam
+        .ret
+        .iter()
+        .any(|t| !matches!(t, Type::Prim(_) | Type::Array { .. }))
+    {
+        return Err(format!(
+            "{what} has a result that is neither a scalar nor an array"
+        ));
+    }
+    let scalar_ret = Lambda {
+        ret: vec![],
+        ..lam.clone()
+    };
+    check_lambda_in(&scalar_ret, what, true)?;
     let (frees, free_arrays) = crate::nest::split_frees(lam, free_type)?;
     let params: Vec<PrimType> = lam.params.iter().map(|p| prim_of(&p.ty)).collect();
     let ranks: Vec<usize> = lam.params.iter().map(|p| p.ty.rank() + 1).collect();
     let results: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
+    let result_ranks: Vec<usize> = lam.ret.iter().map(|t| t.rank() + 1).collect();
     let i64t = types::I64;
     let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
         let entry = b.create_block();
@@ -274,7 +295,9 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         let bases = load_ptrs(b, ins, 0, params.len());
         let free_ptrs = load_ptrs(b, ins, params.len(), frees.len());
         let arr_ptrs = load_ptrs(b, ins, params.len() + frees.len(), free_arrays.len());
-        let dims_ptr = load_ptrs(b, ins, params.len() + frees.len() + free_arrays.len(), 1)[0];
+        let n_in = params.len() + frees.len() + free_arrays.len();
+        let dims_ptr = load_ptrs(b, ins, n_in, 1)[0];
+        let arena = load_ptrs(b, ins, n_in + 1, 1)[0];
         let out_bases = load_ptrs(b, outs, 0, results.len());
         let mut env = HashMap::new();
         for ((v, t), p) in frees.iter().zip(free_ptrs) {
@@ -303,6 +326,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
                 },
             );
         }
+        let out_dims: Vec<Vec<Value>> = result_ranks.iter().map(|&r| dims(b, r)).collect();
         b.ins().jump(header, &ba(&[start]));
 
         b.switch_to_block(header);
@@ -327,6 +351,16 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
                 rows.push((p.name, row.row(b, i)));
             }
         }
+        // The output rows of array results, where a nested map producing one writes.
+        let mut out_rows = Vec::new();
+        for ((base, t), d) in out_bases.iter().zip(&results).zip(&out_dims) {
+            let out = crate::nest::ArrV {
+                base: *base,
+                elem: *t,
+                dims: d.clone(),
+            };
+            out_rows.push((d.len() > 1).then(|| out.row(b, i)));
+        }
         let mut g = Gen {
             b,
             env,
@@ -334,8 +368,17 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
             fail,
             rt,
             slot,
+            arena: Some(arena),
+            n_scratch: 0,
+            dests: HashMap::new(),
+            written: HashSet::new(),
         };
         g.arrays.extend(rows);
+        for (r, row) in lam.body.result.iter().zip(&out_rows) {
+            if let (SubExp::Var(v), Some(row)) = (r, row) {
+                g.dests.entry(*v).or_insert_with(|| row.clone());
+            }
+        }
         let scalar_params: Vec<&Param> = lam
             .params
             .iter()
@@ -344,12 +387,34 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         for (p, a) in scalar_params.iter().zip(&args) {
             g.env.insert(p.name, (*a, prim_of(&p.ty)));
         }
-        let res = g.body(&lam.body)?;
-        let b = g.b;
-        for ((base, t), v) in out_bases.iter().zip(&results).zip(res) {
-            let a = elem_addr(b, *base, i, *t);
-            b.ins().store(mem(), v, a, 0);
+        for s in &lam.body.stms {
+            g.stm(s)?;
         }
+        let mut copied = HashSet::new();
+        for ((r, row), (base, t)) in lam
+            .body
+            .result
+            .iter()
+            .zip(&out_rows)
+            .zip(out_bases.iter().zip(&results))
+        {
+            match (r, row) {
+                (SubExp::Var(v), Some(row)) => {
+                    // Written in place by the nested map that made it, or copied.
+                    if !(g.written.contains(v) && copied.insert(*v)) {
+                        let src = g.array(*v)?;
+                        g.copy_row(&src, row)?;
+                    }
+                }
+                (_, Some(_)) => return Err("internal error: an array result".into()),
+                (_, None) => {
+                    let (v, _) = g.opd(r)?;
+                    let a = elem_addr(g.b, *base, i, *t);
+                    g.b.ins().store(mem(), v, a, 0);
+                }
+            }
+        }
+        let b = g.b;
         let next = b.ins().iadd_imm_s(i, 1);
         b.ins().jump(header, &ba(&[next]));
 
@@ -369,6 +434,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         params,
         ranks,
         results,
+        result_ranks,
         frees,
         free_arrays,
         _code: code,
@@ -459,6 +525,10 @@ pub fn compile_fold(
             fail,
             rt,
             slot,
+            arena: None,
+            n_scratch: 0,
+            dests: HashMap::new(),
+            written: HashSet::new(),
         };
         let ys = match pre {
             Some(p) => g.lambda(p, &xs)?,
@@ -512,6 +582,14 @@ pub(crate) struct Gen<'a, 'b> {
     pub(crate) rt: &'a Rt,
     /// Scratch word for the results of fallible shims.
     pub(crate) slot: StackSlot,
+    /// The [`crate::shims::Scratch`] of the call (map kernels only).
+    pub(crate) arena: Option<Value>,
+    /// Scratch buffers handed out so far (one per intermediate array statement).
+    pub(crate) n_scratch: usize,
+    /// Output rows where the arrays of these names (the lambda's results) are built.
+    pub(crate) dests: HashMap<VName, crate::nest::ArrV>,
+    /// The names of `dests` built in place.
+    pub(crate) written: HashSet<VName>,
 }
 
 impl Gen<'_, '_> {
@@ -555,7 +633,7 @@ impl Gen<'_, '_> {
         }
     }
 
-    fn stm(&mut self, s: &Stm) -> R<()> {
+    pub(crate) fn stm(&mut self, s: &Stm) -> R<()> {
         if let Exp::If {
             cond,
             then_body,
@@ -612,6 +690,7 @@ impl Gen<'_, '_> {
                 neutral,
                 ..
             }) => return self.inner_reduce(s, w, arrs, pre.as_ref(), lam, neutral),
+            Exp::Soac(Soac::Map { w, lam, arrs }) => return self.inner_map(s, w, lam, arrs),
             Exp::Loop { params, form, body } => return self.native_loop(s, params, form, body),
             _ => {}
         }

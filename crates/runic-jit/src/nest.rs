@@ -71,7 +71,7 @@ pub(crate) fn split_frees(
 }
 
 impl Gen<'_, '_> {
-    fn array(&self, v: VName) -> R<ArrV> {
+    pub(crate) fn array(&self, v: VName) -> R<ArrV> {
         self.arrays
             .get(&v)
             .cloned()
@@ -79,7 +79,7 @@ impl Gen<'_, '_> {
     }
 
     /// Leave for the failure block with `code` when `c` holds.
-    fn fail_if(&mut self, c: Value, code: i32) {
+    pub(crate) fn fail_if(&mut self, c: Value, code: i32) {
         let ok = self.b.create_block();
         let code = self.b.ins().iconst(types::I32, code as i64);
         self.b.ins().brif(c, self.fail, &ba(&[code]), ok, &[]);
@@ -87,7 +87,7 @@ impl Gen<'_, '_> {
     }
 
     /// An index operand as an i64.
-    fn index_value(&mut self, s: &SubExp) -> R<Value> {
+    pub(crate) fn index_value(&mut self, s: &SubExp) -> R<Value> {
         let (v, t) = self.opd(s)?;
         Ok(match t {
             PrimType::I64 | PrimType::U64 => v,

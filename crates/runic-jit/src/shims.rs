@@ -245,3 +245,30 @@ pub unsafe extern "C" fn rt_ternop(
         Err(code) => code,
     }
 }
+
+/// The scratch buffers of one kernel call (one chunk): one per intermediate array of the
+/// kernel's body, grown as needed and reused by every element of the chunk.
+#[derive(Default)]
+pub struct Scratch {
+    bufs: Vec<Vec<u64>>,
+}
+
+/// A buffer of at least `bytes` bytes (8-byte aligned) for the intermediate array `k`,
+/// valid until the next call for the same `k` or the end of the kernel call.
+///
+/// # Safety
+/// `arena` must point to the [`Scratch`] of the running kernel call, used by no other
+/// thread.
+pub unsafe extern "C" fn rt_scratch(arena: *mut Scratch, k: i64, bytes: i64) -> *mut u8 {
+    let a = &mut *arena;
+    let k = k.max(0) as usize;
+    if a.bufs.len() <= k {
+        a.bufs.resize_with(k + 1, Vec::new);
+    }
+    let words = (bytes.max(0) as usize).div_ceil(8).max(1);
+    let b = &mut a.bufs[k];
+    if b.len() < words {
+        b.resize(words, 0);
+    }
+    b.as_mut_ptr() as *mut u8
+}

@@ -173,7 +173,11 @@ fn run_map(k: &MapKernel, cols: &[Vec<Prim>], frees: &[Prim]) -> Result<Vec<Vec<
     let mut ins: Vec<*const u8> = ins_data.iter().map(|c| c.as_ptr()).collect();
     ins.extend(free_data.iter().map(|w| w as *const u64 as *const u8));
     // The dimensions of the inputs (vectors of n elements).
-    let dims: Vec<i64> = cols.iter().map(|_| n as i64).collect();
+    let dims: Vec<i64> = cols
+        .iter()
+        .map(|_| n as i64)
+        .chain(k.results.iter().map(|_| n as i64))
+        .collect();
     ins.push(dims.as_ptr() as *const u8);
     let outs: Vec<*mut u8> = outs_data.iter_mut().map(|c| c.as_mut_ptr()).collect();
     // SAFETY: every column holds n elements of its type; free values are raw words whose
@@ -575,26 +579,6 @@ fn unsupported_lambdas_give_a_reason() {
     );
     let e = compile_map(&idx, &|_| None).err().expect("not compiled");
     assert!(e.contains("neither a scalar nor an array"), "{e}");
-    // An array parameter.
-    let arr = Lambda::new(
-        vec![Param {
-            name: VName(0),
-            ty: Type::Array {
-                elem: t,
-                shape: vec![SubExp::i64(3)],
-            },
-        }],
-        Body {
-            stms: vec![],
-            result: vec![var(0)],
-        },
-        vec![Type::Array {
-            elem: t,
-            shape: vec![SubExp::i64(3)],
-        }],
-    );
-    let e = compile_map(&arr, &|_| None).err().expect("not compiled");
-    assert!(e.contains("non-scalar result"), "{e}");
     // A free variable that is not a scalar.
     let free = lam_of(&[t], BasicOp::BinOp(BinOp::Add, var(0), var(9)), t);
     let e = compile_map(&free, &|_| None).err().expect("not compiled");
@@ -720,4 +704,61 @@ fn loops() {
         assert_eq!(out[0][j], Prim::I32(acc), "x = {x}");
         assert_eq!(out[1][j], Prim::I32(n), "x = {x}");
     }
+}
+
+/// Rows as results: a nested map writes its row of the output in place, an array that is
+/// not built there (a row of the input) is copied; a failing element gives a failure code.
+#[test]
+fn array_results() {
+    let t = PrimType::I32;
+    let row = |k: u32| Param {
+        name: VName(k),
+        ty: Type::Array {
+            elem: t,
+            shape: vec![SubExp::i64(3)],
+        },
+    };
+    let row_t = Type::Array {
+        elem: t,
+        shape: vec![SubExp::i64(3)],
+    };
+    // \r -> (map (\x -> 12 / x) r, r)
+    let inner = lam_of(
+        &[t],
+        BasicOp::BinOp(BinOp::Div, SubExp::Const(Prim::I32(12)), var(0)),
+        t,
+    );
+    let lam = Lambda::new(
+        vec![row(0)],
+        Body {
+            stms: vec![stm_exp(
+                vec![row(1)],
+                Exp::Soac(Soac::Map {
+                    w: SubExp::i64(3),
+                    lam: inner,
+                    arrs: vec![VName(0)],
+                }),
+            )],
+            result: vec![var(1), var(0)],
+        },
+        vec![row_t.clone(), row_t],
+    );
+    let k = compile_map(&lam, &|_| None).expect("compiles");
+    assert_eq!(k.result_ranks, vec![2, 2]);
+    let run = |m: &[i32]| -> Result<(Vec<i32>, Vec<i32>), i32> {
+        let n = m.len() / 3;
+        let mut outs = [vec![0i32; m.len()], vec![0i32; m.len()]];
+        let dims: Vec<i64> = vec![n as i64, 3, n as i64, 3, n as i64, 3];
+        let ins = [m.as_ptr() as *const u8, dims.as_ptr() as *const u8];
+        let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| o.as_mut_ptr() as *mut u8).collect();
+        // SAFETY: the input and both outputs hold n rows of 3 i32.
+        let code = unsafe { k.run(0, n, &ins, &out_ptrs) };
+        if code != 0 {
+            return Err(code);
+        }
+        Ok((outs[0].clone(), outs[1].clone()))
+    };
+    let m = [1, 2, 3, -4, 5, 6];
+    assert_eq!(run(&m), Ok((vec![12, 6, 4, -3, 2, 2], m.to_vec())));
+    assert!(run(&[1, 2, 3, 4, 0, 6]).is_err());
 }

@@ -1,0 +1,139 @@
+//! Intermediate arrays in map kernels: a nested `map` whose rows are not fused into a
+//! reduction writes them either straight into the kernel's output row (when the map's
+//! result is the lambda's result) or into a per-call scratch buffer ([`crate::shims::Scratch`]:
+//! allocated once per chunk and reused by every element), which later statements index and
+//! fold like any other array; array results of the map lambda are copied into their rows of
+//! the output.
+
+use crate::gen::{ba, cl, elem_addr, mem, prim_of, Gen, R};
+use crate::nest::{ArrV, FAIL_INDEX};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+use runic_ir::*;
+
+impl Gen<'_, '_> {
+    /// `xs = map lam arrs` over arrays in scope, with scalar results: a sequential loop
+    /// writing each result into its row.
+    pub(crate) fn inner_map(&mut self, s: &Stm, w: &SubExp, lam: &Lambda, arrs: &[VName]) -> R<()> {
+        if arrs.is_empty() || lam.params.len() != arrs.len() {
+            return Err("a nested map without inputs".into());
+        }
+        let w = self.index_value(w)?;
+        let mut views = Vec::new();
+        for a in arrs {
+            let v = self.array(*a)?;
+            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
+            self.fail_if(big, FAIL_INDEX);
+            views.push(v);
+        }
+        let tys: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
+        let mut outs = Vec::new();
+        for (p, t) in s.pat.iter().zip(&tys) {
+            let dest = self
+                .dests
+                .get(&p.name)
+                .filter(|d| d.dims.len() == 1 && d.elem == *t)
+                .cloned();
+            let base = match dest {
+                Some(d) => {
+                    let bad = self.b.ins().icmp(IntCC::NotEqual, w, d.dims[0]);
+                    self.fail_if(bad, FAIL_INDEX);
+                    self.written.insert(p.name);
+                    d.base
+                }
+                None => self.scratch(w, *t)?,
+            };
+            outs.push(base);
+        }
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(header, &ba(&[zero]));
+
+        self.b.switch_to_block(header);
+        let j = self.b.block_params(header)[0];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, w);
+        self.b.ins().brif(more, body, &[], done, &[]);
+
+        self.b.switch_to_block(body);
+        let saved = (self.env.clone(), self.arrays.clone());
+        for (v, p) in views.iter().zip(&lam.params) {
+            if v.dims.len() == 1 {
+                let addr = elem_addr(self.b, v.base, j, v.elem);
+                let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
+                self.env.insert(p.name, (x, v.elem));
+            } else {
+                let row = v.row(self.b, j);
+                self.arrays.insert(p.name, row);
+            }
+        }
+        let r = self.body(&lam.body)?;
+        for ((base, t), x) in outs.iter().zip(&tys).zip(r) {
+            let addr = elem_addr(self.b, *base, j, *t);
+            self.b.ins().store(mem(), x, addr, 0);
+        }
+        (self.env, self.arrays) = saved;
+        let next = self.b.ins().iadd_imm_s(j, 1);
+        self.b.ins().jump(header, &ba(&[next]));
+
+        self.b.switch_to_block(done);
+        for ((p, base), t) in s.pat.iter().zip(outs).zip(tys) {
+            self.arrays.insert(
+                p.name,
+                ArrV {
+                    base,
+                    elem: t,
+                    dims: vec![w],
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// A scratch buffer for `n` elements of `t`, reused across the elements of a call.
+    fn scratch(&mut self, n: Value, t: PrimType) -> R<Value> {
+        let arena = self
+            .arena
+            .ok_or("internal error: an intermediate array outside a map kernel")?;
+        let shift = t.size_bytes().trailing_zeros() as i64;
+        let bytes = self.b.ins().ishl_imm_u(n, shift);
+        let k = self.b.ins().iconst(types::I64, self.n_scratch as i64);
+        self.n_scratch += 1;
+        let call = self.b.ins().call(self.rt.scratch, &[arena, k, bytes]);
+        Ok(self.b.inst_results(call)[0])
+    }
+
+    /// Copy the array `src` into the output row `dst` (same dimensions, or a failure).
+    pub(crate) fn copy_row(&mut self, src: &ArrV, dst: &ArrV) -> R<()> {
+        if src.dims.len() != dst.dims.len() || src.elem != dst.elem {
+            return Err("a result of another type than the map's".into());
+        }
+        let mut n = self.b.ins().iconst(types::I64, 1);
+        for (a, b) in src.dims.iter().zip(&dst.dims) {
+            let bad = self.b.ins().icmp(IntCC::NotEqual, *a, *b);
+            self.fail_if(bad, FAIL_INDEX);
+            n = self.b.ins().imul(n, *a);
+        }
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(header, &ba(&[zero]));
+        self.b.switch_to_block(header);
+        let j = self.b.block_params(header)[0];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, n);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let from = elem_addr(self.b, src.base, j, src.elem);
+        let x = self.b.ins().load(cl(src.elem), mem(), from, 0);
+        let to = elem_addr(self.b, dst.base, j, dst.elem);
+        self.b.ins().store(mem(), x, to, 0);
+        let next = self.b.ins().iadd_imm_s(j, 1);
+        self.b.ins().jump(header, &ba(&[next]));
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+}
