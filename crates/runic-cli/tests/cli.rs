@@ -227,6 +227,9 @@ entry twice (ps: [][]f32) (cs: [][]f32) =
 entry divs (m: [][]i32) (ds: []i32) = map (\\r -> map2 (\\x d -> x / d + r[0]) r ds) m
 entry pick (m: [][]i64) (is: []i64) = map (\\i -> m[i]) is
 entry pair (m: [][]i64) = map (\\r -> let s = map (\\x -> x * 2) r in (s, s, reduce (+) 0 s)) m
+entry tri (ns: []i64) = map (\\n -> reduce (+) 0 (map (\\i -> i * n) (iota n))) ns
+entry reps (xs: []f32) (k: i64) =
+  (map (\\x -> copy (replicate k x)) xs, map (\\x -> reduce (+) 0 (replicate k (x * 2))) xs)
 ";
     let d = dir_with(&[("n.fut", prog)]);
     let o = runic_jit(
@@ -261,6 +264,11 @@ entry pair (m: [][]i64) = map (\\r -> let s = map (\\x -> x * 2) r in (s, s, red
         ("pick", "[[1i64, 2], [3, 4]] [1i64, 0, 1]"),
         ("pick", "[[1i64, 2], [3, 4]] [1i64, 2]"),
         ("pair", "[[1i64, 2, 3], [4, 5, 6]]"),
+        ("tri", "[0i64, 1, 5, 100]"),
+        ("tri", "[3i64, -1]"),
+        ("reps", "[1f32, -2.5] 3"),
+        ("reps", "[1f32, -2.5] 0"),
+        ("reps", "[1f32, -2.5] -1"),
     ];
     for (entry, input) in cases {
         let run = |backend: &str| {

@@ -67,10 +67,19 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
         let view = nest
             && matches!(
                 s.exp,
-                Exp::Basic(BasicOp::Index(..)) | Exp::Soac(Soac::Map { .. })
+                Exp::Basic(
+                    BasicOp::Index(..)
+                        | BasicOp::Range { .. }
+                        | BasicOp::Replicate(..)
+                        | BasicOp::Copy(_)
+                        | BasicOp::SubExp(_)
+                ) | Exp::Soac(Soac::Map { .. })
             );
         if !view && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
-            return Err(format!("{what} binds a non-scalar value"));
+            return Err(format!(
+                "{what} binds a non-scalar value ({})",
+                exp_name(&s.exp)
+            ));
         }
         match &s.exp {
             Exp::Basic(BasicOp::Index(_, idx)) if nest => {
@@ -79,6 +88,8 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 }
             }
             Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. }) if nest => {}
+            Exp::Basic(BasicOp::Range { .. } | BasicOp::Replicate(..) | BasicOp::Copy(_))
+                if nest => {}
             Exp::Soac(Soac::Reduce { pre, lam, .. }) if nest => {
                 if let Some(p) = pre {
                     check_lambda_in(p, what, true)?;
@@ -125,6 +136,36 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// What a statement is, for the reasons of [`check_body`].
+fn exp_name(e: &Exp) -> &'static str {
+    match e {
+        Exp::Basic(op) => match op {
+            BasicOp::Range { .. } => "iota",
+            BasicOp::Replicate(..) => "replicate",
+            BasicOp::Reshape { .. } => "a reshape",
+            BasicOp::Rearrange(..) => "a transposition",
+            BasicOp::Concat(..) => "a concatenation",
+            BasicOp::Copy(..) => "a copy",
+            BasicOp::ArrayLit(..) => "an array literal",
+            BasicOp::Scratch(..) => "a scratch array",
+            BasicOp::Update(..) => "an in-place update",
+            BasicOp::Index(..) => "a slice",
+            BasicOp::SubExp(_) => "an alias of an array",
+            BasicOp::UpdateAcc { .. } => "an accumulator update",
+            _ => "an array operation",
+        },
+        Exp::If { .. } => "an if with array results",
+        Exp::Loop { .. } => "a loop with array parameters",
+        Exp::Soac(Soac::Map { .. }) => "a map",
+        Exp::Soac(Soac::Scan { .. }) => "a scan",
+        Exp::Soac(Soac::Hist { .. }) => "a reduce_by_index",
+        Exp::Soac(Soac::Scatter { .. }) => "a scatter",
+        Exp::Soac(Soac::Reduce { .. }) => "a reduce of arrays",
+        Exp::Apply { .. } => "a function call",
+        _ => "an accumulator or AD construct",
+    }
 }
 
 /// The free variables of `lams`, sorted, with their types.
@@ -691,6 +732,19 @@ impl Gen<'_, '_> {
                 ..
             }) => return self.inner_reduce(s, w, arrs, pre.as_ref(), lam, neutral),
             Exp::Soac(Soac::Map { w, lam, arrs }) => return self.inner_map(s, w, lam, arrs),
+            Exp::Basic(op @ (BasicOp::Range { .. } | BasicOp::Replicate(..))) => {
+                return self.fill_array(s, op)
+            }
+            // Nothing in a kernel updates an array in place, so a copy can be the same view.
+            Exp::Basic(BasicOp::Copy(a) | BasicOp::SubExp(SubExp::Var(a)))
+                if self.arrays.contains_key(a) =>
+            {
+                let v = self.array(*a)?;
+                for p in &s.pat {
+                    self.arrays.insert(p.name, v.clone());
+                }
+                return Ok(());
+            }
             Exp::Loop { params, form, body } => return self.native_loop(s, params, form, body),
             _ => {}
         }

@@ -136,4 +136,61 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(done);
         Ok(())
     }
+
+    /// `iota n` or `replicate shape x` (a scalar `x`) into a scratch buffer.
+    pub(crate) fn fill_array(&mut self, s: &Stm, op: &BasicOp) -> R<()> {
+        let [p] = s.pat.as_slice() else {
+            return Err("an array operation with several results".into());
+        };
+        let (dims, elem, value) = match op {
+            BasicOp::Range {
+                start: SubExp::Const(Prim::I64(0)),
+                second: Some(SubExp::Const(Prim::I64(1))),
+                end,
+                kind: RangeKind::UpToExclusive,
+                elem: PrimType::I64,
+            } => (vec![self.index_value(end)?], PrimType::I64, None),
+            BasicOp::Range { .. } => return Err("a range other than iota".into()),
+            BasicOp::Replicate(shape, x) => {
+                let (v, t) = match x {
+                    SubExp::Var(a) if self.arrays.contains_key(a) => {
+                        return Err("a replicate of an array".into())
+                    }
+                    x => self.opd(x)?,
+                };
+                let mut dims = Vec::new();
+                for d in shape {
+                    dims.push(self.index_value(d)?);
+                }
+                (dims, t, Some(v))
+            }
+            _ => return Err("internal error: not a fill".into()),
+        };
+        let mut n = self.b.ins().iconst(types::I64, 1);
+        for d in &dims {
+            // A negative size: the slow path reports it.
+            let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *d, 0);
+            self.fail_if(bad, FAIL_INDEX);
+            n = self.b.ins().imul(n, *d);
+        }
+        let base = self.scratch(n, elem)?;
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(header, &ba(&[zero]));
+        self.b.switch_to_block(header);
+        let j = self.b.block_params(header)[0];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, n);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let to = elem_addr(self.b, base, j, elem);
+        self.b.ins().store(mem(), value.unwrap_or(j), to, 0);
+        let next = self.b.ins().iadd_imm_s(j, 1);
+        self.b.ins().jump(header, &ba(&[next]));
+        self.b.switch_to_block(done);
+        self.arrays.insert(p.name, ArrV { base, elem, dims });
+        Ok(())
+    }
 }
