@@ -230,6 +230,10 @@ entry pair (m: [][]i64) = map (\\r -> let s = map (\\x -> x * 2) r in (s, s, red
 entry tri (ns: []i64) = map (\\n -> reduce (+) 0 (map (\\i -> i * n) (iota n))) ns
 entry reps (xs: []f32) (k: i64) =
   (map (\\x -> copy (replicate k x)) xs, map (\\x -> reduce (+) 0 (replicate k (x * 2))) xs)
+entry ifs (m: [][]i64) (is: []i64) =
+  ( map (\\i -> let r = if i % 2 == 0 then m[i] else map (\\x -> 10 / x) m[0]
+               in reduce (+) 0 r + r[1]) is
+  , map (\\i -> if i > 2 then m[i] else map (\\x -> x - i) m[1]) is )
 ";
     let d = dir_with(&[("n.fut", prog)]);
     let o = runic_jit(
@@ -269,6 +273,12 @@ entry reps (xs: []f32) (k: i64) =
         ("reps", "[1f32, -2.5] 3"),
         ("reps", "[1f32, -2.5] 0"),
         ("reps", "[1f32, -2.5] -1"),
+        (
+            "ifs",
+            "[[1i64, 2], [3, 4], [5, 6], [7, 8], [9, 10]] [0i64, 1, 2, 3, 4]",
+        ),
+        ("ifs", "[[1i64, 2], [3, 4], [5, 6]] [0i64, 1, 3]"),
+        ("ifs", "[[0i64, 2], [3, 4], [5, 6]] [0i64, 1]"),
     ];
     for (entry, input) in cases {
         let run = |backend: &str| {

@@ -67,13 +67,15 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
         let view = nest
             && matches!(
                 s.exp,
-                Exp::Basic(
-                    BasicOp::Index(..)
-                        | BasicOp::Range { .. }
-                        | BasicOp::Replicate(..)
-                        | BasicOp::Copy(_)
-                        | BasicOp::SubExp(_)
-                ) | Exp::Soac(Soac::Map { .. })
+                Exp::If { .. }
+                    | Exp::Basic(
+                        BasicOp::Index(..)
+                            | BasicOp::Range { .. }
+                            | BasicOp::Replicate(..)
+                            | BasicOp::Copy(_)
+                            | BasicOp::SubExp(_)
+                    )
+                    | Exp::Soac(Soac::Map { .. })
             );
         if !view && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
             return Err(format!(
@@ -682,41 +684,7 @@ impl Gen<'_, '_> {
             ..
         } = &s.exp
         {
-            let (c, _) = self.opd(cond)?;
-            let tys: Vec<PrimType> = s.pat.iter().map(|p| prim_of(&p.ty)).collect();
-            let vals = if then_body.stms.is_empty() && else_body.stms.is_empty() {
-                // Branches that only select operands: a select, no control flow.
-                let mut out = Vec::new();
-                for (a, e) in then_body.result.iter().zip(&else_body.result) {
-                    let (a, _) = self.opd(a)?;
-                    let (e, _) = self.opd(e)?;
-                    out.push(self.b.ins().select(c, a, e));
-                }
-                out
-            } else {
-                let (tb, eb, merge) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                for t in &tys {
-                    self.b.append_block_param(merge, cl(*t));
-                }
-                self.b.ins().brif(c, tb, &[], eb, &[]);
-                for (blk, body) in [(tb, then_body), (eb, else_body)] {
-                    self.b.switch_to_block(blk);
-                    let saved = self.env.clone();
-                    let r = self.body(body)?;
-                    self.env = saved;
-                    self.b.ins().jump(merge, &ba(&r));
-                }
-                self.b.switch_to_block(merge);
-                self.b.block_params(merge).to_vec()
-            };
-            for ((p, v), t) in s.pat.iter().zip(vals).zip(tys) {
-                self.env.insert(p.name, (v, t));
-            }
-            return Ok(());
+            return self.if_(s, cond, then_body, else_body);
         }
         match &s.exp {
             Exp::Basic(BasicOp::Index(v, idx)) => return self.index(s, *v, idx),

@@ -193,4 +193,98 @@ impl Gen<'_, '_> {
         self.arrays.insert(p.name, ArrV { base, elem, dims });
         Ok(())
     }
+
+    /// `if c then a else b`, with scalar and array results (an array: its address and its
+    /// dimensions, merged like scalars). Branches that only select operands become selects.
+    pub(crate) fn if_(&mut self, s: &Stm, cond: &SubExp, tb: &Body, eb: &Body) -> R<()> {
+        let (c, _) = self.opd(cond)?;
+        let mut kinds = Vec::new();
+        for p in &s.pat {
+            match &p.ty {
+                Type::Prim(t) => kinds.push((*t, 0)),
+                Type::Array { elem, shape } => kinds.push((*elem, shape.len())),
+                _ => return Err("an if with accumulator results".into()),
+            }
+        }
+        let vals = if tb.stms.is_empty() && eb.stms.is_empty() {
+            let a = self.flat_results(tb, &kinds)?;
+            let e = self.flat_results(eb, &kinds)?;
+            a.into_iter()
+                .zip(e)
+                .map(|(a, e)| self.b.ins().select(c, a, e))
+                .collect()
+        } else {
+            let (tblk, eblk, merge) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            for (t, r) in &kinds {
+                if *r == 0 {
+                    self.b.append_block_param(merge, cl(*t));
+                } else {
+                    for _ in 0..=*r {
+                        self.b.append_block_param(merge, types::I64);
+                    }
+                }
+            }
+            self.b.ins().brif(c, tblk, &[], eblk, &[]);
+            for (blk, body) in [(tblk, tb), (eblk, eb)] {
+                self.b.switch_to_block(blk);
+                let saved = (self.env.clone(), self.arrays.clone());
+                for st in &body.stms {
+                    self.stm(st)?;
+                }
+                let r = self.flat_results(body, &kinds)?;
+                (self.env, self.arrays) = saved;
+                self.b.ins().jump(merge, &ba(&r));
+            }
+            self.b.switch_to_block(merge);
+            self.b.block_params(merge).to_vec()
+        };
+        let mut it = vals.into_iter();
+        for (p, (t, r)) in s.pat.iter().zip(kinds) {
+            let mut next = || it.next().ok_or("internal error: if results");
+            if r == 0 {
+                let v = next()?;
+                self.env.insert(p.name, (v, t));
+            } else {
+                let base = next()?;
+                let mut dims = Vec::new();
+                for _ in 0..r {
+                    dims.push(next()?);
+                }
+                self.arrays.insert(
+                    p.name,
+                    ArrV {
+                        base,
+                        elem: t,
+                        dims,
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The results of a branch as flat values: a scalar, or an array's address and dims.
+    fn flat_results(&mut self, body: &Body, kinds: &[(PrimType, usize)]) -> R<Vec<Value>> {
+        let mut out = Vec::new();
+        for (r, (t, rank)) in body.result.iter().zip(kinds) {
+            if *rank == 0 {
+                out.push(self.opd(r)?.0);
+                continue;
+            }
+            let SubExp::Var(a) = r else {
+                return Err("internal error: an array result that is a constant".into());
+            };
+            let v = self.array(*a)?;
+            if v.dims.len() != *rank || v.elem != *t {
+                return Err("an if whose branches give arrays of other types".into());
+            }
+            out.push(v.base);
+            out.extend(v.dims);
+        }
+        Ok(out)
+    }
 }
