@@ -234,6 +234,7 @@ entry ifs (m: [][]i64) (is: []i64) =
   ( map (\\i -> let r = if i % 2 == 0 then m[i] else map (\\x -> 10 / x) m[0]
                in reduce (+) 0 r + r[1]) is
   , map (\\i -> if i > 2 then m[i] else map (\\x -> x - i) m[1]) is )
+entry lits (xs: []i64) = map (\\x -> let a = [x, x * 2, 7] in a[x % 3] + a[x] + reduce (+) 0 a) xs
 ";
     let d = dir_with(&[("n.fut", prog)]);
     let o = runic_jit(
@@ -279,6 +280,8 @@ entry ifs (m: [][]i64) (is: []i64) =
         ),
         ("ifs", "[[1i64, 2], [3, 4], [5, 6]] [0i64, 1, 3]"),
         ("ifs", "[[0i64, 2], [3, 4], [5, 6]] [0i64, 1]"),
+        ("lits", "[0i64, 1, 2]"),
+        ("lits", "[0i64, 1, 2, 3]"),
     ];
     for (entry, input) in cases {
         let run = |backend: &str| {

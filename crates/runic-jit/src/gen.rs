@@ -72,6 +72,7 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                         BasicOp::Index(..)
                             | BasicOp::Range { .. }
                             | BasicOp::Replicate(..)
+                            | BasicOp::ArrayLit(_, Type::Prim(_))
                             | BasicOp::Copy(_)
                             | BasicOp::SubExp(_)
                     )
@@ -90,8 +91,12 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 }
             }
             Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. }) if nest => {}
-            Exp::Basic(BasicOp::Range { .. } | BasicOp::Replicate(..) | BasicOp::Copy(_))
-                if nest => {}
+            Exp::Basic(
+                BasicOp::Range { .. }
+                | BasicOp::Replicate(..)
+                | BasicOp::Copy(_)
+                | BasicOp::ArrayLit(_, Type::Prim(_)),
+            ) if nest => {}
             Exp::Soac(Soac::Reduce { pre, lam, .. }) if nest => {
                 if let Some(p) = pre {
                     check_lambda_in(p, what, true)?;
@@ -700,9 +705,9 @@ impl Gen<'_, '_> {
                 ..
             }) => return self.inner_reduce(s, w, arrs, pre.as_ref(), lam, neutral),
             Exp::Soac(Soac::Map { w, lam, arrs }) => return self.inner_map(s, w, lam, arrs),
-            Exp::Basic(op @ (BasicOp::Range { .. } | BasicOp::Replicate(..))) => {
-                return self.fill_array(s, op)
-            }
+            Exp::Basic(
+                op @ (BasicOp::Range { .. } | BasicOp::Replicate(..) | BasicOp::ArrayLit(..)),
+            ) => return self.fill_array(s, op),
             // Nothing in a kernel updates an array in place, so a copy can be the same view.
             Exp::Basic(BasicOp::Copy(a) | BasicOp::SubExp(SubExp::Var(a)))
                 if self.arrays.contains_key(a) =>

@@ -164,7 +164,26 @@ impl Gen<'_, '_> {
                 }
                 (dims, t, Some(v))
             }
-            _ => return Err("internal error: not a fill".into()),
+            BasicOp::ArrayLit(xs, Type::Prim(t)) => {
+                // A literal of scalars: stored one by one.
+                let n = self.b.ins().iconst(types::I64, xs.len() as i64);
+                let base = self.scratch(n, *t)?;
+                for (j, x) in xs.iter().enumerate() {
+                    let (v, _) = self.opd(x)?;
+                    let off = (j * t.size_bytes()) as i32;
+                    self.b.ins().store(mem(), v, base, off);
+                }
+                self.arrays.insert(
+                    p.name,
+                    ArrV {
+                        base,
+                        elem: *t,
+                        dims: vec![n],
+                    },
+                );
+                return Ok(());
+            }
+            _ => return Err("an array literal of arrays".into()),
         };
         let mut n = self.b.ins().iconst(types::I64, 1);
         for d in &dims {
