@@ -17,6 +17,11 @@
 //! when an operation fails (division by zero, negative exponent), so that the caller can redo
 //! the elements on its slow path and report the error with the exact message.
 //!
+//! Map kernels also take rows of their inputs, index them and free arrays, and run nested
+//! SOACs as sequential loops (`nest.rs`: inner reductions, `for`/`while` loops with scalar
+//! parameters; `rows.rs`: nested maps, `iota`, `replicate` and array literals into
+//! per-call scratch buffers or straight into the output's rows, `if`s with array results).
+//!
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
 
 mod gen;
