@@ -235,6 +235,9 @@ entry ifs (m: [][]i64) (is: []i64) =
                in reduce (+) 0 r + r[1]) is
   , map (\\i -> if i > 2 then m[i] else map (\\x -> x - i) m[1]) is )
 entry lits (xs: []i64) = map (\\x -> let a = [x, x * 2, 7] in a[x % 3] + a[x] + reduce (+) 0 a) xs
+entry cols (m: [][]i32) (js: []i64) = map (\\j -> reduce (+) 0 m[:, j] * 100 + reduce (+) 0 m[j, ::2]) js
+entry revs (m: [][]i32) (a: i64) (b: i64) = map (\\r -> r[a:b]) m
+entry back (m: [][]i32) = map (\\r -> copy r[::-1]) m
 ";
     let d = dir_with(&[("n.fut", prog)]);
     let o = runic_jit(
@@ -282,6 +285,13 @@ entry lits (xs: []i64) = map (\\x -> let a = [x, x * 2, 7] in a[x % 3] + a[x] + 
         ("ifs", "[[0i64, 2], [3, 4], [5, 6]] [0i64, 1]"),
         ("lits", "[0i64, 1, 2]"),
         ("lits", "[0i64, 1, 2, 3]"),
+        ("cols", "[[1, 2, 3], [4, 5, 6], [7, 8, 9]] [0i64, 2, 1]"),
+        ("cols", "[[1, 2, 3], [4, 5, 6]] [0i64, 2]"),
+        ("revs", "[[1, 2, 3], [4, 5, 6]] 1 3"),
+        ("revs", "[[1, 2, 3], [4, 5, 6]] 2 2"),
+        ("revs", "[[1, 2, 3], [4, 5, 6]] 2 1"),
+        ("revs", "[[1, 2, 3], [4, 5, 6]] 1 4"),
+        ("back", "[[1, 2, 3], [4, 5, 6]]"),
     ];
     for (entry, input) in cases {
         let run = |backend: &str| {

@@ -85,11 +85,7 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
             ));
         }
         match &s.exp {
-            Exp::Basic(BasicOp::Index(_, idx)) if nest => {
-                if !idx.iter().all(|d| matches!(d, DimIndex::Fix(_))) {
-                    return Err(format!("{what} contains a slice"));
-                }
-            }
+            Exp::Basic(BasicOp::Index(..)) if nest => {}
             Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. }) if nest => {}
             Exp::Basic(
                 BasicOp::Range { .. }
@@ -204,6 +200,7 @@ pub(crate) struct Rt {
     pub(crate) convert: FuncRef,
     pub(crate) ternop: FuncRef,
     pub(crate) scratch: FuncRef,
+    pub(crate) slice: FuncRef,
 }
 
 fn new_module() -> R<JITModule> {
@@ -225,6 +222,7 @@ fn new_module() -> R<JITModule> {
     b.symbol("runic_rt_convert", shims::rt_convert as *const u8);
     b.symbol("runic_rt_ternop", shims::rt_ternop as *const u8);
     b.symbol("runic_rt_scratch", shims::rt_scratch as *const u8);
+    b.symbol("runic_rt_slice", shims::rt_slice as *const u8);
     Ok(JITModule::new(b))
 }
 
@@ -245,6 +243,7 @@ fn declare_rt(module: &mut JITModule, func: &mut cranelift_codegen::ir::Function
         convert: decl("runic_rt_convert", &[i64t; 3], i64t)?,
         ternop: decl("runic_rt_ternop", &[i64t; 8], types::I32)?,
         scratch: decl("runic_rt_scratch", &[i64t; 3], i64t)?,
+        slice: decl("runic_rt_slice", &[i64t; 6], types::I32)?,
     })
 }
 
@@ -365,16 +364,19 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         let mut arrays = HashMap::new();
         for ((v, t, r), p) in free_arrays.iter().zip(arr_ptrs) {
             let d = dims(b, *r);
-            arrays.insert(
-                *v,
-                crate::nest::ArrV {
-                    base: p,
-                    elem: *t,
-                    dims: d,
-                },
-            );
+            arrays.insert(*v, crate::nest::ArrV::dense(b, p, *t, d));
         }
         let out_dims: Vec<Vec<Value>> = result_ranks.iter().map(|&r| dims(b, r)).collect();
+        // Dense views of the inputs and outputs, whose rows the elements take.
+        let view = |b: &mut FunctionBuilder, base: &Value, t: &PrimType, d: &Vec<Value>| {
+            crate::nest::ArrV::dense(b, *base, *t, d.clone())
+        };
+        let in_views: Vec<_> = (bases.iter().zip(&params).zip(&in_dims))
+            .map(|((base, t), d)| view(b, base, t, d))
+            .collect();
+        let out_views: Vec<_> = (out_bases.iter().zip(&results).zip(&out_dims))
+            .map(|((base, t), d)| view(b, base, t, d))
+            .collect();
         b.ins().jump(header, &ba(&[start]));
 
         b.switch_to_block(header);
@@ -385,29 +387,19 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         b.switch_to_block(body);
         let mut args = Vec::new();
         let mut rows = Vec::new();
-        for (((base, t), p), d) in bases.iter().zip(&params).zip(&lam.params).zip(&in_dims) {
-            if d.len() == 1 {
+        for (((base, t), p), v) in bases.iter().zip(&params).zip(&lam.params).zip(&in_views) {
+            if v.dims.len() == 1 {
                 let a = elem_addr(b, *base, i, *t);
                 args.push(b.ins().load(cl(*t), mem(), a, 0));
             } else {
                 // Row `i`: a view of the input, no copy.
-                let row = crate::nest::ArrV {
-                    base: *base,
-                    elem: *t,
-                    dims: d.clone(),
-                };
-                rows.push((p.name, row.row(b, i)));
+                rows.push((p.name, v.row(b, i)));
             }
         }
         // The output rows of array results, where a nested map producing one writes.
         let mut out_rows = Vec::new();
-        for ((base, t), d) in out_bases.iter().zip(&results).zip(&out_dims) {
-            let out = crate::nest::ArrV {
-                base: *base,
-                elem: *t,
-                dims: d.clone(),
-            };
-            out_rows.push((d.len() > 1).then(|| out.row(b, i)));
+        for out in &out_views {
+            out_rows.push((out.dims.len() > 1).then(|| out.row(b, i)));
         }
         let mut g = Gen {
             b,

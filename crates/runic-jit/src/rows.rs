@@ -61,7 +61,7 @@ impl Gen<'_, '_> {
         let saved = (self.env.clone(), self.arrays.clone());
         for (v, p) in views.iter().zip(&lam.params) {
             if v.dims.len() == 1 {
-                let addr = elem_addr(self.b, v.base, j, v.elem);
+                let addr = v.at(self.b, j);
                 let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
                 self.env.insert(p.name, (x, v.elem));
             } else {
@@ -80,14 +80,8 @@ impl Gen<'_, '_> {
 
         self.b.switch_to_block(done);
         for ((p, base), t) in s.pat.iter().zip(outs).zip(tys) {
-            self.arrays.insert(
-                p.name,
-                ArrV {
-                    base,
-                    elem: t,
-                    dims: vec![w],
-                },
-            );
+            let a = ArrV::dense(self.b, base, t, vec![w]);
+            self.arrays.insert(p.name, a);
         }
         Ok(())
     }
@@ -110,12 +104,16 @@ impl Gen<'_, '_> {
         if src.dims.len() != dst.dims.len() || src.elem != dst.elem {
             return Err("a result of another type than the map's".into());
         }
-        let mut n = self.b.ins().iconst(types::I64, 1);
         for (a, b) in src.dims.iter().zip(&dst.dims) {
             let bad = self.b.ins().icmp(IntCC::NotEqual, *a, *b);
             self.fail_if(bad, FAIL_INDEX);
-            n = self.b.ins().imul(n, *a);
         }
+        self.copy_rec(src, dst);
+        Ok(())
+    }
+
+    /// A loop over the outer dimension, nested once per dimension (`src` may be strided).
+    fn copy_rec(&mut self, src: &ArrV, dst: &ArrV) {
         let header = self.b.create_block();
         let body = self.b.create_block();
         let done = self.b.create_block();
@@ -124,17 +122,21 @@ impl Gen<'_, '_> {
         self.b.ins().jump(header, &ba(&[zero]));
         self.b.switch_to_block(header);
         let j = self.b.block_params(header)[0];
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, n);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, src.dims[0]);
         self.b.ins().brif(more, body, &[], done, &[]);
         self.b.switch_to_block(body);
-        let from = elem_addr(self.b, src.base, j, src.elem);
-        let x = self.b.ins().load(cl(src.elem), mem(), from, 0);
-        let to = elem_addr(self.b, dst.base, j, dst.elem);
-        self.b.ins().store(mem(), x, to, 0);
+        if src.dims.len() == 1 {
+            let from = src.at(self.b, j);
+            let x = self.b.ins().load(cl(src.elem), mem(), from, 0);
+            let to = dst.at(self.b, j);
+            self.b.ins().store(mem(), x, to, 0);
+        } else {
+            let (s, d) = (src.row(self.b, j), dst.row(self.b, j));
+            self.copy_rec(&s, &d);
+        }
         let next = self.b.ins().iadd_imm_s(j, 1);
         self.b.ins().jump(header, &ba(&[next]));
         self.b.switch_to_block(done);
-        Ok(())
     }
 
     /// `iota n` or `replicate shape x` (a scalar `x`) into a scratch buffer.
@@ -173,14 +175,8 @@ impl Gen<'_, '_> {
                     let off = (j * t.size_bytes()) as i32;
                     self.b.ins().store(mem(), v, base, off);
                 }
-                self.arrays.insert(
-                    p.name,
-                    ArrV {
-                        base,
-                        elem: *t,
-                        dims: vec![n],
-                    },
-                );
+                let a = ArrV::dense(self.b, base, *t, vec![n]);
+                self.arrays.insert(p.name, a);
                 return Ok(());
             }
             _ => return Err("an array literal of arrays".into()),
@@ -209,7 +205,8 @@ impl Gen<'_, '_> {
         let next = self.b.ins().iadd_imm_s(j, 1);
         self.b.ins().jump(header, &ba(&[next]));
         self.b.switch_to_block(done);
-        self.arrays.insert(p.name, ArrV { base, elem, dims });
+        let a = ArrV::dense(self.b, base, elem, dims);
+        self.arrays.insert(p.name, a);
         Ok(())
     }
 
@@ -242,7 +239,8 @@ impl Gen<'_, '_> {
                 if *r == 0 {
                     self.b.append_block_param(merge, cl(*t));
                 } else {
-                    for _ in 0..=*r {
+                    // Address, dimensions, strides.
+                    for _ in 0..=2 * *r {
                         self.b.append_block_param(merge, types::I64);
                     }
                 }
@@ -273,12 +271,17 @@ impl Gen<'_, '_> {
                 for _ in 0..r {
                     dims.push(next()?);
                 }
+                let mut strides = Vec::new();
+                for _ in 0..r {
+                    strides.push(next()?);
+                }
                 self.arrays.insert(
                     p.name,
                     ArrV {
                         base,
                         elem: t,
                         dims,
+                        strides,
                     },
                 );
             }
@@ -303,6 +306,7 @@ impl Gen<'_, '_> {
             }
             out.push(v.base);
             out.extend(v.dims);
+            out.extend(v.strides);
         }
         Ok(out)
     }
