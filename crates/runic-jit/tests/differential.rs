@@ -762,3 +762,54 @@ fn array_results() {
     assert_eq!(run(&m), Ok((vec![12, 6, 4, -3, 2, 2], m.to_vec())));
     assert!(run(&[1, 2, 3, 4, 0, 6]).is_err());
 }
+
+/// The slice shim resolves `start:end:stride` exactly as the evaluator's `select` does:
+/// the same valid slices, with the same elements, and the same invalid ones.
+#[test]
+fn slices_resolve_as_the_evaluator_does() {
+    use runic_prim::index::{select, DimVal};
+    let opts = [
+        None,
+        Some(-2i64),
+        Some(-1),
+        Some(0),
+        Some(1),
+        Some(2),
+        Some(3),
+        Some(5),
+    ];
+    for w in 0..5i64 {
+        for start in opts {
+            for end in opts {
+                for stride in opts {
+                    let flags = start.is_some() as i64
+                        | (end.is_some() as i64) << 1
+                        | (stride.is_some() as i64) << 2;
+                    let mut out = [0i64; 3];
+                    // SAFETY: `out` holds three i64.
+                    let code = unsafe {
+                        runic_jit::shims::rt_slice(
+                            w,
+                            start.unwrap_or(0),
+                            end.unwrap_or(0),
+                            stride.unwrap_or(0),
+                            flags,
+                            out.as_mut_ptr(),
+                        )
+                    };
+                    let want = select(&[w as usize], &[DimVal::Slice { start, end, stride }]);
+                    let what = format!("w {w} {start:?}:{end:?}:{stride:?}");
+                    match want {
+                        Err(_) => assert_ne!(code, 0, "{what}"),
+                        Ok(sel) => {
+                            assert_eq!(code, 0, "{what}");
+                            let [i, n, s] = out;
+                            let got: Vec<usize> = (0..n).map(|k| (i + k * s) as usize).collect();
+                            assert_eq!(got, sel.block_offsets(), "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
