@@ -238,6 +238,9 @@ entry lits (xs: []i64) = map (\\x -> let a = [x, x * 2, 7] in a[x % 3] + a[x] + 
 entry cols (m: [][]i32) (js: []i64) = map (\\j -> reduce (+) 0 m[:, j] * 100 + reduce (+) 0 m[j, ::2]) js
 entry revs (m: [][]i32) (a: i64) (b: i64) = map (\\r -> r[a:b]) m
 entry back (m: [][]i32) = map (\\r -> copy r[::-1]) m
+entry cube (xs: []i64) (ys: []i64) (zs: []i64) = map (\\a -> map (\\b -> map (\\c -> a * b / c) zs) ys) xs
+entry mid (ps: []i32) (m: [][]i32) =
+  map (\\p -> let t = map (\\r -> map (\\x -> x * p) r[1:]) m in reduce (+) 0 (map (\\r -> r[0]) t)) ps
 ";
     let d = dir_with(&[("n.fut", prog)]);
     let o = runic_jit(
@@ -292,6 +295,12 @@ entry back (m: [][]i32) = map (\\r -> copy r[::-1]) m
         ("revs", "[[1, 2, 3], [4, 5, 6]] 2 1"),
         ("revs", "[[1, 2, 3], [4, 5, 6]] 1 4"),
         ("back", "[[1, 2, 3], [4, 5, 6]]"),
+        ("cube", "[1i64, 2] [3i64, -4, 5] [1i64, 2]"),
+        // (A failure three maps deep is left out: the evaluator's backtrace repeats the
+        // outer frames there, with native code off too.)
+        ("cube", "[7i64] [3i64] [-2i64]"),
+        ("mid", "[1, 2, 3] [[1, 2, 3], [4, 5, 6]]"),
+        ("mid", "[1, 2, 3] [[1], [4]]"),
     ];
     for (entry, input) in cases {
         let run = |backend: &str| {

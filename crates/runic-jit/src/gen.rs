@@ -100,7 +100,15 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 check_lambda(lam, "an inner reduction's operator")?;
             }
             Exp::Soac(Soac::Map { lam, .. }) if nest => {
-                check_lambda_in(lam, "a nested map's lambda", true)?;
+                // Array results are written into rows of the map's result.
+                let scalar_ret = Lambda {
+                    ret: vec![],
+                    ..lam.clone()
+                };
+                check_lambda_in(&scalar_ret, "a nested map's lambda", true)?;
+                if lam.ret.iter().any(|t| t.elem().is_none()) {
+                    return Err(format!("{what} contains a nested map of accumulators"));
+                }
             }
             Exp::Basic(
                 BasicOp::SubExp(_)

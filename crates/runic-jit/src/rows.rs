@@ -12,8 +12,9 @@ use cranelift_codegen::ir::{types, InstBuilder, Value};
 use runic_ir::*;
 
 impl Gen<'_, '_> {
-    /// `xs = map lam arrs` over arrays in scope, with scalar results: a sequential loop
-    /// writing each result into its row.
+    /// `xs = map lam arrs` over arrays in scope: a sequential loop writing each result
+    /// into its row (scalars), or copying it there (arrays, unless a nested map builds
+    /// it there in place).
     pub(crate) fn inner_map(&mut self, s: &Stm, w: &SubExp, lam: &Lambda, arrs: &[VName]) -> R<()> {
         if arrs.is_empty() || lam.params.len() != arrs.len() {
             return Err("a nested map without inputs".into());
@@ -26,24 +27,42 @@ impl Gen<'_, '_> {
             self.fail_if(big, FAIL_INDEX);
             views.push(v);
         }
-        let tys: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
         let mut outs = Vec::new();
-        for (p, t) in s.pat.iter().zip(&tys) {
+        for (p, t) in s.pat.iter().zip(&lam.ret) {
+            let elem = prim_of(t);
+            let mut dims = vec![w];
+            if let Type::Array { shape, .. } = t {
+                for d in shape {
+                    dims.push(self.index_value(d)?);
+                }
+            }
             let dest = self
                 .dests
                 .get(&p.name)
-                .filter(|d| d.dims.len() == 1 && d.elem == *t)
+                .filter(|d| d.dims.len() == dims.len() && d.elem == elem)
                 .cloned();
-            let base = match dest {
+            let out = match dest {
                 Some(d) => {
-                    let bad = self.b.ins().icmp(IntCC::NotEqual, w, d.dims[0]);
-                    self.fail_if(bad, FAIL_INDEX);
+                    for (a, b) in dims.iter().zip(&d.dims) {
+                        let bad = self.b.ins().icmp(IntCC::NotEqual, *a, *b);
+                        self.fail_if(bad, FAIL_INDEX);
+                    }
                     self.written.insert(p.name);
-                    d.base
+                    d
                 }
-                None => self.scratch(w, *t)?,
+                None => {
+                    let mut n = self.b.ins().iconst(types::I64, 1);
+                    for d in &dims {
+                        // A negative size: the slow path reports it.
+                        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *d, 0);
+                        self.fail_if(bad, FAIL_INDEX);
+                        n = self.b.ins().imul(n, *d);
+                    }
+                    let base = self.scratch(n, elem)?;
+                    ArrV::dense(self.b, base, elem, dims)
+                }
             };
-            outs.push(base);
+            outs.push(out);
         }
         let header = self.b.create_block();
         let body = self.b.create_block();
@@ -69,19 +88,42 @@ impl Gen<'_, '_> {
                 self.arrays.insert(p.name, row);
             }
         }
-        let r = self.body(&lam.body)?;
-        for ((base, t), x) in outs.iter().zip(&tys).zip(r) {
-            let addr = elem_addr(self.b, *base, j, *t);
-            self.b.ins().store(mem(), x, addr, 0);
+        // Rows of array results: where the nested maps that make them write.
+        let mut rows = Vec::new();
+        for (r, out) in lam.body.result.iter().zip(&outs) {
+            let row = (out.dims.len() > 1).then(|| out.row(self.b, j));
+            if let (SubExp::Var(v), Some(row)) = (r, &row) {
+                self.dests.entry(*v).or_insert_with(|| row.clone());
+            }
+            rows.push(row);
+        }
+        for st in &lam.body.stms {
+            self.stm(st)?;
+        }
+        let mut copied = std::collections::HashSet::new();
+        for ((r, out), row) in lam.body.result.iter().zip(&outs).zip(&rows) {
+            match (r, row) {
+                (SubExp::Var(v), Some(row)) => {
+                    if !(self.written.contains(v) && copied.insert(*v)) {
+                        let src = self.array(*v)?;
+                        self.copy_row(&src, row)?;
+                    }
+                }
+                (_, Some(_)) => return Err("internal error: an array result".into()),
+                (_, None) => {
+                    let (x, _) = self.opd(r)?;
+                    let addr = out.at(self.b, j);
+                    self.b.ins().store(mem(), x, addr, 0);
+                }
+            }
         }
         (self.env, self.arrays) = saved;
         let next = self.b.ins().iadd_imm_s(j, 1);
         self.b.ins().jump(header, &ba(&[next]));
 
         self.b.switch_to_block(done);
-        for ((p, base), t) in s.pat.iter().zip(outs).zip(tys) {
-            let a = ArrV::dense(self.b, base, t, vec![w]);
-            self.arrays.insert(p.name, a);
+        for (p, out) in s.pat.iter().zip(outs) {
+            self.arrays.insert(p.name, out);
         }
         Ok(())
     }
