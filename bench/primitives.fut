@@ -43,3 +43,33 @@ entry kmeans_dist (ps: [][]f32) (cs: [][]f32) =
   map (\p -> reduce f32.min f32.inf
                     (map (\c -> reduce (+) 0 (map2 (\x y -> (x - y) * (x - y)) p c)) cs))
       ps
+
+-- Issue 13, third slice: loops and intermediate arrays in map kernels. `loop_poly`: a
+-- `for` loop with scalar parameters in a map's lambda (Horner, 16 steps); `kmeans_dists`:
+-- the distance matrix (a 2-D map result: each point's row of k distances); `kmeans_both`:
+-- the row of distances is an intermediate array consumed twice (nearest distance and the
+-- sum), which fusion cannot remove; `scale_rows`: a map over rows returning rows.
+-- ==
+-- entry: loop_poly
+-- random input { [10000000]f32 }
+
+entry loop_poly (xs: []f32) =
+  map (\x -> loop acc = 0f32 for i < 16 do acc * x + f32.i64 i) xs
+
+-- ==
+-- entry: kmeans_dists kmeans_both
+-- random input { [100000][16]f32 [32][16]f32 }
+
+entry kmeans_dists (ps: [][]f32) (cs: [][]f32) =
+  map (\p -> map (\c -> reduce (+) 0 (map2 (\x y -> (x - y) * (x - y)) p c)) cs) ps
+
+entry kmeans_both (ps: [][]f32) (cs: [][]f32) =
+  map (\p -> let ds = map (\c -> reduce (+) 0 (map2 (\x y -> (x - y) * (x - y)) p c)) cs
+             in reduce f32.min f32.inf ds + reduce (+) 0 ds)
+      ps
+
+-- ==
+-- entry: scale_rows
+-- random input { [10000][1000]f32 }
+
+entry scale_rows (m: [][]f32) = map (\r -> map (\x -> x * 2 + 1) r) m

@@ -259,10 +259,29 @@ impl Ctx<'_> {
                 _ => return Ok(None),
             }
         }
+        // The shape of each output: `w`, then the declared shape of an array result.
+        let mut out_shapes = Vec::with_capacity(k.results.len());
+        for (t, r) in lam.ret.iter().zip(&k.result_ranks) {
+            let mut shape = vec![w];
+            if let runic_ir::Type::Array { shape: s, .. } = t {
+                for d in s {
+                    match self.sub(f, d) {
+                        Ok(Val::Prim(Prim::I64(n))) if n >= 0 => shape.push(n as usize),
+                        _ => return Ok(None),
+                    }
+                }
+            }
+            if shape.len() != *r {
+                return Ok(None);
+            }
+            out_shapes.push(shape);
+        }
         let dims: Vec<i64> = arrs
             .iter()
-            .chain(&free_arrs)
-            .flat_map(|a| a.shape.iter().map(|&d| d as i64))
+            .map(|a| &a.shape)
+            .chain(free_arrs.iter().map(|a| &a.shape))
+            .chain(&out_shapes)
+            .flat_map(|s| s.iter().map(|&d| d as i64))
             .collect();
         let mut ins: Vec<usize> = arrs.iter().map(|a| data_ptr(&a.data)).collect();
         ins.extend(frees.iter().map(|w| w as *const u64 as usize));
@@ -272,11 +291,15 @@ impl Ctx<'_> {
         let mut outs: Vec<Buffer> = k
             .results
             .iter()
-            .map(|t| Buffer::filled(*t, w, Prim::I32(0)))
+            .zip(&out_shapes)
+            .map(|(t, s)| Buffer::filled(*t, s.iter().product(), Prim::I32(0)))
             .collect();
+        // Array results: a failing chunk makes the evaluator redo the whole map (it reports
+        // the failure, or builds the rows its own way).
+        let rows_out = k.result_ranks.iter().any(|&r| r > 1);
         let ptrs: Vec<OutPtr> = outs.iter_mut().map(OutPtr::new).collect();
         let out_addrs: Vec<usize> = ptrs.iter().map(|p| p.base() as usize).collect();
-        crate::soac::run_chunks(f, cs, |fr, lo, hi| {
+        let done = crate::soac::run_chunks(f, cs, |fr, lo, hi| {
             self.check_interrupt()?;
             let ins: Vec<*const u8> = ins.iter().map(|&a| a as *const u8).collect();
             let outs: Vec<*mut u8> = out_addrs.iter().map(|&a| a as *mut u8).collect();
@@ -284,6 +307,9 @@ impl Ctx<'_> {
             // type (checked above), the free words hold values of their types, the
             // outputs hold `w` elements of the result types, and chunks are disjoint.
             let code = unsafe { k.run(lo, hi, &ins, &outs) };
+            if code != 0 && rows_out {
+                return Ok(false);
+            }
             if code != 0 {
                 // Element by element on the evaluator, which reports the failure.
                 for i in lo..hi {
@@ -294,10 +320,18 @@ impl Ctx<'_> {
                     }
                 }
             }
-            Ok(())
+            Ok(true)
         })?;
         drop(ptrs);
-        Ok(Some(outs.into_iter().map(|b| arr(vec![w], b)).collect()))
+        if done.contains(&false) {
+            return Ok(None);
+        }
+        Ok(Some(
+            outs.into_iter()
+                .zip(out_shapes)
+                .map(|(b, s)| arr(s, b))
+                .collect(),
+        ))
     }
 
     /// The per-chunk results of `reduce lam ne (map pre arrs)` over vectors with a native

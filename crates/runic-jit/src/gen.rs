@@ -13,7 +13,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 use runic_ir::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub(crate) type R<T> = Result<T, String>;
 
@@ -64,27 +64,51 @@ pub(crate) fn check_lambda_in(lam: &Lambda, what: &str, nest: bool) -> R<()> {
 
 fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
     for s in &b.stms {
-        let view = nest && matches!(s.exp, Exp::Basic(BasicOp::Index(..)));
+        let view = nest
+            && matches!(
+                s.exp,
+                Exp::If { .. }
+                    | Exp::Basic(
+                        BasicOp::Index(..)
+                            | BasicOp::Range { .. }
+                            | BasicOp::Replicate(..)
+                            | BasicOp::ArrayLit(_, Type::Prim(_))
+                            | BasicOp::Copy(_)
+                            | BasicOp::SubExp(_)
+                    )
+                    | Exp::Soac(Soac::Map { .. })
+            );
         if !view && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
-            return Err(format!("{what} binds a non-scalar value"));
+            return Err(format!(
+                "{what} binds a non-scalar value ({})",
+                exp_name(&s.exp)
+            ));
         }
         match &s.exp {
-            Exp::Basic(BasicOp::Index(_, idx)) if nest => {
-                if !idx.iter().all(|d| matches!(d, DimIndex::Fix(_))) {
-                    return Err(format!("{what} contains a slice"));
-                }
-            }
+            Exp::Basic(BasicOp::Index(..)) if nest => {}
             Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. }) if nest => {}
+            Exp::Basic(
+                BasicOp::Range { .. }
+                | BasicOp::Replicate(..)
+                | BasicOp::Copy(_)
+                | BasicOp::ArrayLit(_, Type::Prim(_)),
+            ) if nest => {}
             Exp::Soac(Soac::Reduce { pre, lam, .. }) if nest => {
                 if let Some(p) = pre {
                     check_lambda_in(p, what, true)?;
                 }
                 check_lambda(lam, "an inner reduction's operator")?;
             }
-            Exp::Soac(Soac::Map { .. }) if nest => {
-                return Err(format!(
-                    "{what} builds an intermediate array (a nested map not consumed by a reduction)"
-                ))
+            Exp::Soac(Soac::Map { lam, .. }) if nest => {
+                // Array results are written into rows of the map's result.
+                let scalar_ret = Lambda {
+                    ret: vec![],
+                    ..lam.clone()
+                };
+                check_lambda_in(&scalar_ret, "a nested map's lambda", true)?;
+                if lam.ret.iter().any(|t| t.elem().is_none()) {
+                    return Err(format!("{what} contains a nested map of accumulators"));
+                }
             }
             Exp::Basic(
                 BasicOp::SubExp(_)
@@ -111,13 +135,48 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 check_body(then_body, what, nest)?;
                 check_body(else_body, what, nest)?;
             }
-            Exp::Loop { .. } => return Err(format!("{what} contains a loop")),
+            Exp::Loop { params, body, .. } => {
+                if params.iter().any(|(p, _)| !matches!(p.ty, Type::Prim(_))) {
+                    return Err(format!("{what} contains a loop with array parameters"));
+                }
+                check_body(body, what, nest)?;
+            }
             Exp::Soac(_) => return Err(format!("{what} contains a nested SOAC")),
             Exp::Apply { .. } => return Err(format!("{what} contains a function call")),
             _ => return Err(format!("{what} contains an accumulator or AD construct")),
         }
     }
     Ok(())
+}
+
+/// What a statement is, for the reasons of [`check_body`].
+fn exp_name(e: &Exp) -> &'static str {
+    match e {
+        Exp::Basic(op) => match op {
+            BasicOp::Range { .. } => "iota",
+            BasicOp::Replicate(..) => "replicate",
+            BasicOp::Reshape { .. } => "a reshape",
+            BasicOp::Rearrange(..) => "a transposition",
+            BasicOp::Concat(..) => "a concatenation",
+            BasicOp::Copy(..) => "a copy",
+            BasicOp::ArrayLit(..) => "an array literal",
+            BasicOp::Scratch(..) => "a scratch array",
+            BasicOp::Update(..) => "an in-place update",
+            BasicOp::Index(..) => "a slice",
+            BasicOp::SubExp(_) => "an alias of an array",
+            BasicOp::UpdateAcc { .. } => "an accumulator update",
+            _ => "an array operation",
+        },
+        Exp::If { .. } => "an if with array results",
+        Exp::Loop { .. } => "a loop with array parameters",
+        Exp::Soac(Soac::Map { .. }) => "a map",
+        Exp::Soac(Soac::Scan { .. }) => "a scan",
+        Exp::Soac(Soac::Hist { .. }) => "a reduce_by_index",
+        Exp::Soac(Soac::Scatter { .. }) => "a scatter",
+        Exp::Soac(Soac::Reduce { .. }) => "a reduce of arrays",
+        Exp::Apply { .. } => "a function call",
+        _ => "an accumulator or AD construct",
+    }
 }
 
 /// The free variables of `lams`, sorted, with their types.
@@ -148,6 +207,8 @@ pub(crate) struct Rt {
     pub(crate) unop: FuncRef,
     pub(crate) convert: FuncRef,
     pub(crate) ternop: FuncRef,
+    pub(crate) scratch: FuncRef,
+    pub(crate) slice: FuncRef,
 }
 
 fn new_module() -> R<JITModule> {
@@ -168,6 +229,8 @@ fn new_module() -> R<JITModule> {
     b.symbol("runic_rt_unop", shims::rt_unop as *const u8);
     b.symbol("runic_rt_convert", shims::rt_convert as *const u8);
     b.symbol("runic_rt_ternop", shims::rt_ternop as *const u8);
+    b.symbol("runic_rt_scratch", shims::rt_scratch as *const u8);
+    b.symbol("runic_rt_slice", shims::rt_slice as *const u8);
     Ok(JITModule::new(b))
 }
 
@@ -187,6 +250,8 @@ fn declare_rt(module: &mut JITModule, func: &mut cranelift_codegen::ir::Function
         unop: decl("runic_rt_unop", &[i64t; 3], i64t)?,
         convert: decl("runic_rt_convert", &[i64t; 3], i64t)?,
         ternop: decl("runic_rt_ternop", &[i64t; 8], types::I32)?,
+        scratch: decl("runic_rt_scratch", &[i64t; 3], i64t)?,
+        slice: decl("runic_rt_slice", &[i64t; 6], types::I32)?,
     })
 }
 
@@ -246,11 +311,27 @@ fn load_ptrs(b: &mut FunctionBuilder, arr: Value, first: usize, n: usize) -> Vec
 }
 
 pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -> R<MapKernel> {
-    check_lambda_in(lam, "the map's lambda", true)?;
+    // Array results are written into rows of the outputs.
+    let what = "the map's lambda";
+    if lam
+        .ret
+        .iter()
+        .any(|t| !matches!(t, Type::Prim(_) | Type::Array { .. }))
+    {
+        return Err(format!(
+            "{what} has a result that is neither a scalar nor an array"
+        ));
+    }
+    let scalar_ret = Lambda {
+        ret: vec![],
+        ..lam.clone()
+    };
+    check_lambda_in(&scalar_ret, what, true)?;
     let (frees, free_arrays) = crate::nest::split_frees(lam, free_type)?;
     let params: Vec<PrimType> = lam.params.iter().map(|p| prim_of(&p.ty)).collect();
     let ranks: Vec<usize> = lam.params.iter().map(|p| p.ty.rank() + 1).collect();
     let results: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
+    let result_ranks: Vec<usize> = lam.ret.iter().map(|t| t.rank() + 1).collect();
     let i64t = types::I64;
     let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
         let entry = b.create_block();
@@ -269,7 +350,9 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         let bases = load_ptrs(b, ins, 0, params.len());
         let free_ptrs = load_ptrs(b, ins, params.len(), frees.len());
         let arr_ptrs = load_ptrs(b, ins, params.len() + frees.len(), free_arrays.len());
-        let dims_ptr = load_ptrs(b, ins, params.len() + frees.len() + free_arrays.len(), 1)[0];
+        let n_in = params.len() + frees.len() + free_arrays.len();
+        let dims_ptr = load_ptrs(b, ins, n_in, 1)[0];
+        let arena = load_ptrs(b, ins, n_in + 1, 1)[0];
         let out_bases = load_ptrs(b, outs, 0, results.len());
         let mut env = HashMap::new();
         for ((v, t), p) in frees.iter().zip(free_ptrs) {
@@ -289,15 +372,19 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         let mut arrays = HashMap::new();
         for ((v, t, r), p) in free_arrays.iter().zip(arr_ptrs) {
             let d = dims(b, *r);
-            arrays.insert(
-                *v,
-                crate::nest::ArrV {
-                    base: p,
-                    elem: *t,
-                    dims: d,
-                },
-            );
+            arrays.insert(*v, crate::nest::ArrV::dense(b, p, *t, d));
         }
+        let out_dims: Vec<Vec<Value>> = result_ranks.iter().map(|&r| dims(b, r)).collect();
+        // Dense views of the inputs and outputs, whose rows the elements take.
+        let view = |b: &mut FunctionBuilder, base: &Value, t: &PrimType, d: &Vec<Value>| {
+            crate::nest::ArrV::dense(b, *base, *t, d.clone())
+        };
+        let in_views: Vec<_> = (bases.iter().zip(&params).zip(&in_dims))
+            .map(|((base, t), d)| view(b, base, t, d))
+            .collect();
+        let out_views: Vec<_> = (out_bases.iter().zip(&results).zip(&out_dims))
+            .map(|((base, t), d)| view(b, base, t, d))
+            .collect();
         b.ins().jump(header, &ba(&[start]));
 
         b.switch_to_block(header);
@@ -308,19 +395,19 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         b.switch_to_block(body);
         let mut args = Vec::new();
         let mut rows = Vec::new();
-        for (((base, t), p), d) in bases.iter().zip(&params).zip(&lam.params).zip(&in_dims) {
-            if d.len() == 1 {
+        for (((base, t), p), v) in bases.iter().zip(&params).zip(&lam.params).zip(&in_views) {
+            if v.dims.len() == 1 {
                 let a = elem_addr(b, *base, i, *t);
                 args.push(b.ins().load(cl(*t), mem(), a, 0));
             } else {
                 // Row `i`: a view of the input, no copy.
-                let row = crate::nest::ArrV {
-                    base: *base,
-                    elem: *t,
-                    dims: d.clone(),
-                };
-                rows.push((p.name, row.row(b, i)));
+                rows.push((p.name, v.row(b, i)));
             }
+        }
+        // The output rows of array results, where a nested map producing one writes.
+        let mut out_rows = Vec::new();
+        for out in &out_views {
+            out_rows.push((out.dims.len() > 1).then(|| out.row(b, i)));
         }
         let mut g = Gen {
             b,
@@ -329,8 +416,17 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
             fail,
             rt,
             slot,
+            arena: Some(arena),
+            n_scratch: 0,
+            dests: HashMap::new(),
+            written: HashSet::new(),
         };
         g.arrays.extend(rows);
+        for (r, row) in lam.body.result.iter().zip(&out_rows) {
+            if let (SubExp::Var(v), Some(row)) = (r, row) {
+                g.dests.entry(*v).or_insert_with(|| row.clone());
+            }
+        }
         let scalar_params: Vec<&Param> = lam
             .params
             .iter()
@@ -339,12 +435,34 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         for (p, a) in scalar_params.iter().zip(&args) {
             g.env.insert(p.name, (*a, prim_of(&p.ty)));
         }
-        let res = g.body(&lam.body)?;
-        let b = g.b;
-        for ((base, t), v) in out_bases.iter().zip(&results).zip(res) {
-            let a = elem_addr(b, *base, i, *t);
-            b.ins().store(mem(), v, a, 0);
+        for s in &lam.body.stms {
+            g.stm(s)?;
         }
+        let mut copied = HashSet::new();
+        for ((r, row), (base, t)) in lam
+            .body
+            .result
+            .iter()
+            .zip(&out_rows)
+            .zip(out_bases.iter().zip(&results))
+        {
+            match (r, row) {
+                (SubExp::Var(v), Some(row)) => {
+                    // Written in place by the nested map that made it, or copied.
+                    if !(g.written.contains(v) && copied.insert(*v)) {
+                        let src = g.array(*v)?;
+                        g.copy_row(&src, row)?;
+                    }
+                }
+                (_, Some(_)) => return Err("internal error: an array result".into()),
+                (_, None) => {
+                    let (v, _) = g.opd(r)?;
+                    let a = elem_addr(g.b, *base, i, *t);
+                    g.b.ins().store(mem(), v, a, 0);
+                }
+            }
+        }
+        let b = g.b;
         let next = b.ins().iadd_imm_s(i, 1);
         b.ins().jump(header, &ba(&[next]));
 
@@ -364,6 +482,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         params,
         ranks,
         results,
+        result_ranks,
         frees,
         free_arrays,
         _code: code,
@@ -454,6 +573,10 @@ pub fn compile_fold(
             fail,
             rt,
             slot,
+            arena: None,
+            n_scratch: 0,
+            dests: HashMap::new(),
+            written: HashSet::new(),
         };
         let ys = match pre {
             Some(p) => g.lambda(p, &xs)?,
@@ -507,6 +630,14 @@ pub(crate) struct Gen<'a, 'b> {
     pub(crate) rt: &'a Rt,
     /// Scratch word for the results of fallible shims.
     pub(crate) slot: StackSlot,
+    /// The [`crate::shims::Scratch`] of the call (map kernels only).
+    pub(crate) arena: Option<Value>,
+    /// Scratch buffers handed out so far (one per intermediate array statement).
+    pub(crate) n_scratch: usize,
+    /// Output rows where the arrays of these names (the lambda's results) are built.
+    pub(crate) dests: HashMap<VName, crate::nest::ArrV>,
+    /// The names of `dests` built in place.
+    pub(crate) written: HashSet<VName>,
 }
 
 impl Gen<'_, '_> {
@@ -550,7 +681,7 @@ impl Gen<'_, '_> {
         }
     }
 
-    fn stm(&mut self, s: &Stm) -> R<()> {
+    pub(crate) fn stm(&mut self, s: &Stm) -> R<()> {
         if let Exp::If {
             cond,
             then_body,
@@ -558,41 +689,7 @@ impl Gen<'_, '_> {
             ..
         } = &s.exp
         {
-            let (c, _) = self.opd(cond)?;
-            let tys: Vec<PrimType> = s.pat.iter().map(|p| prim_of(&p.ty)).collect();
-            let vals = if then_body.stms.is_empty() && else_body.stms.is_empty() {
-                // Branches that only select operands: a select, no control flow.
-                let mut out = Vec::new();
-                for (a, e) in then_body.result.iter().zip(&else_body.result) {
-                    let (a, _) = self.opd(a)?;
-                    let (e, _) = self.opd(e)?;
-                    out.push(self.b.ins().select(c, a, e));
-                }
-                out
-            } else {
-                let (tb, eb, merge) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                for t in &tys {
-                    self.b.append_block_param(merge, cl(*t));
-                }
-                self.b.ins().brif(c, tb, &[], eb, &[]);
-                for (blk, body) in [(tb, then_body), (eb, else_body)] {
-                    self.b.switch_to_block(blk);
-                    let saved = self.env.clone();
-                    let r = self.body(body)?;
-                    self.env = saved;
-                    self.b.ins().jump(merge, &ba(&r));
-                }
-                self.b.switch_to_block(merge);
-                self.b.block_params(merge).to_vec()
-            };
-            for ((p, v), t) in s.pat.iter().zip(vals).zip(tys) {
-                self.env.insert(p.name, (v, t));
-            }
-            return Ok(());
+            return self.if_(s, cond, then_body, else_body);
         }
         match &s.exp {
             Exp::Basic(BasicOp::Index(v, idx)) => return self.index(s, *v, idx),
@@ -607,6 +704,21 @@ impl Gen<'_, '_> {
                 neutral,
                 ..
             }) => return self.inner_reduce(s, w, arrs, pre.as_ref(), lam, neutral),
+            Exp::Soac(Soac::Map { w, lam, arrs }) => return self.inner_map(s, w, lam, arrs),
+            Exp::Basic(
+                op @ (BasicOp::Range { .. } | BasicOp::Replicate(..) | BasicOp::ArrayLit(..)),
+            ) => return self.fill_array(s, op),
+            // Nothing in a kernel updates an array in place, so a copy can be the same view.
+            Exp::Basic(BasicOp::Copy(a) | BasicOp::SubExp(SubExp::Var(a)))
+                if self.arrays.contains_key(a) =>
+            {
+                let v = self.array(*a)?;
+                for p in &s.pat {
+                    self.arrays.insert(p.name, v.clone());
+                }
+                return Ok(());
+            }
+            Exp::Loop { params, form, body } => return self.native_loop(s, params, form, body),
             _ => {}
         }
         let [p] = s.pat.as_slice() else {

@@ -17,10 +17,16 @@
 //! when an operation fails (division by zero, negative exponent), so that the caller can redo
 //! the elements on its slow path and report the error with the exact message.
 //!
+//! Map kernels also take rows of their inputs, index them and free arrays, and run nested
+//! SOACs as sequential loops (`nest.rs`: inner reductions, `for`/`while` loops with scalar
+//! parameters; `rows.rs`: nested maps, `iota`, `replicate` and array literals into
+//! per-call scratch buffers or straight into the output's rows, `if`s with array results).
+//!
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
 
 mod gen;
 mod nest;
+mod rows;
 mod scalar;
 
 pub use nest::FAIL_INDEX;
@@ -71,8 +77,11 @@ pub struct MapKernel {
     pub params: Vec<PrimType>,
     /// Rank of each input: 1 for a column of scalars, more when the lambda takes rows.
     pub ranks: Vec<usize>,
-    /// Element type of each output column (one per lambda result).
+    /// Element type of each output (one per lambda result).
     pub results: Vec<PrimType>,
+    /// Rank of each output: 1 for a column of scalars, more when the lambda returns arrays
+    /// (each written into its row of the output).
+    pub result_ranks: Vec<usize>,
     /// The lambda's free scalar variables, passed after the input columns.
     pub frees: Vec<(VName, PrimType)>,
     /// The lambda's free arrays (element type, rank), passed after the free scalars.
@@ -85,8 +94,9 @@ impl MapKernel {
     ///
     /// `ins` holds, for each parameter, a pointer to the first element of its input, then
     /// for each free scalar a pointer to its value, for each free array a pointer to its
-    /// first element, and last a pointer to the dimensions (`i64`) of every input and then
-    /// of every free array; `outs` a pointer to the first element of each result column.
+    /// first element, and last a pointer to the dimensions (`i64`) of every input, then of
+    /// every free array, then of every output (all of its `result_ranks` dimensions); `outs`
+    /// a pointer to the first element of each output.
     /// Returns 0, or a failure code: then some elements of the range may have been written
     /// and others not.
     ///
@@ -101,7 +111,11 @@ impl MapKernel {
             self.params.len() + self.frees.len() + self.free_arrays.len() + 1
         );
         assert_eq!(outs.len(), self.results.len());
-        (self.f)(start as i64, end as i64, ins.as_ptr(), outs.as_ptr())
+        // The scratch buffers of this call, after the caller's pointers.
+        let mut arena = shims::Scratch::default();
+        let mut all = ins.to_vec();
+        all.push(&mut arena as *mut shims::Scratch as *const u8);
+        (self.f)(start as i64, end as i64, all.as_ptr(), outs.as_ptr())
     }
 }
 

@@ -7,7 +7,7 @@
 use crate::gen::{ba, check_lambda, cl, elem_addr, mem, prim_of, Gen, R};
 use crate::VarType;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value};
 use cranelift_frontend::FunctionBuilder;
 use runic_ir::*;
 
@@ -15,34 +15,50 @@ use runic_ir::*;
 /// its input's).
 pub const FAIL_INDEX: i32 = 3;
 
-/// An array in native code: the address of its first element, its element type and its
-/// dimensions (row-major, contiguous).
+/// An array in native code: the address of its first element, its element type, its
+/// dimensions and the distance in elements between consecutive indices of each dimension
+/// (row-major and dense, or a strided view made by a slice).
 #[derive(Clone)]
 pub(crate) struct ArrV {
     pub base: Value,
     pub elem: PrimType,
     pub dims: Vec<Value>,
+    pub strides: Vec<Value>,
 }
 
 impl ArrV {
-    /// Elements per index of the outer dimension.
-    fn stride(&self, b: &mut FunctionBuilder) -> Value {
+    /// A dense row-major array.
+    pub fn dense(b: &mut FunctionBuilder, base: Value, elem: PrimType, dims: Vec<Value>) -> ArrV {
+        let mut strides = Vec::with_capacity(dims.len());
         let mut s = b.ins().iconst(types::I64, 1);
-        for d in &self.dims[1..] {
+        for d in dims.iter().rev() {
+            strides.push(s);
             s = b.ins().imul(s, *d);
         }
-        s
+        strides.reverse();
+        ArrV {
+            base,
+            elem,
+            dims,
+            strides,
+        }
     }
 
-    /// Row `i` (unchecked: `i` is an element of the kernel's own range).
+    /// Row `i` (unchecked).
     pub fn row(&self, b: &mut FunctionBuilder, i: Value) -> ArrV {
-        let s = self.stride(b);
-        let off = b.ins().imul(i, s);
+        let off = b.ins().imul(i, self.strides[0]);
         ArrV {
             base: elem_addr(b, self.base, off, self.elem),
             elem: self.elem,
             dims: self.dims[1..].to_vec(),
+            strides: self.strides[1..].to_vec(),
         }
+    }
+
+    /// Address of element `j` of a vector (unchecked).
+    pub fn at(&self, b: &mut FunctionBuilder, j: Value) -> Value {
+        let off = b.ins().imul(j, self.strides[0]);
+        elem_addr(b, self.base, off, self.elem)
     }
 }
 
@@ -71,7 +87,7 @@ pub(crate) fn split_frees(
 }
 
 impl Gen<'_, '_> {
-    fn array(&self, v: VName) -> R<ArrV> {
+    pub(crate) fn array(&self, v: VName) -> R<ArrV> {
         self.arrays
             .get(&v)
             .cloned()
@@ -79,7 +95,7 @@ impl Gen<'_, '_> {
     }
 
     /// Leave for the failure block with `code` when `c` holds.
-    fn fail_if(&mut self, c: Value, code: i32) {
+    pub(crate) fn fail_if(&mut self, c: Value, code: i32) {
         let ok = self.b.create_block();
         let code = self.b.ins().iconst(types::I32, code as i64);
         self.b.ins().brif(c, self.fail, &ba(&[code]), ok, &[]);
@@ -87,7 +103,7 @@ impl Gen<'_, '_> {
     }
 
     /// An index operand as an i64.
-    fn index_value(&mut self, s: &SubExp) -> R<Value> {
+    pub(crate) fn index_value(&mut self, s: &SubExp) -> R<Value> {
         let (v, t) = self.opd(s)?;
         Ok(match t {
             PrimType::I64 | PrimType::U64 => v,
@@ -107,28 +123,33 @@ impl Gen<'_, '_> {
             return Err("an index of more dimensions than the array has".into());
         }
         let mut off = self.b.ins().iconst(types::I64, 0);
+        let (mut dims, mut strides) = (Vec::new(), Vec::new());
         for (k, d) in idx.iter().enumerate() {
-            let DimIndex::Fix(i) = d else {
-                return Err("a slice".into());
-            };
-            let i = self.index_value(i)?;
-            // Unsigned: a negative index is out of bounds too.
-            let oob = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThanOrEqual, i, a.dims[k]);
-            self.fail_if(oob, FAIL_INDEX);
-            let scaled = self.b.ins().imul(off, a.dims[k]);
-            off = self.b.ins().iadd(scaled, i);
+            match d {
+                DimIndex::Fix(i) => {
+                    let i = self.index_value(i)?;
+                    // Unsigned: a negative index is out of bounds too.
+                    let oob = self
+                        .b
+                        .ins()
+                        .icmp(IntCC::UnsignedGreaterThanOrEqual, i, a.dims[k]);
+                    self.fail_if(oob, FAIL_INDEX);
+                    let o = self.b.ins().imul(i, a.strides[k]);
+                    off = self.b.ins().iadd(off, o);
+                }
+                DimIndex::Slice { start, end, stride } => {
+                    let [i, n, st] = self.slice_dim(a.dims[k], [start, end, stride])?;
+                    let o = self.b.ins().imul(i, a.strides[k]);
+                    off = self.b.ins().iadd(off, o);
+                    dims.push(n);
+                    strides.push(self.b.ins().imul(st, a.strides[k]));
+                }
+            }
         }
-        let rest = &a.dims[idx.len()..];
-        let mut stride = self.b.ins().iconst(types::I64, 1);
-        for d in rest {
-            stride = self.b.ins().imul(stride, *d);
-        }
-        let off = self.b.ins().imul(off, stride);
+        dims.extend_from_slice(&a.dims[idx.len()..]);
+        strides.extend_from_slice(&a.strides[idx.len()..]);
         let addr = elem_addr(self.b, a.base, off, a.elem);
-        if rest.is_empty() {
+        if dims.is_empty() {
             let x = self.b.ins().load(cl(a.elem), mem(), addr, 0);
             self.env.insert(p.name, (x, a.elem));
         } else {
@@ -137,11 +158,39 @@ impl Gen<'_, '_> {
                 ArrV {
                     base: addr,
                     elem: a.elem,
-                    dims: rest.to_vec(),
+                    dims,
+                    strides,
                 },
             );
         }
         Ok(())
+    }
+
+    /// The first index, length and stride of a slice `start:end:stride` of a dimension of
+    /// `w` elements, as `runic_prim::index::select` resolves them (an invalid slice leaves
+    /// for the slow path, which reports it).
+    fn slice_dim(&mut self, w: Value, parts: [&Option<SubExp>; 3]) -> R<[Value; 3]> {
+        let mut args = vec![w];
+        let mut flags = 0i64;
+        for (k, p) in parts.iter().enumerate() {
+            match p {
+                Some(x) => {
+                    args.push(self.index_value(x)?);
+                    flags |= 1 << k;
+                }
+                None => args.push(self.b.ins().iconst(types::I64, 0)),
+            }
+        }
+        args.push(self.b.ins().iconst(types::I64, flags));
+        let slot =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 24, 3));
+        args.push(self.b.ins().stack_addr(types::I64, slot, 0));
+        let call = self.b.ins().call(self.rt.slice, &args);
+        let code = self.b.inst_results(call)[0];
+        let bad = self.b.ins().icmp_imm_s(IntCC::NotEqual, code, 0);
+        self.fail_if(bad, FAIL_INDEX);
+        Ok([0, 8, 16].map(|o| self.b.ins().stack_load(types::I64, types::I64, slot, o)))
     }
 
     /// `assert`/`shape_check` of arrays in scope: leave for the slow path (which reports
@@ -225,7 +274,7 @@ impl Gen<'_, '_> {
         let mut xs = Vec::new();
         for (k, v) in views.iter().enumerate() {
             if v.dims.len() == 1 {
-                let addr = elem_addr(self.b, v.base, j, v.elem);
+                let addr = v.at(self.b, j);
                 xs.push(self.b.ins().load(cl(v.elem), mem(), addr, 0));
             } else if let Some(p) = pre {
                 // A row of a matrix: its view is the parameter.
@@ -253,6 +302,98 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(done);
         let fin = self.b.block_params(done).to_vec();
         for ((p, v), t) in s.pat.iter().zip(fin).zip(accs) {
+            self.env.insert(p.name, (v, t));
+        }
+        Ok(())
+    }
+}
+
+impl Gen<'_, '_> {
+    /// A `for`/`while` loop with scalar parameters: a native loop whose header block
+    /// carries the counter and the parameters.
+    pub(crate) fn native_loop(
+        &mut self,
+        s: &Stm,
+        params: &[(Param, SubExp)],
+        form: &LoopForm,
+        body: &Body,
+    ) -> R<()> {
+        let tys: Vec<PrimType> = params.iter().map(|(p, _)| prim_of(&p.ty)).collect();
+        let bound = match form {
+            LoopForm::For { bound, .. } => {
+                let (v, t) = self.opd(bound)?;
+                if !t.is_int() {
+                    return Err("a for loop whose bound is not an integer".into());
+                }
+                Some((v, t))
+            }
+            LoopForm::While { .. } => None,
+        };
+        let mut init = Vec::new();
+        if let Some((_, t)) = bound {
+            init.push(self.b.ins().iconst(cl(t), 0));
+        }
+        for (_, e) in params {
+            init.push(self.opd(e)?.0);
+        }
+        let header = self.b.create_block();
+        let body_b = self.b.create_block();
+        let done = self.b.create_block();
+        if let Some((_, t)) = bound {
+            self.b.append_block_param(header, cl(t));
+        }
+        for t in &tys {
+            self.b.append_block_param(header, cl(*t));
+            self.b.append_block_param(done, cl(*t));
+        }
+        self.b.ins().jump(header, &ba(&init));
+
+        self.b.switch_to_block(header);
+        let hp = self.b.block_params(header).to_vec();
+        let (i, ps) = match bound {
+            Some(_) => (Some(hp[0]), hp[1..].to_vec()),
+            None => (None, hp),
+        };
+        let more = match (form, bound, i) {
+            (LoopForm::For { .. }, Some((n, t)), Some(i)) => {
+                let cc = if t.is_signed_int() {
+                    IntCC::SignedLessThan
+                } else {
+                    IntCC::UnsignedLessThan
+                };
+                self.b.ins().icmp(cc, i, n)
+            }
+            (LoopForm::While { cond }, _, _) => {
+                let k = params
+                    .iter()
+                    .position(|(p, _)| p.name == *cond)
+                    .ok_or("a while loop whose condition is not a loop parameter")?;
+                ps[k]
+            }
+            _ => return Err("internal error: loop form".into()),
+        };
+        self.b.ins().brif(more, body_b, &[], done, &ba(&ps));
+
+        self.b.switch_to_block(body_b);
+        let saved = (self.env.clone(), self.arrays.clone());
+        if let (LoopForm::For { i: iv, .. }, Some((_, t)), Some(i)) = (form, bound, i) {
+            self.env.insert(*iv, (i, t));
+        }
+        for (((p, _), v), t) in params.iter().zip(&ps).zip(&tys) {
+            self.env.insert(p.name, (*v, *t));
+        }
+        let r = self.body(body)?;
+        let mut args = Vec::new();
+        if let Some(i) = i {
+            args.push(self.b.ins().iadd_imm_s(i, 1));
+        }
+        args.extend(r);
+        self.b.ins().jump(header, &ba(&args));
+        (self.env, self.arrays) = saved;
+
+        self.b.switch_to_block(done);
+        let fin = self.b.block_params(done).to_vec();
+        for ((p, v), t) in s.pat.iter().zip(fin).zip(tys) {
             self.env.insert(p.name, (v, t));
         }
         Ok(())

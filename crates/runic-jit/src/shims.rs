@@ -245,3 +245,78 @@ pub unsafe extern "C" fn rt_ternop(
         Err(code) => code,
     }
 }
+
+/// The scratch buffers of one kernel call (one chunk): one per intermediate array of the
+/// kernel's body, grown as needed and reused by every element of the chunk.
+#[derive(Default)]
+pub struct Scratch {
+    bufs: Vec<Vec<u64>>,
+}
+
+/// A buffer of at least `bytes` bytes (8-byte aligned) for the intermediate array `k`,
+/// valid until the next call for the same `k` or the end of the kernel call.
+///
+/// # Safety
+/// `arena` must point to the [`Scratch`] of the running kernel call, used by no other
+/// thread.
+pub unsafe extern "C" fn rt_scratch(arena: *mut Scratch, k: i64, bytes: i64) -> *mut u8 {
+    let a = &mut *arena;
+    let k = k.max(0) as usize;
+    if a.bufs.len() <= k {
+        a.bufs.resize_with(k + 1, Vec::new);
+    }
+    let words = (bytes.max(0) as usize).div_ceil(8).max(1);
+    let b = &mut a.bufs[k];
+    if b.len() < words {
+        b.resize(words, 0);
+    }
+    b.as_mut_ptr() as *mut u8
+}
+
+/// Resolve the slice `start:end:stride` (each given when its bit of `flags` is set: 1, 2,
+/// 4) of a dimension of `w` elements as `runic_prim::index::select` does, writing its first
+/// index, length and stride to `out`. Returns 0, or nonzero when the slice is invalid.
+///
+/// # Safety
+/// `out` must be valid for writes of three `i64`.
+pub unsafe extern "C" fn rt_slice(
+    w: i64,
+    start: i64,
+    end: i64,
+    stride: i64,
+    flags: i64,
+    out: *mut i64,
+) -> i32 {
+    let s = if flags & 4 != 0 { stride } else { 1 };
+    let i = if flags & 1 != 0 {
+        start
+    } else if s > 0 {
+        0
+    } else {
+        w - 1
+    };
+    let j = if flags & 2 != 0 {
+        end
+    } else if s > 0 {
+        w
+    } else {
+        -1
+    };
+    if s == 0 {
+        return 1;
+    }
+    let (s128, w128) = (s as i128, w as i128);
+    let n = (j as i128 - i as i128 + s128 - s128.signum()) / s128;
+    let valid = n >= 0
+        && (n == 0 || {
+            let last = i as i128 + (n - 1) * s128;
+            (0..w128).contains(&(i as i128)) && (0..w128).contains(&last)
+        });
+    if !valid {
+        return 1;
+    }
+    *out = i;
+    *out.add(1) = n as i64;
+    *out.add(2) = s;
+    0
+}

@@ -173,7 +173,11 @@ fn run_map(k: &MapKernel, cols: &[Vec<Prim>], frees: &[Prim]) -> Result<Vec<Vec<
     let mut ins: Vec<*const u8> = ins_data.iter().map(|c| c.as_ptr()).collect();
     ins.extend(free_data.iter().map(|w| w as *const u64 as *const u8));
     // The dimensions of the inputs (vectors of n elements).
-    let dims: Vec<i64> = cols.iter().map(|_| n as i64).collect();
+    let dims: Vec<i64> = cols
+        .iter()
+        .map(|_| n as i64)
+        .chain(k.results.iter().map(|_| n as i64))
+        .collect();
     ins.push(dims.as_ptr() as *const u8);
     let outs: Vec<*mut u8> = outs_data.iter_mut().map(|c| c.as_mut_ptr()).collect();
     // SAFETY: every column holds n elements of its type; free values are raw words whose
@@ -575,26 +579,6 @@ fn unsupported_lambdas_give_a_reason() {
     );
     let e = compile_map(&idx, &|_| None).err().expect("not compiled");
     assert!(e.contains("neither a scalar nor an array"), "{e}");
-    // An array parameter.
-    let arr = Lambda::new(
-        vec![Param {
-            name: VName(0),
-            ty: Type::Array {
-                elem: t,
-                shape: vec![SubExp::i64(3)],
-            },
-        }],
-        Body {
-            stms: vec![],
-            result: vec![var(0)],
-        },
-        vec![Type::Array {
-            elem: t,
-            shape: vec![SubExp::i64(3)],
-        }],
-    );
-    let e = compile_map(&arr, &|_| None).err().expect("not compiled");
-    assert!(e.contains("non-scalar result"), "{e}");
     // A free variable that is not a scalar.
     let free = lam_of(&[t], BasicOp::BinOp(BinOp::Add, var(0), var(9)), t);
     let e = compile_map(&free, &|_| None).err().expect("not compiled");
@@ -604,33 +588,228 @@ fn unsupported_lambdas_give_a_reason() {
         .err()
         .expect("not compiled");
     assert!(e.contains("indexing"), "{e}");
-    // A loop.
-    let lp = Lambda::new(
+}
+
+fn stm_exp(pat: Vec<Param>, exp: Exp) -> Stm {
+    Stm {
+        pat,
+        exp,
+        src: SrcInfo::default(),
+    }
+}
+
+/// `for` and `while` loops with scalar parameters inside map and fold kernels.
+#[test]
+fn loops() {
+    let t = PrimType::I32;
+    let c = |x: i32| SubExp::Const(Prim::I32(x));
+    // \x -> loop acc = 0 for i < 4i32 do acc + 60 / (x - i)
+    let for_lam = Lambda::new(
         vec![param(0, t)],
         Body {
-            stms: vec![Stm {
-                pat: vec![param(1, t)],
-                exp: Exp::Loop {
-                    params: vec![(param(2, t), var(0))],
+            stms: vec![stm_exp(
+                vec![param(1, t)],
+                Exp::Loop {
+                    params: vec![(param(2, t), c(0))],
                     form: LoopForm::For {
                         i: VName(3),
-                        bound: SubExp::i64(3),
+                        bound: c(4),
                     },
                     body: Body {
-                        stms: vec![],
-                        result: vec![var(2)],
+                        stms: vec![
+                            stm(4, t, BasicOp::BinOp(BinOp::Sub, var(0), var(3))),
+                            stm(5, t, BasicOp::BinOp(BinOp::Div, c(60), var(4))),
+                            stm(6, t, BasicOp::BinOp(BinOp::Add, var(2), var(5))),
+                        ],
+                        result: vec![var(6)],
                     },
                 },
-                src: SrcInfo::default(),
-            }],
+            )],
             result: vec![var(1)],
         },
         vec![Type::Prim(t)],
     );
-    let e = compile_map(&lp, &|_| None).err().expect("not compiled");
-    assert!(e.contains("loop"), "{e}");
-    let e = compile_fold(None, &lp, &|_| None)
-        .err()
-        .expect("not compiled");
-    assert!(e.contains("loop"), "{e}");
+    let want_for = |x: i32| -> Option<i32> {
+        let mut acc = 0i32;
+        for i in 0..4 {
+            let d = x - i;
+            if d == 0 {
+                return None;
+            }
+            acc += (60f64 / d as f64).floor() as i32;
+        }
+        Some(acc)
+    };
+    let k = compile_map(&for_lam, &|_| None).expect("compiles");
+    for x in -10..10 {
+        let got = run_map(&k, &[vec![Prim::I32(x)]], &[]).ok();
+        assert_eq!(
+            got,
+            want_for(x).map(|v| vec![vec![Prim::I32(v)]]),
+            "x = {x}"
+        );
+    }
+    // The same loop in a fold's map lambda.
+    let add = lam_of(&[t, t], BasicOp::BinOp(BinOp::Add, var(0), var(1)), t);
+    let f = compile_fold(Some(&for_lam), &add, &|_| None).expect("compiles");
+    let xs: Vec<u8> = column(t, &(5..9).map(Prim::I32).collect::<Vec<_>>());
+    let mut acc = [to_raw(Prim::I32(0))];
+    // SAFETY: the column holds 4 i32.
+    assert_eq!(unsafe { f.run(0, 4, &[xs.as_ptr()], &mut acc) }, 0);
+    let want: i32 = (5..9).map(|x| want_for(x).unwrap()).sum();
+    assert_eq!(from_raw(t, acc[0]), Prim::I32(want));
+
+    // \x -> loop (c, acc, n) = (x > 0, 0, x) while c do
+    //          let n' = n - 1 in (n' > 0, acc * 3 + n, n')
+    let b = PrimType::Bool;
+    let while_lam = Lambda::new(
+        vec![param(0, t)],
+        Body {
+            stms: vec![
+                stm(1, b, BasicOp::BinOp(BinOp::Lt, c(0), var(0))),
+                stm_exp(
+                    vec![param(2, b), param(3, t), param(4, t)],
+                    Exp::Loop {
+                        params: vec![
+                            (param(5, b), var(1)),
+                            (param(6, t), c(0)),
+                            (param(7, t), var(0)),
+                        ],
+                        form: LoopForm::While { cond: VName(5) },
+                        body: Body {
+                            stms: vec![
+                                stm(8, t, BasicOp::BinOp(BinOp::Sub, var(7), c(1))),
+                                stm(9, b, BasicOp::BinOp(BinOp::Lt, c(0), var(8))),
+                                stm(10, t, BasicOp::BinOp(BinOp::Mul, var(6), c(3))),
+                                stm(11, t, BasicOp::BinOp(BinOp::Add, var(10), var(7))),
+                            ],
+                            result: vec![var(9), var(11), var(8)],
+                        },
+                    },
+                ),
+            ],
+            result: vec![var(3), var(4)],
+        },
+        vec![Type::Prim(t), Type::Prim(t)],
+    );
+    let k = compile_map(&while_lam, &|_| None).expect("compiles");
+    let xs: Vec<Prim> = (-3..30).map(Prim::I32).collect();
+    let out = run_map(&k, std::slice::from_ref(&xs), &[]).expect("no failure");
+    for (j, x) in (-3..30).enumerate() {
+        let (mut acc, mut n) = (0i32, x);
+        while n > 0 {
+            acc = acc.wrapping_mul(3).wrapping_add(n);
+            n -= 1;
+        }
+        assert_eq!(out[0][j], Prim::I32(acc), "x = {x}");
+        assert_eq!(out[1][j], Prim::I32(n), "x = {x}");
+    }
+}
+
+/// Rows as results: a nested map writes its row of the output in place, an array that is
+/// not built there (a row of the input) is copied; a failing element gives a failure code.
+#[test]
+fn array_results() {
+    let t = PrimType::I32;
+    let row = |k: u32| Param {
+        name: VName(k),
+        ty: Type::Array {
+            elem: t,
+            shape: vec![SubExp::i64(3)],
+        },
+    };
+    let row_t = Type::Array {
+        elem: t,
+        shape: vec![SubExp::i64(3)],
+    };
+    // \r -> (map (\x -> 12 / x) r, r)
+    let inner = lam_of(
+        &[t],
+        BasicOp::BinOp(BinOp::Div, SubExp::Const(Prim::I32(12)), var(0)),
+        t,
+    );
+    let lam = Lambda::new(
+        vec![row(0)],
+        Body {
+            stms: vec![stm_exp(
+                vec![row(1)],
+                Exp::Soac(Soac::Map {
+                    w: SubExp::i64(3),
+                    lam: inner,
+                    arrs: vec![VName(0)],
+                }),
+            )],
+            result: vec![var(1), var(0)],
+        },
+        vec![row_t.clone(), row_t],
+    );
+    let k = compile_map(&lam, &|_| None).expect("compiles");
+    assert_eq!(k.result_ranks, vec![2, 2]);
+    let run = |m: &[i32]| -> Result<(Vec<i32>, Vec<i32>), i32> {
+        let n = m.len() / 3;
+        let mut outs = [vec![0i32; m.len()], vec![0i32; m.len()]];
+        let dims: Vec<i64> = vec![n as i64, 3, n as i64, 3, n as i64, 3];
+        let ins = [m.as_ptr() as *const u8, dims.as_ptr() as *const u8];
+        let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| o.as_mut_ptr() as *mut u8).collect();
+        // SAFETY: the input and both outputs hold n rows of 3 i32.
+        let code = unsafe { k.run(0, n, &ins, &out_ptrs) };
+        if code != 0 {
+            return Err(code);
+        }
+        Ok((outs[0].clone(), outs[1].clone()))
+    };
+    let m = [1, 2, 3, -4, 5, 6];
+    assert_eq!(run(&m), Ok((vec![12, 6, 4, -3, 2, 2], m.to_vec())));
+    assert!(run(&[1, 2, 3, 4, 0, 6]).is_err());
+}
+
+/// The slice shim resolves `start:end:stride` exactly as the evaluator's `select` does:
+/// the same valid slices, with the same elements, and the same invalid ones.
+#[test]
+fn slices_resolve_as_the_evaluator_does() {
+    use runic_prim::index::{select, DimVal};
+    let opts = [
+        None,
+        Some(-2i64),
+        Some(-1),
+        Some(0),
+        Some(1),
+        Some(2),
+        Some(3),
+        Some(5),
+    ];
+    for w in 0..5i64 {
+        for start in opts {
+            for end in opts {
+                for stride in opts {
+                    let flags = start.is_some() as i64
+                        | (end.is_some() as i64) << 1
+                        | (stride.is_some() as i64) << 2;
+                    let mut out = [0i64; 3];
+                    // SAFETY: `out` holds three i64.
+                    let code = unsafe {
+                        runic_jit::shims::rt_slice(
+                            w,
+                            start.unwrap_or(0),
+                            end.unwrap_or(0),
+                            stride.unwrap_or(0),
+                            flags,
+                            out.as_mut_ptr(),
+                        )
+                    };
+                    let want = select(&[w as usize], &[DimVal::Slice { start, end, stride }]);
+                    let what = format!("w {w} {start:?}:{end:?}:{stride:?}");
+                    match want {
+                        Err(_) => assert_ne!(code, 0, "{what}"),
+                        Ok(sel) => {
+                            assert_eq!(code, 0, "{what}");
+                            let [i, n, s] = out;
+                            let got: Vec<usize> = (0..n).map(|k| (i + k * s) as usize).collect();
+                            assert_eq!(got, sel.block_offsets(), "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,355 @@
+//! Intermediate arrays in map kernels: a nested `map` whose rows are not fused into a
+//! reduction writes them either straight into the kernel's output row (when the map's
+//! result is the lambda's result) or into a per-call scratch buffer ([`crate::shims::Scratch`]:
+//! allocated once per chunk and reused by every element), which later statements index and
+//! fold like any other array; array results of the map lambda are copied into their rows of
+//! the output.
+
+use crate::gen::{ba, cl, elem_addr, mem, prim_of, Gen, R};
+use crate::nest::{ArrV, FAIL_INDEX};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+use runic_ir::*;
+
+impl Gen<'_, '_> {
+    /// `xs = map lam arrs` over arrays in scope: a sequential loop writing each result
+    /// into its row (scalars), or copying it there (arrays, unless a nested map builds
+    /// it there in place).
+    pub(crate) fn inner_map(&mut self, s: &Stm, w: &SubExp, lam: &Lambda, arrs: &[VName]) -> R<()> {
+        if arrs.is_empty() || lam.params.len() != arrs.len() {
+            return Err("a nested map without inputs".into());
+        }
+        let w = self.index_value(w)?;
+        let mut views = Vec::new();
+        for a in arrs {
+            let v = self.array(*a)?;
+            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
+            self.fail_if(big, FAIL_INDEX);
+            views.push(v);
+        }
+        let mut outs = Vec::new();
+        for (p, t) in s.pat.iter().zip(&lam.ret) {
+            let elem = prim_of(t);
+            let mut dims = vec![w];
+            if let Type::Array { shape, .. } = t {
+                for d in shape {
+                    dims.push(self.index_value(d)?);
+                }
+            }
+            let dest = self
+                .dests
+                .get(&p.name)
+                .filter(|d| d.dims.len() == dims.len() && d.elem == elem)
+                .cloned();
+            let out = match dest {
+                Some(d) => {
+                    for (a, b) in dims.iter().zip(&d.dims) {
+                        let bad = self.b.ins().icmp(IntCC::NotEqual, *a, *b);
+                        self.fail_if(bad, FAIL_INDEX);
+                    }
+                    self.written.insert(p.name);
+                    d
+                }
+                None => {
+                    let mut n = self.b.ins().iconst(types::I64, 1);
+                    for d in &dims {
+                        // A negative size: the slow path reports it.
+                        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *d, 0);
+                        self.fail_if(bad, FAIL_INDEX);
+                        n = self.b.ins().imul(n, *d);
+                    }
+                    let base = self.scratch(n, elem)?;
+                    ArrV::dense(self.b, base, elem, dims)
+                }
+            };
+            outs.push(out);
+        }
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(header, &ba(&[zero]));
+
+        self.b.switch_to_block(header);
+        let j = self.b.block_params(header)[0];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, w);
+        self.b.ins().brif(more, body, &[], done, &[]);
+
+        self.b.switch_to_block(body);
+        let saved = (self.env.clone(), self.arrays.clone());
+        for (v, p) in views.iter().zip(&lam.params) {
+            if v.dims.len() == 1 {
+                let addr = v.at(self.b, j);
+                let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
+                self.env.insert(p.name, (x, v.elem));
+            } else {
+                let row = v.row(self.b, j);
+                self.arrays.insert(p.name, row);
+            }
+        }
+        // Rows of array results: where the nested maps that make them write.
+        let mut rows = Vec::new();
+        for (r, out) in lam.body.result.iter().zip(&outs) {
+            let row = (out.dims.len() > 1).then(|| out.row(self.b, j));
+            if let (SubExp::Var(v), Some(row)) = (r, &row) {
+                self.dests.entry(*v).or_insert_with(|| row.clone());
+            }
+            rows.push(row);
+        }
+        for st in &lam.body.stms {
+            self.stm(st)?;
+        }
+        let mut copied = std::collections::HashSet::new();
+        for ((r, out), row) in lam.body.result.iter().zip(&outs).zip(&rows) {
+            match (r, row) {
+                (SubExp::Var(v), Some(row)) => {
+                    if !(self.written.contains(v) && copied.insert(*v)) {
+                        let src = self.array(*v)?;
+                        self.copy_row(&src, row)?;
+                    }
+                }
+                (_, Some(_)) => return Err("internal error: an array result".into()),
+                (_, None) => {
+                    let (x, _) = self.opd(r)?;
+                    let addr = out.at(self.b, j);
+                    self.b.ins().store(mem(), x, addr, 0);
+                }
+            }
+        }
+        (self.env, self.arrays) = saved;
+        let next = self.b.ins().iadd_imm_s(j, 1);
+        self.b.ins().jump(header, &ba(&[next]));
+
+        self.b.switch_to_block(done);
+        for (p, out) in s.pat.iter().zip(outs) {
+            self.arrays.insert(p.name, out);
+        }
+        Ok(())
+    }
+
+    /// A scratch buffer for `n` elements of `t`, reused across the elements of a call.
+    fn scratch(&mut self, n: Value, t: PrimType) -> R<Value> {
+        let arena = self
+            .arena
+            .ok_or("internal error: an intermediate array outside a map kernel")?;
+        let shift = t.size_bytes().trailing_zeros() as i64;
+        let bytes = self.b.ins().ishl_imm_u(n, shift);
+        let k = self.b.ins().iconst(types::I64, self.n_scratch as i64);
+        self.n_scratch += 1;
+        let call = self.b.ins().call(self.rt.scratch, &[arena, k, bytes]);
+        Ok(self.b.inst_results(call)[0])
+    }
+
+    /// Copy the array `src` into the output row `dst` (same dimensions, or a failure).
+    pub(crate) fn copy_row(&mut self, src: &ArrV, dst: &ArrV) -> R<()> {
+        if src.dims.len() != dst.dims.len() || src.elem != dst.elem {
+            return Err("a result of another type than the map's".into());
+        }
+        for (a, b) in src.dims.iter().zip(&dst.dims) {
+            let bad = self.b.ins().icmp(IntCC::NotEqual, *a, *b);
+            self.fail_if(bad, FAIL_INDEX);
+        }
+        self.copy_rec(src, dst);
+        Ok(())
+    }
+
+    /// A loop over the outer dimension, nested once per dimension (`src` may be strided).
+    fn copy_rec(&mut self, src: &ArrV, dst: &ArrV) {
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(header, &ba(&[zero]));
+        self.b.switch_to_block(header);
+        let j = self.b.block_params(header)[0];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, src.dims[0]);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        if src.dims.len() == 1 {
+            let from = src.at(self.b, j);
+            let x = self.b.ins().load(cl(src.elem), mem(), from, 0);
+            let to = dst.at(self.b, j);
+            self.b.ins().store(mem(), x, to, 0);
+        } else {
+            let (s, d) = (src.row(self.b, j), dst.row(self.b, j));
+            self.copy_rec(&s, &d);
+        }
+        let next = self.b.ins().iadd_imm_s(j, 1);
+        self.b.ins().jump(header, &ba(&[next]));
+        self.b.switch_to_block(done);
+    }
+
+    /// `iota n` or `replicate shape x` (a scalar `x`) into a scratch buffer.
+    pub(crate) fn fill_array(&mut self, s: &Stm, op: &BasicOp) -> R<()> {
+        let [p] = s.pat.as_slice() else {
+            return Err("an array operation with several results".into());
+        };
+        let (dims, elem, value) = match op {
+            BasicOp::Range {
+                start: SubExp::Const(Prim::I64(0)),
+                second: Some(SubExp::Const(Prim::I64(1))),
+                end,
+                kind: RangeKind::UpToExclusive,
+                elem: PrimType::I64,
+            } => (vec![self.index_value(end)?], PrimType::I64, None),
+            BasicOp::Range { .. } => return Err("a range other than iota".into()),
+            BasicOp::Replicate(shape, x) => {
+                let (v, t) = match x {
+                    SubExp::Var(a) if self.arrays.contains_key(a) => {
+                        return Err("a replicate of an array".into())
+                    }
+                    x => self.opd(x)?,
+                };
+                let mut dims = Vec::new();
+                for d in shape {
+                    dims.push(self.index_value(d)?);
+                }
+                (dims, t, Some(v))
+            }
+            BasicOp::ArrayLit(xs, Type::Prim(t)) => {
+                // A literal of scalars: stored one by one.
+                let n = self.b.ins().iconst(types::I64, xs.len() as i64);
+                let base = self.scratch(n, *t)?;
+                for (j, x) in xs.iter().enumerate() {
+                    let (v, _) = self.opd(x)?;
+                    let off = (j * t.size_bytes()) as i32;
+                    self.b.ins().store(mem(), v, base, off);
+                }
+                let a = ArrV::dense(self.b, base, *t, vec![n]);
+                self.arrays.insert(p.name, a);
+                return Ok(());
+            }
+            _ => return Err("an array literal of arrays".into()),
+        };
+        let mut n = self.b.ins().iconst(types::I64, 1);
+        for d in &dims {
+            // A negative size: the slow path reports it.
+            let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *d, 0);
+            self.fail_if(bad, FAIL_INDEX);
+            n = self.b.ins().imul(n, *d);
+        }
+        let base = self.scratch(n, elem)?;
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(header, &ba(&[zero]));
+        self.b.switch_to_block(header);
+        let j = self.b.block_params(header)[0];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, n);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let to = elem_addr(self.b, base, j, elem);
+        self.b.ins().store(mem(), value.unwrap_or(j), to, 0);
+        let next = self.b.ins().iadd_imm_s(j, 1);
+        self.b.ins().jump(header, &ba(&[next]));
+        self.b.switch_to_block(done);
+        let a = ArrV::dense(self.b, base, elem, dims);
+        self.arrays.insert(p.name, a);
+        Ok(())
+    }
+
+    /// `if c then a else b`, with scalar and array results (an array: its address and its
+    /// dimensions, merged like scalars). Branches that only select operands become selects.
+    pub(crate) fn if_(&mut self, s: &Stm, cond: &SubExp, tb: &Body, eb: &Body) -> R<()> {
+        let (c, _) = self.opd(cond)?;
+        let mut kinds = Vec::new();
+        for p in &s.pat {
+            match &p.ty {
+                Type::Prim(t) => kinds.push((*t, 0)),
+                Type::Array { elem, shape } => kinds.push((*elem, shape.len())),
+                _ => return Err("an if with accumulator results".into()),
+            }
+        }
+        let vals = if tb.stms.is_empty() && eb.stms.is_empty() {
+            let a = self.flat_results(tb, &kinds)?;
+            let e = self.flat_results(eb, &kinds)?;
+            a.into_iter()
+                .zip(e)
+                .map(|(a, e)| self.b.ins().select(c, a, e))
+                .collect()
+        } else {
+            let (tblk, eblk, merge) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            for (t, r) in &kinds {
+                if *r == 0 {
+                    self.b.append_block_param(merge, cl(*t));
+                } else {
+                    // Address, dimensions, strides.
+                    for _ in 0..=2 * *r {
+                        self.b.append_block_param(merge, types::I64);
+                    }
+                }
+            }
+            self.b.ins().brif(c, tblk, &[], eblk, &[]);
+            for (blk, body) in [(tblk, tb), (eblk, eb)] {
+                self.b.switch_to_block(blk);
+                let saved = (self.env.clone(), self.arrays.clone());
+                for st in &body.stms {
+                    self.stm(st)?;
+                }
+                let r = self.flat_results(body, &kinds)?;
+                (self.env, self.arrays) = saved;
+                self.b.ins().jump(merge, &ba(&r));
+            }
+            self.b.switch_to_block(merge);
+            self.b.block_params(merge).to_vec()
+        };
+        let mut it = vals.into_iter();
+        for (p, (t, r)) in s.pat.iter().zip(kinds) {
+            let mut next = || it.next().ok_or("internal error: if results");
+            if r == 0 {
+                let v = next()?;
+                self.env.insert(p.name, (v, t));
+            } else {
+                let base = next()?;
+                let mut dims = Vec::new();
+                for _ in 0..r {
+                    dims.push(next()?);
+                }
+                let mut strides = Vec::new();
+                for _ in 0..r {
+                    strides.push(next()?);
+                }
+                self.arrays.insert(
+                    p.name,
+                    ArrV {
+                        base,
+                        elem: t,
+                        dims,
+                        strides,
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The results of a branch as flat values: a scalar, or an array's address and dims.
+    fn flat_results(&mut self, body: &Body, kinds: &[(PrimType, usize)]) -> R<Vec<Value>> {
+        let mut out = Vec::new();
+        for (r, (t, rank)) in body.result.iter().zip(kinds) {
+            if *rank == 0 {
+                out.push(self.opd(r)?.0);
+                continue;
+            }
+            let SubExp::Var(a) = r else {
+                return Err("internal error: an array result that is a constant".into());
+            };
+            let v = self.array(*a)?;
+            if v.dims.len() != *rank || v.elem != *t {
+                return Err("an if whose branches give arrays of other types".into());
+            }
+            out.push(v.base);
+            out.extend(v.dims);
+            out.extend(v.strides);
+        }
+        Ok(out)
+    }
+}
