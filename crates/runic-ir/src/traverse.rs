@@ -935,4 +935,47 @@ mod tests {
         let first_use = shared.0.iter().position(|e| *e == (false, x));
         assert!(first_bind < first_use);
     }
+
+    /// Clones keep their id; before running, duplicates get fresh ids and the first keeps
+    /// its own.
+    #[test]
+    fn duplicate_lambda_ids_are_made_unique() {
+        let mut prog = Prog::default();
+        let (lam, c, n) = sample(&mut prog.names);
+        let f32t = Type::Prim(PrimType::F32);
+        let xs = prog.names.fresh_typed("xs", f32t.array_of(SubExp::Var(n)));
+        let mut b = crate::builder::Builder::new(&mut prog.names);
+        let map = |l: Lambda| {
+            Exp::Soac(Soac::Map {
+                w: SubExp::Var(n),
+                lam: l,
+                arrs: vec![xs],
+            })
+        };
+        let ty = vec![f32t.array_of(SubExp::Var(n))];
+        b.bind(map(lam.clone()), ty.clone());
+        b.bind(map(lam.clone()), ty);
+        let body = b.finish(vec![]);
+        prog.funs.push(FunDef {
+            name: "f".into(),
+            params: [c, n, xs]
+                .iter()
+                .map(|&v| Param {
+                    name: v,
+                    ty: f32t.clone(),
+                })
+                .collect(),
+            ret: vec![],
+            body,
+            entry: None,
+            src: SrcInfo::default(),
+        });
+        assert!(has_duplicate_lambda_ids(&prog));
+        make_lambda_ids_unique(&mut prog);
+        assert!(!has_duplicate_lambda_ids(&prog));
+        let Exp::Soac(Soac::Map { lam: first, .. }) = &prog.funs[0].body.stms[0].exp else {
+            panic!("a map");
+        };
+        assert_eq!(first.id, lam.id);
+    }
 }

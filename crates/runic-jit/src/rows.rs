@@ -8,10 +8,34 @@
 use crate::gen::{ba, cl, elem_addr, mem, prim_of, Gen, R};
 use crate::nest::{ArrV, FAIL_INDEX};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 use runic_ir::*;
 
 impl Gen<'_, '_> {
+    /// Opens `for j < n` (an `i64` counter from 0) and continues in its body; returns the
+    /// counter and the blocks [`Gen::close_counted_loop`] needs.
+    fn open_counted_loop(&mut self, n: Value) -> (Value, Block, Block) {
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(header, &ba(&[zero]));
+        self.b.switch_to_block(header);
+        let j = self.b.block_params(header)[0];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, n);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        (j, header, done)
+    }
+
+    /// Ends the body of a loop opened by [`Gen::open_counted_loop`] and continues after it.
+    fn close_counted_loop(&mut self, j: Value, header: Block, done: Block) {
+        let next = self.b.ins().iadd_imm_s(j, 1);
+        self.b.ins().jump(header, &ba(&[next]));
+        self.b.switch_to_block(done);
+    }
+
     /// `xs = map lam arrs` over arrays in scope: a sequential loop writing each result
     /// into its row (scalars), or copying it there (arrays, unless a nested map builds
     /// it there in place).
@@ -64,19 +88,7 @@ impl Gen<'_, '_> {
             };
             outs.push(out);
         }
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.append_block_param(header, types::I64);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.ins().jump(header, &ba(&[zero]));
-
-        self.b.switch_to_block(header);
-        let j = self.b.block_params(header)[0];
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, w);
-        self.b.ins().brif(more, body, &[], done, &[]);
-
-        self.b.switch_to_block(body);
+        let (j, header, done) = self.open_counted_loop(w);
         let saved = (self.env.clone(), self.arrays.clone());
         for (v, p) in views.iter().zip(&lam.params) {
             if v.dims.len() == 1 {
@@ -118,10 +130,7 @@ impl Gen<'_, '_> {
             }
         }
         (self.env, self.arrays) = saved;
-        let next = self.b.ins().iadd_imm_s(j, 1);
-        self.b.ins().jump(header, &ba(&[next]));
-
-        self.b.switch_to_block(done);
+        self.close_counted_loop(j, header, done);
         for (p, out) in s.pat.iter().zip(outs) {
             self.arrays.insert(p.name, out);
         }
@@ -156,17 +165,7 @@ impl Gen<'_, '_> {
 
     /// A loop over the outer dimension, nested once per dimension (`src` may be strided).
     fn copy_rec(&mut self, src: &ArrV, dst: &ArrV) {
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.append_block_param(header, types::I64);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.ins().jump(header, &ba(&[zero]));
-        self.b.switch_to_block(header);
-        let j = self.b.block_params(header)[0];
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, src.dims[0]);
-        self.b.ins().brif(more, body, &[], done, &[]);
-        self.b.switch_to_block(body);
+        let (j, header, done) = self.open_counted_loop(src.dims[0]);
         if src.dims.len() == 1 {
             let from = src.at(self.b, j);
             let x = self.b.ins().load(cl(src.elem), mem(), from, 0);
@@ -176,9 +175,7 @@ impl Gen<'_, '_> {
             let (s, d) = (src.row(self.b, j), dst.row(self.b, j));
             self.copy_rec(&s, &d);
         }
-        let next = self.b.ins().iadd_imm_s(j, 1);
-        self.b.ins().jump(header, &ba(&[next]));
-        self.b.switch_to_block(done);
+        self.close_counted_loop(j, header, done);
     }
 
     /// `iota n` or `replicate shape x` (a scalar `x`) into a scratch buffer.
@@ -231,22 +228,10 @@ impl Gen<'_, '_> {
             n = self.b.ins().imul(n, *d);
         }
         let base = self.scratch(n, elem)?;
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.append_block_param(header, types::I64);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.ins().jump(header, &ba(&[zero]));
-        self.b.switch_to_block(header);
-        let j = self.b.block_params(header)[0];
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, n);
-        self.b.ins().brif(more, body, &[], done, &[]);
-        self.b.switch_to_block(body);
+        let (j, header, done) = self.open_counted_loop(n);
         let to = elem_addr(self.b, base, j, elem);
         self.b.ins().store(mem(), value.unwrap_or(j), to, 0);
-        let next = self.b.ins().iadd_imm_s(j, 1);
-        self.b.ins().jump(header, &ba(&[next]));
-        self.b.switch_to_block(done);
+        self.close_counted_loop(j, header, done);
         let a = ArrV::dense(self.b, base, elem, dims);
         self.arrays.insert(p.name, a);
         Ok(())
