@@ -3,6 +3,8 @@
 //! - [`copy_prop`] (module `simplify`): copy propagation and constant folding;
 //! - [`cse`]: common-subexpression elimination of pure operations;
 //! - [`dce`]: dead-code elimination (operations that may fail are kept);
+//! - [`acc_to_reduce`] (module `accs`): the adjoint of an array every iteration of a map
+//!   reads, a reduction over the map instead of accumulator updates;
 //! - [`fuse`]: vertical fusion of a map into its only consumer (map, reduce or scan);
 //! - [`copies`]: elision of copies made for consuming operations once the original is dead.
 //!
@@ -12,12 +14,14 @@
 //! [`simplify`] runs them to a small fixed number of rounds; [`pipeline`] lists the passes
 //! by name for the command line's `--list-passes` / `--print-ir-after`.
 
+pub mod accs;
 pub mod copies;
 pub mod cse;
 pub mod dce;
 pub mod fuse;
 pub mod simplify;
 
+pub use accs::acc_to_reduce;
 pub use copies::elide_copies;
 pub use cse::cse;
 pub use dce::dce;
@@ -44,6 +48,7 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("cse", cse),
         ("dce", dce),
         ("simplify", simplify),
+        ("acc-to-reduce", acc_to_reduce),
         ("fuse", fuse),
         ("elide-copies", elide_copies),
     ]

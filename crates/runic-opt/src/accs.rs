@@ -1,0 +1,806 @@
+//! Accumulator optimisation: turn the adjoint of an array that every iteration of a map
+//! reads into a reduction over the map, instead of a scatter through an accumulator.
+//!
+//! Reverse mode gives a free array `a` of `map f xs` the adjoint
+//!
+//! ```text
+//! with_acc (dest, +) \acc -> map (\x… -> …; let V = …; acc[j, k] += V[j, k] for all j, k) xs
+//! ```
+//!
+//! The update indices `j, k` do not depend on the map's iteration `b`, so the result is
+//! `dest + Σ_b V_b`. With `V_b[j, k] = f(b, j, k)` (V built by a perfect map nest, as the
+//! adjoint of a nest is), the pass writes it as a map over the indices of a map-reduce
+//! over the iterations:
+//!
+//! ```text
+//! let (ys…, F…) = map (\x… -> everything but V and its updates; (ys…, F…)) xs
+//! let R = map (\j -> map (\k -> dest[j, k] + reduce (+) 0 (map (\b -> f(b, j, k)) (iota n))))
+//! ```
+//!
+//! where `F…` are the per-iteration values `f` needs. For the MLP's weights `f(b, j, k)`
+//! is `δ[b, j] · x[b, k]`: the nest is the matrix product `δᵀ x`, which the executor runs
+//! as a GEMM. Work stays the same (one multiply-add per update); the updates become a
+//! dense, cache-friendly contraction with no synchronisation.
+//!
+//! The rewrite applies when every accumulator of the `with_acc` gets whole-array updates
+//! (`acc[j…] += V[j…]` over all indices, as `acc_add_all` builds them) from one map, the
+//! operator is scalar `+`, and each `V` is built by a map nest as deep as its rank whose
+//! intermediate statements are scalar (or replicates); anything else is left alone.
+
+use runic_ir::traverse::{binders, for_each_body_mut, free_vars, uses, walk_body_mut, Renamer};
+use runic_ir::*;
+use std::collections::{HashMap, HashSet};
+
+pub fn acc_to_reduce(mut prog: Prog) -> Prog {
+    // A rewrite can expose another (an inner `with_acc` whose result becomes, after copy
+    // propagation, the array an outer one accumulates): repeat while something changes.
+    for _ in 0..4 {
+        prog.record_types();
+        let mut ns = std::mem::take(&mut prog.names);
+        let mut changed = false;
+        for f in &mut prog.funs {
+            let ranges = iotas(&f.body);
+            for_each_body_mut(&mut f.body, |body| {
+                changed |= rewrite_body(body, &ranges, &mut ns)
+            });
+        }
+        prog.names = ns;
+        prog = crate::simplify(prog);
+        if !changed {
+            break;
+        }
+    }
+    prog
+}
+
+/// The variables bound to `iota w` (`0 .. 1 ..< w` at i64) anywhere in `body`, with `w`.
+fn iotas(body: &Body) -> HashMap<VName, SubExp> {
+    use runic_ir::traverse::{walk_stm, Visitor};
+    struct Iotas(HashMap<VName, SubExp>);
+    impl Visitor for Iotas {
+        fn stm(&mut self, s: &Stm) {
+            if let (Some(w), [p]) = (iota_width(&s.exp), s.pat.as_slice()) {
+                self.0.insert(p.name, w);
+            }
+            walk_stm(self, s)
+        }
+    }
+    let mut v = Iotas(HashMap::new());
+    v.body(body);
+    v.0
+}
+
+fn iota_width(e: &Exp) -> Option<SubExp> {
+    match e {
+        Exp::Basic(BasicOp::Range {
+            start: SubExp::Const(s),
+            second,
+            end,
+            kind: RangeKind::UpToExclusive,
+            elem: PrimType::I64,
+        }) if s.as_int() == Some(0)
+            && second
+                .as_ref()
+                .is_none_or(|t| matches!(t, SubExp::Const(c) if c.as_int() == Some(1))) =>
+        {
+            Some(end.clone())
+        }
+        _ => None,
+    }
+}
+
+/// Rewrites the `with_acc` statements of one body (inner bodies were done first).
+fn rewrite_body(body: &mut Body, ranges: &HashMap<VName, SubExp>, ns: &mut NameSource) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    while i < body.stms.len() {
+        let zeros = zero_arrays(&body.stms[..i]);
+        match rewrite_with_acc(&body.stms[i], ranges, &zeros, ns) {
+            Some(stms) => {
+                let n = stms.len();
+                body.stms.splice(i..=i, stms);
+                i += n;
+                changed = true;
+            }
+            None => i += 1,
+        }
+    }
+    changed
+}
+
+/// Arrays bound to `replicate … 0` among `stms` (a destination that needs no add).
+fn zero_arrays(stms: &[Stm]) -> HashSet<VName> {
+    stms.iter()
+        .filter_map(|s| match (&s.exp, s.pat.as_slice()) {
+            (Exp::Basic(BasicOp::Replicate(_, SubExp::Const(z))), [p])
+                if *z == Prim::zero(z.ty()) =>
+            {
+                Some(p.name)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// One whole-array update nest `acc[j…] += V[j…]` found in the map's body.
+struct Update {
+    /// Position of the nest among the map body's statements.
+    at: usize,
+    acc: VName,
+    v: VName,
+}
+
+/// The statements replacing `s`, if it is a `with_acc` the rewrite applies to.
+fn rewrite_with_acc(
+    s: &Stm,
+    ranges: &HashMap<VName, SubExp>,
+    zeros: &HashSet<VName>,
+    ns: &mut NameSource,
+) -> Option<Vec<Stm>> {
+    let Exp::WithAcc { inputs, lam } = &s.exp else {
+        return None;
+    };
+    let accs: Vec<VName> = lam.params.iter().map(|p| p.name).collect();
+    // Each input: one destination array of the accumulator's full shape, scalar `+`.
+    for inp in inputs {
+        let [dest] = inp.arrays.as_slice() else {
+            return None;
+        };
+        if ns.type_of(*dest)?.rank() != inp.shape.len() || !is_scalar_add(inp.op.as_ref()?) {
+            return None;
+        }
+    }
+    // The body: statements that do not see the accumulators, one map that updates them,
+    // and the accumulators returned first.
+    let body = &lam.body;
+    let touches: Vec<usize> = (0..body.stms.len())
+        .filter(|&k| accs.iter().any(|a| uses(&body.stms[k]).contains(a)))
+        .collect();
+    let [m] = touches.as_slice() else {
+        return None;
+    };
+    let returned: Vec<Option<VName>> = body.result[..accs.len()]
+        .iter()
+        .map(SubExp::as_var)
+        .collect();
+    if returned != accs.iter().copied().map(Some).collect::<Vec<_>>()
+        || body.result[accs.len()..]
+            .iter()
+            .any(|r| r.as_var().is_some_and(|v| accs.contains(&v)))
+    {
+        return None;
+    }
+    let map_stm = &body.stms[*m];
+    let Exp::Soac(Soac::Map { w: n, lam: f, arrs }) = &map_stm.exp else {
+        return None;
+    };
+    let updates = find_updates(&f.body, &accs, ranges, inputs)?;
+    // Every accumulator updated, and nowhere else.
+    let mut rest = f.body.clone();
+    let drop: HashSet<usize> = updates.iter().map(|u| u.at).collect();
+    rest.stms = rest
+        .stms
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !drop.contains(k))
+        .map(|(_, s)| s)
+        .collect();
+    if accs.iter().any(|a| !updates.iter().any(|u| u.acc == *a)) {
+        return None;
+    }
+    // How each update's elements are computed, and what the split map must return for it.
+    let params: HashMap<VName, VName> = f.params.iter().map(|p| p.name).zip(arrs.clone()).collect();
+    let mut sources = Vec::new();
+    for u in &updates {
+        let rank = ns.type_of(u.v)?.rank();
+        let src = if rank == 1 || params.contains_key(&u.v) {
+            Source::Stacked(u.v)
+        } else {
+            split_inner_map(&mut rest, u.v, ns)?
+        };
+        sources.push(src);
+    }
+    if accs.iter().any(|a| uses(&rest).contains(a)) {
+        return None;
+    }
+    let bound = binders(&rest);
+    let per_iter = |v: &VName| bound.contains(v) || params.contains_key(v);
+    let mut needed: Vec<VName> = Vec::new();
+    for src in &sources {
+        for v in src.reads() {
+            if per_iter(&v) && !needed.contains(&v) {
+                needed.push(v);
+            }
+        }
+    }
+    if needed
+        .iter()
+        .any(|v| ns.type_of(*v).is_none_or(|t| matches!(t, Type::Acc { .. })))
+    {
+        return None;
+    }
+
+    let mut b = Builder::new(ns);
+    // Statements before and after the map that do not see the accumulators.
+    for st in &body.stms[..*m] {
+        b.add(st.clone());
+    }
+    // The split map: the old results, then the values the element code needs.
+    let computed: Vec<VName> = needed
+        .iter()
+        .copied()
+        .filter(|v| !params.contains_key(v))
+        .collect();
+    let mut split = f.clone();
+    split.body = rest;
+    split.id = LamId::fresh();
+    for v in &computed {
+        split.body.result.push(SubExp::Var(*v));
+        split.ret.push(b.names.type_of(*v)?.clone());
+    }
+    let mut pat = map_stm.pat.clone();
+    let mut stacked: HashMap<VName, VName> = params.clone();
+    for v in &computed {
+        let t = b.names.type_of(*v)?.clone().array_of(n.clone());
+        let p = b.param("per_iter", t);
+        stacked.insert(*v, p.name);
+        pat.push(p);
+    }
+    b.let_pat(
+        pat,
+        Exp::Soac(Soac::Map {
+            w: n.clone(),
+            lam: split,
+            arrs: arrs.clone(),
+        }),
+    );
+    for st in &body.stms[*m + 1..] {
+        b.add(st.clone());
+    }
+    // One reduction nest per accumulator.
+    let iters = b.iota(n.clone());
+    let mut results = Vec::new();
+    for (acc, inp) in accs.iter().zip(inputs) {
+        let dest = inp.arrays[0];
+        let mine: Vec<&Source> = (updates.iter().zip(&sources))
+            .filter(|(u, _)| u.acc == *acc)
+            .map(|(_, s)| s)
+            .collect();
+        let elem = b.names.type_of(dest)?.elem()?;
+        let sum = Sum {
+            n: n.clone(),
+            iters,
+            shape: inp.shape.clone(),
+            updates: mine,
+            stacked: &stacked,
+            dest,
+            dest_is_zero: zeros.contains(&dest),
+            elem,
+        };
+        results.push(SubExp::Var(nest(&mut b, &sum, Vec::new()).ok()?));
+    }
+    results.extend(body.result[accs.len()..].iter().cloned());
+    for (p, r) in s.pat.iter().zip(results) {
+        b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::SubExp(r)));
+    }
+    let mut out = b.take_stms();
+    for st in &mut out {
+        st.src = s.src.clone();
+    }
+    Some(out)
+}
+
+/// Whether an accumulator operator is `\x y -> x + y` on scalars.
+fn is_scalar_add((lam, _): &(Lambda, Vec<SubExp>)) -> bool {
+    let [x, y] = lam.params.as_slice() else {
+        return false;
+    };
+    let ([st], [SubExp::Var(r)]) = (lam.body.stms.as_slice(), lam.body.result.as_slice()) else {
+        return false;
+    };
+    matches!(&st.exp, Exp::Basic(BasicOp::BinOp(BinOp::Add, SubExp::Var(a), SubExp::Var(c)))
+        if (*a, *c) == (x.name, y.name) && st.pat.len() == 1 && st.pat[0].name == *r)
+        && matches!(x.ty, Type::Prim(_))
+}
+
+/// The whole-array update nests of `body`, one per statement that updates an accumulator.
+fn find_updates(
+    body: &Body,
+    accs: &[VName],
+    ranges: &HashMap<VName, SubExp>,
+    inputs: &[AccInput],
+) -> Option<Vec<Update>> {
+    let mut out = Vec::new();
+    for (at, s) in body.stms.iter().enumerate() {
+        if !accs.iter().any(|a| uses(s).contains(a)) {
+            continue;
+        }
+        let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
+            return None;
+        };
+        let [it, v] = arrs.as_slice() else {
+            return None;
+        };
+        let [j, row] = lam.params.as_slice() else {
+            return None;
+        };
+        if ranges.get(it) != Some(w) {
+            return None;
+        }
+        let acc = covers(&lam.body, row.name, vec![j.name], ranges)?;
+        let k = accs.iter().position(|a| *a == acc)?;
+        let mut widths = vec![w.clone()];
+        nest_widths(&lam.body, &mut widths);
+        // Only the rank is compared: the widths may be other names of the same sizes (an
+        // adjoint has its array's type, so the update covers the accumulator exactly).
+        if widths.len() != inputs[k].shape.len() {
+            return None;
+        }
+        out.push(Update { at, acc, v: *v });
+    }
+    Some(out)
+}
+
+/// The accumulator that `body` updates at `is ++ j…` with every element of `row`, if it
+/// does exactly that (iotas aside, one statement: the update or a nested map of it).
+fn covers(
+    body: &Body,
+    row: VName,
+    is: Vec<VName>,
+    ranges: &HashMap<VName, SubExp>,
+) -> Option<VName> {
+    let mut work = body.stms.iter().filter(|s| iota_width(&s.exp).is_none());
+    let (Some(s), None) = (work.next(), work.next()) else {
+        return None;
+    };
+    match &s.exp {
+        Exp::Basic(BasicOp::UpdateAcc { acc, is: js, vals }) => {
+            let js: Vec<Option<VName>> = js.iter().map(SubExp::as_var).collect();
+            let same = js == is.iter().copied().map(Some).collect::<Vec<_>>();
+            (same && vals.as_slice() == [SubExp::Var(row)]).then_some(*acc)
+        }
+        Exp::Soac(Soac::Map { w, lam, arrs }) => {
+            let [it, r] = arrs.as_slice() else {
+                return None;
+            };
+            let [j, x] = lam.params.as_slice() else {
+                return None;
+            };
+            if *r != row || ranges.get(it) != Some(w) {
+                return None;
+            }
+            covers(&lam.body, x.name, [is, vec![j.name]].concat(), ranges)
+        }
+        _ => None,
+    }
+}
+
+/// The widths of the maps nested in an update nest's body, outermost first.
+fn nest_widths(body: &Body, out: &mut Vec<SubExp>) {
+    for s in &body.stms {
+        if let Exp::Soac(Soac::Map { w, lam, .. }) = &s.exp {
+            out.push(w.clone());
+            nest_widths(&lam.body, out);
+        }
+    }
+}
+
+/// How the elements of one update's array `V_b` are computed.
+enum Source {
+    /// `V_b` is a value of the iteration (a vector, or a row of the map's input): the
+    /// split map returns it, and element `[j…]` reads it at `[b, j…]`.
+    Stacked(VName),
+    /// `V_b` (a matrix) is built by a map over `j` whose lambda builds row `j` with an
+    /// inner map over `k` (`inner`, after the replicates it reads). The split map keeps
+    /// the outer map without that row and returns the values `inner` needs from row `j`
+    /// (`level`: value in the lambda → the split map's array of it per `j`); element
+    /// `[j, k]` inlines `inner` at `k`.
+    Inner {
+        inner: Vec<Stm>,
+        /// Which result of the inner map is the row.
+        out: usize,
+        /// Parameters of the outer map's lambda that `inner` reads → the map's inputs.
+        rows: HashMap<VName, VName>,
+        level: HashMap<VName, VName>,
+    },
+}
+
+impl Source {
+    /// The variables of the map's body the element code reads.
+    fn reads(&self) -> Vec<VName> {
+        let mut out = match self {
+            Source::Stacked(v) => vec![*v],
+            Source::Inner {
+                inner, rows, level, ..
+            } => {
+                let mut fv: Vec<VName> = free_vars(inner)
+                    .into_iter()
+                    .filter(|v| !rows.contains_key(v) && !level.contains_key(v))
+                    .collect();
+                fv.extend(rows.values());
+                fv.extend(level.values());
+                fv
+            }
+        };
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// For `V` built by a map `M` over `j` whose lambda's row is an inner map: takes the inner
+/// map (and the replicates only it reads) out of `M`, which now returns instead the
+/// values of its lambda that the inner map reads.
+fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Source> {
+    if ns.type_of(v)?.rank() != 2 {
+        return None;
+    }
+    let m = rest
+        .stms
+        .iter()
+        .position(|s| s.pat.iter().any(|p| p.name == v))?;
+    let Stm {
+        pat,
+        exp: Exp::Soac(Soac::Map { w, lam: l1, arrs }),
+        ..
+    } = &mut rest.stms[m]
+    else {
+        return None;
+    };
+    let ri = pat.iter().position(|p| p.name == v)?;
+    let SubExp::Var(r1) = l1.body.result[ri] else {
+        return None;
+    };
+    let d2 = l1.body.stms.iter().position(|s| {
+        matches!(s.exp, Exp::Soac(Soac::Map { .. })) && s.pat.iter().any(|p| p.name == r1)
+    })?;
+    let out = l1.body.stms[d2].pat.iter().position(|p| p.name == r1)?;
+    // Whether `x` is read other than by statement `k`, `d2` or as `V`'s row.
+    let read_elsewhere = |k: usize, x: VName, l1: &Lambda| {
+        l1.body
+            .stms
+            .iter()
+            .enumerate()
+            .any(|(i, s)| i != k && i != d2 && uses(s).contains(&x))
+            || l1
+                .body
+                .result
+                .iter()
+                .enumerate()
+                .any(|(i, r)| i != ri && *r == SubExp::Var(x))
+    };
+    // The inner map moves out of `M` when nothing else needs it (or its other results);
+    // otherwise the element code works on a copy.
+    let shared = l1.body.stms[d2]
+        .pat
+        .iter()
+        .any(|p| p.name != r1 && read_elsewhere(d2, p.name, l1))
+        || read_elsewhere(d2, r1, l1);
+    let mut take = vec![d2];
+    for x in uses(&l1.body.stms[d2]) {
+        let rep = l1.body.stms.iter().position(|s| {
+            s.pat.len() == 1
+                && s.pat[0].name == x
+                && matches!(s.exp, Exp::Basic(BasicOp::Replicate(..)))
+        });
+        if let Some(k) = rep.filter(|&k| shared || !read_elsewhere(k, x, l1)) {
+            take.push(k);
+        }
+    }
+    take.sort();
+    let inner: Vec<Stm> = take.iter().map(|&k| l1.body.stms[k].clone()).collect();
+    if !shared {
+        for &k in take.iter().rev() {
+            l1.body.stms.remove(k);
+        }
+    }
+    let param_inputs: HashMap<VName, VName> = l1
+        .params
+        .iter()
+        .map(|p| p.name)
+        .zip(arrs.iter().copied())
+        .collect();
+    let bound_in_l1 = binders(&l1.body);
+    let mut rows = HashMap::new();
+    let mut level_vals = Vec::new();
+    let mut fv: Vec<VName> = free_vars(&inner).into_iter().collect();
+    fv.sort();
+    for x in fv {
+        if let Some(a) = param_inputs.get(&x) {
+            rows.insert(x, *a);
+        } else if bound_in_l1.contains(&x) {
+            level_vals.push(x);
+        }
+    }
+    // The row leaves the map's results; the level values join them.
+    pat.remove(ri);
+    l1.body.result.remove(ri);
+    l1.ret.remove(ri);
+    let mut level = HashMap::new();
+    for x in level_vals {
+        let t = ns.type_of(x)?.clone();
+        let p = Param {
+            name: ns.fresh_typed("level", t.clone().array_of(w.clone())),
+            ty: t.clone().array_of(w.clone()),
+        };
+        level.insert(x, p.name);
+        l1.body.result.push(SubExp::Var(x));
+        l1.ret.push(t);
+        pat.push(p);
+    }
+    Some(Source::Inner {
+        inner,
+        out,
+        rows,
+        level,
+    })
+}
+
+type R<T> = Result<T, TypeError>;
+
+/// What the reduction nest of one accumulator is built from.
+struct Sum<'a> {
+    /// The number of iterations of the split map, and an iota over them.
+    n: SubExp,
+    iters: VName,
+    shape: Vec<SubExp>,
+    updates: Vec<&'a Source>,
+    /// Per-iteration values: the array holding them, indexed by the iteration.
+    stacked: &'a HashMap<VName, VName>,
+    dest: VName,
+    dest_is_zero: bool,
+    elem: PrimType,
+}
+
+/// The map over the accumulator's dimension `idx.len()`, inside the maps over the
+/// dimensions before it (whose indices are `idx`); the last dimension's body is the sum.
+fn nest(b: &mut Builder, sum: &Sum, idx: Vec<SubExp>) -> R<VName> {
+    let d = idx.len();
+    let w = sum.shape[d].clone();
+    let it = b.iota(w.clone());
+    let i64t = Type::Prim(PrimType::I64);
+    let lam = b.lam(vec![("j", i64t)], |b, j| -> R<_> {
+        let idx = [idx.clone(), vec![j[0].clone()]].concat();
+        if d + 1 == sum.shape.len() {
+            Ok(vec![element_sum(b, sum, &idx)?])
+        } else {
+            Ok(vec![SubExp::Var(nest(b, sum, idx)?)])
+        }
+    })?;
+    Ok(b.map("acc_sum", w, lam, vec![it])?[0])
+}
+
+/// `dest[idx] + Σ_b Σ_updates V_b[idx]`: a map-reduce over the iterations.
+fn element_sum(b: &mut Builder, sum: &Sum, idx: &[SubExp]) -> R<SubExp> {
+    let i64t = Type::Prim(PrimType::I64);
+    let pre = b.lam(vec![("iter", i64t)], |b, it| -> R<_> {
+        let mut total: Option<SubExp> = None;
+        for u in &sum.updates {
+            let e = element(b, sum, u, &it[0], idx)?;
+            total = Some(match total {
+                None => e,
+                Some(t) => b.add_(t, e)?,
+            });
+        }
+        Ok(vec![total.expect("an accumulator has updates")])
+    })?;
+    let plus = b.binop_lam(BinOp::Add, sum.elem);
+    let zero = SubExp::Const(runic_prim::Prim::zero(sum.elem));
+    let red = Exp::Soac(Soac::Reduce {
+        w: sum.n.clone(),
+        arrs: vec![sum.iters],
+        pre: Some(pre),
+        lam: plus,
+        neutral: vec![zero],
+        commutative: true,
+    });
+    let s = b.let1("acc_elem", red)?;
+    if sum.dest_is_zero {
+        return Ok(s);
+    }
+    let d = b.let_basic("dest", index(sum.dest, vec![], idx))?;
+    b.add_(d, s)
+}
+
+fn index(a: VName, outer: Vec<SubExp>, idx: &[SubExp]) -> BasicOp {
+    let is = outer.into_iter().chain(idx.iter().cloned());
+    BasicOp::Index(a, is.map(DimIndex::Fix).collect())
+}
+
+/// `V_b[idx]` for one update at iteration `it`.
+fn element(b: &mut Builder, sum: &Sum, src: &Source, it: &SubExp, idx: &[SubExp]) -> R<SubExp> {
+    let (inner, out, rows, level) = match src {
+        Source::Stacked(v) => {
+            let arr = sum.stacked[v];
+            return b.let_basic("elem", index(arr, vec![it.clone()], idx));
+        }
+        Source::Inner {
+            inner,
+            out,
+            rows,
+            level,
+        } => (inner, *out, rows, level),
+    };
+    let (j, k) = (&idx[0], &idx[1..]);
+    // A renamed copy of the inner map (and its replicates).
+    let mut copy = Body {
+        stms: inner.clone(),
+        result: Vec::new(),
+    };
+    walk_body_mut(&mut Renamer::new(b.names), &mut copy);
+    b.names.record_types(&copy);
+    // Its free variables, read per iteration (and per row `j`).
+    let mut subst = HashMap::new();
+    let mut views = Views::default();
+    let mut pending = Pending::new();
+    let mut fv: Vec<VName> = free_vars(&copy).into_iter().collect();
+    fv.sort();
+    for v in fv {
+        let (base, is) = if let Some(a) = rows.get(&v) {
+            match sum.stacked.get(a) {
+                Some(s) => (*s, vec![it.clone(), j.clone()]),
+                None => (*a, vec![j.clone()]),
+            }
+        } else if let Some(l) = level.get(&v) {
+            (sum.stacked[l], vec![it.clone(), j.clone()])
+        } else if let Some(s) = sum.stacked.get(&v) {
+            (*s, vec![it.clone()])
+        } else {
+            continue;
+        };
+        let t = b
+            .names
+            .type_of(v)
+            .cloned()
+            .ok_or_else(|| TypeError(format!("{v:?}")))?;
+        let x = b.param("iter_val", t);
+        if !matches!(x.ty, Type::Prim(_)) {
+            views.0.insert(x.name, (base, is.clone()));
+        }
+        subst.insert(v, SubExp::Var(x.name));
+        pending.insert(x.name, index_stm(x, base, is));
+    }
+    use runic_ir::traverse::{Substitute, VisitorMut};
+    Substitute(&subst).body(&mut copy);
+    let row = copy.stms.pop().expect("the inner map");
+    for st in copy.stms {
+        pending.insert(st.pat[0].name, st);
+    }
+    index_nest(b, &row, out, k, &mut views, &mut pending)
+}
+
+/// Array variables known to be `base[is…]` (rows of per-iteration values or of a nest's
+/// inputs), so that indexing them further reads `base` directly.
+#[derive(Default)]
+struct Views(HashMap<VName, (VName, Vec<SubExp>)>);
+
+/// Array-valued statements of an inlined body, emitted only when something other than
+/// indexing needs them (a replicate read at one index is its value).
+type Pending = HashMap<VName, Stm>;
+
+/// Element `idx` of the array `stm` binds: for a map, its lambda inlined at `idx[0]`
+/// and the rest of the index taken from the lambda's result.
+fn index_nest(
+    b: &mut Builder,
+    stm: &Stm,
+    out: usize,
+    idx: &[SubExp],
+    views: &mut Views,
+    pending: &mut Pending,
+) -> R<SubExp> {
+    let v = stm.pat[out].name;
+    let (Some((j, rest)), Exp::Soac(Soac::Map { lam, arrs, .. })) = (idx.split_first(), &stm.exp)
+    else {
+        emit(b, stm.clone(), pending)?;
+        return read(b, v, idx, views);
+    };
+    for (p, a) in lam.params.iter().zip(arrs) {
+        bind_row(b, p, *a, j, views, pending)?;
+    }
+    // Only what row `out` needs (the lambda may compute other results too).
+    let mut live = uses(&lam.body.result[out]);
+    let mut keep = vec![false; lam.body.stms.len()];
+    for (k, st) in lam.body.stms.iter().enumerate().rev() {
+        let dead = !st.pat.iter().any(|p| live.contains(&p.name))
+            && (crate::dce::removable(&st.exp) || matches!(st.exp, Exp::Basic(BasicOp::Index(..))));
+        if !dead {
+            keep[k] = true;
+            live.extend(uses(st));
+        }
+    }
+    for (st, _) in lam.body.stms.iter().zip(&keep).filter(|(_, k)| **k) {
+        match st.pat.as_slice() {
+            [p] if !matches!(p.ty, Type::Prim(_)) => {
+                pending.insert(p.name, st.clone());
+            }
+            _ => emit(b, st.clone(), pending)?,
+        }
+    }
+    let r = match &lam.body.result[out] {
+        SubExp::Var(r) => *r,
+        c => return Ok(c.clone()),
+    };
+    match pending.remove(&r) {
+        Some(def) => index_nest(b, &def, 0, rest, views, pending),
+        None => read(b, r, rest, views),
+    }
+}
+
+/// `v[idx]` (`v` itself for an empty index), through a known view.
+fn read(b: &mut Builder, v: VName, idx: &[SubExp], views: &Views) -> R<SubExp> {
+    if idx.is_empty() {
+        return Ok(SubExp::Var(v));
+    }
+    match views.0.get(&v) {
+        Some((base, is)) => b.let_basic("elem", index(*base, is.clone(), idx)),
+        None => b.let_basic("elem", index(v, vec![], idx)),
+    }
+}
+
+/// Binds the lambda parameter `p` to row `j` of the input `a`.
+fn bind_row(
+    b: &mut Builder,
+    p: &Param,
+    a: VName,
+    j: &SubExp,
+    views: &mut Views,
+    pending: &mut Pending,
+) -> R<()> {
+    if let Some(Stm {
+        exp: Exp::Basic(BasicOp::Replicate(shape, x)),
+        ..
+    }) = pending.get(&a)
+    {
+        let exp = match shape.as_slice() {
+            [_] => BasicOp::SubExp(x.clone()),
+            [_, inner @ ..] => BasicOp::Replicate(inner.to_vec(), x.clone()),
+            [] => BasicOp::SubExp(SubExp::Var(a)),
+        };
+        let st = Stm {
+            pat: vec![p.clone()],
+            exp: Exp::Basic(exp),
+            src: SrcInfo::default(),
+        };
+        return emit(b, st, pending);
+    }
+    let (base, is) = match views.0.get(&a) {
+        Some((base, is)) => (*base, [is.clone(), vec![j.clone()]].concat()),
+        None => {
+            if let Some(def) = pending.remove(&a) {
+                emit(b, def, pending)?;
+            }
+            (a, vec![j.clone()])
+        }
+    };
+    if !matches!(p.ty, Type::Prim(_)) {
+        views.0.insert(p.name, (base, is.clone()));
+    }
+    // Emitted only if something reads it other than through the view.
+    pending.insert(p.name, index_stm(p.clone(), base, is));
+    Ok(())
+}
+
+/// `let p = base[is…]`.
+fn index_stm(p: Param, base: VName, is: Vec<SubExp>) -> Stm {
+    Stm {
+        pat: vec![p],
+        exp: Exp::Basic(index(base, is, &[])),
+        src: SrcInfo::default(),
+    }
+}
+
+/// Adds `st`, after the pending statements it reads.
+fn emit(b: &mut Builder, st: Stm, pending: &mut Pending) -> R<()> {
+    let mut needs: Vec<VName> = uses(&st)
+        .into_iter()
+        .filter(|v| pending.contains_key(v))
+        .collect();
+    needs.sort();
+    for v in needs {
+        if let Some(def) = pending.remove(&v) {
+            emit(b, def, pending)?;
+        }
+    }
+    b.add(st);
+    Ok(())
+}
