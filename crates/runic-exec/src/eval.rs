@@ -18,6 +18,8 @@ pub struct Ctx<'p> {
     pub slots: &'p Slots,
     pub funs: &'p HashMap<String, usize>,
     pub plans: &'p Plans,
+    /// Map nests that are matrix products.
+    pub gemm: &'p crate::gemm::Contractions,
     /// Native kernels, compiled on first use.
     pub jit: &'p crate::native::Jit,
     pub interrupt: Option<&'p AtomicBool>,

@@ -46,6 +46,7 @@ fn lambdas(s: &Soac) -> Vec<&Lambda> {
 
 struct Walk<'a> {
     jit: &'a Jit,
+    gemm: &'a crate::gemm::Contractions,
     types: HashMap<VName, Type>,
     entry: String,
     out: Vec<SoacReport>,
@@ -65,6 +66,16 @@ impl Walk<'_> {
     fn body(&mut self, b: &Body, depth: usize, parent_native: bool) {
         for stm in &b.stms {
             match &stm.exp {
+                Exp::Soac(s @ Soac::Map { lam, .. }) if self.gemm.contains(lam) => {
+                    // A matrix product: its inner map and reduce are part of it.
+                    self.out.push(SoacReport {
+                        entry: self.entry.clone(),
+                        depth,
+                        kind: kind(s),
+                        loc: stm.src.loc,
+                        how: "built-in (a matrix product: GEMM)".into(),
+                    });
+                }
                 Exp::Soac(s) => {
                     let route = (depth == 0).then(|| self.route(s));
                     let native = matches!(route, Some(Route::Map(_)));
@@ -116,7 +127,12 @@ impl Walk<'_> {
 }
 
 /// Walk every function (entry points: with their reports), deciding every SOAC's route.
-pub(crate) fn walk(prog: &Prog, jit: &Jit, nested: bool) -> Vec<SoacReport> {
+pub(crate) fn walk(
+    prog: &Prog,
+    jit: &Jit,
+    gemm: &crate::gemm::Contractions,
+    nested: bool,
+) -> Vec<SoacReport> {
     let mut types = HashMap::new();
     for f in &prog.funs {
         for p in &f.params {
@@ -126,6 +142,7 @@ pub(crate) fn walk(prog: &Prog, jit: &Jit, nested: bool) -> Vec<SoacReport> {
     }
     let mut w = Walk {
         jit,
+        gemm,
         types,
         entry: String::new(),
         out: Vec::new(),

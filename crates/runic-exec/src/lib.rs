@@ -14,6 +14,7 @@
 mod error;
 mod eval;
 mod explain;
+mod gemm;
 mod hist;
 mod index;
 mod native;
@@ -43,6 +44,7 @@ pub struct Executor {
     slots: slots::Slots,
     funs: HashMap<String, usize>,
     plans: vector::Plans,
+    gemm: gemm::Contractions,
     jit: Box<native::Jit>,
     interrupt: Option<Arc<AtomicBool>>,
 }
@@ -60,15 +62,17 @@ impl Executor {
             .map(|(k, f)| (f.name.clone(), k))
             .collect();
         let plans = vector::Plans::new(&prog);
+        let gemm = gemm::Contractions::new(&prog);
         let jit: Box<native::Jit> = Box::default();
         // Compile the kernels of the top-level SOACs now: preparing a program includes its
         // native code, so that runs (and their timings) never compile.
-        explain::walk(&prog, &jit, false);
+        explain::walk(&prog, &jit, &gemm, false);
         Executor {
             prog,
             slots,
             funs,
             plans,
+            gemm,
             jit,
             interrupt: None,
         }
@@ -77,7 +81,7 @@ impl Executor {
     /// Every SOAC of every entry point, in program order (nested ones after their
     /// enclosing SOAC), with how it runs: the executor's own decision.
     pub fn explain(&self) -> Vec<SoacReport> {
-        explain::walk(&self.prog, &self.jit, true)
+        explain::walk(&self.prog, &self.jit, &self.gemm, true)
     }
 
     /// A flag that, once set, makes running evaluations stop with the error "interrupted".
@@ -123,6 +127,7 @@ impl Executor {
             slots: &self.slots,
             funs: &self.funs,
             plans: &self.plans,
+            gemm: &self.gemm,
             jit: &self.jit,
             interrupt: self.interrupt.as_deref(),
         };

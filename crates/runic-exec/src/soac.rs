@@ -291,6 +291,11 @@ impl Ctx<'_> {
         self.check_interrupt()?;
         match s {
             Soac::Map { w, lam, arrs } => {
+                if let Some(c) = self.gemm.get(lam) {
+                    if let Some(out) = self.gemm(f, c, par)? {
+                        return Ok(out);
+                    }
+                }
                 let w = self.dim(f, w)?;
                 let arrs = self.arrays(f, arrs, w)?;
                 if par {

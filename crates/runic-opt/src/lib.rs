@@ -6,6 +6,8 @@
 //! - [`acc_to_reduce`] (module `accs`): the adjoint of an array every iteration of a map
 //!   reads, a reduction over the map instead of accumulator updates;
 //! - [`fuse`]: vertical fusion of a map into its only consumer (map, reduce or scan);
+//! - [`split_contractions`] (module `contract`): a dot-product nest apart from the scalar
+//!   code after it, so that the executor can run it as a matrix product;
 //! - [`copies`]: elision of copies made for consuming operations once the original is dead.
 //!
 //! There is no inlining pass: lowering already inlines every call (the language has no
@@ -15,6 +17,7 @@
 //! by name for the command line's `--list-passes` / `--print-ir-after`.
 
 pub mod accs;
+pub mod contract;
 pub mod copies;
 pub mod cse;
 pub mod dce;
@@ -22,6 +25,7 @@ pub mod fuse;
 pub mod simplify;
 
 pub use accs::acc_to_reduce;
+pub use contract::split_contractions;
 pub use copies::elide_copies;
 pub use cse::cse;
 pub use dce::dce;
@@ -50,6 +54,7 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("simplify", simplify),
         ("acc-to-reduce", acc_to_reduce),
         ("fuse", fuse),
+        ("split-contractions", split_contractions),
         ("elide-copies", elide_copies),
     ]
 }

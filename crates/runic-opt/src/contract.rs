@@ -1,0 +1,249 @@
+//! Contractions apart from their epilogues: a map nest whose inner body is a dot product
+//! followed by scalar code,
+//!
+//! ```text
+//! map (\r… -> map (\c… -> f (reduce (+) 0 (map2 (*) r c)) …) …) …
+//! ```
+//!
+//! (a layer `relu (W·x + b)` after fusion), becomes the contraction alone and a map nest
+//! of the scalar code over its result:
+//!
+//! ```text
+//! let C = map (\r… -> map (\c… -> reduce (+) 0 (map2 (*) r c)) …) …
+//! map (\r… crow -> map (\c… z -> f z …) … crow) … C
+//! ```
+//!
+//! so that the executor can run the contraction as a matrix product (GEMM) and the rest as
+//! an elementwise kernel. It runs after fusion, which would otherwise merge them again.
+//! Only the shape is checked here (a dot product: `reduce (+) 0` over products of two
+//! elements); whether the operands suit a GEMM is the executor's decision, and a nest it
+//! does not take costs one extra pass over `C`.
+
+use runic_ir::traverse::{binders, for_each_body_mut, uses, walk_exp_mut, Renamer};
+use runic_ir::*;
+use std::collections::HashSet;
+
+pub fn split_contractions(mut prog: Prog) -> Prog {
+    prog.record_types();
+    let mut ns = std::mem::take(&mut prog.names);
+    for f in &mut prog.funs {
+        for_each_body_mut(&mut f.body, |body| {
+            hoist_dot_nests(body, &mut ns);
+            let mut i = 0;
+            while i < body.stms.len() {
+                match split(&body.stms[i], &mut ns) {
+                    Some((c, rest)) => {
+                        body.stms.splice(i..=i, [c, rest]);
+                        i += 2;
+                    }
+                    None => i += 1,
+                }
+            }
+        });
+    }
+    prog.names = ns;
+    prog
+}
+
+/// The contraction and the epilogue nest replacing `s`, if `s` is a dot-product nest with
+/// an epilogue.
+fn split(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
+    let (
+        Exp::Soac(Soac::Map {
+            w: m,
+            lam: l1,
+            arrs: a1,
+        }),
+        [out],
+    ) = (&s.exp, s.pat.as_slice())
+    else {
+        return None;
+    };
+    let inner = inner_map(&l1.body)?;
+    let Exp::Soac(Soac::Map { w: p, lam: l2, .. }) = &l1.body.stms[inner].exp else {
+        return None;
+    };
+    let r = dot_product(&l2.body)?;
+    let red = l2.body.stms[r].pat[0].clone();
+    // Something after the dot product, and the nest's row is its result.
+    if l2.body.stms.len() == r + 1
+        || l1.body.result != [SubExp::Var(l1.body.stms[inner].pat[0].name)]
+    {
+        return None;
+    }
+    let elem = red.ty.elem()?;
+    let c_ty = Type::Prim(elem).array_of(p.clone()).array_of(m.clone());
+    // The contraction: the nest up to the dot product.
+    let mut contraction = s.clone();
+    let c = ns.fresh_typed("contraction", c_ty.clone());
+    contraction.pat = vec![Param { name: c, ty: c_ty }];
+    {
+        let Exp::Soac(Soac::Map { lam: l1c, .. }) = &mut contraction.exp else {
+            unreachable!()
+        };
+        l1c.id = LamId::fresh();
+        l1c.ret = vec![Type::Prim(elem).array_of(p.clone())];
+        let row = &mut l1c.body.stms[inner];
+        let Exp::Soac(Soac::Map { lam: l2c, .. }) = &mut row.exp else {
+            unreachable!()
+        };
+        l2c.id = LamId::fresh();
+        l2c.body.stms.truncate(r + 1);
+        l2c.body.result = vec![SubExp::Var(red.name)];
+        l2c.ret = vec![Type::Prim(elem)];
+        row.pat[0].ty = Type::Prim(elem).array_of(p.clone());
+    }
+    // The epilogue: a renamed copy of the nest, reading the dot product from C.
+    let mut epilogue = s.clone();
+    walk_exp_mut(&mut Renamer::new(ns), &mut epilogue.exp);
+    let Exp::Soac(Soac::Map { lam: l1e, arrs, .. }) = &mut epilogue.exp else {
+        unreachable!()
+    };
+    arrs.push(c);
+    let crow = ns.fresh_typed("crow", Type::Prim(elem).array_of(p.clone()));
+    l1e.params.push(Param {
+        name: crow,
+        ty: Type::Prim(elem).array_of(p.clone()),
+    });
+    let Exp::Soac(Soac::Map {
+        lam: l2e,
+        arrs: a2e,
+        ..
+    }) = &mut l1e.body.stms[inner].exp
+    else {
+        unreachable!()
+    };
+    a2e.push(crow);
+    // The dot product's variable becomes the parameter that receives it.
+    let dot = l2e.body.stms[r].pat[0].clone();
+    let checks = l2e.body.stms[..r]
+        .iter()
+        .all(|st| matches!(st.exp, Exp::Basic(BasicOp::ShapeCheck { .. })));
+    if !checks {
+        return None;
+    }
+    l2e.body.stms.drain(..=r);
+    l2e.params.push(dot);
+    ns.record_types(&epilogue);
+    let _ = (a1, out);
+    Some((contraction, epilogue))
+}
+
+/// The position of the only map among a body's statements (the others iotas).
+fn inner_map(body: &Body) -> Option<usize> {
+    let mut found = None;
+    for (k, st) in body.stms.iter().enumerate() {
+        match &st.exp {
+            Exp::Basic(BasicOp::Range { .. }) => {}
+            Exp::Soac(Soac::Map { .. }) if found.is_none() && st.pat.len() == 1 => found = Some(k),
+            _ => return None,
+        }
+    }
+    found
+}
+
+/// The position of a body's dot product, `reduce (+) 0` over products of two elements,
+/// after shape checks only.
+fn dot_product(body: &Body) -> Option<usize> {
+    let r = body
+        .stms
+        .iter()
+        .position(|st| !matches!(st.exp, Exp::Basic(BasicOp::ShapeCheck { .. })))?;
+    let st = &body.stms[r];
+    let Exp::Soac(Soac::Reduce {
+        pre: Some(pre),
+        lam,
+        neutral,
+        ..
+    }) = &st.exp
+    else {
+        return None;
+    };
+    let float = matches!(st.pat.as_slice(), [x] if matches!(x.ty, Type::Prim(PrimType::F32 | PrimType::F64)));
+    let zero = matches!(neutral.as_slice(), [SubExp::Const(z)] if *z == Prim::zero(z.ty()));
+    let add = matches!(lam.body.stms.as_slice(), [s] if matches!(s.exp, Exp::Basic(BasicOp::BinOp(BinOp::Add, _, _))));
+    let products = pre.body.stms.iter().all(|s| {
+        matches!(
+            s.exp,
+            Exp::Basic(BasicOp::Index(..)) | Exp::Basic(BasicOp::BinOp(BinOp::Mul, _, _))
+        )
+    }) && pre
+        .body
+        .stms
+        .iter()
+        .filter(|s| matches!(s.exp, Exp::Basic(BasicOp::BinOp(BinOp::Mul, _, _))))
+        .count()
+        == 1;
+    (float && zero && add && products).then_some(r)
+}
+
+/// Map fission for dot-product nests: in `map (\x… -> …; let y = map (\c -> dot …) …; …)`,
+/// a nest `y` that reads only the map's parameters and variables from outside becomes its
+/// own map over the same inputs (`let Y = map (\x… -> y) …`), and the body reads row `Y[i]`
+/// instead. The forward pass that reverse mode recomputes inside an adjoint map is such a
+/// nest (a layer applied to each batch row); on its own it is a matrix product.
+fn hoist_dot_nests(body: &mut Body, ns: &mut NameSource) {
+    let mut i = 0;
+    while i < body.stms.len() {
+        match hoist_one(&mut body.stms[i], ns) {
+            Some(hoisted) => {
+                body.stms.insert(i, hoisted);
+                i += 2;
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// Takes one dot-product nest out of the map `s` (which then reads its rows), if any.
+fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
+    let Exp::Soac(Soac::Map { w, lam, arrs }) = &mut s.exp else {
+        return None;
+    };
+    if lam.body.stms.len() < 2 {
+        return None;
+    }
+    let params: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
+    let local = binders(&lam.body);
+    let k = lam.body.stms.iter().position(|st| {
+        let Exp::Soac(Soac::Map { lam: l2, .. }) = &st.exp else {
+            return false;
+        };
+        st.pat.len() == 1
+            && dot_product(&l2.body).is_some()
+            && uses(st)
+                .iter()
+                .all(|v| params.contains(v) || !local.contains(v) || binders(st).contains(v))
+    })?;
+    let st = lam.body.stms[k].clone();
+    let y = st.pat[0].clone();
+    // The new map: the same inputs, the nest as its body.
+    let mut nest = Lambda::new(
+        lam.params.clone(),
+        Body {
+            stms: vec![st],
+            result: vec![SubExp::Var(y.name)],
+        },
+        vec![y.ty.clone()],
+    );
+    let mut renamer = Renamer::new(ns);
+    runic_ir::traverse::VisitorMut::lambda(&mut renamer, &mut nest);
+    ns.record_types(&nest);
+    let all = y.ty.clone().array_of(w.clone());
+    let ys = ns.fresh_typed("hoisted", all.clone());
+    let hoisted = Stm {
+        pat: vec![Param { name: ys, ty: all }],
+        exp: Exp::Soac(Soac::Map {
+            w: w.clone(),
+            lam: nest,
+            arrs: arrs.clone(),
+        }),
+        src: s.src.clone(),
+    };
+    // The old map reads row i of it in place of the nest.
+    lam.body.stms.remove(k);
+    lam.params.push(y);
+    arrs.push(ys);
+    lam.id = LamId::fresh();
+    Some(hoisted)
+}

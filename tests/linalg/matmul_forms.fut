@@ -1,0 +1,61 @@
+-- Matrix products written the ways users write them. On the ir backend these nests run
+-- as a GEMM (runic dev --backend ir --explain-exec shows "a matrix product"); the
+-- interpreter runs them as written. Expected values from numpy.
+
+def dot [n] (a: [n]f32) (b: [n]f32): f32 = reduce (+) 0 (map2 (*) a b)
+
+-- ==
+-- entry: rows_by_rows
+-- input { [[1.0f32, 2.0f32, 3.0f32], [4.0f32, 5.0f32, 6.0f32], [-1.0f32, 0.5f32, 2.0f32]]
+--         [[1.0f32, 0.0f32, 1.0f32], [2.0f32, 1.0f32, 0.0f32], [0.25f32, -1.0f32, 3.0f32], [1.0f32, 1.0f32, 1.0f32]] }
+-- output { [[4.0f32, 4.0f32, 7.25f32, 6.0f32], [10.0f32, 13.0f32, 14.0f32, 15.0f32], [1.0f32, -1.5f32, 5.25f32, 1.5f32]] }
+-- input { [[1.0f32, 2.0f32, 3.0f32], [4.0f32, 5.0f32, 6.0f32], [-1.0f32, 0.5f32, 2.0f32]] empty([0][3]f32) } output { [empty([0]f32), empty([0]f32), empty([0]f32)] }
+-- input { [[1f32, 2], [3, 4]] [[1f32, 2, 3]] } error: invalid sizes
+
+entry rows_by_rows [m][k][p] (a: [m][k]f32) (b: [p][k]f32): [m][p]f32 =
+  map (\r -> map (\c -> dot r c) b) a
+
+-- ==
+-- entry: by_indices
+-- input { [[1.0f32, 2.0f32, 3.0f32], [4.0f32, 5.0f32, 6.0f32], [-1.0f32, 0.5f32, 2.0f32]]
+--         [[1.0f32, 2.0f32, 0.5f32, -1.0f32], [0.0f32, 1.0f32, 2.0f32, 3.0f32], [1.0f32, 0.0f32, -2.0f32, 0.25f32]] }
+-- output { [[4.0f32, 4.0f32, -1.5f32, 5.75f32], [10.0f32, 13.0f32, 0.0f32, 12.5f32], [1.0f32, -1.5f32, -3.5f32, 3.0f32]] }
+
+entry by_indices [m][k][p] (a: [m][k]f32) (b: [k][p]f32): [m][p]f32 =
+  map (\i -> map (\j -> reduce (+) 0 (map (\l -> a[i, l] * b[l, j]) (iota k))) (iota p)) (iota m)
+
+-- ==
+-- entry: transposed
+-- input { [[1.0f32, 2.0f32, 3.0f32], [4.0f32, 5.0f32, 6.0f32], [-1.0f32, 0.5f32, 2.0f32]]
+--         [[1.0f32, 2.0f32, 0.5f32, -1.0f32], [0.0f32, 1.0f32, 2.0f32, 3.0f32], [1.0f32, 0.0f32, -2.0f32, 0.25f32]] }
+-- output { [[4.0f32, 4.0f32, -1.5f32, 5.75f32], [10.0f32, 13.0f32, 0.0f32, 12.5f32], [1.0f32, -1.5f32, -3.5f32, 3.0f32]] }
+
+entry transposed [m][k][p] (a: [m][k]f32) (b: [k][p]f32): [m][p]f32 =
+  let bt = transpose b in map (\r -> map (\c -> dot r c) bt) a
+
+-- ==
+-- entry: transposed_f64
+-- input { [[1.0f64, 2.0f64, 3.0f64], [4.0f64, 5.0f64, 6.0f64], [-1.0f64, 0.5f64, 2.0f64]]
+--         [[1.0f64, 2.0f64, 0.5f64, -1.0f64], [0.0f64, 1.0f64, 2.0f64, 3.0f64], [1.0f64, 0.0f64, -2.0f64, 0.25f64]] }
+-- output { [[4.0f64, 4.0f64, -1.5f64, 5.75f64], [10.0f64, 13.0f64, 0.0f64, 12.5f64], [1.0f64, -1.5f64, -3.5f64, 3.0f64]] }
+
+entry transposed_f64 [m][k][p] (a: [m][k]f64) (b: [k][p]f64): [m][p]f64 =
+  map (\i -> map (\j -> f64.sum (map (\l -> a[i, l] * b[l, j]) (iota k))) (iota p)) (iota m)
+
+-- ==
+-- entry: layer
+-- input { [[1.0f32, 2.0f32, 3.0f32], [4.0f32, 5.0f32, 6.0f32], [-1.0f32, 0.5f32, 2.0f32]]
+--         [[1.0f32, 0.0f32, 1.0f32], [2.0f32, 1.0f32, 0.0f32], [0.25f32, -1.0f32, 3.0f32], [1.0f32, 1.0f32, 1.0f32]]
+--         [0.5f32, -20.0f32, 1.0f32, 0.0f32] }
+-- output { [[4.5f32, 0.0f32, 8.25f32, 6.0f32], [10.5f32, 0.0f32, 15.0f32, 15.0f32], [1.5f32, 0.0f32, 6.25f32, 1.5f32]] }
+
+entry layer [m][k][p] (x: [m][k]f32) (w: [p][k]f32) (bias: [p]f32): [m][p]f32 =
+  map (\r -> map2 (\c b -> f32.max 0 (dot r c + b)) w bias) x
+
+-- ==
+-- entry: unsized
+-- input { [[1f32, 2], [3, 4]] [[1f32, 1], [0, 1], [2, 0]] } output { [[3f32, 2, 2], [7f32, 4, 6]] }
+-- input { [[1f32, 2], [3, 4]] [[1f32, 2, 3]] } error: matmul_forms.fut:5:.*shape \[3\] cannot match shape of type "\[2\]f32"
+
+entry unsized (a: [][]f32) (b: [][]f32) =
+  map (\r -> map (\c -> dot r c) b) a
