@@ -59,3 +59,13 @@ entry layer [m][k][p] (x: [m][k]f32) (w: [p][k]f32) (bias: [p]f32): [m][p]f32 =
 
 entry unsized (a: [][]f32) (b: [][]f32) =
   map (\r -> map (\c -> dot r c) b) a
+
+-- ==
+-- entry: transpose_inside
+-- input { [[1.0f32, 2.0f32, 3.0f32], [4.0f32, 5.0f32, 6.0f32], [-1.0f32, 0.5f32, 2.0f32]]
+--         [[1.0f32, 2.0f32, 0.5f32, -1.0f32], [0.0f32, 1.0f32, 2.0f32, 3.0f32], [1.0f32, 0.0f32, -2.0f32, 0.25f32]] }
+-- output { [[4.0f32, 4.0f32, -1.5f32, 5.75f32], [10.0f32, 13.0f32, 0.0f32, 12.5f32], [1.0f32, -1.5f32, -3.5f32, 3.0f32]] }
+
+-- The transposition is invariant: pass `hoist` moves it out of the map.
+entry transpose_inside [m][k][p] (a: [m][k]f32) (b: [k][p]f32): [m][p]f32 =
+  map (\r -> map (\c -> dot r c) (transpose b)) a

@@ -5,6 +5,7 @@
 //! - [`dce`]: dead-code elimination (operations that may fail are kept);
 //! - [`acc_to_reduce`] (module `accs`): the adjoint of an array every iteration of a map
 //!   reads, a reduction over the map instead of accumulator updates;
+//! - [`hoist`]: invariant statements out of map lambdas;
 //! - [`fuse`]: vertical fusion of a map into its only consumer (map, reduce or scan);
 //! - [`split_contractions`] (module `contract`): a dot-product nest apart from the scalar
 //!   code after it, so that the executor can run it as a matrix product;
@@ -22,6 +23,7 @@ pub mod copies;
 pub mod cse;
 pub mod dce;
 pub mod fuse;
+pub mod hoist;
 pub mod simplify;
 
 pub use accs::acc_to_reduce;
@@ -30,6 +32,7 @@ pub use copies::elide_copies;
 pub use cse::cse;
 pub use dce::dce;
 pub use fuse::fuse;
+pub use hoist::hoist;
 use runic_ir::Prog;
 pub use simplify::copy_prop;
 
@@ -53,6 +56,7 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("dce", dce),
         ("simplify", simplify),
         ("acc-to-reduce", acc_to_reduce),
+        ("hoist", hoist),
         ("fuse", fuse),
         ("split-contractions", split_contractions),
         ("elide-copies", elide_copies),
