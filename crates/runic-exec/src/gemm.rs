@@ -34,11 +34,25 @@ enum Ix {
     L,
 }
 
-/// An operand: element `[subs[0], subs[1]]` of the two-dimensional array `arr`.
+/// One subscript of an operand: one of the contraction's indices, or a value fixed for the
+/// whole nest (a loop counter, a constant).
+#[derive(Clone, Debug)]
+enum Sub {
+    Ix(Ix),
+    At(SubExp),
+}
+
+/// An operand: element `arr[subs…]`, where exactly two subscripts are indices.
 #[derive(Clone, Debug)]
 struct Operand {
     arr: VName,
-    subs: [Ix; 2],
+    subs: Vec<Sub>,
+}
+
+impl Operand {
+    fn has(&self, x: Ix) -> bool {
+        self.subs.iter().any(|s| matches!(s, Sub::Ix(y) if *y == x))
+    }
 }
 
 /// A recognised nest: `C[i, j] = Σ_l a(i, l) · b(l, j)` for `i < m`, `j < p`, `l < k`.
@@ -144,9 +158,10 @@ fn iotas(body: &Body) -> HashMap<VName, SubExp> {
 #[derive(Clone, Debug)]
 enum Sym {
     Index(Ix),
-    /// Row `[ix, :]` of a two-dimensional array.
-    Row(VName, Ix),
-    Elem(Operand),
+    /// `arr[subs…]`: an element, or a row when `arr` has more dimensions.
+    Part(Operand),
+    /// A value the recogniser does not follow: reading it rejects the nest.
+    Opaque,
 }
 
 /// The contraction that `map w lam arrs` (binding `pat`) computes, if it is one.
@@ -163,25 +178,18 @@ fn recognise(
         _ => return None,
     };
     let mut env: HashMap<VName, Sym> = HashMap::new();
-    bind_params(&mut env, iotas, m, Ix::I, l1, a1)?;
-    // The outer body: one map (iotas aside), whose result is the row.
-    let (s2, p, l2, a2) = only_soac(&l1.body)?;
-    let Exp::Soac(Soac::Map { .. }) = &s2.exp else {
-        return None;
-    };
-    bind_params(&mut env, iotas, p, Ix::J, l2, a2)?;
-    // The inner body: shape checks of rows, and one reduce (+) 0 with a pre-lambda.
     let mut checks = Vec::new();
+    bind_params(&mut env, iotas, m, Ix::I, l1, a1);
+    // The outer body: reads of rows, then one map whose result is the row.
+    let (s2, p, l2, a2) = only_soac(&l1.body, &mut env, iotas, &mut checks)?;
+    if l1.body.result != [SubExp::Var(s2.pat[0].name)] {
+        return None;
+    }
+    bind_params(&mut env, iotas, p, Ix::J, l2, a2);
+    // The inner body: reads and shape checks, and one reduce (+) 0 with a pre-lambda.
     let mut red = None;
     for st in &l2.body.stms {
         match &st.exp {
-            Exp::Basic(BasicOp::Range { .. }) if iotas.contains_key(&st.pat[0].name) => {}
-            Exp::Basic(BasicOp::ShapeCheck { arr, shape, .. }) => {
-                let (Some(Sym::Row(x, _)), [d]) = (env.get(arr), shape.as_slice()) else {
-                    return None;
-                };
-                checks.push((*x, 1, d.clone()));
-            }
             Exp::Soac(Soac::Reduce {
                 w,
                 arrs,
@@ -196,42 +204,27 @@ fn recognise(
                 }
                 red = Some((st.pat[0].name, w, arrs, pre));
             }
-            _ => return None,
+            _ => plain_stm(st, &mut env, iotas, &mut checks)?,
         }
     }
     let (r, k, a3, pre) = red?;
-    if l2.body.result != [SubExp::Var(r)] || l1.body.result != [SubExp::Var(s2.pat[0].name)] {
+    if l2.body.result != [SubExp::Var(r)] {
         return None;
     }
     // The pre-lambda: element reads, then one multiplication.
-    for (q, a) in pre.params.iter().zip(a3) {
-        let sym = if iotas.get(a) == Some(k) {
-            Sym::Index(Ix::L)
-        } else if let Some(Sym::Row(x, s)) = env.get(a) {
-            Sym::Elem(Operand {
-                arr: *x,
-                subs: [*s, Ix::L],
-            })
-        } else {
-            return None;
-        };
-        env.insert(q.name, sym);
-    }
+    bind_params(&mut env, iotas, k, Ix::L, pre, a3);
     let mut product = None;
     for st in &pre.body.stms {
-        let [x] = st.pat.as_slice() else { return None };
         match &st.exp {
-            Exp::Basic(BasicOp::Index(base, idx)) => {
-                let sym = element_read(&env, *base, idx)?;
-                env.insert(x.name, sym);
-            }
-            Exp::Basic(BasicOp::BinOp(BinOp::Mul, SubExp::Var(u), SubExp::Var(v))) => {
-                let (Some(Sym::Elem(a)), Some(Sym::Elem(b))) = (env.get(u), env.get(v)) else {
+            Exp::Basic(BasicOp::BinOp(BinOp::Mul, SubExp::Var(u), SubExp::Var(v)))
+                if product.is_none() =>
+            {
+                let (Some(Sym::Part(a)), Some(Sym::Part(b))) = (env.get(u), env.get(v)) else {
                     return None;
                 };
-                product = Some((x.name, a.clone(), b.clone()));
+                product = Some((st.pat[0].name, a.clone(), b.clone()));
             }
-            _ => return None,
+            _ => plain_stm(st, &mut env, iotas, &mut checks)?,
         }
     }
     let (x, a, b) = product?;
@@ -250,8 +243,8 @@ fn recognise(
     })
 }
 
-/// Binds the parameters of a map's lambda over index `ix`: iotas are the index, rows of
-/// free two-dimensional arrays are rows at the index.
+/// Binds the parameters of a map's lambda over index `ix`: iotas are the index, other
+/// parameters rows (or elements) of their arrays at the index.
 fn bind_params(
     env: &mut HashMap<VName, Sym>,
     iotas: &HashMap<VName, SubExp>,
@@ -259,65 +252,105 @@ fn bind_params(
     ix: Ix,
     lam: &Lambda,
     arrs: &[VName],
-) -> Option<()> {
+) {
     for (q, a) in lam.params.iter().zip(arrs) {
         let sym = if iotas.get(a) == Some(w) {
             Sym::Index(ix)
-        } else if q.ty.rank() == 1 && !env.contains_key(a) {
-            Sym::Row(*a, ix)
         } else {
-            // Anything else must go unused (reads of unknown variables fail later).
-            continue;
+            match env.get(a) {
+                None => Sym::Part(Operand {
+                    arr: *a,
+                    subs: vec![Sub::Ix(ix)],
+                }),
+                Some(Sym::Part(o)) => {
+                    let mut o = o.clone();
+                    o.subs.push(Sub::Ix(ix));
+                    Sym::Part(o)
+                }
+                Some(_) => Sym::Opaque,
+            }
         };
         env.insert(q.name, sym);
+    }
+}
+
+/// A statement of the nest other than its maps and reduce: an iota, a read (`x[…]` with
+/// the indices or fixed values), or a shape check of a row.
+fn plain_stm(
+    st: &Stm,
+    env: &mut HashMap<VName, Sym>,
+    iotas: &HashMap<VName, SubExp>,
+    checks: &mut Vec<(VName, usize, SubExp)>,
+) -> Option<()> {
+    match &st.exp {
+        Exp::Basic(BasicOp::Range { .. }) if iotas.contains_key(&st.pat[0].name) => {
+            env.insert(st.pat[0].name, Sym::Opaque);
+        }
+        Exp::Basic(BasicOp::ShapeCheck { arr, shape, .. }) => {
+            let (Some(Sym::Part(o)), [d]) = (env.get(arr), shape.as_slice()) else {
+                return None;
+            };
+            checks.push((o.arr, o.subs.len(), d.clone()));
+        }
+        Exp::Basic(BasicOp::Index(base, idx)) => {
+            let mut o = match env.get(base) {
+                None => Operand {
+                    arr: *base,
+                    subs: Vec::new(),
+                },
+                Some(Sym::Part(o)) => o.clone(),
+                Some(_) => return None,
+            };
+            for d in idx {
+                let DimIndex::Fix(s) = d else { return None };
+                o.subs.push(match s {
+                    SubExp::Var(v) => match env.get(v) {
+                        Some(Sym::Index(i)) => Sub::Ix(*i),
+                        None => Sub::At(s.clone()),
+                        Some(_) => return None,
+                    },
+                    c => Sub::At(c.clone()),
+                });
+            }
+            env.insert(st.pat[0].name, Sym::Part(o));
+        }
+        _ => return None,
     }
     Some(())
 }
 
-/// The only SOAC statement of a body whose other statements are iotas, with its width,
-/// lambda and inputs.
-fn only_soac(body: &Body) -> Option<(&Stm, &SubExp, &Lambda, &[VName])> {
+/// The only map of the outer body, after its plain statements, with its width, lambda
+/// and inputs.
+fn only_soac<'b>(
+    body: &'b Body,
+    env: &mut HashMap<VName, Sym>,
+    iotas: &HashMap<VName, SubExp>,
+    checks: &mut Vec<(VName, usize, SubExp)>,
+) -> Option<(&'b Stm, &'b SubExp, &'b Lambda, &'b [VName])> {
     let mut found = None;
     for st in &body.stms {
         match &st.exp {
-            Exp::Basic(BasicOp::Range { .. }) => {}
             Exp::Soac(Soac::Map { w, lam, arrs }) if found.is_none() && st.pat.len() == 1 => {
                 found = Some((st, w, lam, arrs.as_slice()))
             }
+            _ if found.is_none() => plain_stm(st, env, iotas, checks)?,
             _ => return None,
         }
     }
     found
 }
 
-/// `base[idx]` as an element of a contraction operand.
-fn element_read(env: &HashMap<VName, Sym>, base: VName, idx: &[DimIndex]) -> Option<Sym> {
-    let ix = |d: &DimIndex| match d {
-        DimIndex::Fix(SubExp::Var(v)) => match env.get(v) {
-            Some(Sym::Index(i)) => Some(*i),
-            _ => None,
-        },
-        _ => None,
-    };
-    match (env.get(&base), idx) {
-        (None, [d0, d1]) => Some(Sym::Elem(Operand {
-            arr: base,
-            subs: [ix(d0)?, ix(d1)?],
-        })),
-        (Some(Sym::Row(x, s)), [d]) => Some(Sym::Elem(Operand {
-            arr: *x,
-            subs: [*s, ix(d)?],
-        })),
-        _ => None,
-    }
-}
-
-/// `(A, B)` with A subscripted by {I, L} and B by {L, J} (multiplication commutes).
+/// `(A, B)` with A subscripted by I and L and B by L and J (multiplication commutes),
+/// each by exactly two indices.
 fn order_operands(a: Operand, b: Operand) -> Option<(Operand, Operand)> {
-    let has = |o: &Operand, x: Ix, y: Ix| o.subs.contains(&x) && o.subs.contains(&y) && x != y;
-    if has(&a, Ix::I, Ix::L) && has(&b, Ix::L, Ix::J) {
+    let two = |o: &Operand| o.subs.iter().filter(|s| matches!(s, Sub::Ix(_))).count() == 2;
+    if !two(&a) || !two(&b) {
+        return None;
+    }
+    let is = |o: &Operand, x: Ix, y: Ix| o.has(x) && o.has(y);
+    if is(&a, Ix::I, Ix::L) && is(&b, Ix::L, Ix::J) {
         Some((a, b))
-    } else if has(&b, Ix::I, Ix::L) && has(&a, Ix::L, Ix::J) {
+    } else if is(&b, Ix::I, Ix::L) && is(&a, Ix::L, Ix::J) {
         Some((b, a))
     } else {
         None
@@ -366,27 +399,21 @@ impl Ctx<'_> {
             }
         }
         let (Some(a), Some(b)) = (
-            self.operand(f, &c.a, m, p, k)?,
-            self.operand(f, &c.b, m, p, k)?,
+            self.operand(f, &c.a, [m, p, k])?,
+            self.operand(f, &c.b, [m, p, k])?,
         ) else {
             return Ok(None);
         };
-        let strides = |o: &Operand, arr: &Array, x: Ix| -> isize {
-            if o.subs[0] == x {
-                arr.shape[1] as isize
-            } else {
-                1
-            }
-        };
-        let (rsa, csa) = (strides(&c.a, &a, Ix::I), strides(&c.a, &a, Ix::L));
-        let (rsb, csb) = (strides(&c.b, &b, Ix::L), strides(&c.b, &b, Ix::J));
+        let (rsa, csa) = (a.stride(Ix::I), a.stride(Ix::L));
+        let (rsb, csb) = (b.stride(Ix::L), b.stride(Ix::J));
         let threads = if par { rayon::current_num_threads() } else { 1 };
-        let data = match (c.elem, &a.data, &b.data) {
+        let data = match (c.elem, &a.arr.data, &b.arr.data) {
             (PrimType::F32, Buffer::F32(x), Buffer::F32(y)) => {
                 let mut out = vec![0f32; m * p];
                 let run = |mm, kk, pp, a: *const f32, b: *const f32, c: *mut f32, rsc| unsafe {
                     matrixmultiply::sgemm(mm, kk, pp, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1)
                 };
+                let (x, y) = (&x[a.offset..], &y[b.offset..]);
                 blocks(m, p, k, threads, (rsa, csb), x, y, &mut out, run);
                 Buffer::F32(out)
             }
@@ -395,6 +422,7 @@ impl Ctx<'_> {
                 let run = |mm, kk, pp, a: *const f64, b: *const f64, c: *mut f64, rsc| unsafe {
                     matrixmultiply::dgemm(mm, kk, pp, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1)
                 };
+                let (x, y) = (&x[a.offset..], &y[b.offset..]);
                 blocks(m, p, k, threads, (rsa, csb), x, y, &mut out, run);
                 Buffer::F64(out)
             }
@@ -403,28 +431,53 @@ impl Ctx<'_> {
         Ok(Some(vec![arr(vec![m, p], data)]))
     }
 
-    /// The array of an operand, if its shape matches the sizes of its subscripts.
-    fn operand(
-        &self,
-        f: &Frame,
-        o: &Operand,
-        m: usize,
-        p: usize,
-        k: usize,
-    ) -> R<Option<Arc<Array>>> {
+    /// An operand's array, where its element `(0, 0)` is and how far its indices step,
+    /// if its shape fits the sizes `[m, p, k]` and its fixed subscripts are in bounds.
+    fn operand(&self, f: &Frame, o: &Operand, sizes: [usize; 3]) -> R<Option<Placed>> {
         let Val::Arr(a) = self.get(f, o.arr)? else {
             return Ok(None);
         };
-        let want = |x: Ix| match x {
-            Ix::I => m,
-            Ix::J => p,
-            Ix::L => k,
-        };
-        let fits = a.shape.len() == 2
-            && a.shape[0] == want(o.subs[0])
-            && a.shape[1] == want(o.subs[1])
-            && a.data.len() == a.shape[0] * a.shape[1];
-        Ok(fits.then(|| a.clone()))
+        if a.shape.len() != o.subs.len() || a.data.len() != a.shape.iter().product::<usize>() {
+            return Ok(None);
+        }
+        let mut offset = 0;
+        let mut strides = [0isize; 3];
+        let mut step = 1usize;
+        for (d, s) in o.subs.iter().enumerate().rev() {
+            let n = a.shape[d];
+            match s {
+                Sub::Ix(x) => {
+                    if n != sizes[*x as usize] {
+                        return Ok(None);
+                    }
+                    strides[*x as usize] = step as isize;
+                }
+                Sub::At(v) => match usize::try_from(self.sub(f, v)?.i64()?) {
+                    Ok(i) if i < n => offset += i * step,
+                    _ => return Ok(None),
+                },
+            }
+            step *= n;
+        }
+        Ok(Some(Placed {
+            arr: a.clone(),
+            offset,
+            strides,
+        }))
+    }
+}
+
+/// An operand at run time.
+struct Placed {
+    arr: Arc<Array>,
+    offset: usize,
+    /// The step of each index (`Ix as usize`) in elements.
+    strides: [isize; 3],
+}
+
+impl Placed {
+    fn stride(&self, x: Ix) -> isize {
+        self.strides[x as usize]
     }
 }
 

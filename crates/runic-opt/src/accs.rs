@@ -193,8 +193,10 @@ fn rewrite_with_acc(
     let mut sources = Vec::new();
     for u in &updates {
         let rank = ns.type_of(u.v)?.rank();
-        let src = if rank == 1 || params.contains_key(&u.v) {
+        let src = if params.contains_key(&u.v) {
             Source::Stacked(u.v)
+        } else if rank == 1 {
+            scalar_map_source(&rest, u.v).unwrap_or(Source::Stacked(u.v))
         } else {
             split_inner_map(&mut rest, u.v, ns)?
         };
@@ -399,6 +401,8 @@ enum Source {
         inner: Vec<Stm>,
         /// Which result of the inner map is the row.
         out: usize,
+        /// Whether `inner` builds all of `V_b` (a vector), not row `j` of it.
+        whole: bool,
         /// Parameters of the outer map's lambda that `inner` reads → the map's inputs.
         rows: HashMap<VName, VName>,
         level: HashMap<VName, VName>,
@@ -531,6 +535,7 @@ fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Sou
     Some(Source::Inner {
         inner,
         out,
+        whole: false,
         rows,
         level,
     })
@@ -609,7 +614,7 @@ fn index(a: VName, outer: Vec<SubExp>, idx: &[SubExp]) -> BasicOp {
 
 /// `V_b[idx]` for one update at iteration `it`.
 fn element(b: &mut Builder, sum: &Sum, src: &Source, it: &SubExp, idx: &[SubExp]) -> R<SubExp> {
-    let (inner, out, rows, level) = match src {
+    let (inner, out, whole, rows, level) = match src {
         Source::Stacked(v) => {
             let arr = sum.stacked[v];
             return b.let_basic("elem", index(arr, vec![it.clone()], idx));
@@ -617,11 +622,16 @@ fn element(b: &mut Builder, sum: &Sum, src: &Source, it: &SubExp, idx: &[SubExp]
         Source::Inner {
             inner,
             out,
+            whole,
             rows,
             level,
-        } => (inner, *out, rows, level),
+        } => (inner, *out, *whole, rows, level),
     };
-    let (j, k) = (&idx[0], &idx[1..]);
+    let (j, k) = if whole {
+        (&idx[0], idx)
+    } else {
+        (&idx[0], &idx[1..])
+    };
     // A renamed copy of the inner map (and its replicates).
     let mut copy = Body {
         stms: inner.clone(),
@@ -803,4 +813,44 @@ fn emit(b: &mut Builder, st: Stm, pending: &mut Pending) -> R<()> {
     }
     b.add(st);
     Ok(())
+}
+
+/// For a vector `V` built by a map of scalar code in the map's body (reading its
+/// parameters, replicates and outside values): element `k` of `V_b` is that code inlined
+/// at `k`, so `V` need not be stored per iteration. The map stays where it is (it may have
+/// other results; dead-code elimination drops it otherwise).
+fn scalar_map_source(rest: &Body, v: VName) -> Option<Source> {
+    let d = rest
+        .stms
+        .iter()
+        .position(|s| s.pat.iter().any(|p| p.name == v))?;
+    let st = &rest.stms[d];
+    let Exp::Soac(Soac::Map { lam, arrs, .. }) = &st.exp else {
+        return None;
+    };
+    let scalar_code = lam.body.stms.iter().all(|s| {
+        matches!(s.exp, Exp::Basic(_)) && s.pat.iter().all(|p| matches!(p.ty, Type::Prim(_)))
+    });
+    if !scalar_code {
+        return None;
+    }
+    let out = st.pat.iter().position(|p| p.name == v)?;
+    // The replicates among the inputs come along (read at one index, they are a value).
+    let mut inner: Vec<Stm> = rest.stms[..d]
+        .iter()
+        .filter(|s| {
+            matches!(s.exp, Exp::Basic(BasicOp::Replicate(..)))
+                && s.pat.len() == 1
+                && arrs.contains(&s.pat[0].name)
+        })
+        .cloned()
+        .collect();
+    inner.push(st.clone());
+    Some(Source::Inner {
+        inner,
+        out,
+        whole: true,
+        rows: HashMap::new(),
+        level: HashMap::new(),
+    })
 }

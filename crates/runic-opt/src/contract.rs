@@ -188,7 +188,7 @@ fn hoist_dot_nests(body: &mut Body, ns: &mut NameSource) {
         match hoist_one(&mut body.stms[i], ns) {
             Some(hoisted) => {
                 body.stms.insert(i, hoisted);
-                i += 2;
+                i += 1; // the map may hold another nest: look at it again
             }
             None => i += 1,
         }
@@ -205,23 +205,47 @@ fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
     }
     let params: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
     let local = binders(&lam.body);
+    // Reads of a parameter (`x[i]`, a row of the iteration's input) go along as copies.
+    let reads: Vec<&Stm> = lam
+        .body
+        .stms
+        .iter()
+        .filter(|st| {
+            matches!(&st.exp, Exp::Basic(BasicOp::Index(a, _)) if params.contains(a))
+                && uses(*st)
+                    .iter()
+                    .all(|v| params.contains(v) || !local.contains(v))
+        })
+        .collect();
+    let read_names: HashSet<VName> = reads.iter().flat_map(|st| binders(*st)).collect();
     let k = lam.body.stms.iter().position(|st| {
         let Exp::Soac(Soac::Map { lam: l2, .. }) = &st.exp else {
             return false;
         };
+        let own = binders(st);
         st.pat.len() == 1
             && dot_product(&l2.body).is_some()
-            && uses(st)
-                .iter()
-                .all(|v| params.contains(v) || !local.contains(v) || binders(st).contains(v))
+            && uses(st).iter().all(|v| {
+                params.contains(v)
+                    || read_names.contains(v)
+                    || !local.contains(v)
+                    || own.contains(v)
+            })
     })?;
     let st = lam.body.stms[k].clone();
     let y = st.pat[0].clone();
-    // The new map: the same inputs, the nest as its body.
+    let needed = uses(&st);
+    let mut stms: Vec<Stm> = reads
+        .into_iter()
+        .filter(|r| r.pat.iter().any(|p| needed.contains(&p.name)))
+        .cloned()
+        .collect();
+    stms.push(st);
+    // The new map: the same inputs, the nest (after its reads) as its body.
     let mut nest = Lambda::new(
         lam.params.clone(),
         Body {
-            stms: vec![st],
+            stms,
             result: vec![SubExp::Var(y.name)],
         },
         vec![y.ty.clone()],
