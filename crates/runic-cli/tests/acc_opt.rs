@@ -70,3 +70,44 @@ fn rnn_weight_adjoints_are_sums_over_rows() {
         assert!(!e.contains("map("), "no map per element:\n{e}");
     }
 }
+
+/// `runic dev --backend ir --explain-exec FILE`.
+fn explain(file: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new(env!("CARGO_BIN_EXE_runic"))
+        .args(["dev", "--backend", "ir", "--explain-exec", file])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn gemms(text: &str) -> usize {
+    text.matches("a matrix product: GEMM").count()
+}
+
+/// Every product of the MLP's gradient is a GEMM: the two forward layers (also recomputed
+/// inside the adjoint map, hoisted out of it), the two weight adjoints (acc-to-reduce),
+/// and the hidden layer's adjoint `δ·W₂` (after fission of the adjoint map).
+#[test]
+fn mlp_gradient_products_run_as_gemm() {
+    let text = explain("tests/linalg/mlp_grad.fut");
+    assert_eq!(gemms(&text), 6, "{text}");
+}
+
+/// The recurrent cell's gradient: forward products in both sweeps and the weight
+/// adjoints inside the reverse loop.
+#[test]
+fn rnn_gradient_products_run_as_gemm() {
+    let text = explain("tests/ad_rules/rnn_weights.fut");
+    assert!(gemms(&text) >= 8, "{text}");
+}
+
+/// Matrix products as users write them (rows by rows, by indices, transposed operands,
+/// a transpose inside the map, a layer with an epilogue).
+#[test]
+fn user_products_run_as_gemm() {
+    let text = explain("tests/linalg/matmul_forms.fut");
+    assert_eq!(gemms(&text), 7, "{text}");
+}

@@ -185,6 +185,11 @@ fn dot_product(body: &Body) -> Option<usize> {
 fn hoist_dot_nests(body: &mut Body, ns: &mut NameSource) {
     let mut i = 0;
     while i < body.stms.len() {
+        if let Some((first, rest)) = split_before_dot_nest(&body.stms[i], ns) {
+            // The nest now starts a map of its own, and can be hoisted from it.
+            body.stms.splice(i..=i, [first, rest]);
+            continue;
+        }
         match hoist_one(&mut body.stms[i], ns) {
             Some(hoisted) => {
                 body.stms.insert(i, hoisted);
@@ -195,10 +200,25 @@ fn hoist_dot_nests(body: &mut Body, ns: &mut NameSource) {
     }
 }
 
-/// Takes one dot-product nest out of the map `s` (which then reads its rows), if any.
+/// Takes one dot-product nest out of the map `s` (which then reads its rows), if any; `s`
+/// may also be a reduce or scan with a per-element lambda.
 fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
-    let Exp::Soac(Soac::Map { w, lam, arrs }) = &mut s.exp else {
-        return None;
+    // A map's lambda, or the per-element lambda of a reduce or scan (fused map).
+    let (w, lam, arrs) = match &mut s.exp {
+        Exp::Soac(Soac::Map { w, lam, arrs }) => (w, lam, arrs),
+        Exp::Soac(Soac::Reduce {
+            w,
+            pre: Some(lam),
+            arrs,
+            ..
+        })
+        | Exp::Soac(Soac::Scan {
+            w,
+            pre: Some(lam),
+            arrs,
+            ..
+        }) => (w, lam, arrs),
+        _ => return None,
     };
     if lam.body.stms.len() < 2 {
         return None;
@@ -270,4 +290,118 @@ fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
     arrs.push(ys);
     lam.id = LamId::fresh();
     Some(hoisted)
+}
+
+/// Map fission before a dot-product nest that reads values computed earlier in the map's
+/// body: `map (\x -> s₁…; nest; s₂…)` becomes `let (L…) = map (\x -> s₁…; L…)` and
+/// `map (\x l… -> nest; s₂…)`, where `L` are the values of `s₁…` that the rest reads (now
+/// stored per iteration). The nest then reads only parameters, so [`hoist_one`] can take
+/// it out as a matrix product.
+fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
+    let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
+        return None;
+    };
+    let params: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
+    let k = lam.body.stms.iter().position(|st| {
+        let Exp::Soac(Soac::Map { lam: l2, .. }) = &st.exp else {
+            return false;
+        };
+        st.pat.len() == 1 && dot_product(&l2.body).is_some()
+    })?;
+    let before = &lam.body.stms[..k];
+    let defined: HashSet<VName> = before.iter().flat_map(binders).collect();
+    // Only worth it when the nest reads something computed before it (other than row
+    // reads of parameters, which `hoist_one` copies, and iotas).
+    let computed = |v: &VName| {
+        before.iter().any(|st| {
+            st.pat.iter().any(|p| p.name == *v)
+                && !matches!(&st.exp, Exp::Basic(BasicOp::Index(a, _)) if params.contains(a))
+                && !matches!(st.exp, Exp::Basic(BasicOp::Range { .. }))
+        })
+    };
+    if k == 0 || !uses(&lam.body.stms[k]).iter().any(computed) {
+        return None;
+    }
+    // The values the rest of the body reads from the first part.
+    let after = Body {
+        stms: lam.body.stms[k..].to_vec(),
+        result: lam.body.result.clone(),
+    };
+    let mut carried: Vec<VName> = uses(&after)
+        .into_iter()
+        .filter(|v| defined.contains(v))
+        .collect();
+    carried.sort();
+    let mut types = Vec::new();
+    for v in &carried {
+        let t = ns.type_of(*v)?.clone();
+        // Accumulators cannot be stored, and sizes must be known outside the map.
+        if matches!(t, Type::Acc { .. })
+            || uses(&t)
+                .iter()
+                .any(|x| defined.contains(x) || params.contains(x))
+        {
+            return None;
+        }
+        types.push(t);
+    }
+    let first_lam = Lambda::new(
+        lam.params.clone(),
+        Body {
+            stms: before.to_vec(),
+            result: carried.iter().map(|v| SubExp::Var(*v)).collect(),
+        },
+        types.clone(),
+    );
+    let mut first_lam = first_lam;
+    walk_lambda_renamed(&mut first_lam, ns);
+    let stored: Vec<Param> = carried
+        .iter()
+        .zip(&types)
+        .map(|(_, t)| {
+            let ty = t.clone().array_of(w.clone());
+            Param {
+                name: ns.fresh_typed("stored", ty.clone()),
+                ty,
+            }
+        })
+        .collect();
+    let first = Stm {
+        pat: stored.clone(),
+        exp: Exp::Soac(Soac::Map {
+            w: w.clone(),
+            lam: first_lam,
+            arrs: arrs.clone(),
+        }),
+        src: s.src.clone(),
+    };
+    // The rest: the carried values become parameters (same names: they are no longer
+    // bound in this lambda's body).
+    let mut rest_lam = lam.clone();
+    rest_lam.id = LamId::fresh();
+    rest_lam.body = after;
+    for (v, t) in carried.iter().zip(&types) {
+        rest_lam.params.push(Param {
+            name: *v,
+            ty: t.clone(),
+        });
+    }
+    let mut rest_arrs = arrs.clone();
+    rest_arrs.extend(stored.iter().map(|p| p.name));
+    let rest = Stm {
+        pat: s.pat.clone(),
+        exp: Exp::Soac(Soac::Map {
+            w: w.clone(),
+            lam: rest_lam,
+            arrs: rest_arrs,
+        }),
+        src: s.src.clone(),
+    };
+    Some((first, rest))
+}
+
+/// Gives a lambda built from copied statements fresh binders (and a fresh id).
+fn walk_lambda_renamed(lam: &mut Lambda, ns: &mut NameSource) {
+    runic_ir::traverse::VisitorMut::lambda(&mut Renamer::new(ns), lam);
+    ns.record_types(&*lam);
 }
