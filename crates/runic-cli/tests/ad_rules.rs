@@ -53,9 +53,15 @@ fn reduce_mul_counts_zeros() {
         0,
         "no exclusive scans of the general rule"
     );
-    // The primal, the product of the non-zeros and the number of zeros.
+    // The primal, the product of the non-zeros and the number of zeros, all three in the
+    // forward sweep (before the cotangent is seeded).
     assert_eq!(count(&ir, "reduce"), 3);
     assert!(ir.contains("{nz_"));
+    let seeded = ir.find(" = map(").expect("the return sweep's map");
+    assert!(
+        ir.rfind("{nz_").unwrap() < seeded,
+        "saved by the forward sweep"
+    );
 }
 
 #[test]
@@ -63,7 +69,17 @@ fn reduce_min_finds_the_first_argmin() {
     let ir = after_ad("reduce_min");
     insta::assert_snapshot!(ir);
     assert_eq!(count(&ir, "scan"), 0);
-    assert!(ir.contains("{arg_"), "the index of the minimum");
+    // The forward sweep finds the value and its index in one reduce over pairs; the
+    // return sweep reads the index instead of searching again.
+    assert_eq!(count(&ir, "reduce"), 1, "one pass over the array");
+    assert!(
+        ir.contains("{ext_22 : f32, ext_23 : i64} = reduce"),
+        "value and index"
+    );
+    assert!(
+        ir.contains("with [ext_23]"),
+        "the cotangent goes to that index"
+    );
 }
 
 #[test]

@@ -181,6 +181,12 @@ pub(crate) enum Saved {
     /// A `with_vjp`: the renamed adjoint function (its parameters are the results of `f`
     /// followed by their cotangents).
     WithVjp { adj: Lambda },
+    /// Values a rule's forward sweep computed beside the primal for its return sweep (the
+    /// position of a `reduce min`'s extremum; a `reduce (*)`'s product of non-zeros and
+    /// number of zeros). A rule rewrites the forward sweep by emitting a statement of its
+    /// own in [`Rev::fwd_stm`] (binding the primal's results and these values) and reading
+    /// them back with `saved.remove` in its reverse.
+    Values(Vec<SubExp>),
 }
 
 /// The state of one reverse-mode differentiation.
@@ -345,6 +351,9 @@ impl Rev {
         b.src = s.src.clone();
         match &s.exp {
             Exp::Loop { .. } if is_active => loop_::forward(self, b, s),
+            Exp::Soac(Soac::Reduce { .. }) if is_active && !self.differentiated_again => {
+                reduce::forward(self, b, s)
+            }
             Exp::WithVjp { .. } => with_vjp::forward(self, b, s, is_active),
             Exp::Vjp { .. } | Exp::Jvp { .. } => Err(AdError::internal(
                 "a nested jvp or vjp was not eliminated first",

@@ -1,6 +1,9 @@
 //! `y = reduce ⊙ e xs` (seed 001 §3).
 //!
 //! - `+`: `x̄s += replicate n ȳ`. Work O(n), span O(1).
+//! The forward sweep is rewritten for `min`/`max` and `*` ([`forward`]): it saves the
+//! extremum's position, or the non-zero product and zero count, for the return sweep.
+//!
 //! - `*`: the primal's zeros are counted and the non-zeros multiplied (one more reduce);
 //!   `x̄ᵢ += ȳ·p/xᵢ` with no zero, `ȳ·p` at the single zero, nothing with two or more
 //!   (`p` the product of the non-zeros and of `e`). Work O(n), span O(log n). Floats only;
@@ -12,11 +15,94 @@
 //!   `x̄ᵢ += vjp (λx. lᵢ ⊙ x ⊙ rᵢ) ȳ` as a map (the map rule, so free variables of `⊙` get
 //!   their adjoints too). Work O(n), span O(log n).
 
-use super::{common, map, Rev, R};
+use super::{build, common, map, Rev, Saved, R};
 use crate::alg::prim_of;
 use crate::error::AdError;
 use crate::scope::simple_binop;
 use runic_ir::*;
+
+/// The forward sweep of an active `reduce`: `min`/`max` bind the extremum's position with
+/// the value (one reduce over pairs), `*` binds the product of the non-zeros and the
+/// number of zeros beside the product; both save them for [`reverse`]. Other reduces are
+/// the primal statement.
+pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
+    let Exp::Soac(Soac::Reduce {
+        w,
+        arrs,
+        pre: None,
+        lam,
+        neutral,
+        ..
+    }) = &s.exp
+    else {
+        b.add(s.clone());
+        return Ok(());
+    };
+    let (Some((op, t)), [x], [ne], [p]) = (simple_binop(lam), &arrs[..], &neutral[..], &s.pat[..])
+    else {
+        b.add(s.clone());
+        return Ok(());
+    };
+    match op {
+        BinOp::Min | BinOp::Max if rev.active.contains(x) => {
+            let (y, idx) = value_and_position(b, w, *x, op, t, ne.clone())?;
+            build::copy_to(b, p.clone(), y);
+            rev.saved.insert(p.name, Saved::Values(vec![idx]));
+        }
+        BinOp::Mul if t.is_float() && rev.active.contains(x) => {
+            b.add(s.clone());
+            let (prod, zeros) = nonzero_product(b, w, *x)?;
+            rev.saved.insert(p.name, Saved::Values(vec![prod, zeros]));
+        }
+        _ => b.add(s.clone()),
+    }
+    Ok(())
+}
+
+/// `reduce op ne x` (`op` min or max) together with the smallest position of the result
+/// in `x`, −1 when no element equals it (the neutral element won, or NaN): one reduce over
+/// (value, position) pairs, whose value is exactly the plain reduce's.
+fn value_and_position(
+    b: &mut Builder,
+    w: &SubExp,
+    x: VName,
+    op: BinOp,
+    t: PrimType,
+    ne: SubExp,
+) -> R<(SubExp, SubExp)> {
+    let i64t = Type::Prim(PrimType::I64);
+    let et = Type::Prim(t);
+    let iota = b.iota(w.clone());
+    let pair = b.lam(
+        vec![
+            ("v", et.clone()),
+            ("i", i64t.clone()),
+            ("u", et),
+            ("j", i64t),
+        ],
+        |b, a| -> R<_> {
+            let (v1, i1, v2, i2) = (a[0].clone(), a[1].clone(), a[2].clone(), a[3].clone());
+            let v = b.op2(op, v1.clone(), v2.clone())?;
+            let e1 = b.op2(BinOp::Eq, v1, v.clone())?;
+            let e2 = b.op2(BinOp::Eq, v2, v.clone())?;
+            let lo = b.op2(BinOp::Min, i1.clone(), i2.clone())?;
+            let only2 = b.select(e2.clone(), i2, SubExp::i64(-1))?;
+            let only1 = b.select(e1.clone(), i1, only2)?;
+            let both = b.op2(BinOp::LogAnd, e1, e2)?;
+            Ok(vec![v, b.select(both, lo, only1)?])
+        },
+    )?;
+    let red = Soac::Reduce {
+        w: w.clone(),
+        arrs: vec![x, iota],
+        pre: None,
+        lam: pair,
+        neutral: vec![ne, SubExp::i64(-1)],
+        commutative: true,
+    };
+    let out = b.let_exp("ext", Exp::Soac(red))?;
+    Ok((SubExp::Var(out[0]), SubExp::Var(out[1])))
+}
 
 pub fn reverse(
     rev: &mut Rev,
@@ -35,12 +121,16 @@ pub fn reverse(
             return Ok(());
         }
         let y = SubExp::Var(p.name);
+        let saved = match rev.saved.remove(&p.name) {
+            Some(Saved::Values(v)) => Some(v),
+            _ => None,
+        };
         match op {
             BinOp::Add => return plus(rev, b, &w, *x, ybar),
             BinOp::Mul if t.is_float() && !rev.differentiated_again => {
-                return times(rev, b, &w, *x, ne.clone(), ybar)
+                return times(rev, b, &w, *x, ne.clone(), ybar, saved)
             }
-            BinOp::Min | BinOp::Max => return extremum(rev, b, &w, *x, y, ne.clone(), ybar),
+            BinOp::Min | BinOp::Max => return extremum(rev, b, &w, *x, y, ne.clone(), ybar, saved),
             _ => {}
         }
     }
@@ -55,11 +145,23 @@ fn plus(rev: &mut Rev, b: &mut Builder, w: &SubExp, x: VName, ybar: SubExp) -> R
 }
 
 /// `x̄ᵢ += ȳ·p/xᵢ` with no zero, `ȳ·p` at the single zero, 0 with more.
-fn times(rev: &mut Rev, b: &mut Builder, w: &SubExp, x: VName, ne: SubExp, ybar: SubExp) -> R<()> {
+#[allow(clippy::too_many_arguments)]
+fn times(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: &SubExp,
+    x: VName,
+    ne: SubExp,
+    ybar: SubExp,
+    saved: Option<Vec<SubExp>>,
+) -> R<()> {
     let t = b.prim_of(&ybar)?;
     let (zero, one) = (SubExp::Const(Prim::zero(t)), SubExp::Const(Prim::one(t)));
-    // (product of the non-zeros, number of zeros)
-    let (prod, zeros) = nonzero_product(b, w, x)?;
+    // (product of the non-zeros, number of zeros), from the forward sweep if it saved them
+    let (prod, zeros) = match saved.as_deref() {
+        Some([prod, zeros]) => (prod.clone(), zeros.clone()),
+        _ => nonzero_product(b, w, x)?,
+    };
     // The neutral element counts as one more factor.
     let ne_zero = b.op2(BinOp::Eq, ne.clone(), zero.clone())?;
     let ne_factor = b.select(ne_zero.clone(), one.clone(), ne)?;
@@ -119,6 +221,7 @@ fn nonzero_product(b: &mut Builder, w: &SubExp, x: VName) -> R<(SubExp, SubExp)>
 }
 
 /// `x̄ₖ += ȳ` for the first `k` with `xₖ = y`, unless the neutral element won.
+#[allow(clippy::too_many_arguments)]
 fn extremum(
     rev: &mut Rev,
     b: &mut Builder,
@@ -127,8 +230,13 @@ fn extremum(
     y: SubExp,
     ne: SubExp,
     ybar: SubExp,
+    saved: Option<Vec<SubExp>>,
 ) -> R<()> {
-    let idx = arg_extremum(b, w, x, y.clone())?;
+    // The position from the forward sweep, or found again by a pass over `x`.
+    let idx = match saved.as_deref() {
+        Some([idx]) => idx.clone(),
+        _ => arg_extremum(b, w, x, y.clone())?,
+    };
     // The neutral element comes first, so it wins ties: then nothing flows to the elements.
     let found = b.op2(BinOp::Ge, idx.clone(), SubExp::i64(0))?;
     let not_ne = b.op2(BinOp::Neq, y, ne)?;
