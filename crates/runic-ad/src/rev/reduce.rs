@@ -1,9 +1,9 @@
 //! `y = reduce ⊙ e xs` (seed 001 §3).
 //!
-//! - `+`: `x̄s += replicate n ȳ`. Work O(n), span O(1).
 //! The forward sweep is rewritten for `min`/`max` and `*` ([`forward`]): it saves the
 //! extremum's position, or the non-zero product and zero count, for the return sweep.
 //!
+//! - `+`: `x̄s += replicate n ȳ`. Work O(n), span O(1).
 //! - `*`: the primal's zeros are counted and the non-zeros multiplied (one more reduce);
 //!   `x̄ᵢ += ȳ·p/xᵢ` with no zero, `ȳ·p` at the single zero, nothing with two or more
 //!   (`p` the product of the non-zeros and of `e`). Work O(n), span O(log n). Floats only;
