@@ -69,3 +69,23 @@ entry unsized (a: [][]f32) (b: [][]f32) =
 -- The transposition is invariant: pass `hoist` moves it out of the map.
 entry transpose_inside [m][k][p] (a: [m][k]f32) (b: [k][p]f32): [m][p]f32 =
   map (\r -> map (\c -> dot r c) (transpose b)) a
+
+-- ==
+-- entry: batched
+-- input { [[[1f32, 2f32], [3f32, 4f32], [0f32, 1f32]], [[-1f32, 0.5f32], [2f32, 2f32], [1f32, 1f32]]]
+--         [[[1f32, 0f32], [0f32, 1f32]], [[2f32, 1f32], [1f32, -1f32]]] }
+-- output { [[[1f32, 2f32], [3f32, 4f32], [0f32, 1f32]], [[-1.5f32, -1.5f32], [6f32, 0f32], [3f32, 0f32]]] }
+
+-- A batch of products (one per g): a batched GEMM.
+entry batched [g][m][k][p] (as: [g][m][k]f32) (bs: [g][p][k]f32): [g][m][p]f32 =
+  map2 (\a b -> map (\r -> map (\c -> dot r c) b) a) as bs
+
+-- ==
+-- entry: batched_shared
+-- input { [[[1f32, 2f32], [3f32, 4f32], [0f32, 1f32]], [[-1f32, 0.5f32], [2f32, 2f32], [1f32, 1f32]]]
+--         [[1f32, 2f32], [0.5f32, -1f32], [3f32, 0f32]] }
+-- output { [[[5f32, -1.5f32, 3f32], [11f32, -2.5f32, 9f32], [2f32, -1f32, 0f32]], [[0f32, -1f32, -3f32], [6f32, -1f32, 6f32], [3f32, -0.5f32, 3f32]]] }
+
+-- Every product of the batch with the same right operand.
+entry batched_shared [g][m][k][p] (as: [g][m][k]f32) (b: [p][k]f32): [g][m][p]f32 =
+  map (\a -> map (\r -> map (\c -> dot r c) b) a) as

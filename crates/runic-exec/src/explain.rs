@@ -66,7 +66,10 @@ impl Walk<'_> {
     fn body(&mut self, b: &Body, depth: usize, parent_native: bool) {
         for stm in &b.stms {
             match &stm.exp {
-                Exp::Soac(s @ Soac::Map { lam, .. }) if self.gemm.contains(lam) => {
+                // (Inside a native kernel the nest is a loop of the kernel instead.)
+                Exp::Soac(s @ Soac::Map { lam, .. })
+                    if self.gemm.contains(lam) && !parent_native =>
+                {
                     // A matrix product: its inner map and reduce are part of it.
                     self.out.push(SoacReport {
                         entry: self.entry.clone(),

@@ -26,12 +26,15 @@ use runic_ir::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The three indices of a contraction: rows of `C`, columns of `C`, and the summed one.
+/// The indices of a contraction: rows of `C`, columns of `C`, the summed one, and the
+/// batch.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Ix {
     I,
     J,
     L,
+    /// The batch index of a batched product (`map (\g -> C_g = A_g·B_g)`).
+    G,
 }
 
 /// One subscript of an operand: one of the contraction's indices, or a value fixed for the
@@ -58,6 +61,8 @@ impl Operand {
 /// A recognised nest: `C[i, j] = Σ_l a(i, l) · b(l, j)` for `i < m`, `j < p`, `l < k`.
 #[derive(Debug)]
 pub struct Contraction {
+    /// The number of products of a batched nest (`C` is then `[g][m][p]`).
+    batch: Option<SubExp>,
     m: SubExp,
     p: SubExp,
     k: SubExp,
@@ -174,11 +179,50 @@ fn recognise(
 ) -> Option<Contraction> {
     let [out] = pat else { return None };
     let elem = match out.ty.elem()? {
-        t @ (PrimType::F32 | PrimType::F64) if out.ty.rank() == 2 => t,
+        t @ (PrimType::F32 | PrimType::F64) => t,
         _ => return None,
     };
     let mut env: HashMap<VName, Sym> = HashMap::new();
     let mut checks = Vec::new();
+    match out.ty.rank() {
+        2 => contraction(iotas, &mut env, &mut checks, None, m, l1, a1, elem),
+        3 => {
+            // A batch of products: the outer map's body is one contraction nest.
+            bind_params(&mut env, iotas, m, Ix::G, l1, a1);
+            let (s2, w2, l2, a2) = only_soac(&l1.body, &mut env, iotas, &mut checks)?;
+            if l1.body.result != [SubExp::Var(s2.pat[0].name)] {
+                return None;
+            }
+            contraction(
+                iotas,
+                &mut env,
+                &mut checks,
+                Some(m.clone()),
+                w2,
+                l2,
+                a2,
+                elem,
+            )
+        }
+        _ => None,
+    }
+}
+
+/// The contraction computed by `map m l1 a1`, in an environment that may already bind a
+/// batch index.
+#[allow(clippy::too_many_arguments)]
+fn contraction(
+    iotas: &HashMap<VName, SubExp>,
+    env: &mut HashMap<VName, Sym>,
+    checks: &mut Vec<(VName, usize, SubExp)>,
+    batch: Option<SubExp>,
+    m: &SubExp,
+    l1: &Lambda,
+    a1: &[VName],
+    elem: PrimType,
+) -> Option<Contraction> {
+    let mut env = std::mem::take(env);
+    let mut checks = std::mem::take(checks);
     bind_params(&mut env, iotas, m, Ix::I, l1, a1);
     // The outer body: reads of rows, then one map whose result is the row.
     let (s2, p, l2, a2) = only_soac(&l1.body, &mut env, iotas, &mut checks)?;
@@ -233,6 +277,7 @@ fn recognise(
     }
     let (a, b) = order_operands(a, b)?;
     Some(Contraction {
+        batch,
         m: m.clone(),
         p: p.clone(),
         k: k.clone(),
@@ -343,7 +388,13 @@ fn only_soac<'b>(
 /// `(A, B)` with A subscripted by I and L and B by L and J (multiplication commutes),
 /// each by exactly two indices.
 fn order_operands(a: Operand, b: Operand) -> Option<(Operand, Operand)> {
-    let two = |o: &Operand| o.subs.iter().filter(|s| matches!(s, Sub::Ix(_))).count() == 2;
+    let two = |o: &Operand| {
+        o.subs
+            .iter()
+            .filter(|s| matches!(s, Sub::Ix(x) if *x != Ix::G))
+            .count()
+            == 2
+    };
     if !two(&a) || !two(&b) {
         return None;
     }
@@ -392,48 +443,74 @@ impl Ctx<'_> {
         let (Some(m), Some(p), Some(k)) = (size(&c.m)?, size(&c.p)?, size(&c.k)?) else {
             return Ok(None);
         };
+        let g = match &c.batch {
+            None => 1,
+            Some(b) => match size(b)? {
+                Some(g) => g,
+                None => return Ok(None),
+            },
+        };
         for (x, dim, d) in &c.checks {
             let shape = self.get(f, *x)?.shape().to_vec();
             if shape.get(*dim).copied() != size(d)? {
                 return Ok(None);
             }
         }
-        let (Some(a), Some(b)) = (
-            self.operand(f, &c.a, [m, p, k])?,
-            self.operand(f, &c.b, [m, p, k])?,
-        ) else {
+        let sizes = [m, p, k, g];
+        let (Some(a), Some(b)) = (self.operand(f, &c.a, sizes)?, self.operand(f, &c.b, sizes)?)
+        else {
             return Ok(None);
         };
         let (rsa, csa) = (a.stride(Ix::I), a.stride(Ix::L));
         let (rsb, csb) = (b.stride(Ix::L), b.stride(Ix::J));
+        let (ga, gb) = (a.stride(Ix::G) as usize, b.stride(Ix::G) as usize);
         let threads = if par { rayon::current_num_threads() } else { 1 };
+        let shape = match c.batch {
+            Some(_) => vec![g, m, p],
+            None => vec![m, p],
+        };
+        let empty = m * p * k * g == 0;
         let data = match (c.elem, &a.arr.data, &b.arr.data) {
             (PrimType::F32, Buffer::F32(x), Buffer::F32(y)) => {
-                let mut out = vec![0f32; m * p];
+                let mut out = vec![0f32; g * m * p];
                 let run = |mm, kk, pp, a: *const f32, b: *const f32, c: *mut f32, rsc| unsafe {
                     matrixmultiply::sgemm(mm, kk, pp, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1)
                 };
-                let (x, y) = (&x[a.offset..], &y[b.offset..]);
-                blocks(m, p, k, threads, (rsa, csb), x, y, &mut out, run);
+                // (Nothing to multiply when a size is 0: C is empty or zeros.)
+                for (t, cs) in out
+                    .chunks_mut((m * p).max(1))
+                    .enumerate()
+                    .filter(|_| !empty)
+                {
+                    let (x, y) = (&x[a.offset + t * ga..], &y[b.offset + t * gb..]);
+                    blocks(m, p, k, threads, (rsa, csb), x, y, cs, run);
+                }
                 Buffer::F32(out)
             }
             (PrimType::F64, Buffer::F64(x), Buffer::F64(y)) => {
-                let mut out = vec![0f64; m * p];
+                let mut out = vec![0f64; g * m * p];
                 let run = |mm, kk, pp, a: *const f64, b: *const f64, c: *mut f64, rsc| unsafe {
                     matrixmultiply::dgemm(mm, kk, pp, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1)
                 };
-                let (x, y) = (&x[a.offset..], &y[b.offset..]);
-                blocks(m, p, k, threads, (rsa, csb), x, y, &mut out, run);
+                // (Nothing to multiply when a size is 0: C is empty or zeros.)
+                for (t, cs) in out
+                    .chunks_mut((m * p).max(1))
+                    .enumerate()
+                    .filter(|_| !empty)
+                {
+                    let (x, y) = (&x[a.offset + t * ga..], &y[b.offset + t * gb..]);
+                    blocks(m, p, k, threads, (rsa, csb), x, y, cs, run);
+                }
                 Buffer::F64(out)
             }
             _ => return Ok(None),
         };
-        Ok(Some(vec![arr(vec![m, p], data)]))
+        Ok(Some(vec![arr(shape, data)]))
     }
 
     /// An operand's array, where its element `(0, 0)` is and how far its indices step,
-    /// if its shape fits the sizes `[m, p, k]` and its fixed subscripts are in bounds.
-    fn operand(&self, f: &Frame, o: &Operand, sizes: [usize; 3]) -> R<Option<Placed>> {
+    /// if its shape fits the sizes `[m, p, k, g]` and its fixed subscripts are in bounds.
+    fn operand(&self, f: &Frame, o: &Operand, sizes: [usize; 4]) -> R<Option<Placed>> {
         let Val::Arr(a) = self.get(f, o.arr)? else {
             return Ok(None);
         };
@@ -441,7 +518,7 @@ impl Ctx<'_> {
             return Ok(None);
         }
         let mut offset = 0;
-        let mut strides = [0isize; 3];
+        let mut strides = [0isize; 4];
         let mut step = 1usize;
         for (d, s) in o.subs.iter().enumerate().rev() {
             let n = a.shape[d];
@@ -471,8 +548,9 @@ impl Ctx<'_> {
 struct Placed {
     arr: Arc<Array>,
     offset: usize,
-    /// The step of each index (`Ix as usize`) in elements.
-    strides: [isize; 3],
+    /// The step of each index (`Ix as usize`) in elements; 0 for an index the operand
+    /// does not have (the same matrix for every product of a batch).
+    strides: [isize; 4],
 }
 
 impl Placed {

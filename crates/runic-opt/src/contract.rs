@@ -28,6 +28,7 @@ pub fn split_contractions(mut prog: Prog) -> Prog {
     let mut ns = std::mem::take(&mut prog.names);
     for f in &mut prog.funs {
         for_each_body_mut(&mut f.body, |body| {
+            split_dots(body, &mut ns);
             hoist_dot_nests(body, &mut ns);
             let mut i = 0;
             while i < body.stms.len() {
@@ -203,35 +204,22 @@ fn hoist_dot_nests(body: &mut Body, ns: &mut NameSource) {
 /// Takes one dot-product nest out of the map `s` (which then reads its rows), if any; `s`
 /// may also be a reduce or scan with a per-element lambda.
 fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
-    // A map's lambda, or the per-element lambda of a reduce or scan (fused map).
-    let (w, lam, arrs) = match &mut s.exp {
-        Exp::Soac(Soac::Map { w, lam, arrs }) => (w, lam, arrs),
-        Exp::Soac(Soac::Reduce {
-            w,
-            pre: Some(lam),
-            arrs,
-            ..
-        })
-        | Exp::Soac(Soac::Scan {
-            w,
-            pre: Some(lam),
-            arrs,
-            ..
-        }) => (w, lam, arrs),
-        _ => return None,
-    };
+    let (w, lam, arrs) = element_lambda(&mut s.exp)?;
     if lam.body.stms.len() < 2 {
         return None;
     }
     let params: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
     let local = binders(&lam.body);
-    // Reads of a parameter (`x[i]`, a row of the iteration's input) go along as copies.
+    // Reads of a parameter (`x[i]`, a row of the iteration's input) and iotas go along as
+    // copies.
     let reads: Vec<&Stm> = lam
         .body
         .stms
         .iter()
         .filter(|st| {
-            matches!(&st.exp, Exp::Basic(BasicOp::Index(a, _)) if params.contains(a))
+            let read = matches!(&st.exp, Exp::Basic(BasicOp::Index(a, _)) if params.contains(a));
+            let iota = matches!(st.exp, Exp::Basic(BasicOp::Range { .. }));
+            (read || iota)
                 && uses(*st)
                     .iter()
                     .all(|v| params.contains(v) || !local.contains(v))
@@ -244,7 +232,7 @@ fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
         };
         let own = binders(st);
         st.pat.len() == 1
-            && dot_product(&l2.body).is_some()
+            && contraction_lambda(l2)
             && uses(st).iter().all(|v| {
                 params.contains(v)
                     || read_names.contains(v)
@@ -293,20 +281,21 @@ fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
 }
 
 /// Map fission before a dot-product nest that reads values computed earlier in the map's
-/// body: `map (\x -> s₁…; nest; s₂…)` becomes `let (L…) = map (\x -> s₁…; L…)` and
+/// body (or in a reduce's or scan's per-element lambda): `map (\x -> s₁…; nest; s₂…)` becomes `let (L…) = map (\x -> s₁…; L…)` and
 /// `map (\x l… -> nest; s₂…)`, where `L` are the values of `s₁…` that the rest reads (now
 /// stored per iteration). The nest then reads only parameters, so [`hoist_one`] can take
 /// it out as a matrix product.
 fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
-    let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
-        return None;
-    };
+    let mut rest = s.clone();
+    let (w, lam, arrs) = element_lambda(&mut rest.exp)?;
+    let (w, lam, arrs) = (w.clone(), lam.clone(), arrs.clone());
+    let (w, lam, arrs) = (&w, &lam, &arrs);
     let params: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
     let k = lam.body.stms.iter().position(|st| {
         let Exp::Soac(Soac::Map { lam: l2, .. }) = &st.exp else {
             return false;
         };
-        st.pat.len() == 1 && dot_product(&l2.body).is_some()
+        st.pat.len() == 1 && contraction_lambda(l2)
     })?;
     let before = &lam.body.stms[..k];
     let defined: HashSet<VName> = before.iter().flat_map(binders).collect();
@@ -388,20 +377,164 @@ fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
     }
     let mut rest_arrs = arrs.clone();
     rest_arrs.extend(stored.iter().map(|p| p.name));
-    let rest = Stm {
-        pat: s.pat.clone(),
-        exp: Exp::Soac(Soac::Map {
-            w: w.clone(),
-            lam: rest_lam,
-            arrs: rest_arrs,
-        }),
-        src: s.src.clone(),
-    };
+    let (_, l, a) = element_lambda(&mut rest.exp)?;
+    *l = rest_lam;
+    *a = rest_arrs;
     Some((first, rest))
+}
+
+/// The lambda applied to each element of a SOAC, with the width and the input arrays: a
+/// map's lambda, or the per-element lambda of a reduce or scan (a fused map).
+fn element_lambda(e: &mut Exp) -> Option<(&mut SubExp, &mut Lambda, &mut Vec<VName>)> {
+    match e {
+        Exp::Soac(Soac::Map { w, lam, arrs }) => Some((w, lam, arrs)),
+        Exp::Soac(Soac::Reduce {
+            w,
+            pre: Some(lam),
+            arrs,
+            ..
+        })
+        | Exp::Soac(Soac::Scan {
+            w,
+            pre: Some(lam),
+            arrs,
+            ..
+        }) => Some((w, lam, arrs)),
+        _ => None,
+    }
 }
 
 /// Gives a lambda built from copied statements fresh binders (and a fresh id).
 fn walk_lambda_renamed(lam: &mut Lambda, ns: &mut NameSource) {
     runic_ir::traverse::VisitorMut::lambda(&mut Renamer::new(ns), lam);
     ns.record_types(&*lam);
+}
+
+/// Whether a map with this lambda computes dot products (one per element), or a row of
+/// them per element (a matrix product): what hoisting takes out of an enclosing map.
+fn contraction_lambda(l: &Lambda) -> bool {
+    if dot_product(&l.body).is_some() {
+        return true;
+    }
+    let Some(k) = inner_map(&l.body) else {
+        return false;
+    };
+    let Exp::Soac(Soac::Map { lam, .. }) = &l.body.stms[k].exp else {
+        return false;
+    };
+    dot_product(&lam.body).is_some()
+        && lam.body.result.len() == 1
+        && l.body.result == [SubExp::Var(l.body.stms[k].pat[0].name)]
+}
+
+/// Fission of dot products: in `map (\p… -> …; d₁ = dot …; d₂ = dot …; …)`, each dot
+/// product that reads only the lambda's parameters and outside values becomes a map of
+/// its own (`D₁ = map (\p… -> dot …)`), and the map reads `D₁`, `D₂` as inputs. Each `Dᵢ`
+/// is then a matrix-vector product that hoisting can turn into a matrix product (the gates
+/// of an LSTM, `W·x + U·h + b`, hold two).
+fn split_dots(body: &mut Body, ns: &mut NameSource) {
+    let mut i = 0;
+    while i < body.stms.len() {
+        match split_dots_of(&body.stms[i], ns) {
+            Some(stms) => {
+                let n = stms.len();
+                body.stms.splice(i..=i, stms);
+                i += n;
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// The maps replacing `s` by [`split_dots`], if it has dot products to split off.
+fn split_dots_of(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
+    let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
+        return None;
+    };
+    let local = binders(&lam.body);
+    let outside_only = |st: &Stm| {
+        uses(st)
+            .iter()
+            .all(|v| !local.contains(v) || binders(st).contains(v))
+    };
+    let is_check = |st: &Stm| matches!(st.exp, Exp::Basic(BasicOp::ShapeCheck { .. }));
+    let dots: Vec<usize> = (0..lam.body.stms.len())
+        .filter(|&k| {
+            let st = &lam.body.stms[k];
+            let one = Body {
+                stms: vec![st.clone()],
+                result: Vec::new(),
+            };
+            st.pat.len() == 1 && dot_product(&one) == Some(0) && outside_only(st)
+        })
+        .collect();
+    // Nothing to split: no dot, or the body is already one dot product (after checks).
+    let others = lam
+        .body
+        .stms
+        .iter()
+        .enumerate()
+        .filter(|(k, st)| !dots.contains(k) && !is_check(st))
+        .count();
+    if dots.is_empty() || (dots.len() == 1 && others == 0) {
+        return None;
+    }
+    let checks: Vec<Stm> = lam
+        .body
+        .stms
+        .iter()
+        .filter(|st| is_check(st) && outside_only(st))
+        .cloned()
+        .collect();
+    let mut out = Vec::new();
+    let mut rest = lam.clone();
+    rest.id = LamId::fresh();
+    let mut rest_arrs = arrs.clone();
+    for &k in &dots {
+        let st = &lam.body.stms[k];
+        let d = st.pat[0].clone();
+        let mut stms = checks.clone();
+        stms.push(st.clone());
+        let mut dl = Lambda::new(
+            lam.params.clone(),
+            Body {
+                stms,
+                result: vec![SubExp::Var(d.name)],
+            },
+            vec![d.ty.clone()],
+        );
+        walk_lambda_renamed(&mut dl, ns);
+        let all = d.ty.clone().array_of(w.clone());
+        let ds = ns.fresh_typed("dots", all.clone());
+        out.push(Stm {
+            pat: vec![Param { name: ds, ty: all }],
+            exp: Exp::Soac(Soac::Map {
+                w: w.clone(),
+                lam: dl,
+                arrs: arrs.clone(),
+            }),
+            src: s.src.clone(),
+        });
+        // The rest receives the dot product as a parameter of the same name.
+        rest.params.push(d);
+        rest_arrs.push(ds);
+    }
+    rest.body.stms = lam
+        .body
+        .stms
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !dots.contains(k))
+        .map(|(_, st)| st.clone())
+        .collect();
+    out.push(Stm {
+        pat: s.pat.clone(),
+        exp: Exp::Soac(Soac::Map {
+            w: w.clone(),
+            lam: rest,
+            arrs: rest_arrs,
+        }),
+        src: s.src.clone(),
+    });
+    Some(out)
 }
