@@ -197,6 +197,10 @@ fn rewrite_with_acc(
             Source::Stacked(u.v)
         } else if rank == 1 {
             scalar_map_source(&rest, u.v).unwrap_or(Source::Stacked(u.v))
+        } else if rows_are_reductions(&rest, u.v) {
+            // Each element costs a reduction anyway: store V per iteration (a contraction
+            // per iteration, which hoisting makes a batched matrix product) and sum.
+            Source::Stacked(u.v)
         } else {
             split_inner_map(&mut rest, u.v, ns)?
         };
@@ -852,5 +856,22 @@ fn scalar_map_source(rest: &Body, v: VName) -> Option<Source> {
         whole: true,
         rows: HashMap::new(),
         level: HashMap::new(),
+    })
+}
+
+/// Whether the elements of the matrix `V` (built in `rest` by a map whose rows are inner
+/// maps) are themselves reductions: inlining them would put a reduction in every term.
+fn rows_are_reductions(rest: &Body, v: VName) -> bool {
+    let Some(st) = rest.stms.iter().find(|s| s.pat.iter().any(|p| p.name == v)) else {
+        return false;
+    };
+    let Exp::Soac(Soac::Map { lam, .. }) = &st.exp else {
+        return false;
+    };
+    lam.body.stms.iter().any(|s| match &s.exp {
+        Exp::Soac(Soac::Map { lam: inner, .. }) => {
+            runic_ir::traverse::any_exp(&inner.body, |e| matches!(e, Exp::Soac(_)))
+        }
+        _ => false,
     })
 }
