@@ -118,7 +118,7 @@ pub fn timings_table(times: &[(String, Duration)]) -> String {
 }
 
 /// `FILE:LINE:COL` of an IR location.
-fn location(l: Option<Loc>, sources: &SourceMap) -> String {
+pub fn location(l: Option<Loc>, sources: &SourceMap) -> String {
     match l {
         Some(l) => {
             let f = sources.get(FileId(l.file));

@@ -125,6 +125,9 @@ pub struct BenchArgs {
     /// Only this entry point.
     #[arg(short = 'e', long = "entry-point")]
     pub entry: Option<String>,
+    /// After each dataset, list the SOACs that took the most time (ir backend).
+    #[arg(long = "profile")]
+    pub profile: bool,
     /// Skip cases with this tag (repeatable).
     #[arg(long = "exclude-case")]
     pub exclude_case: Vec<String>,

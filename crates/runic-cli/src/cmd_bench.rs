@@ -25,6 +25,7 @@ struct Settings {
     exclude_case: Vec<String>,
     verbose: bool,
     progress: bool,
+    profile: bool,
 }
 
 /// The outcome of one dataset: measured run times in microseconds, or an error message.
@@ -38,6 +39,7 @@ pub fn run(args: &BenchArgs) -> CliResult {
         })
     };
     let settings = Settings {
+        profile: args.profile,
         backend: args.backend.clone(),
         runs: args.runs,
         min_time: secs(args.min_time, "--min-time")?,
@@ -175,7 +177,10 @@ fn bench_file(
             .unwrap_or_default();
         for (case, desc) in cases.iter().zip(&descriptions) {
             let shown_desc = format!("{}:", short_description(desc));
+            runic_exec::set_profiling(s.profile);
+            runic_exec::take_profile();
             let outcome = bench_case(&loaded, &mut exec, entry, case, &origin, s);
+            runic_exec::set_profiling(false);
             match outcome {
                 Ok(times) => {
                     let (mean, median) = mean_median(&times);
@@ -184,6 +189,9 @@ fn bench_file(
                         times.len()
                     );
                     datasets.insert(desc.clone(), json!({ "runtimes": times, "bytes": {} }));
+                    if s.profile {
+                        print!("{}", profile_table(&loaded.sources, &exec));
+                    }
                 }
                 Err(reason) => {
                     failed = true;
@@ -353,4 +361,32 @@ mod tests {
             "[100000]f32 [100000]f32"
         );
     }
+}
+
+/// `--profile`: the SOACs that took the most time over the dataset's calls (warm-up
+/// included), with their share of the time of all top-level SOACs.
+fn profile_table(sources: &runic_syntax::SourceMap, exec: &Executor) -> String {
+    let entries = runic_exec::take_profile();
+    let reports = exec.explain_reports();
+    let total: f64 = entries.iter().map(|e| e.time.as_secs_f64()).sum();
+    let mut out = String::from("    profile (time in top-level SOACs, all calls):\n");
+    for e in entries.iter().take(12) {
+        let ms = e.time.as_secs_f64() * 1e3;
+        let share = if total > 0.0 {
+            100.0 * e.time.as_secs_f64() / total
+        } else {
+            0.0
+        };
+        out.push_str(&format!(
+            "    {ms:>10.1} ms {share:>5.1}% {:>6} calls  {} {}: {}\n",
+            e.calls,
+            crate::backend_ir::location(e.loc, sources),
+            e.kind,
+            reports
+                .iter()
+                .find(|r| r.lambda.is_some() && r.lambda == e.lambda)
+                .map_or("", |r| r.how.as_str())
+        ));
+    }
+    out
 }

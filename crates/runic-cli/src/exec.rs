@@ -47,6 +47,14 @@ enum Backend {
 }
 
 impl Executor {
+    /// How the ir backend runs each SOAC (`--explain-exec`); nothing for the interpreter.
+    pub fn explain_reports(&self) -> Vec<runic_exec::SoacReport> {
+        match &self.backend {
+            Backend::Ir(e) => e.explain(),
+            Backend::Interp(_) => Vec::new(),
+        }
+    }
+
     /// The error is a complete report (it starts with `Error:` or is a rendered
     /// diagnostic): callers print it as it is.
     pub fn new(backend: &str, loaded: &Loaded) -> Result<Executor, String> {

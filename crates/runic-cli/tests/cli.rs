@@ -370,6 +370,43 @@ fn dev_timings() {
     );
 }
 
+/// `bench --profile` lists, after each dataset, the SOACs that took the time, with their
+/// location and how the executor runs them.
+#[test]
+fn bench_profile_lists_soacs() {
+    let prog = "-- ==\n-- input { [[1, 2, 3], [4, 5, 6]] }\n\
+                entry main (xss: [][]i32) = let ys = map (\\r -> scan (+) 0 r) xss\n\
+                in map (\\r -> reduce (*) 1 r) (transpose ys)\n";
+    let d = dir_with(&[("b.fut", prog)]);
+    let o = runic(
+        &d,
+        &["bench", "--profile", "-r", "2", "--min-time=0", "b.fut"],
+        "",
+    );
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("profile (time in top-level SOACs"),
+        "{}",
+        o.stdout
+    );
+    let rows: Vec<&str> = o
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" calls  b.fut:"))
+        .collect();
+    assert!(rows.len() >= 2, "the two maps: {}", o.stdout);
+    // Three calls of each map: the warm-up and two measured runs.
+    let maps: Vec<&&str> = rows.iter().filter(|r| r.contains(" map: ")).collect();
+    assert_eq!(maps.len(), 2, "{}", o.stdout);
+    assert!(maps.iter().all(|r| r.contains(" 3 calls")), "{}", o.stdout);
+    assert!(
+        maps.iter()
+            .any(|r| r.contains("b.fut:4:") && r.contains("native")),
+        "{}",
+        o.stdout
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // dataset (golden vectors of §5.6, conversion)
 

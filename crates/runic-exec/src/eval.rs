@@ -159,6 +159,13 @@ impl Ctx<'_> {
                 }
             }
             Exp::Loop { params, form, body } => self.run_loop(f, params, form, body, par)?,
+            Exp::Soac(s) if par && crate::profile::on() => {
+                let t = std::time::Instant::now();
+                let out = self.soac(f, s, par).map_err(|e| e.locate(&stm.src))?;
+                let lam = crate::explain::lambdas(s).first().map(|l| l.id);
+                crate::profile::record(stm.src.loc, crate::explain::kind(s), lam, t.elapsed());
+                out
+            }
             Exp::Soac(s) => self.soac(f, s, par).map_err(|e| e.locate(&stm.src))?,
             Exp::WithAcc { inputs, lam } => self.with_acc(f, inputs, lam, par)?,
             Exp::Jvp { .. } | Exp::Vjp { .. } | Exp::WithVjp { .. } => {

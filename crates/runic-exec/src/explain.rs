@@ -22,9 +22,11 @@ pub struct SoacReport {
     pub loc: Option<Loc>,
     /// `native (…)`, `built-in (…)`, or `not native: reason`.
     pub how: String,
+    /// The SOAC's (first) lambda, to match it with the profile's entries.
+    pub lambda: Option<runic_ir::LamId>,
 }
 
-fn kind(s: &Soac) -> &'static str {
+pub(crate) fn kind(s: &Soac) -> &'static str {
     match s {
         Soac::Map { .. } => "map",
         Soac::Reduce { .. } => "reduce",
@@ -34,7 +36,7 @@ fn kind(s: &Soac) -> &'static str {
     }
 }
 
-fn lambdas(s: &Soac) -> Vec<&Lambda> {
+pub(crate) fn lambdas(s: &Soac) -> Vec<&Lambda> {
     match s {
         Soac::Map { lam, .. } | Soac::Hist { lam, .. } => vec![lam],
         Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
@@ -77,6 +79,7 @@ impl Walk<'_> {
                         kind: kind(s),
                         loc: stm.src.loc,
                         how: "built-in (a matrix product: GEMM)".into(),
+                        lambda: Some(lam.id),
                     });
                 }
                 Exp::Soac(s) => {
@@ -106,6 +109,7 @@ impl Walk<'_> {
                         kind: kind(s),
                         loc: stm.src.loc,
                         how,
+                        lambda: lambdas(s).first().map(|l| l.id),
                     });
                     if self.nested {
                         for l in lambdas(s) {

@@ -19,6 +19,7 @@ mod hist;
 mod index;
 mod native;
 mod out;
+mod profile;
 pub mod slots;
 mod soac;
 mod value;
@@ -26,6 +27,7 @@ pub mod vector;
 
 pub use error::ExecError;
 pub use explain::SoacReport;
+pub use profile::{set_profiling, take_profile, ProfileEntry};
 
 use eval::{Ctx, Frame};
 use runic_data::{Array, Value};

@@ -7,7 +7,10 @@ use std::collections::HashSet;
 
 pub fn dce(mut prog: Prog) -> Prog {
     for f in &mut prog.funs {
-        let mut d = Dce::default();
+        let mut d = Dce {
+            sizes: known_sizes(f),
+            ..Dce::default()
+        };
         f.ret.iter().for_each(|t| add_uses(t, &mut d.live));
         d.body(&mut f.body);
     }
@@ -59,6 +62,8 @@ fn removable_itself(e: &Exp) -> bool {
 /// known to stay (and after its dead map results are dropped), each from its own live set.
 #[derive(Default)]
 struct Dce {
+    /// Variables known to hold sizes of existing arrays (so `iota` of them cannot fail).
+    sizes: HashSet<VName>,
     /// What is live at the end of the next body visited: its function's or lambda's result
     /// types (taken by [`VisitorMut::body`], so that bodies nested in it start empty).
     live: HashSet<VName>,
@@ -76,7 +81,7 @@ impl VisitorMut for Dce {
         let mut kept = Vec::new();
         for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
             let used = s.pat.iter().any(|p| live.contains(&p.name));
-            if !used && removable(&s.exp) {
+            if !used && (removable(&s.exp) || self.valid_iota(&s.exp)) {
                 continue;
             }
             drop_dead_map_results(&mut s, &live);
@@ -111,4 +116,61 @@ fn drop_dead_map_results(s: &mut Stm, live: &HashSet<VName>) {
     filter(&mut s.pat, &keep);
     filter(&mut lam.body.result, &keep);
     filter(&mut lam.ret, &keep);
+}
+
+impl Dce {
+    /// `iota n` (`0 .. 1 ..< n`) where `n` is a constant ≥ 0 or the size of an array that
+    /// exists: it cannot fail, so an unused one goes (reverse mode leaves many).
+    fn valid_iota(&self, e: &Exp) -> bool {
+        let Exp::Basic(BasicOp::Range {
+            start: SubExp::Const(s0),
+            second,
+            end,
+            kind: RangeKind::UpToExclusive,
+            ..
+        }) = e
+        else {
+            return false;
+        };
+        let step_one = second
+            .as_ref()
+            .is_none_or(|t| matches!(t, SubExp::Const(c) if c.as_int() == Some(1)));
+        let end_ok = match end {
+            SubExp::Const(c) => c.as_int().is_some_and(|n| n >= 0),
+            SubExp::Var(v) => self.sizes.contains(v),
+        };
+        s0.as_int() == Some(0) && step_one && end_ok
+    }
+}
+
+/// The variables that are dimensions of a parameter's array type (of the function or of a
+/// lambda: their arrays exist when the code runs) or results of `ArraySize`.
+fn known_sizes(f: &FunDef) -> HashSet<VName> {
+    use runic_ir::traverse::{walk_lambda, walk_stm, Visitor};
+    struct Sizes(HashSet<VName>);
+    impl Sizes {
+        fn params(&mut self, ps: &[Param]) {
+            for p in ps {
+                if let Type::Array { shape, .. } = &p.ty {
+                    self.0.extend(shape.iter().filter_map(SubExp::as_var));
+                }
+            }
+        }
+    }
+    impl Visitor for Sizes {
+        fn lambda(&mut self, l: &Lambda) {
+            self.params(&l.params);
+            walk_lambda(self, l)
+        }
+        fn stm(&mut self, s: &Stm) {
+            if let (Exp::Basic(BasicOp::ArraySize(..)), [p]) = (&s.exp, s.pat.as_slice()) {
+                self.0.insert(p.name);
+            }
+            walk_stm(self, s)
+        }
+    }
+    let mut v = Sizes(HashSet::new());
+    v.params(&f.params);
+    v.body(&f.body);
+    v.0
 }
