@@ -61,6 +61,6 @@ pub fn take_profile() -> Vec<ProfileEntry> {
             time,
         })
         .collect();
-    out.sort_by(|a, b| b.time.cmp(&a.time));
+    out.sort_by_key(|e| std::cmp::Reverse(e.time));
     out
 }
