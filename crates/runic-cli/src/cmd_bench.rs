@@ -335,34 +335,6 @@ fn timeout_message(t: Duration) -> String {
     format!("timed out after {} seconds", t.as_secs_f64())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mean_and_median() {
-        assert_eq!(
-            mean_median(&[12, 11, 11, 13, 11, 12, 11, 11, 12, 11]),
-            (12, 11)
-        );
-        assert_eq!(mean_median(&[1, 2, 3, 10]), (4, 3));
-        assert_eq!(mean_median(&[5]), (5, 5));
-    }
-
-    #[test]
-    fn descriptions_are_cut_at_forty() {
-        let d = "#0 (\"[1.0f32, 2.0f32, 3.0f32] [4.0f32, 5.0f32, 6.0f32]\")";
-        assert_eq!(
-            short_description(d),
-            "#0 (\"[1.0f32, 2.0f32, 3.0f32] [4.0f32..."
-        );
-        assert_eq!(
-            short_description("[100000]f32 [100000]f32"),
-            "[100000]f32 [100000]f32"
-        );
-    }
-}
-
 /// `--profile`: the SOACs that took the most time over the dataset's calls (warm-up
 /// included), with their share of the time of all top-level SOACs.
 fn profile_table(sources: &runic_syntax::SourceMap, exec: &Executor) -> String {
@@ -389,4 +361,32 @@ fn profile_table(sources: &runic_syntax::SourceMap, exec: &Executor) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_median() {
+        assert_eq!(
+            mean_median(&[12, 11, 11, 13, 11, 12, 11, 11, 12, 11]),
+            (12, 11)
+        );
+        assert_eq!(mean_median(&[1, 2, 3, 10]), (4, 3));
+        assert_eq!(mean_median(&[5]), (5, 5));
+    }
+
+    #[test]
+    fn descriptions_are_cut_at_forty() {
+        let d = "#0 (\"[1.0f32, 2.0f32, 3.0f32] [4.0f32, 5.0f32, 6.0f32]\")";
+        assert_eq!(
+            short_description(d),
+            "#0 (\"[1.0f32, 2.0f32, 3.0f32] [4.0f32..."
+        );
+        assert_eq!(
+            short_description("[100000]f32 [100000]f32"),
+            "[100000]f32 [100000]f32"
+        );
+    }
 }
