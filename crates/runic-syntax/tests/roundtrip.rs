@@ -482,7 +482,7 @@ fn declaration() -> impl Strategy<Value = Dec> {
     prop_oneof![
         6 => val,
         2 => ty,
-        1 => qual_name().prop_map(|q| Dec::Open(q, sp())),
+        1 => qual_name().prop_map(|q| Dec::Open(ModExp::Var(q, sp()), sp())),
         1 => "[a-z/.]{1,8}".prop_map(|p| Dec::Import(p, sp())),
     ]
 }

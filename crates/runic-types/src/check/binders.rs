@@ -130,7 +130,7 @@ impl Checker {
                 self.scopes.truncate(depth);
                 for (n, bt) in bound {
                     let outer = match self.lookup(&n) {
-                        Some(Denot::Value(sc)) => self.instantiate(&sc).0,
+                        Some(Denot::Value(sc, _)) => self.instantiate(&sc).0,
                         _ => return Err(self.unknown_name(&n, pat.span)),
                     };
                     self.expect(

@@ -5,7 +5,7 @@ use super::pat::simple_pat_name;
 use super::{err, Anon, Checker, Scheme, Scope, TypeAbbr, R};
 use crate::infer_ty::{map_sizes, show_prims, size_mentions, Cons, Sz, Tv, T};
 use runic_syntax::ast::*;
-use runic_syntax::{Diagnostic, Span};
+use runic_syntax::Span;
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -116,31 +116,23 @@ impl Checker {
         self.scopes.clear();
     }
 
-    /// Check a top-level value binding; records everything in `info`. Errors are pushed to
-    /// `self.errors`; the name is bound regardless, so that later uses do not cascade.
-    pub fn check_valbind(&mut self, vb: &mut ValBind, main_file: bool, dec_index: usize) {
-        if !self.file_values.insert(vb.name.clone()) {
-            self.errors.push(Diagnostic::error(
-                vb.name_span,
-                format!("Duplicate definition of \"{}\".", vb.name),
-            ));
-        }
+    /// Check a top-level value binding; records everything in `info` and returns its scheme.
+    /// Errors are pushed to `self.errors` and a scheme that fits any use is returned, so
+    /// that later uses do not cascade.
+    pub fn check_valbind(&mut self, vb: &mut ValBind, main_file: bool, dec_index: usize) -> Scheme {
         self.begin_def(vb.span);
         let r = self.check_valbind_inner(vb, main_file, dec_index);
         self.scopes.clear();
         match r {
-            Ok(sc) => {
-                self.top.insert(vb.name.clone(), Rc::new(sc));
-            }
+            Ok(sc) => sc,
             Err(d) => {
                 self.errors.push(*d);
-                let sc = Scheme {
+                Scheme {
                     tparams: vec!["a".into()],
                     poly: true,
                     ty: T::Param("a".into()),
                     ..Scheme::default()
-                };
-                self.top.insert(vb.name.clone(), Rc::new(sc));
+                }
             }
         }
     }
@@ -366,13 +358,9 @@ impl Checker {
         }
     }
 
-    pub fn check_typebind(&mut self, tb: &mut TypeBind) {
-        if !self.file_types.insert(tb.name.clone()) {
-            self.errors.push(Diagnostic::error(
-                tb.span,
-                format!("Duplicate definition of type \"{}\".", tb.name),
-            ));
-        }
+    /// Check a type binding; returns the abbreviation it defines (the unit type after an
+    /// error, which is pushed to `self.errors`).
+    pub fn check_typebind(&mut self, tb: &mut TypeBind) -> Rc<TypeAbbr> {
         self.begin_def(tb.span);
         for p in &tb.params {
             match p {
@@ -384,29 +372,21 @@ impl Checker {
         }
         let r = self.convert_type(&mut tb.def, Anon::Exist);
         self.scopes.clear();
-        match r {
+        let body = match r {
             Ok(t) => {
                 let t = self.s.zonk(&t);
                 self.export_def();
-                self.types.insert(
-                    tb.name.clone(),
-                    Rc::new(TypeAbbr {
-                        params: tb.params.clone(),
-                        body: t,
-                    }),
-                );
+                t
             }
             Err(d) => {
                 self.errors.push(*d);
-                self.types.insert(
-                    tb.name.clone(),
-                    Rc::new(TypeAbbr {
-                        params: tb.params.clone(),
-                        body: T::unit(),
-                    }),
-                );
+                T::unit()
             }
-        }
+        };
+        Rc::new(TypeAbbr {
+            params: tb.params.clone(),
+            body,
+        })
     }
 }
 
