@@ -5,7 +5,7 @@ use super::pat::simple_pat_name;
 use super::{err, Anon, Checker, Scheme, Scope, TypeAbbr, R};
 use crate::infer_ty::{map_sizes, show_prims, size_mentions, Cons, Sz, Tv, T};
 use runic_syntax::ast::*;
-use runic_syntax::Span;
+use runic_syntax::{Diagnostic, Span};
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -42,6 +42,7 @@ impl Checker {
                 }
             }
         }
+        check_distinct_params(params)?;
         let implicit_start = self.implicit.len();
         let mut pts = Vec::new();
         let mut names: Vec<Option<Name>> = Vec::new();
@@ -387,6 +388,45 @@ impl Checker {
             params: tb.params.clone(),
             body,
         })
+    }
+}
+
+/// A name may be bound only once by all the parameters of one function together.
+fn check_distinct_params(params: &[Pat]) -> R<()> {
+    let mut seen: Vec<(Name, Span)> = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        let mut here = Vec::new();
+        binders(p, &mut here);
+        for (n, s) in here {
+            if let Some((_, first)) = seen.iter().find(|(m, _)| *m == n) {
+                if seen
+                    .iter()
+                    .any(|(m, sp)| *m == n && sp.start >= params[i].span.start)
+                {
+                    // Bound twice inside this one pattern: the pattern check reports it.
+                    continue;
+                }
+                let d = Diagnostic::error(
+                    s,
+                    format!("Variable \"{n}\" is bound twice in the parameters of this function."),
+                )
+                .with_related(*first, "first bound here");
+                return Err(Box::new(d));
+            }
+            seen.push((n, s));
+        }
+    }
+    Ok(())
+}
+
+/// The names a pattern binds, with where.
+fn binders(p: &Pat, out: &mut Vec<(Name, Span)>) {
+    match &p.kind {
+        PatKind::Var(n) => out.push((n.clone(), p.span)),
+        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter().for_each(|q| binders(q, out)),
+        PatKind::Record(fs) => fs.iter().for_each(|(_, q)| binders(q, out)),
+        PatKind::Ascribe(q, _) | PatKind::Attr(_, q) => binders(q, out),
+        PatKind::Wildcard | PatKind::Literal { .. } => {}
     }
 }
 

@@ -119,6 +119,7 @@ impl Checker {
                 self.index_type(&t, idxs, span)
             }
             ExpKind::Apply(f, args) => {
+                self.old_spelling(f, args.len(), span)?;
                 let fname = callee_name(f);
                 let ft = self.infer(f)?;
                 self.apply_args(ft, args, &fname, f.span)
@@ -511,6 +512,27 @@ impl Checker {
         let t = self.field_of(&it, &f, span)?;
         *e = cur;
         Ok(t)
+    }
+
+    /// Calls written in a form the language has since changed get an error that shows the
+    /// current form (`unflatten n m xs` is now `unflatten xs`).
+    fn old_spelling(&self, f: &Exp, nargs: usize, span: Span) -> R<()> {
+        let ExpKind::Var(q) = &f.kind else {
+            return Ok(());
+        };
+        if q.is_qualified()
+            || self.lookup_local(&q.name).is_some()
+            || self.find_val(&q.name).is_some()
+        {
+            return Ok(());
+        }
+        let msg = match (q.name.as_str(), nargs) {
+            ("unflatten", 3) => "\"unflatten n m xs\" is the old form: unflatten now takes only the array and reads both sizes from its type. Write \"unflatten xs\", with \"xs :> [n*m]t\" if the sizes are not known.",
+            ("unflatten_3d", 4) => "\"unflatten_3d n m l xs\" is the old form: write \"unflatten_3d xs\", with \"xs :> [n*m*l]t\" if the sizes are not known.",
+            ("flatten_to", 2) => "\"flatten_to n xs\" is the old form: write \"flatten xs :> [n]t\".",
+            _ => return Ok(()),
+        };
+        err(span, msg)
     }
 
     /// The type of a use of a name that denotes `denot`, rewriting the use to the name the

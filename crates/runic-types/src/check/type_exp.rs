@@ -213,12 +213,14 @@ impl Checker {
                         format!("Parameter \"{n}\" of type \"{name}\" expects a type, not a size."),
                     )
                 }
-                (TypeParam::Size(n, _), Ok(_)) => return err(
-                    span,
-                    format!(
+                (TypeParam::Size(n, _), Ok(_)) => {
+                    return err(
+                        span,
+                        format!(
                         "Parameter \"{n}\" of type \"{name}\" expects a size like [n], not a type."
                     ),
-                ),
+                    )
+                }
             }
         }
         let mut umap = HashMap::new();

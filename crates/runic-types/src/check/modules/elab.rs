@@ -140,8 +140,8 @@ impl Checker {
         let mut sig = mb.sig;
         if mb.params.is_empty() {
             if let Some(mt) = sig.take() {
-                let span = body.span();
-                body = ModExp::Ascribe(Box::new(body), mt, false, span);
+                // Mismatches are reported at the module's name.
+                body = ModExp::Ascribe(Box::new(body), mt, false, mb.name_span);
             }
         } else {
             for p in mb.params.into_iter().rev() {
