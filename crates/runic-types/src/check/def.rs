@@ -387,6 +387,7 @@ impl Checker {
         Rc::new(TypeAbbr {
             params: tb.params.clone(),
             body,
+            lifted: tb.lifted,
         })
     }
 }

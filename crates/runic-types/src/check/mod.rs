@@ -80,6 +80,8 @@ enum Scope {
 pub(crate) struct TypeAbbr {
     params: Vec<TypeParam>,
     body: T,
+    /// As declared (`type`, `type~`, `type^`), for matching against module types.
+    lifted: Liftedness,
 }
 
 /// How an anonymous size `[]` in a written type is read.

@@ -208,6 +208,11 @@ impl Checker {
 
     fn apply_functor(&mut self, f: &ModVal, a: &ModVal, span: Span) -> R<ModVal> {
         let ModVal::Functor(f) = f else {
+            if self.generic > 0 {
+                // A specified parametric module (see `match_sig`), applied inside a body that
+                // is checked on its own.
+                return Ok(ModVal::Struct(Rc::new(Env::default())));
+            }
             return err(span, "Only a parametric module can be applied to a module.");
         };
         let view = self
@@ -328,6 +333,7 @@ pub(super) fn prim_env(p: PrimType) -> Env {
                 Rc::new(TypeAbbr {
                     params: vec![],
                     body: T::Prim(pt),
+                    lifted: Liftedness::Unlifted,
                 }),
             );
         }

@@ -20,6 +20,9 @@ struct Match<'a> {
     /// Make unspecified types abstract (opaque ascription, or no actual module).
     opaque: bool,
     who: String,
+    /// The path of the module type being matched inside the outermost one (`bar.`), so
+    /// that messages name nested members in full.
+    path: String,
     span: Span,
     refine: Vec<(QualName, Rc<TypeAbbr>)>,
     /// Abstract types created by this run, to compare against the actual definitions.
@@ -65,7 +68,17 @@ impl Checker {
                         format!("The module type has no type \"{q}\" to refine."),
                     );
                 }
-                let abbr = self.abbr_of(&q.name, params, te, *span)?;
+                let abbr = self.abbr_of(&q.name, Liftedness::Unlifted, params, te, *span)?;
+                // A refinement is lifted exactly when its definition holds functions.
+                let abbr = if has_arrow(&abbr.body) {
+                    Rc::new(TypeAbbr {
+                        params: abbr.params.clone(),
+                        body: abbr.body.clone(),
+                        lifted: Liftedness::Lifted,
+                    })
+                } else {
+                    abbr
+                };
                 let mut refine = refine.clone();
                 refine.push((q.clone(), abbr));
                 Ok(Rc::new(SigVal::Specs {
@@ -86,6 +99,7 @@ impl Checker {
     fn abbr_of(
         &mut self,
         name: &str,
+        lifted: Liftedness,
         params: &[TypeParam],
         te: &TypeExp,
         span: Span,
@@ -93,7 +107,7 @@ impl Checker {
         let errors = self.errors.len();
         let mut tb = TypeBind {
             name: name.to_string(),
-            lifted: Liftedness::Lifted,
+            lifted,
             params: params.to_vec(),
             def: te.clone(),
             attrs: vec![],
@@ -121,24 +135,36 @@ impl Checker {
         span: Span,
         who: &str,
     ) -> R<ModVal> {
-        let (specs, closure, refine) = match sig {
-            SigVal::Specs {
-                specs,
-                closure,
-                refine,
-            } => (specs, closure, refine),
-            SigVal::Arrow => return match actual {
-                Some(ModVal::Functor(f)) => Ok(ModVal::Functor(f.clone())),
-                Some(_) => err(
-                    span,
-                    "A parametric module is required here, but this module is not parametric.",
-                ),
-                None => err(
-                    span,
-                    "Not supported yet: parametric modules as parameters of parametric modules.",
-                ),
-            },
-        };
+        self.match_sig_at(actual, sig, opaque, span, who, String::new())
+    }
+
+    fn match_sig_at(
+        &mut self,
+        actual: Option<&ModVal>,
+        sig: &SigVal,
+        opaque: bool,
+        span: Span,
+        who: &str,
+        path: String,
+    ) -> R<ModVal> {
+        let (specs, closure, refine) =
+            match sig {
+                SigVal::Specs {
+                    specs,
+                    closure,
+                    refine,
+                } => (specs, closure, refine),
+                SigVal::Arrow => return match actual {
+                    Some(ModVal::Functor(f)) => Ok(ModVal::Functor(f.clone())),
+                    Some(_) => err(
+                        span,
+                        "A parametric module is required here, but this module is not parametric.",
+                    ),
+                    // A parametric module specified inside a module type, seen from inside: its
+                    // applications are only checked once a real module is supplied.
+                    None => Ok(ModVal::Struct(Rc::new(Env::default()))),
+                },
+            };
         let prim;
         let actual_env = match actual {
             None => None,
@@ -158,6 +184,7 @@ impl Checker {
             actual: actual_env,
             opaque: opaque || actual.is_none(),
             who: who.to_string(),
+            path,
             span,
             refine: refine.clone(),
             created: HashSet::new(),
@@ -176,11 +203,11 @@ impl Checker {
             match spec {
                 Spec::Type {
                     name,
+                    lifted,
                     params,
                     def,
                     span,
-                    ..
-                } => self.match_type_spec(m, name, params, def.as_ref(), *span, view)?,
+                } => self.match_type_spec(m, name, *lifted, params, def.as_ref(), *span, view)?,
                 Spec::Val {
                     name,
                     name_span,
@@ -224,7 +251,9 @@ impl Checker {
                         }),
                         _ => inner_sig.clone(),
                     };
-                    let mv = self.match_sig(inner.as_ref(), &sig, m.opaque, m.span, &who)?;
+                    let path = format!("{}{name}.", m.path);
+                    let mv =
+                        self.match_sig_at(inner.as_ref(), &sig, m.opaque, m.span, &who, path)?;
                     view.mods.insert(name.clone(), mv);
                 }
                 Spec::Include(mt, _) => {
@@ -260,10 +289,12 @@ impl Checker {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn match_type_spec(
         &mut self,
         m: &mut Match,
         name: &Name,
+        lifted: Liftedness,
         params: &[TypeParam],
         def: Option<&TypeExp>,
         span: Span,
@@ -276,7 +307,7 @@ impl Checker {
             .find(|(q, _)| q.quals.is_empty() && q.name == *name)
             .map(|(_, a)| a.clone());
         let spec_def = match (def, refined) {
-            (Some(te), _) => Some(self.abbr_of(name, params, te, span)?),
+            (Some(te), _) => Some(self.abbr_of(name, lifted, params, te, span)?),
             (None, r) => r,
         };
         let actual = match m.actual {
@@ -287,12 +318,30 @@ impl Checker {
             },
         };
         if let Some(a) = &actual {
+            if rank(a.lifted) > rank(lifted) {
+                let word = |l| match l {
+                    Liftedness::Unlifted => "non-lifted (type)",
+                    Liftedness::SizeLifted => "size-lifted (type~)",
+                    Liftedness::Lifted => "lifted (type^)",
+                };
+                return Err(mismatch(
+                    m,
+                    span,
+                    format!(
+                        "Type \"{}{name}\" is {} in the module, but the module type specifies a {} type.",
+                        m.path,
+                        word(a.lifted),
+                        word(lifted)
+                    ),
+                ));
+            }
             if a.params.len() != params.len() {
                 return Err(mismatch(
                     m,
                     span,
                     format!(
-                        "Type \"{name}\" takes {} parameter(s) in the module but {} in the module type.",
+                        "Type \"{}{name}\" takes {} parameter(s) in the module but {} in the module type.",
+                        m.path,
                         a.params.len(),
                         params.len()
                     ),
@@ -307,7 +356,8 @@ impl Checker {
                         m,
                         span,
                         format!(
-                            "Type \"{name}\" is \"{}\" in the module, but the module type requires \"{}\".",
+                            "Type \"{}{name}\" is \"{}\" in the module, but the module type requires \"{}\".",
+                            m.path,
                             self.s.show(&at),
                             self.s.show(&dt)
                         ),
@@ -319,7 +369,7 @@ impl Checker {
             (Some(d), _) => d,
             (None, Some(a)) if !m.opaque => a,
             (None, a) => {
-                let abs = self.fresh_abstract(&format!("{}.{name}", m.who), params);
+                let abs = self.fresh_abstract(&format!("{}.{name}", m.who), params, lifted);
                 if let (Some(a), T::Sum(cs)) = (a, &abs.body) {
                     if let Some(c) = cs.keys().next() {
                         self.abstract_defs.insert(c.clone(), a);
@@ -384,7 +434,8 @@ impl Checker {
                 m,
                 span,
                 format!(
-                    "Value \"{name}\" has type \"{shown_actual}\" in the module, but the module type requires \"{shown_spec}\"."
+                    "Value \"{}{name}\" has type \"{shown_actual}\" in the module, but the module type requires \"{shown_spec}\".",
+                    m.path
                 ),
             ));
         }
@@ -477,7 +528,12 @@ impl Checker {
     }
 
     /// A new abstract type named `shown` with the given parameters.
-    fn fresh_abstract(&mut self, shown: &str, params: &[TypeParam]) -> Rc<TypeAbbr> {
+    fn fresh_abstract(
+        &mut self,
+        shown: &str,
+        params: &[TypeParam],
+        lifted: Liftedness,
+    ) -> Rc<TypeAbbr> {
         let id = format!(
             "{ABSTRACT}{shown}{ABSTRACT}{}",
             self.abstract_defs.len() + self.next_id as usize
@@ -495,6 +551,7 @@ impl Checker {
         Rc::new(TypeAbbr {
             params: params.to_vec(),
             body: T::Sum(cs),
+            lifted,
         })
     }
 
@@ -595,6 +652,24 @@ fn sig_exp_has_type(ck: &mut Checker, mt: &ModTypeExp, closure: &[Frame], q: &Qu
     }
 }
 
+fn has_arrow(t: &T) -> bool {
+    match t {
+        T::Arrow(..) => true,
+        T::Array(_, e) => has_arrow(e),
+        T::Record(fs) => fs.values().any(has_arrow),
+        T::Sum(cs) => cs.values().flatten().any(has_arrow),
+        _ => false,
+    }
+}
+
+fn rank(l: Liftedness) -> u8 {
+    match l {
+        Liftedness::Unlifted => 0,
+        Liftedness::SizeLifted => 1,
+        Liftedness::Lifted => 2,
+    }
+}
+
 fn param_args(params: &[TypeParam]) -> Vec<Result<T, Sz>> {
     params
         .iter()
@@ -643,7 +718,10 @@ fn any_anon(t: &TypeExp) -> Option<Span> {
 fn missing(m: &Match, what: &str, name: &str, spec_span: Span) -> Box<Diagnostic> {
     let d = Diagnostic::error(
         m.span,
-        format!("The module does not define the {what} \"{name}\" that its module type specifies."),
+        format!(
+            "The module does not define the {what} \"{}{name}\" that its module type specifies.",
+            m.path
+        ),
     );
     Box::new(d.with_related(spec_span, format!("the {what} is specified here")))
 }
