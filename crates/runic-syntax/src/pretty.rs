@@ -210,7 +210,7 @@ pub fn mod_exp(m: &ModExp) -> String {
         ModExp::Lambda(p, mt, body, _) => {
             let sig = mt
                 .as_ref()
-                .map(|mt| format!(" : {}", mod_type(mt)))
+                .map(|mt| format!(" : {}", mod_type_atom(mt)))
                 .unwrap_or_default();
             format!("(\\{}{sig} -> {})", mod_param(p), mod_exp(body))
         }

@@ -63,8 +63,9 @@ impl Parser {
             let start = p.span();
             if p.eat(&Tok::Backslash) {
                 let param = p.mod_param()?;
+                // The `->` after a result type belongs to the lambda.
                 let sig = if p.eat(&Tok::Colon) {
-                    Some(p.mod_type()?)
+                    Some(p.mod_type_refined()?)
                 } else {
                     None
                 };
@@ -168,20 +169,27 @@ impl Parser {
                     p.since(start),
                 ));
             }
-            let mut mt = p.mod_type_atom()?;
-            while p.eat_kw(Keyword::With) {
-                let (q, _) = p.qual_name("a type name after `with`")?;
-                let params = p.type_params()?;
-                p.expect(&Tok::Equals, "`=` in this refinement")?;
-                let t = p.ty()?;
-                mt = ModTypeExp::With(Box::new(mt), q, params, t, p.since(start));
-            }
+            let mut mt = p.mod_type_refined()?;
             if p.eat(&Tok::Arrow) {
                 let res = p.mod_type()?;
                 mt = ModTypeExp::Arrow(None, Box::new(mt), Box::new(res), p.since(start));
             }
             Ok(mt)
         })
+    }
+
+    /// A module type atom with its `with` refinements.
+    fn mod_type_refined(&mut self) -> PResult<ModTypeExp> {
+        let start = self.span();
+        let mut mt = self.mod_type_atom()?;
+        while self.eat_kw(Keyword::With) {
+            let (q, _) = self.qual_name("a type name after `with`")?;
+            let params = self.type_params()?;
+            self.expect(&Tok::Equals, "`=` in this refinement")?;
+            let t = self.ty()?;
+            mt = ModTypeExp::With(Box::new(mt), q, params, t, self.since(start));
+        }
+        Ok(mt)
     }
 
     fn mod_type_atom(&mut self) -> PResult<ModTypeExp> {

@@ -311,6 +311,12 @@ impl Checker {
             let z = self.s.zonk(&t);
             if let Some(bad) = array_of_functions(&z) {
                 let shown = self.s.show(&bad);
+                if matches!(&bad, T::Sum(cs) if lifted_abstract(cs)) {
+                    return err(
+                        span,
+                        format!("Cannot create arrays of \"{shown}\": it is a lifted abstract type, whose values might contain functions."),
+                    );
+                }
                 return err(
                     span,
                     format!("Arrays of functions are not allowed (element type \"{shown}\")."),
@@ -457,9 +463,18 @@ fn free_vars(t: &T, out: &mut Vec<Tv>) {
     }
 }
 
+/// An abstract type declared lifted (`type^`): it may stand for a function type.
+fn lifted_abstract(cs: &std::collections::BTreeMap<Name, Vec<T>>) -> bool {
+    cs.len() == 1
+        && cs
+            .keys()
+            .all(|c| c.starts_with(super::modules::ABSTRACT) && c.ends_with('^'))
+}
+
 fn t_functional(t: &T) -> bool {
     match t {
         T::Arrow(..) => true,
+        T::Sum(cs) if lifted_abstract(cs) => true,
         T::Array(_, e) => t_functional(e),
         T::Record(fs) => fs.values().any(t_functional),
         T::Sum(cs) => cs.values().flatten().any(t_functional),

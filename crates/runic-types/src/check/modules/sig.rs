@@ -318,7 +318,8 @@ impl Checker {
             },
         };
         if let Some(a) = &actual {
-            if rank(a.lifted) > rank(lifted) {
+            // A definition or refinement in the module type fixes the type instead.
+            if spec_def.is_none() && rank(a.lifted) > rank(lifted) {
                 let word = |l| match l {
                     Liftedness::Unlifted => "non-lifted (type)",
                     Liftedness::SizeLifted => "size-lifted (type~)",
@@ -534,9 +535,16 @@ impl Checker {
         params: &[TypeParam],
         lifted: Liftedness,
     ) -> Rc<TypeAbbr> {
+        // A fresh number keeps abstract types of the same name apart (node ids are a handy
+        // counter: skipping one costs nothing); `^` marks lifted ones.
         let id = format!(
-            "{ABSTRACT}{shown}{ABSTRACT}{}",
-            self.abstract_defs.len() + self.next_id as usize
+            "{ABSTRACT}{shown}{ABSTRACT}{}{}",
+            self.fresh_id().0,
+            if lifted == Liftedness::Lifted {
+                "^"
+            } else {
+                ""
+            }
         );
         let payload = params
             .iter()
