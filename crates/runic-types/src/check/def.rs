@@ -311,6 +311,12 @@ impl Checker {
             let z = self.s.zonk(&t);
             if let Some(bad) = array_of_functions(&z) {
                 let shown = self.s.show(&bad);
+                if matches!(&bad, T::Sum(cs) if abstract_marked(cs, '~')) {
+                    return err(
+                        span,
+                        format!("Cannot create arrays of \"{shown}\": it is a size-lifted abstract type, whose values may differ in size."),
+                    );
+                }
                 if matches!(&bad, T::Sum(cs) if lifted_abstract(cs)) {
                     return err(
                         span,
@@ -465,10 +471,15 @@ fn free_vars(t: &T, out: &mut Vec<Tv>) {
 
 /// An abstract type declared lifted (`type^`): it may stand for a function type.
 fn lifted_abstract(cs: &std::collections::BTreeMap<Name, Vec<T>>) -> bool {
+    abstract_marked(cs, '^')
+}
+
+/// An abstract type whose unique name ends with `mark` (see `fresh_abstract`).
+fn abstract_marked(cs: &std::collections::BTreeMap<Name, Vec<T>>, mark: char) -> bool {
     cs.len() == 1
         && cs
             .keys()
-            .all(|c| c.starts_with(super::modules::ABSTRACT) && c.ends_with('^'))
+            .all(|c| c.starts_with(super::modules::ABSTRACT) && c.ends_with(mark))
 }
 
 fn t_functional(t: &T) -> bool {
@@ -485,6 +496,9 @@ fn t_functional(t: &T) -> bool {
 fn array_of_functions(t: &T) -> Option<T> {
     match t {
         T::Array(_, e) if t_functional(e) => Some((**e).clone()),
+        T::Array(_, e) if matches!(&**e, T::Sum(cs) if abstract_marked(cs, '~')) => {
+            Some((**e).clone())
+        }
         T::Array(_, e) => array_of_functions(e),
         T::Record(fs) => fs.values().find_map(array_of_functions),
         T::Sum(cs) => cs.values().flatten().find_map(array_of_functions),

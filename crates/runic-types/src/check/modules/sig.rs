@@ -536,14 +536,14 @@ impl Checker {
         lifted: Liftedness,
     ) -> Rc<TypeAbbr> {
         // A fresh number keeps abstract types of the same name apart (node ids are a handy
-        // counter: skipping one costs nothing); `^` marks lifted ones.
+        // counter: skipping one costs nothing); `^` and `~` mark lifted and size-lifted ones.
         let id = format!(
             "{ABSTRACT}{shown}{ABSTRACT}{}{}",
             self.fresh_id().0,
-            if lifted == Liftedness::Lifted {
-                "^"
-            } else {
-                ""
+            match lifted {
+                Liftedness::Lifted => "^",
+                Liftedness::SizeLifted => "~",
+                Liftedness::Unlifted => "",
             }
         );
         let payload = params
