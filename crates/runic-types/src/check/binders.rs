@@ -78,6 +78,7 @@ impl Checker {
         ret: &mut Option<TypeExp>,
         body: &mut Exp,
     ) -> R<T> {
+        super::def::check_distinct_params(params)?;
         let mut pts = Vec::new();
         let mut names = Vec::new();
         for p in params.iter_mut() {

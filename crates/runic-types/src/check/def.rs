@@ -405,7 +405,7 @@ impl Checker {
 }
 
 /// A name may be bound only once by all the parameters of one function together.
-fn check_distinct_params(params: &[Pat]) -> R<()> {
+pub(super) fn check_distinct_params(params: &[Pat]) -> R<()> {
     let mut seen: Vec<(Name, Span)> = Vec::new();
     for (i, p) in params.iter().enumerate() {
         let mut here = Vec::new();

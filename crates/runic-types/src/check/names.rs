@@ -294,6 +294,16 @@ impl Checker {
         let shown = path.join(".");
         match m {
             ModVal::Prim(p) => Ok(Some(Denot::Member(p, name.to_string()))),
+            // Its error is already reported: the member fits any use.
+            ModVal::Broken => Ok(Some(Denot::Value(
+                std::rc::Rc::new(Scheme {
+                    tparams: vec!["a".into()],
+                    poly: true,
+                    ty: T::Param("a".into()),
+                    ..Scheme::default()
+                }),
+                None,
+            ))),
             ModVal::Struct(env) => match env.vals.get(name) {
                 Some(v) => Ok(Some(denot_of(v))),
                 None => {

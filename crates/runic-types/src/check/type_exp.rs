@@ -142,6 +142,7 @@ impl Checker {
                         return Ok(T::Prim(p));
                     }
                 }
+                Ok(ModVal::Broken) => return Ok(self.s.fresh_var()),
                 Ok(ModVal::Struct(env)) => {
                     if let Some(abbr) = env.types.get(&q.name).cloned() {
                         return self.apply_abbr(&q.to_string(), &abbr, args, span);

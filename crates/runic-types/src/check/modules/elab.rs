@@ -119,6 +119,7 @@ impl Checker {
         let env = match m {
             ModVal::Struct(env) => (**env).clone(),
             ModVal::Prim(p) => prim_env(*p),
+            ModVal::Broken => Env::default(),
             ModVal::Functor(_) => {
                 return err(
                     span,
@@ -152,7 +153,10 @@ impl Checker {
         self.prefix.push(mb.name.clone());
         let r = self.elab_mod_exp(body);
         self.prefix.pop();
-        let m = r?;
+        let m = r.unwrap_or_else(|e| {
+            self.errors.push(*e);
+            ModVal::Broken
+        });
         let name = mb.name;
         self.bind(Ns::Mod, &name, mb.name_span, local, |e| {
             e.mods.insert(name.clone(), m.clone());
@@ -176,7 +180,7 @@ impl Checker {
             ModExp::Import(path, span) => match self.import(&path, span) {
                 Some(m) => Ok(m),
                 // The import's own errors are already recorded.
-                None => Ok(ModVal::Struct(Rc::new(Env::default()))),
+                None => Ok(ModVal::Broken),
             },
             ModExp::Ascribe(m, mt, transparent, span) => {
                 let who = self.prefix.last().cloned().unwrap_or_default();
@@ -207,6 +211,9 @@ impl Checker {
     }
 
     fn apply_functor(&mut self, f: &ModVal, a: &ModVal, span: Span) -> R<ModVal> {
+        if matches!(f, ModVal::Broken) || matches!(a, ModVal::Broken) {
+            return Ok(ModVal::Broken);
+        }
         let ModVal::Functor(f) = f else {
             if self.generic > 0 {
                 // A specified parametric module (see `match_sig`), applied inside a body that
@@ -230,7 +237,7 @@ impl Checker {
         let before = self.errors.len();
         let r = self.instantiate_functor(f, view, span);
         self.errors.truncate(before);
-        r.or_else(|_| Ok(ModVal::Struct(Rc::new(Env::default()))))
+        r.or(Ok(ModVal::Broken))
     }
 
     /// Checks a fresh copy of a parametric module's body with its parameter bound to `arg`,

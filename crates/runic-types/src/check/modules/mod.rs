@@ -37,6 +37,8 @@ pub(crate) enum ModVal {
     Functor(Rc<Functor>),
     /// A built-in numeric module (`f64`, `i32`, ...).
     Prim(PrimType),
+    /// What a module declaration with an error binds: uses of it are not reported again.
+    Broken,
 }
 
 /// The names a module (or a scope) binds, one map per namespace.
@@ -158,6 +160,7 @@ impl Checker {
         for (i, n) in rest.iter().enumerate() {
             let shown = path[..=i].join(".");
             m = match &m {
+                ModVal::Broken => ModVal::Broken,
                 ModVal::Struct(env) => env
                     .mods
                     .get(n)

@@ -167,6 +167,7 @@ impl Checker {
             };
         let prim;
         let actual_env = match actual {
+            Some(ModVal::Broken) => return Ok(ModVal::Broken),
             None => None,
             Some(ModVal::Struct(env)) => Some(&**env),
             Some(ModVal::Prim(p)) => {
