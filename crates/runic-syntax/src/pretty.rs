@@ -177,7 +177,7 @@ fn mod_param(p: &ModParam) -> String {
 fn indent_block(items: &[String]) -> String {
     let mut out = String::from("{");
     for it in items {
-        out.push_str("\n");
+        out.push('\n');
         for line in it.lines() {
             out.push_str("  ");
             out.push_str(line);

@@ -273,9 +273,10 @@ impl Checker {
                     let outer_refine = m.refine.clone();
                     m.refine.extend(refine.iter().cloned());
                     let saved = std::mem::replace(&mut self.frames, closure.clone());
-                    let mut f = Frame::default();
-                    f.vis = view.clone();
-                    self.frames.push(f);
+                    self.frames.push(Frame {
+                        vis: view.clone(),
+                        ..Frame::default()
+                    });
                     let r = self.match_specs(m, specs, view);
                     self.frames = saved;
                     m.refine = outer_refine;
