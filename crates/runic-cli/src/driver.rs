@@ -107,7 +107,10 @@ pub fn load_text(name: &str, text: &str) -> Result<Loaded, LoadError> {
 /// and backtraces that pass through prelude code (`|>`, `foldl`, `vjp`, …) can be located.
 pub fn check(mut sources: SourceMap, program: runic_syntax::Program) -> Result<Loaded, LoadError> {
     let prelude = sources.add(runic_types::PRELUDE_NAME, runic_types::PRELUDE_SOURCE);
-    match runic_types::check_program_with_prelude_file(program, &sources, prelude) {
+    // `parse_text` registers the program first; its name is the path imports are resolved
+    // against.
+    let main = std::path::PathBuf::from(&sources.get(runic_syntax::FileId(0)).name);
+    match runic_types::check_program_at(program, &mut sources, prelude, Some(&main)) {
         Ok(checked) => Ok(Loaded {
             sources: Arc::new(sources),
             checked: Arc::new(checked),

@@ -74,12 +74,16 @@ impl Program {
 pub enum Dec {
     Val(ValBind),
     Type(TypeBind),
-    /// `open M` [later]
-    Open(QualName, Span),
-    /// `import "path"` [later]
+    /// `open mod_exp`
+    Open(ModExp, Span),
+    /// `import "path"`
     Import(String, Span),
-    /// `local dec` [later]
+    /// `local dec`
     Local(Box<Dec>, Span),
+    /// `module M params [: mt] = mod_exp`
+    Module(ModBind),
+    /// `module type S = mt`
+    ModType(ModTypeBind),
 }
 
 impl Dec {
@@ -87,7 +91,130 @@ impl Dec {
         match self {
             Dec::Val(v) => v.span,
             Dec::Type(t) => t.span,
+            Dec::Module(m) => m.span,
+            Dec::ModType(m) => m.span,
             Dec::Open(_, s) | Dec::Import(_, s) | Dec::Local(_, s) => *s,
+        }
+    }
+}
+
+/// `module name (p: mt)... [: mt] = body`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModBind {
+    pub name: Name,
+    pub name_span: Span,
+    pub params: Vec<ModParam>,
+    pub sig: Option<ModTypeExp>,
+    pub body: ModExp,
+    pub span: Span,
+}
+
+/// `(name: mt)`, a parameter of a parametric module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModParam {
+    pub name: Name,
+    pub name_span: Span,
+    pub sig: ModTypeExp,
+    pub span: Span,
+}
+
+/// `module type name = mt`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModTypeBind {
+    pub name: Name,
+    pub name_span: Span,
+    pub def: ModTypeExp,
+    pub span: Span,
+}
+
+/// A module expression (spec §4.9).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModExp {
+    /// `M`, `M.N`
+    Var(QualName, Span),
+    /// `{ decs }`
+    Struct(Vec<Dec>, Span),
+    /// `import "path"`
+    Import(String, Span),
+    /// `m : mt` (opaque) or, when the flag is set, `m :> mt` (transparent).
+    Ascribe(Box<ModExp>, ModTypeExp, bool, Span),
+    /// `f m`: application of a parametric module.
+    Apply(Box<ModExp>, Box<ModExp>, Span),
+    /// `\(p: mt) [: mt] -> m`
+    Lambda(ModParam, Option<ModTypeExp>, Box<ModExp>, Span),
+}
+
+impl ModExp {
+    pub fn span(&self) -> Span {
+        match self {
+            ModExp::Var(_, s)
+            | ModExp::Struct(_, s)
+            | ModExp::Import(_, s)
+            | ModExp::Ascribe(_, _, _, s)
+            | ModExp::Apply(_, _, s)
+            | ModExp::Lambda(_, _, _, s) => *s,
+        }
+    }
+}
+
+/// A module type (signature) expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModTypeExp {
+    /// `S`, `M.S`
+    Var(QualName, Span),
+    /// `{ specs }`
+    Sig(Vec<Spec>, Span),
+    /// `mt with t params = type`
+    With(Box<ModTypeExp>, QualName, Vec<TypeParam>, TypeExp, Span),
+    /// `(p: mt) -> mt` or `mt -> mt`
+    Arrow(Option<Name>, Box<ModTypeExp>, Box<ModTypeExp>, Span),
+}
+
+impl ModTypeExp {
+    pub fn span(&self) -> Span {
+        match self {
+            ModTypeExp::Var(_, s)
+            | ModTypeExp::Sig(_, s)
+            | ModTypeExp::With(_, _, _, _, s)
+            | ModTypeExp::Arrow(_, _, _, s) => *s,
+        }
+    }
+}
+
+/// One specification in a module type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Spec {
+    /// `val name tparams : type`
+    Val {
+        name: Name,
+        name_span: Span,
+        type_params: Vec<TypeParam>,
+        ty: TypeExp,
+        span: Span,
+    },
+    /// `type[^~] name params [= type]`
+    Type {
+        name: Name,
+        lifted: Liftedness,
+        params: Vec<TypeParam>,
+        def: Option<TypeExp>,
+        span: Span,
+    },
+    /// `module name : mt`
+    Module {
+        name: Name,
+        sig: ModTypeExp,
+        span: Span,
+    },
+    /// `include mt`
+    Include(ModTypeExp, Span),
+}
+
+impl Spec {
+    pub fn span(&self) -> Span {
+        match self {
+            Spec::Val { span, .. } | Spec::Type { span, .. } | Spec::Module { span, .. } => *span,
+            Spec::Include(_, s) => *s,
         }
     }
 }

@@ -26,6 +26,8 @@ pub struct Diagnostic {
     pub span: Option<Span>,
     /// Extra lines printed after the source excerpt (hints, related locations).
     pub notes: Vec<String>,
+    /// Other places the message is about, each printed with its own location and excerpt.
+    pub related: Vec<(Span, String)>,
 }
 
 impl Diagnostic {
@@ -35,6 +37,7 @@ impl Diagnostic {
             message: message.into(),
             span: Some(span),
             notes: vec![],
+            related: vec![],
         }
     }
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
@@ -43,10 +46,16 @@ impl Diagnostic {
             message: message.into(),
             span: Some(span),
             notes: vec![],
+            related: vec![],
         }
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
+        self
+    }
+    /// Adds another location the message is about.
+    pub fn with_related(mut self, span: Span, what: impl Into<String>) -> Diagnostic {
+        self.related.push((span, what.into()));
         self
     }
     pub fn is_error(&self) -> bool {
@@ -70,6 +79,10 @@ impl Diagnostic {
                 ));
                 out.push_str(&excerpt(sources, span));
             }
+        }
+        for (span, what) in &self.related {
+            out.push_str(&format!("{}: Note: {what}\n", sources.location(*span)));
+            out.push_str(&excerpt(sources, *span));
         }
         for n in &self.notes {
             out.push_str(n);

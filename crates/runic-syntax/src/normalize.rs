@@ -1,145 +1,310 @@
 //! Erasing source positions and node ids, so that trees can be compared structurally (used by
-//! the round-trip property `parse(print(ast)) == ast`).
+//! the round-trip property `parse(print(ast)) == ast`), and giving copies of a tree fresh node
+//! ids. Both are one walk over every id and span of a tree.
 
 use crate::ast::*;
 use crate::source::Span;
 
+/// What a walk does at each node id and span.
+trait Visit {
+    fn id(&mut self, id: &mut NodeId);
+    fn span(&mut self, s: &mut Span);
+}
+
+/// Zeroes ids and spans.
+struct Zero;
+
+impl Visit for Zero {
+    fn id(&mut self, id: &mut NodeId) {
+        *id = NodeId(0);
+    }
+    fn span(&mut self, s: &mut Span) {
+        *s = Span::default();
+    }
+}
+
+/// Hands out fresh ids, keeping spans.
+struct Renumber<'a>(&'a mut u32);
+
+impl Visit for Renumber<'_> {
+    fn id(&mut self, id: &mut NodeId) {
+        *id = NodeId(*self.0);
+        *self.0 += 1;
+    }
+    fn span(&mut self, _: &mut Span) {}
+}
+
 /// Zero every [`Span`] and [`NodeId`] in the program (and its `next_id`).
 pub fn normalize_program(p: &mut Program) {
     p.next_id = 0;
-    for d in &mut p.decs {
-        normalize_dec(d);
-    }
+    walk_program(p, &mut Zero);
 }
 
 pub fn normalize_dec(d: &mut Dec) {
+    walk_dec(d, &mut Zero)
+}
+
+pub fn normalize_exp(e: &mut Exp) {
+    walk_exp(e, &mut Zero)
+}
+
+pub fn normalize_pat(p: &mut Pat) {
+    walk_pat(p, &mut Zero)
+}
+
+pub fn normalize_type(t: &mut TypeExp) {
+    walk_type(t, &mut Zero)
+}
+
+/// Gives every node of a module expression a fresh id from `*next` (for copies of a
+/// parametric module's body: ids must stay unique in the program).
+pub fn renumber_mod_exp(m: &mut ModExp, next: &mut u32) {
+    walk_mod_exp(m, &mut Renumber(next))
+}
+
+fn walk_program(p: &mut Program, vz: &mut dyn Visit) {
+    for d in &mut p.decs {
+        walk_dec(d, vz);
+    }
+}
+
+fn walk_dec(d: &mut Dec, vz: &mut dyn Visit) {
     match d {
         Dec::Val(v) => {
-            v.name_span = Span::default();
-            v.span = Span::default();
-            v.type_params.iter_mut().for_each(normalize_type_param);
-            v.params.iter_mut().for_each(normalize_pat);
+            vz.span(&mut v.name_span);
+            vz.span(&mut v.span);
+            v.type_params
+                .iter_mut()
+                .for_each(|x| walk_type_param(x, vz));
+            v.params.iter_mut().for_each(|x| walk_pat(x, vz));
             if let Some(t) = &mut v.ret {
-                normalize_type(t);
+                walk_type(t, vz);
             }
-            normalize_exp(&mut v.body);
+            walk_exp(&mut v.body, vz);
         }
         Dec::Type(t) => {
-            t.span = Span::default();
-            t.params.iter_mut().for_each(normalize_type_param);
-            normalize_type(&mut t.def);
+            vz.span(&mut t.span);
+            t.params.iter_mut().for_each(|x| walk_type_param(x, vz));
+            walk_type(&mut t.def, vz);
         }
-        Dec::Open(_, s) | Dec::Import(_, s) => *s = Span::default(),
+        Dec::Open(m, s) => {
+            vz.span(s);
+            walk_mod_exp(m, vz);
+        }
+        Dec::Import(_, s) => vz.span(s),
         Dec::Local(d, s) => {
-            *s = Span::default();
-            normalize_dec(d);
+            vz.span(s);
+            walk_dec(d, vz);
+        }
+        Dec::Module(m) => {
+            vz.span(&mut m.name_span);
+            vz.span(&mut m.span);
+            m.params.iter_mut().for_each(|x| walk_mod_param(x, vz));
+            if let Some(mt) = &mut m.sig {
+                walk_mod_type(mt, vz);
+            }
+            walk_mod_exp(&mut m.body, vz);
+        }
+        Dec::ModType(m) => {
+            vz.span(&mut m.name_span);
+            vz.span(&mut m.span);
+            walk_mod_type(&mut m.def, vz);
         }
     }
 }
 
-fn normalize_type_param(p: &mut TypeParam) {
-    match p {
-        TypeParam::Size(_, s) | TypeParam::Type(_, _, s) => *s = Span::default(),
+fn walk_mod_param(p: &mut ModParam, vz: &mut dyn Visit) {
+    vz.span(&mut p.name_span);
+    vz.span(&mut p.span);
+    walk_mod_type(&mut p.sig, vz);
+}
+
+fn walk_mod_exp(m: &mut ModExp, vz: &mut dyn Visit) {
+    match m {
+        ModExp::Var(_, s) | ModExp::Import(_, s) => vz.span(s),
+        ModExp::Struct(decs, s) => {
+            vz.span(s);
+            decs.iter_mut().for_each(|x| walk_dec(x, vz));
+        }
+        ModExp::Ascribe(m, mt, _, s) => {
+            vz.span(s);
+            walk_mod_exp(m, vz);
+            walk_mod_type(mt, vz);
+        }
+        ModExp::Apply(f, a, s) => {
+            vz.span(s);
+            walk_mod_exp(f, vz);
+            walk_mod_exp(a, vz);
+        }
+        ModExp::Lambda(p, mt, body, s) => {
+            vz.span(s);
+            walk_mod_param(p, vz);
+            if let Some(mt) = mt {
+                walk_mod_type(mt, vz);
+            }
+            walk_mod_exp(body, vz);
+        }
     }
 }
 
-fn normalize_op(op: &mut BinOpName) {
-    op.span = Span::default();
+fn walk_mod_type(mt: &mut ModTypeExp, vz: &mut dyn Visit) {
+    match mt {
+        ModTypeExp::Var(_, s) => vz.span(s),
+        ModTypeExp::Sig(specs, s) => {
+            vz.span(s);
+            specs.iter_mut().for_each(|x| walk_spec(x, vz));
+        }
+        ModTypeExp::With(m, _, ps, t, s) => {
+            vz.span(s);
+            walk_mod_type(m, vz);
+            ps.iter_mut().for_each(|x| walk_type_param(x, vz));
+            walk_type(t, vz);
+        }
+        ModTypeExp::Arrow(_, a, b, s) => {
+            vz.span(s);
+            walk_mod_type(a, vz);
+            walk_mod_type(b, vz);
+        }
+    }
 }
 
-fn normalize_dims(idx: &mut [DimIndex]) {
+fn walk_spec(sp: &mut Spec, vz: &mut dyn Visit) {
+    match sp {
+        Spec::Val {
+            name_span,
+            type_params,
+            ty,
+            span,
+            ..
+        } => {
+            vz.span(name_span);
+            vz.span(span);
+            type_params.iter_mut().for_each(|x| walk_type_param(x, vz));
+            walk_type(ty, vz);
+        }
+        Spec::Type {
+            params, def, span, ..
+        } => {
+            vz.span(span);
+            params.iter_mut().for_each(|x| walk_type_param(x, vz));
+            if let Some(t) = def {
+                walk_type(t, vz);
+            }
+        }
+        Spec::Module { sig, span, .. } => {
+            vz.span(span);
+            walk_mod_type(sig, vz);
+        }
+        Spec::Include(mt, s) => {
+            vz.span(s);
+            walk_mod_type(mt, vz);
+        }
+    }
+}
+
+fn walk_type_param(p: &mut TypeParam, vz: &mut dyn Visit) {
+    match p {
+        TypeParam::Size(_, s) | TypeParam::Type(_, _, s) => vz.span(s),
+    }
+}
+
+fn walk_op(op: &mut BinOpName, vz: &mut dyn Visit) {
+    vz.span(&mut op.span);
+}
+
+fn walk_dims(idx: &mut [DimIndex], vz: &mut dyn Visit) {
     for d in idx {
         match d {
-            DimIndex::Index(e) => normalize_exp(e),
+            DimIndex::Index(e) => walk_exp(e, vz),
             DimIndex::Slice { start, end, stride } => {
                 for e in [start, end, stride].into_iter().flatten() {
-                    normalize_exp(e);
+                    walk_exp(e, vz);
                 }
             }
         }
     }
 }
 
-fn normalize_steps(steps: &mut [UpdateStep]) {
+fn walk_steps(steps: &mut [UpdateStep], vz: &mut dyn Visit) {
     for s in steps {
         match s {
             UpdateStep::Index(idx, sp) => {
-                *sp = Span::default();
-                normalize_dims(idx);
+                vz.span(sp);
+                walk_dims(idx, vz);
             }
-            UpdateStep::Field(_, sp) => *sp = Span::default(),
+            UpdateStep::Field(_, sp) => vz.span(sp),
         }
     }
 }
 
-pub fn normalize_exp(e: &mut Exp) {
-    e.id = NodeId(0);
-    e.span = Span::default();
+fn walk_exp(e: &mut Exp, vz: &mut dyn Visit) {
+    vz.id(&mut e.id);
+    vz.span(&mut e.span);
     match &mut e.kind {
         ExpKind::Literal(_) | ExpKind::Var(_) | ExpKind::Hole => {}
-        ExpKind::Tuple(es) | ExpKind::ArrayLit(es) => es.iter_mut().for_each(normalize_exp),
-        ExpKind::Constr(_, es) => es.iter_mut().for_each(normalize_exp),
+        ExpKind::Tuple(es) | ExpKind::ArrayLit(es) => es.iter_mut().for_each(|x| walk_exp(x, vz)),
+        ExpKind::Constr(_, es) => es.iter_mut().for_each(|x| walk_exp(x, vz)),
         ExpKind::Record(fs) => {
             for f in fs {
                 match f {
-                    RecordField::Explicit(_, e) => normalize_exp(e),
-                    RecordField::Punned(_, s) => *s = Span::default(),
+                    RecordField::Explicit(_, e) => walk_exp(e, vz),
+                    RecordField::Punned(_, s) => vz.span(s),
                 }
             }
         }
         ExpKind::Range {
             start, second, end, ..
         } => {
-            normalize_exp(start);
+            walk_exp(start, vz);
             if let Some(s) = second {
-                normalize_exp(s);
+                walk_exp(s, vz);
             }
-            normalize_exp(end);
+            walk_exp(end, vz);
         }
         ExpKind::Project(e, _) | ExpKind::Negate(e) | ExpKind::Not(e) | ExpKind::Attr(_, e) => {
-            normalize_exp(e)
+            walk_exp(e, vz)
         }
-        ExpKind::LocalOpen(_, e) => normalize_exp(e),
+        ExpKind::LocalOpen(_, e) => walk_exp(e, vz),
         ExpKind::Index(e, idx) => {
-            normalize_exp(e);
-            normalize_dims(idx);
+            walk_exp(e, vz);
+            walk_dims(idx, vz);
         }
         ExpKind::Apply(f, args) => {
-            normalize_exp(f);
-            args.iter_mut().for_each(normalize_exp);
+            walk_exp(f, vz);
+            args.iter_mut().for_each(|x| walk_exp(x, vz));
         }
         ExpKind::BinOp { op, lhs, rhs } => {
-            normalize_op(op);
-            normalize_exp(lhs);
-            normalize_exp(rhs);
+            walk_op(op, vz);
+            walk_exp(lhs, vz);
+            walk_exp(rhs, vz);
         }
-        ExpKind::OpSection(op) => normalize_op(op),
+        ExpKind::OpSection(op) => walk_op(op, vz),
         ExpKind::LeftSection { op, lhs: e } | ExpKind::RightSection { op, rhs: e } => {
-            normalize_op(op);
-            normalize_exp(e);
+            walk_op(op, vz);
+            walk_exp(e, vz);
         }
         ExpKind::ProjSection(steps) => {
             for s in steps {
                 if let ProjStep::Index(idx) = s {
-                    normalize_dims(idx);
+                    walk_dims(idx, vz);
                 }
             }
         }
         ExpKind::Lambda { params, ret, body } => {
-            params.iter_mut().for_each(normalize_pat);
+            params.iter_mut().for_each(|x| walk_pat(x, vz));
             if let Some(t) = ret {
-                normalize_type(t);
+                walk_type(t, vz);
             }
-            normalize_exp(body);
+            walk_exp(body, vz);
         }
         ExpKind::If {
             cond,
             then_branch,
             else_branch,
         } => {
-            normalize_exp(cond);
-            normalize_exp(then_branch);
-            normalize_exp(else_branch);
+            walk_exp(cond, vz);
+            walk_exp(then_branch, vz);
+            walk_exp(else_branch, vz);
         }
         ExpKind::LetPat {
             sizes,
@@ -147,10 +312,10 @@ pub fn normalize_exp(e: &mut Exp) {
             rhs,
             body,
         } => {
-            sizes.iter_mut().for_each(|(_, s)| *s = Span::default());
-            normalize_pat(pat);
-            normalize_exp(rhs);
-            normalize_exp(body);
+            sizes.iter_mut().for_each(|(_, s)| vz.span(s));
+            walk_pat(pat, vz);
+            walk_exp(rhs, vz);
+            walk_exp(body, vz);
         }
         ExpKind::LetFun {
             name_span,
@@ -161,14 +326,14 @@ pub fn normalize_exp(e: &mut Exp) {
             body,
             ..
         } => {
-            *name_span = Span::default();
-            type_params.iter_mut().for_each(normalize_type_param);
-            params.iter_mut().for_each(normalize_pat);
+            vz.span(name_span);
+            type_params.iter_mut().for_each(|x| walk_type_param(x, vz));
+            params.iter_mut().for_each(|x| walk_pat(x, vz));
             if let Some(t) = ret {
-                normalize_type(t);
+                walk_type(t, vz);
             }
-            normalize_exp(rhs);
-            normalize_exp(body);
+            walk_exp(rhs, vz);
+            walk_exp(body, vz);
         }
         ExpKind::LetUpdate {
             name_span,
@@ -177,19 +342,19 @@ pub fn normalize_exp(e: &mut Exp) {
             body,
             ..
         } => {
-            *name_span = Span::default();
-            normalize_steps(steps);
-            normalize_exp(rhs);
-            normalize_exp(body);
+            vz.span(name_span);
+            walk_steps(steps, vz);
+            walk_exp(rhs, vz);
+            walk_exp(body, vz);
         }
         ExpKind::Update {
             target,
             steps,
             value,
         } => {
-            normalize_exp(target);
-            normalize_steps(steps);
-            normalize_exp(value);
+            walk_exp(target, vz);
+            walk_steps(steps, vz);
+            walk_exp(value, vz);
         }
         ExpKind::Loop {
             pat,
@@ -197,107 +362,107 @@ pub fn normalize_exp(e: &mut Exp) {
             form,
             body,
         } => {
-            normalize_pat(pat);
+            walk_pat(pat, vz);
             if let Some(i) = init {
-                normalize_exp(i);
+                walk_exp(i, vz);
             }
             match form {
                 LoopForm::For {
                     var_span, bound, ..
                 } => {
-                    *var_span = Span::default();
-                    normalize_exp(bound);
+                    vz.span(var_span);
+                    walk_exp(bound, vz);
                 }
                 LoopForm::ForIn { pat, array } => {
-                    normalize_pat(pat);
-                    normalize_exp(array);
+                    walk_pat(pat, vz);
+                    walk_exp(array, vz);
                 }
-                LoopForm::While(c) => normalize_exp(c),
+                LoopForm::While(c) => walk_exp(c, vz),
             }
-            normalize_exp(body);
+            walk_exp(body, vz);
         }
         ExpKind::Match { scrutinee, cases } => {
-            normalize_exp(scrutinee);
+            walk_exp(scrutinee, vz);
             for c in cases {
-                c.span = Span::default();
-                normalize_pat(&mut c.pat);
-                normalize_exp(&mut c.body);
+                vz.span(&mut c.span);
+                walk_pat(&mut c.pat, vz);
+                walk_exp(&mut c.body, vz);
             }
         }
         ExpKind::Ascribe(e, t) | ExpKind::Coerce(e, t) => {
-            normalize_exp(e);
-            normalize_type(t);
+            walk_exp(e, vz);
+            walk_type(t, vz);
         }
         ExpKind::Assert { cond, body } => {
-            normalize_exp(cond);
-            normalize_exp(body);
+            walk_exp(cond, vz);
+            walk_exp(body, vz);
         }
     }
 }
 
-pub fn normalize_pat(p: &mut Pat) {
-    p.id = NodeId(0);
-    p.span = Span::default();
+fn walk_pat(p: &mut Pat, vz: &mut dyn Visit) {
+    vz.id(&mut p.id);
+    vz.span(&mut p.span);
     match &mut p.kind {
         PatKind::Var(_) | PatKind::Wildcard | PatKind::Literal { .. } => {}
-        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter_mut().for_each(normalize_pat),
-        PatKind::Record(fs) => fs.iter_mut().for_each(|(_, p)| normalize_pat(p)),
+        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter_mut().for_each(|x| walk_pat(x, vz)),
+        PatKind::Record(fs) => fs.iter_mut().for_each(|(_, p)| walk_pat(p, vz)),
         PatKind::Ascribe(p, t) => {
-            normalize_pat(p);
-            normalize_type(t);
+            walk_pat(p, vz);
+            walk_type(t, vz);
         }
-        PatKind::Attr(_, p) => normalize_pat(p),
+        PatKind::Attr(_, p) => walk_pat(p, vz),
     }
 }
 
-pub fn normalize_type(t: &mut TypeExp) {
+fn walk_type(t: &mut TypeExp, vz: &mut dyn Visit) {
     match t {
-        TypeExp::Var(_, s) => *s = Span::default(),
+        TypeExp::Var(_, s) => vz.span(s),
         TypeExp::Apply(f, arg, s) => {
-            *s = Span::default();
-            normalize_type(f);
+            vz.span(s);
+            walk_type(f, vz);
             match &mut **arg {
-                TypeArg::Size(d) => normalize_size(d),
-                TypeArg::Type(t) => normalize_type(t),
+                TypeArg::Size(d) => walk_size(d, vz),
+                TypeArg::Type(t) => walk_type(t, vz),
             }
         }
         TypeExp::Tuple(ts, s) => {
-            *s = Span::default();
-            ts.iter_mut().for_each(normalize_type);
+            vz.span(s);
+            ts.iter_mut().for_each(|x| walk_type(x, vz));
         }
         TypeExp::Record(fs, s) => {
-            *s = Span::default();
-            fs.iter_mut().for_each(|(_, t)| normalize_type(t));
+            vz.span(s);
+            fs.iter_mut().for_each(|(_, t)| walk_type(t, vz));
         }
         TypeExp::Array(d, t, s) => {
-            *s = Span::default();
-            normalize_size(d);
-            normalize_type(t);
+            vz.span(s);
+            walk_size(d, vz);
+            walk_type(t, vz);
         }
         TypeExp::Unique(t, s) => {
-            *s = Span::default();
-            normalize_type(t);
+            vz.span(s);
+            walk_type(t, vz);
         }
         TypeExp::Arrow(_, a, b, s) => {
-            *s = Span::default();
-            normalize_type(a);
-            normalize_type(b);
+            vz.span(s);
+            walk_type(a, vz);
+            walk_type(b, vz);
         }
         TypeExp::Sum(cs, s) => {
-            *s = Span::default();
+            vz.span(s);
             cs.iter_mut()
-                .for_each(|(_, ts)| ts.iter_mut().for_each(normalize_type));
+                .for_each(|(_, ts)| ts.iter_mut().for_each(|x| walk_type(x, vz)));
         }
         TypeExp::Exists(_, t, s) => {
-            *s = Span::default();
-            normalize_type(t);
+            vz.span(s);
+            walk_type(t, vz);
         }
     }
 }
 
-fn normalize_size(d: &mut SizeExp) {
+fn walk_size(d: &mut SizeExp, vz: &mut dyn Visit) {
     match d {
-        SizeExp::Anon(s) => *s = Span::default(),
-        SizeExp::Exp(e) => normalize_exp(e),
+        SizeExp::Anon(s) => vz.span(s),
+        SizeExp::Exp(e) => walk_exp(e, vz),
     }
 }

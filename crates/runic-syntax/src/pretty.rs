@@ -151,9 +151,126 @@ fn dec(d: &Dec) -> String {
             ));
             out
         }
-        Dec::Open(q, _) => format!("open {q}"),
+        Dec::Open(m, _) => format!("open {}", mod_exp(m)),
         Dec::Import(path, _) => format!("import {}", string_lit(path.as_bytes())),
         Dec::Local(d, _) => format!("local {}", dec(d)),
+        Dec::Module(m) => {
+            let mut out = format!("module {}", m.name);
+            for p in &m.params {
+                out.push_str(&format!(" {}", mod_param(p)));
+            }
+            if let Some(mt) = &m.sig {
+                out.push_str(&format!(" : {}", mod_type(mt)));
+            }
+            out.push_str(&format!(" = {}", mod_exp(&m.body)));
+            out
+        }
+        Dec::ModType(m) => format!("module type {} = {}", m.name, mod_type(&m.def)),
+    }
+}
+
+fn mod_param(p: &ModParam) -> String {
+    format!("({}: {})", p.name, mod_type(&p.sig))
+}
+
+/// Indents every line but the first by two spaces (bodies of modules and signatures).
+fn indent_block(items: &[String]) -> String {
+    let mut out = String::from("{");
+    for it in items {
+        out.push('\n');
+        for line in it.lines() {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.pop();
+    }
+    out.push_str("\n}");
+    out
+}
+
+pub fn mod_exp(m: &ModExp) -> String {
+    match m {
+        ModExp::Var(q, _) => q.to_string(),
+        ModExp::Struct(decs, _) => indent_block(&decs.iter().map(dec).collect::<Vec<_>>()),
+        ModExp::Import(p, _) => format!("import {}", string_lit(p.as_bytes())),
+        ModExp::Ascribe(m, mt, transparent, _) => format!(
+            "({} {} {})",
+            mod_exp(m),
+            if *transparent { ":>" } else { ":" },
+            mod_type(mt)
+        ),
+        ModExp::Apply(f, a, _) => {
+            let a = match **a {
+                ModExp::Apply(..) => format!("({})", mod_exp(a)),
+                _ => mod_exp(a),
+            };
+            format!("{} {a}", mod_exp(f))
+        }
+        ModExp::Lambda(p, mt, body, _) => {
+            let sig = mt
+                .as_ref()
+                .map(|mt| format!(" : {}", mod_type_atom(mt)))
+                .unwrap_or_default();
+            format!("(\\{}{sig} -> {})", mod_param(p), mod_exp(body))
+        }
+    }
+}
+
+pub fn mod_type(mt: &ModTypeExp) -> String {
+    match mt {
+        ModTypeExp::Var(q, _) => q.to_string(),
+        ModTypeExp::Sig(specs, _) => indent_block(&specs.iter().map(spec).collect::<Vec<_>>()),
+        ModTypeExp::With(m, q, ps, t, _) => format!(
+            "{} with {q}{} = {}",
+            mod_type_atom(m),
+            type_params(ps),
+            ty(t, 0)
+        ),
+        ModTypeExp::Arrow(Some(n), a, b, _) => {
+            format!("({n}: {}) -> {}", mod_type(a), mod_type(b))
+        }
+        ModTypeExp::Arrow(None, a, b, _) => {
+            format!("{} -> {}", mod_type_atom(a), mod_type(b))
+        }
+    }
+}
+
+fn mod_type_atom(mt: &ModTypeExp) -> String {
+    match mt {
+        ModTypeExp::Var(..) | ModTypeExp::Sig(..) => mod_type(mt),
+        _ => format!("({})", mod_type(mt)),
+    }
+}
+
+fn spec(sp: &Spec) -> String {
+    match sp {
+        Spec::Val {
+            name,
+            type_params: tps,
+            ty: t,
+            ..
+        } => format!("val {}{} : {}", bind_name(name), type_params(tps), ty(t, 0)),
+        Spec::Type {
+            name,
+            lifted,
+            params,
+            def,
+            ..
+        } => {
+            let kw = match lifted {
+                Liftedness::Unlifted => "type",
+                Liftedness::SizeLifted => "type~",
+                Liftedness::Lifted => "type^",
+            };
+            let def = def
+                .as_ref()
+                .map(|t| format!(" = {}", ty(t, 0)))
+                .unwrap_or_default();
+            format!("{kw} {name}{}{def}", type_params(params))
+        }
+        Spec::Module { name, sig, .. } => format!("module {name} : {}", mod_type(sig)),
+        Spec::Include(mt, _) => format!("include {}", mod_type(mt)),
     }
 }
 

@@ -136,8 +136,20 @@ impl SourceMap {
         self.files.push(SourceFile::new(name, text));
         FileId(self.files.len() as u32 - 1)
     }
+    /// The file `id`; an empty file for an id this map does not know (a diagnostic in a
+    /// file that was never registered still renders, without its text).
     pub fn get(&self, id: FileId) -> &SourceFile {
-        &self.files[id.0 as usize]
+        static UNKNOWN: std::sync::OnceLock<SourceFile> = std::sync::OnceLock::new();
+        self.files
+            .get(id.0 as usize)
+            .unwrap_or_else(|| UNKNOWN.get_or_init(|| SourceFile::new("<unknown file>", "")))
+    }
+    /// How many files are registered (the next file gets this id).
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
     }
     /// Whether `id` is the prelude (registered under [`PRELUDE_NAME`], or not registered:
     /// the type checker gives unregistered prelude spans `FileId(u32::MAX)`).

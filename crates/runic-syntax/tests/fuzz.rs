@@ -38,6 +38,16 @@ def upd (a: *[]i32) (r: {f: [3]i32}) = (a with [0] = 1, r with f[2] = 0, a[1:3:-
 entry main (xs: []i64) = xs |> map (+1) |> filter (>0) |> reduce (+) 0 |> (\x -> x ** 2 ... 10) |> (.0)
 def f = assert (1 < 2) (#[trace] ???) :> [0]i32
 "#,
+    r#"import "lib/util/math"
+module type ordered = { type t  val <= : t -> t -> bool  include has_zero with t = i32 }
+module mk_sort (O: ordered) (P: { val n : i64 }) : { val sort [n] : [n]O.t -> [n]O.t } = {
+  local open O
+  def sort [n] (xs: [n]t) = xs
+}
+module s = mk_sort i32 { def n = 3i64 } : { val sort [n] : [n]i32 -> [n]i32 }
+module L = (\(X: { type t }) -> { type u = X.t }) (import "x")
+entry main (xs: []i32) = s.sort xs |> map (i32.+ 1) |> s.(sort)
+"#,
 ];
 
 /// Byte offsets of the tokens of `src` (the samples all lex).

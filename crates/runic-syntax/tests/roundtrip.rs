@@ -482,8 +482,95 @@ fn declaration() -> impl Strategy<Value = Dec> {
     prop_oneof![
         6 => val,
         2 => ty,
-        1 => qual_name().prop_map(|q| Dec::Open(q, sp())),
+        1 => qual_name().prop_map(|q| Dec::Open(ModExp::Var(q, sp()), sp())),
         1 => "[a-z/.]{1,8}".prop_map(|p| Dec::Import(p, sp())),
+    ]
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    prop_oneof![
+        (name(), type_params(), type_exp()).prop_map(|(name, type_params, ty)| Spec::Val {
+            name,
+            name_span: sp(),
+            type_params,
+            ty,
+            span: sp()
+        }),
+        (name(), type_params(), prop::option::of(type_exp())).prop_map(|(name, params, def)| {
+            Spec::Type {
+                name,
+                lifted: Liftedness::Unlifted,
+                params,
+                def,
+                span: sp(),
+            }
+        }),
+        qual_name().prop_map(|q| Spec::Include(ModTypeExp::Var(q, sp()), sp())),
+    ]
+}
+
+fn mod_type() -> impl Strategy<Value = ModTypeExp> {
+    prop_oneof![
+        qual_name().prop_map(|q| ModTypeExp::Var(q, sp())),
+        prop::collection::vec(spec(), 0..3).prop_map(|ss| ModTypeExp::Sig(ss, sp())),
+        (qual_name(), name(), type_exp()).prop_map(|(q, t, te)| ModTypeExp::With(
+            Box::new(ModTypeExp::Var(q, sp())),
+            QualName::unqual(t),
+            vec![],
+            te,
+            sp()
+        )),
+    ]
+}
+
+fn mod_exp() -> impl Strategy<Value = ModExp> {
+    prop_oneof![
+        qual_name().prop_map(|q| ModExp::Var(q, sp())),
+        prop::collection::vec(declaration(), 0..3).prop_map(|ds| ModExp::Struct(ds, sp())),
+        (qual_name(), qual_name()).prop_map(|(f, a)| ModExp::Apply(
+            Box::new(ModExp::Var(f, sp())),
+            Box::new(ModExp::Var(a, sp())),
+            sp()
+        )),
+        (qual_name(), mod_type(), any::<bool>()).prop_map(|(m, mt, tr)| ModExp::Ascribe(
+            Box::new(ModExp::Var(m, sp())),
+            mt,
+            tr,
+            sp()
+        )),
+        "[a-z/]{1,8}".prop_map(|p| ModExp::Import(p, sp())),
+    ]
+}
+
+/// Module and module type declarations (spec §4.9).
+fn module_declaration() -> impl Strategy<Value = Dec> {
+    let param = (name(), mod_type()).prop_map(|(name, sig)| ModParam {
+        name,
+        name_span: sp(),
+        sig,
+        span: sp(),
+    });
+    prop_oneof![
+        (
+            name(),
+            prop::collection::vec(param, 0..2),
+            prop::option::of(mod_type()),
+            mod_exp()
+        )
+            .prop_map(|(name, params, sig, body)| Dec::Module(ModBind {
+                name,
+                name_span: sp(),
+                params,
+                sig,
+                body,
+                span: sp(),
+            })),
+        (name(), mod_type()).prop_map(|(name, def)| Dec::ModType(ModTypeBind {
+            name,
+            name_span: sp(),
+            def,
+            span: sp(),
+        })),
     ]
 }
 
@@ -492,6 +579,7 @@ fn program() -> impl Strategy<Value = Program> {
         prop_oneof![
             5 => declaration(),
             1 => declaration().prop_map(|d| Dec::Local(Box::new(d), sp())),
+            2 => module_declaration(),
         ],
         0..4,
     )

@@ -439,6 +439,24 @@ fn prelude_style_types_parse() {
     }
 }
 
+/// Module declarations, module types and their specs parse (spec §4.9).
+#[test]
+fn modules_parse() {
+    let src = "module type S = { type t 'a [n]\n val (+) : i32 -> i32 -> i32\n val f [n] : [n]i32 -> i32\n include numeric with t = f64\n module N : { type u = i32 } }\nmodule F (P: S) (Q: { val x : i32 }) : S with t 'a [n] = [n]a = { open P }\nmodule G = F M (N.O : S)\nmodule H = (\\(X: S) -> X) M\nopen import \"a/../b\"\nlocal module I = { local def y = 1 }";
+    let p = parse_program(FileId(0), src, 0).unwrap();
+    assert_eq!(p.decs.len(), 6);
+    let Dec::Module(m) = &p.decs[1] else { panic!() };
+    assert_eq!(m.params.len(), 2);
+    assert!(matches!(m.sig, Some(ModTypeExp::With(..))));
+    let Dec::Module(g) = &p.decs[2] else { panic!() };
+    assert!(matches!(&g.body, ModExp::Apply(f, a, _)
+        if matches!(**f, ModExp::Apply(..)) && matches!(**a, ModExp::Ascribe(_, _, false, _))));
+    let Dec::Open(ModExp::Import(path, _), _) = &p.decs[4] else {
+        panic!()
+    };
+    assert_eq!(path, "a/../b");
+}
+
 #[test]
 fn helpful_errors() {
     assert_eq!(
@@ -449,7 +467,8 @@ fn helpful_errors() {
         error_of("def f = let x = 1"),
         "unexpected end of file: this `let` needs an `in`"
     );
-    assert!(error_of("module M = { }").contains("not supported yet: modules"));
+    assert!(error_of("module M = { def }").contains("expected a name"));
+    assert!(error_of("module type S = { def x : i32 }").contains("with `val name: type`"));
 }
 
 #[test]

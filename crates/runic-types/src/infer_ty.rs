@@ -480,6 +480,27 @@ impl Subst {
                     format!("{{{}}}", items.join(", "))
                 }
             }
+            T::Sum(cs) if cs.len() == 1 && cs.keys().all(|c| c.starts_with('\u{1}')) => {
+                // An abstract type: its name, then its arguments.
+                let (c, args) = cs
+                    .iter()
+                    .next()
+                    .map(|(c, a)| (c.as_str(), a.as_slice()))
+                    .unwrap_or_default();
+                let mut s = c.split('\u{1}').nth(1).unwrap_or("").to_string();
+                for a in args {
+                    match a {
+                        T::Array(sz, e) if **e == T::unit() => {
+                            s.push_str(&format!(" [{}]", show_size(sz)))
+                        }
+                        T::Prim(_) | T::Param(_) | T::Var(_) => {
+                            s.push_str(&format!(" {}", self.show_in(a, names)))
+                        }
+                        _ => s.push_str(&format!(" ({})", self.show_in(a, names))),
+                    }
+                }
+                s
+            }
             T::Sum(cs) => {
                 let items: Vec<String> = cs
                     .iter()

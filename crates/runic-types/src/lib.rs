@@ -5,16 +5,17 @@
 //! resolved) plus a [`TypeInfo`] side table keyed by node id. The interpreter and the
 //! lowering consume exactly this.
 
-mod check;
+pub(crate) mod check;
 mod exhaustive;
 mod infer_ty;
 pub mod intrinsics;
 mod signature;
 pub mod ty;
 
-use runic_syntax::ast::{Dec, Name, NodeId, Program};
+use runic_syntax::ast::{Name, NodeId, Program};
 use runic_syntax::{Diagnostic, FileId, SourceMap, Span};
 use std::collections::HashMap;
+use std::path::Path;
 pub use ty::{Size, Type};
 
 /// The source of the definable part of the prelude (Section 10).
@@ -39,28 +40,53 @@ pub fn first_user_node_id() -> u32 {
 }
 
 /// As [`check_program`], with the prelude's spans in `prelude_file` (register
-/// [`PRELUDE_SOURCE`] in the source map under [`PRELUDE_NAME`] to get that id).
+/// [`PRELUDE_SOURCE`] in the source map under [`PRELUDE_NAME`] to get that id). Imports are
+/// resolved against the working directory.
 pub fn check_program_with_prelude_file(
     program: Program,
-    _sources: &SourceMap,
+    sources: &SourceMap,
     prelude_file: FileId,
 ) -> Result<Checked, Vec<Diagnostic>> {
+    let mut sources = sources.clone();
+    check_program_at(program, &mut sources, prelude_file, None)
+}
+
+/// Type-check the program of the file at `main` (imports are resolved against its
+/// directory; `None` means the working directory). Imported files are read, checked once
+/// each, and added to `sources`, so that diagnostics in them can be rendered.
+pub fn check_program_at(
+    program: Program,
+    sources: &mut SourceMap,
+    prelude_file: FileId,
+    main: Option<&Path>,
+) -> Result<Checked, Vec<Diagnostic>> {
     let first = first_user_node_id();
-    match check_with(program.clone(), prelude_file, 0, first) {
-        Ok(Some(c)) => Ok(c),
-        Ok(None) => {
+    let first_file = sources.len() as u32;
+    let files = |ck: &mut check::Checker| {
+        ck.files = check::modules::FileCtx::new(main, first_file);
+    };
+    let (r, loaded) = match check_with(program.clone(), prelude_file, 0, first, files) {
+        (Ok(None), _) => {
             // The user's ids overlap the prelude's: put the prelude after them instead.
             let start = program.next_id;
-            match check_with(program, prelude_file, start, 0) {
-                Ok(Some(c)) => Ok(c),
-                Ok(None) => Err(vec![internal(
-                    "node ids of the prelude and the program overlap",
-                )]),
-                Err(e) => Err(e),
+            match check_with(program, prelude_file, start, 0, files) {
+                (Ok(Some(c)), l) => (Ok(c), l),
+                (Ok(None), l) => (
+                    Err(vec![internal(
+                        "node ids of the prelude and the program overlap",
+                    )]),
+                    l,
+                ),
+                (Err(e), l) => (Err(e), l),
             }
         }
-        Err(e) => Err(e),
+        (Ok(Some(c)), l) => (Ok(c), l),
+        (Err(e), l) => (Err(e), l),
+    };
+    for (name, text) in loaded {
+        sources.add(name, text);
     }
+    r
 }
 
 fn internal(msg: &str) -> Diagnostic {
@@ -69,68 +95,65 @@ fn internal(msg: &str) -> Diagnostic {
         message: format!("internal error: {msg}"),
         span: None,
         notes: vec![],
+        related: vec![],
     }
 }
 
 /// Check with the prelude's ids starting at `prelude_first`; `Ok(None)` when a user node
-/// id below `guard` collides with a prelude id.
+/// id below `guard` collides with a prelude id. Also returns the imported files read.
+type Attempt = (
+    Result<Option<Checked>, Vec<Diagnostic>>,
+    Vec<(String, String)>,
+);
+
 fn check_with(
-    mut program: Program,
+    program: Program,
     prelude_file: FileId,
     prelude_first: u32,
     guard: u32,
-) -> Result<Option<Checked>, Vec<Diagnostic>> {
-    let mut prelude = match runic_syntax::parse_program(prelude_file, PRELUDE_SOURCE, prelude_first)
-    {
+    setup: impl Fn(&mut check::Checker),
+) -> Attempt {
+    let prelude = match runic_syntax::parse_program(prelude_file, PRELUDE_SOURCE, prelude_first) {
         Ok(p) => p,
-        Err(_) => return Err(vec![internal("the prelude does not parse")]),
+        Err(_) => return (Err(vec![internal("the prelude does not parse")]), vec![]),
     };
-    let intrinsics = signature::intrinsic_schemes().map_err(|m| vec![internal(&m)])?;
+    let intrinsics = match signature::intrinsic_schemes() {
+        Ok(i) => i,
+        Err(m) => return (Err(vec![internal(&m)]), vec![]),
+    };
     let mut ck = check::Checker::new(intrinsics);
+    setup(&mut ck);
     ck.next_id = prelude.next_id.max(program.next_id);
-    for dec in prelude.decs.iter_mut() {
-        if let Dec::Val(vb) = dec {
-            ck.check_valbind(vb, false, 0);
-        }
-    }
+    ck.elab_decs(prelude.decs);
     if !ck.errors.is_empty() {
         let mut errs = vec![internal("the prelude does not type-check")];
         errs.extend(ck.errors);
-        return Err(errs);
+        return (Err(errs), vec![]);
     }
     ck.id_guard = guard;
     ck.warnings.clear();
-    ck.start_file();
-    let prelude_decs = prelude.decs.len();
-    for (i, dec) in program.decs.iter_mut().enumerate() {
-        match dec {
-            Dec::Val(vb) => ck.check_valbind(vb, true, prelude_decs + i),
-            Dec::Type(tb) => ck.check_typebind(tb),
-            Dec::Open(_, span) | Dec::Import(_, span) | Dec::Local(_, span) => {
-                ck.errors.push(Diagnostic::error(
-                    *span,
-                    "Not supported yet: \"open\", \"import\" and \"local\" declarations.",
-                ))
-            }
-        }
-    }
+    let prelude_decs = ck.out.len();
+    ck.enter_main_file();
+    ck.elab_decs(program.decs);
+    let loaded = std::mem::take(&mut ck.files.loaded);
     if ck.id_collision {
-        return Ok(None);
+        return (Ok(None), loaded);
     }
     if !ck.errors.is_empty() {
-        return Err(ck.errors);
+        return (Err(ck.errors), loaded);
     }
-    let mut decs = prelude.decs;
-    decs.extend(program.decs);
-    Ok(Some(Checked {
-        program: Program {
-            decs,
-            next_id: ck.next_id,
-        },
-        prelude_decs,
-        info: ck.info,
-        warnings: ck.warnings,
-    }))
+    (
+        Ok(Some(Checked {
+            program: Program {
+                decs: std::mem::take(&mut ck.out),
+                next_id: ck.next_id,
+            },
+            prelude_decs,
+            info: ck.info,
+            warnings: ck.warnings,
+        })),
+        loaded,
+    )
 }
 
 /// What the type checker learned about a program.

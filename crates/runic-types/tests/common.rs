@@ -15,6 +15,22 @@ pub fn check(src: &str) -> Result<(Checked, SourceMap), String> {
     }
 }
 
+/// Parse and check the program in file `path`, resolving its imports; diagnostics are
+/// rendered with the files' names as given.
+pub fn check_file(path: &std::path::Path) -> Result<(Checked, SourceMap), String> {
+    let src = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let mut sm = SourceMap::new();
+    let name = path.display().to_string();
+    let f: FileId = sm.add(name, src.clone());
+    let prog = runic_syntax::parse_program(f, &src, first_user_node_id())
+        .map_err(|ds| runic_syntax::diag::render_all(&ds, &sm))?;
+    let prelude = sm.add(runic_types::PRELUDE_NAME, runic_types::PRELUDE_SOURCE);
+    match runic_types::check_program_at(prog, &mut sm, prelude, Some(path)) {
+        Ok(c) => Ok((c, sm)),
+        Err(ds) => Err(runic_syntax::diag::render_all(&ds, &sm)),
+    }
+}
+
 /// The type of top-level definition `name` (the type of its body wrapped in its parameters),
 /// printed. Read from the exp type of the body and the pat types of the parameters.
 pub fn def_type(c: &Checked, name: &str) -> String {

@@ -3,22 +3,35 @@
 //! diagnostics are snapshotted so that their wording is reviewed.
 
 use runic_syntax::{Severity, SourceMap};
-use runic_types::{check_program, first_user_node_id};
+use runic_types::{check_program_at, first_user_node_id};
 
-fn diagnostics(name: &str, src: &str) -> (String, bool) {
+/// The rendered diagnostics of the program in `path` (shown as `name`; imports resolved
+/// against its directory), and whether one of them is a located error.
+fn diagnostics(path: &std::path::Path, name: &str, src: &str) -> (String, bool) {
     let mut sm = SourceMap::new();
     let f = sm.add(name, src);
     let ds = match runic_syntax::parse_program(f, src, first_user_node_id()) {
         Err(ds) => ds,
-        Ok(p) => match check_program(p, &sm) {
-            Err(ds) => ds,
-            Ok(_) => Vec::new(),
-        },
+        Ok(p) => {
+            let prelude = sm.add(runic_types::PRELUDE_NAME, runic_types::PRELUDE_SOURCE);
+            match check_program_at(p, &mut sm, prelude, Some(path)) {
+                Err(ds) => ds,
+                Ok(_) => Vec::new(),
+            }
+        }
     };
     let located = ds
         .iter()
         .any(|d| d.severity == Severity::Error && d.span.is_some());
-    (runic_syntax::diag::render_all(&ds, &sm), located)
+    // Imported files are named by their path: keep the snapshots independent of where the
+    // repository is.
+    let dir = path
+        .parent()
+        .and_then(|d| d.canonicalize().ok())
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    let text = runic_syntax::diag::render_all(&ds, &sm).replace(&format!("{dir}/"), "");
+    (text, located)
 }
 
 #[test]
@@ -28,6 +41,8 @@ fn error_corpus() {
         .expect("tests/errors exists")
         .flatten()
         .map(|e| e.path())
+        // Subdirectories hold the files that the multi-file cases import.
+        .filter(|p| p.is_file())
         .collect();
     files.sort();
     assert!(files.len() >= 45);
@@ -42,7 +57,7 @@ fn error_corpus() {
             .unwrap_or("")
             .trim()
             .to_string();
-        let (text, located) = diagnostics(&name, &src);
+        let (text, located) = diagnostics(&path, &name, &src);
         if !located {
             problems.push(format!("{name}: no located error\n{text}"));
             continue;

@@ -11,6 +11,7 @@ const SEEDS: &[&str] = &[
     "def area (s: #circle f64 | #rect f64 f64) : f64 = match s case #circle r -> f64.pi * r * r case #rect w h -> w * h",
     "def f [n][m] (xs: [n*m]f32) = unflatten xs : [n][m]f32\ndef g = xs[1:3] with [0] = 2",
     "def h (r: {a: [3]i32, b: bool}) = r with a[1] = 5\ndef k = (.a) {a = 1, b = 2}\ndef z = zip3 [1] [2] [3] |> unzip3",
+    "module type ord = { type t  val <= : t -> t -> bool  include numeric }\nmodule mk (O: ord) (P: { val n : i64 }) : { type t = O.t  val best [n] : [n]t -> t } = { type t = O.t  def best [n] (xs: [n]t) = xs[0] }\nmodule m = mk i32 { def n = 1i64 }\nmodule k : { type a  val z : a } = { type a = i32  def z = 1i32 }\nentry main (xs: []i32) = m.best xs + m.(best xs) + i32.(1 + 2)",
 ];
 
 const VOCAB: &[&str] = &[
@@ -58,6 +59,12 @@ const VOCAB: &[&str] = &[
     "def",
     "entry",
     "type",
+    "module",
+    "open",
+    "val",
+    "include",
+    "with",
+    "m.",
     "with",
     "f64.",
     "(+)",

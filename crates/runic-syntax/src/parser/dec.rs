@@ -48,7 +48,7 @@ impl Parser {
         }
     }
 
-    fn dec(&mut self) -> PResult<Dec> {
+    pub(crate) fn dec(&mut self) -> PResult<Dec> {
         let doc = self.token(0).doc.clone();
         let start = self.span();
         let mut attrs = Vec::new();
@@ -78,16 +78,12 @@ impl Parser {
             }
             Tok::Keyword(Keyword::Open) => {
                 self.bump();
-                let (q, _) = self.qual_name("a module name after `open`")?;
-                Ok(Dec::Open(q, self.since(start)))
+                let m = self.mod_exp()?;
+                Ok(Dec::Open(m, self.since(start)))
             }
             Tok::Keyword(Keyword::Import) => {
                 self.bump();
-                let Tok::Str(bytes) = self.peek().clone() else {
-                    return Err(self.expected("a file path in double quotes after `import`"));
-                };
-                self.bump();
-                let path = String::from_utf8_lossy(&bytes).into_owned();
+                let path = self.import_path()?;
                 Ok(Dec::Import(path, self.since(start)))
             }
             Tok::Keyword(Keyword::Local) => {
@@ -96,11 +92,12 @@ impl Parser {
                 Ok(Dec::Local(Box::new(inner), self.since(start)))
             }
             Tok::Keyword(Keyword::Module) => {
-                Err(Diagnostic::error(self.span(), "not supported yet: modules"))
+                self.bump();
+                self.module_dec(start)
             }
             Tok::Keyword(Keyword::Val | Keyword::Include) => Err(Diagnostic::error(
                 self.span(),
-                "`val` and `include` only appear in module types (not supported yet: modules)",
+                "`val` and `include` only appear in module types (`module type S = { ... }`)",
             )),
             _ => Err(self.expected("a declaration (`def`, `entry`, `type`, ...)")),
         }
@@ -206,15 +203,7 @@ impl Parser {
 
     /// After `type`.
     fn type_bind(&mut self, start: Span) -> PResult<TypeBind> {
-        let lifted = if self.is_symbol("^") && !self.token(0).ws_before {
-            self.bump();
-            Liftedness::Lifted
-        } else if self.is(&Tok::Tilde) && !self.token(0).ws_before {
-            self.bump();
-            Liftedness::SizeLifted
-        } else {
-            Liftedness::Unlifted
-        };
+        let lifted = self.liftedness();
         let (name, _) = self.name("a type name")?;
         let params = self.type_params()?;
         self.expect(&Tok::Equals, "`=` in this type definition")?;

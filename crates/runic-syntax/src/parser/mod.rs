@@ -7,6 +7,7 @@
 
 mod dec;
 mod exp;
+mod module;
 mod pat;
 mod types;
 

@@ -78,6 +78,7 @@ impl Checker {
         ret: &mut Option<TypeExp>,
         body: &mut Exp,
     ) -> R<T> {
+        super::def::check_distinct_params(params)?;
         let mut pts = Vec::new();
         let mut names = Vec::new();
         for p in params.iter_mut() {
@@ -130,7 +131,7 @@ impl Checker {
                 self.scopes.truncate(depth);
                 for (n, bt) in bound {
                     let outer = match self.lookup(&n) {
-                        Some(Denot::Value(sc)) => self.instantiate(&sc).0,
+                        Some(Denot::Value(sc, _)) => self.instantiate(&sc).0,
                         _ => return Err(self.unknown_name(&n, pat.span)),
                     };
                     self.expect(

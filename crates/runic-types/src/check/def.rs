@@ -42,6 +42,7 @@ impl Checker {
                 }
             }
         }
+        check_distinct_params(params)?;
         let implicit_start = self.implicit.len();
         let mut pts = Vec::new();
         let mut names: Vec<Option<Name>> = Vec::new();
@@ -116,31 +117,23 @@ impl Checker {
         self.scopes.clear();
     }
 
-    /// Check a top-level value binding; records everything in `info`. Errors are pushed to
-    /// `self.errors`; the name is bound regardless, so that later uses do not cascade.
-    pub fn check_valbind(&mut self, vb: &mut ValBind, main_file: bool, dec_index: usize) {
-        if !self.file_values.insert(vb.name.clone()) {
-            self.errors.push(Diagnostic::error(
-                vb.name_span,
-                format!("Duplicate definition of \"{}\".", vb.name),
-            ));
-        }
+    /// Check a top-level value binding; records everything in `info` and returns its scheme.
+    /// Errors are pushed to `self.errors` and a scheme that fits any use is returned, so
+    /// that later uses do not cascade.
+    pub fn check_valbind(&mut self, vb: &mut ValBind, main_file: bool, dec_index: usize) -> Scheme {
         self.begin_def(vb.span);
         let r = self.check_valbind_inner(vb, main_file, dec_index);
         self.scopes.clear();
         match r {
-            Ok(sc) => {
-                self.top.insert(vb.name.clone(), Rc::new(sc));
-            }
+            Ok(sc) => sc,
             Err(d) => {
                 self.errors.push(*d);
-                let sc = Scheme {
+                Scheme {
                     tparams: vec!["a".into()],
                     poly: true,
                     ty: T::Param("a".into()),
                     ..Scheme::default()
-                };
-                self.top.insert(vb.name.clone(), Rc::new(sc));
+                }
             }
         }
     }
@@ -318,6 +311,18 @@ impl Checker {
             let z = self.s.zonk(&t);
             if let Some(bad) = array_of_functions(&z) {
                 let shown = self.s.show(&bad);
+                if matches!(&bad, T::Sum(cs) if abstract_marked(cs, '~')) {
+                    return err(
+                        span,
+                        format!("Cannot create arrays of \"{shown}\": it is a size-lifted abstract type, whose values may differ in size."),
+                    );
+                }
+                if matches!(&bad, T::Sum(cs) if lifted_abstract(cs)) {
+                    return err(
+                        span,
+                        format!("Cannot create arrays of \"{shown}\": it is a lifted abstract type, whose values might contain functions."),
+                    );
+                }
                 return err(
                     span,
                     format!("Arrays of functions are not allowed (element type \"{shown}\")."),
@@ -366,13 +371,9 @@ impl Checker {
         }
     }
 
-    pub fn check_typebind(&mut self, tb: &mut TypeBind) {
-        if !self.file_types.insert(tb.name.clone()) {
-            self.errors.push(Diagnostic::error(
-                tb.span,
-                format!("Duplicate definition of type \"{}\".", tb.name),
-            ));
-        }
+    /// Check a type binding; returns the abbreviation it defines (the unit type after an
+    /// error, which is pushed to `self.errors`).
+    pub fn check_typebind(&mut self, tb: &mut TypeBind) -> Rc<TypeAbbr> {
         self.begin_def(tb.span);
         for p in &tb.params {
             match p {
@@ -384,29 +385,61 @@ impl Checker {
         }
         let r = self.convert_type(&mut tb.def, Anon::Exist);
         self.scopes.clear();
-        match r {
+        let body = match r {
             Ok(t) => {
                 let t = self.s.zonk(&t);
                 self.export_def();
-                self.types.insert(
-                    tb.name.clone(),
-                    Rc::new(TypeAbbr {
-                        params: tb.params.clone(),
-                        body: t,
-                    }),
-                );
+                t
             }
             Err(d) => {
                 self.errors.push(*d);
-                self.types.insert(
-                    tb.name.clone(),
-                    Rc::new(TypeAbbr {
-                        params: tb.params.clone(),
-                        body: T::unit(),
-                    }),
-                );
+                T::unit()
             }
+        };
+        Rc::new(TypeAbbr {
+            params: tb.params.clone(),
+            body,
+            lifted: tb.lifted,
+        })
+    }
+}
+
+/// A name may be bound only once by all the parameters of one function together.
+pub(super) fn check_distinct_params(params: &[Pat]) -> R<()> {
+    let mut seen: Vec<(Name, Span)> = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        let mut here = Vec::new();
+        binders(p, &mut here);
+        for (n, s) in here {
+            if let Some((_, first)) = seen.iter().find(|(m, _)| *m == n) {
+                if seen
+                    .iter()
+                    .any(|(m, sp)| *m == n && sp.start >= params[i].span.start)
+                {
+                    // Bound twice inside this one pattern: the pattern check reports it.
+                    continue;
+                }
+                let d = Diagnostic::error(
+                    s,
+                    format!("Variable \"{n}\" is bound twice in the parameters of this function."),
+                )
+                .with_related(*first, "first bound here");
+                return Err(Box::new(d));
+            }
+            seen.push((n, s));
         }
+    }
+    Ok(())
+}
+
+/// The names a pattern binds, with where.
+fn binders(p: &Pat, out: &mut Vec<(Name, Span)>) {
+    match &p.kind {
+        PatKind::Var(n) => out.push((n.clone(), p.span)),
+        PatKind::Tuple(ps) | PatKind::Constr(_, ps) => ps.iter().for_each(|q| binders(q, out)),
+        PatKind::Record(fs) => fs.iter().for_each(|(_, q)| binders(q, out)),
+        PatKind::Ascribe(q, _) | PatKind::Attr(_, q) => binders(q, out),
+        PatKind::Wildcard | PatKind::Literal { .. } => {}
     }
 }
 
@@ -436,9 +469,23 @@ fn free_vars(t: &T, out: &mut Vec<Tv>) {
     }
 }
 
+/// An abstract type declared lifted (`type^`): it may stand for a function type.
+fn lifted_abstract(cs: &std::collections::BTreeMap<Name, Vec<T>>) -> bool {
+    abstract_marked(cs, '^')
+}
+
+/// An abstract type whose unique name ends with `mark` (see `fresh_abstract`).
+fn abstract_marked(cs: &std::collections::BTreeMap<Name, Vec<T>>, mark: char) -> bool {
+    cs.len() == 1
+        && cs
+            .keys()
+            .all(|c| c.starts_with(super::modules::ABSTRACT) && c.ends_with(mark))
+}
+
 fn t_functional(t: &T) -> bool {
     match t {
         T::Arrow(..) => true,
+        T::Sum(cs) if lifted_abstract(cs) => true,
         T::Array(_, e) => t_functional(e),
         T::Record(fs) => fs.values().any(t_functional),
         T::Sum(cs) => cs.values().flatten().any(t_functional),
@@ -449,6 +496,9 @@ fn t_functional(t: &T) -> bool {
 fn array_of_functions(t: &T) -> Option<T> {
     match t {
         T::Array(_, e) if t_functional(e) => Some((**e).clone()),
+        T::Array(_, e) if matches!(&**e, T::Sum(cs) if abstract_marked(cs, '~')) => {
+            Some((**e).clone())
+        }
         T::Array(_, e) => array_of_functions(e),
         T::Record(fs) => fs.values().find_map(array_of_functions),
         T::Sum(cs) => cs.values().flatten().find_map(array_of_functions),

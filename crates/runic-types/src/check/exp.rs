@@ -1,5 +1,6 @@
 //! Expressions: inference of every expression form and of (possibly dotted) variable names.
 
+use super::modules::ModVal;
 use super::{count_sizes, err, ordinal, Anon, Checker, Denot, LitCheck, Scheme, Scope, R};
 use crate::infer_ty::{map_sizes, numeric, Cons, Sz, INTS, T};
 use runic_syntax::ast::*;
@@ -48,12 +49,27 @@ impl Checker {
                             (n.clone(), t, x.span)
                         }
                         RecordField::Punned(n, s) => {
-                            let t = match self.lookup(n) {
-                                Some(Denot::Value(sc)) => self.instantiate(&sc).0,
-                                Some(Denot::Member(m, x)) => self.member_type(m, &x, id, *s)?,
-                                _ => return Err(self.unknown_name(n, *s)),
+                            let (n, s) = (n.clone(), *s);
+                            let t = match self.lookup(&n) {
+                                Some(Denot::Value(sc, flat)) => {
+                                    let t = self.instantiate(&sc).0;
+                                    if let Some(flat) = flat.filter(|f| *f != n) {
+                                        // `{x}` with `x` known by another name in the flat
+                                        // program: spell the field out.
+                                        let x = Exp {
+                                            id: self.fresh_id(),
+                                            span: s,
+                                            kind: ExpKind::Var(QualName::unqual(flat)),
+                                        };
+                                        self.exp_rec.push((x.id, t.clone(), s));
+                                        *f = RecordField::Explicit(n.clone(), x);
+                                    }
+                                    t
+                                }
+                                Some(Denot::Member(m, x)) => self.member_type(m, &x, id, s)?,
+                                _ => return Err(self.unknown_name(&n, s)),
                             };
-                            (n.clone(), t, *s)
+                            (n, t, s)
                         }
                     };
                     if out.insert(name.clone(), t).is_some() {
@@ -103,6 +119,7 @@ impl Checker {
                 self.index_type(&t, idxs, span)
             }
             ExpKind::Apply(f, args) => {
+                self.old_spelling(f, args.len(), span)?;
                 let fname = callee_name(f);
                 let ft = self.infer(f)?;
                 self.apply_args(ft, args, &fname, f.span)
@@ -241,7 +258,7 @@ impl Checker {
                 body,
             } => {
                 let vt = match self.lookup_local(name) {
-                    Some(Denot::Value(sc)) => sc.ty.clone(),
+                    Some(Denot::Value(sc, _)) => sc.ty.clone(),
                     _ => {
                         return match self.lookup(name) {
                             Some(_) => err(*name_span, format!("\"{name}\" is not a local variable; only local variables can be updated in place.")),
@@ -359,11 +376,15 @@ impl Checker {
                 Ok(t)
             }
             ExpKind::LocalOpen(q, inner) => {
-                let m = match (q.is_qualified(), Self::module_of(&q.name)) {
-                    (false, Some(m)) if self.lookup_local(&q.name).is_none() => m,
-                    _ => return err(span, format!("\"{q}\" is not a module; only the numeric modules (f32, i64, ...) can be opened.")),
+                let mut path = q.quals.clone();
+                path.push(q.name.clone());
+                let shadowed = !q.is_qualified() && self.lookup_local(&q.name).is_some();
+                let scope = match self.module_path(&path) {
+                    Ok(ModVal::Prim(m)) if !shadowed => Scope::Open(m),
+                    Ok(ModVal::Struct(env)) if !shadowed => Scope::OpenEnv(env),
+                    _ => return err(span, format!("\"{q}\" is not a module.")),
                 };
-                self.scopes.push(Scope::Open(m));
+                self.scopes.push(scope);
                 let r = self.infer(inner);
                 self.scopes.pop();
                 let t = r?;
@@ -407,19 +428,7 @@ impl Checker {
         let id = e.id;
         if q.quals.is_empty() {
             return match self.lookup(&q.name) {
-                Some(Denot::Value(sc)) => {
-                    let (t, sizes) = self.instantiate(&sc);
-                    self.record_occurrence(id, span, &q.name, sizes);
-                    Ok(t)
-                }
-                Some(Denot::Member(m, n)) => {
-                    e.kind = ExpKind::Var(QualName {
-                        quals: vec![m.name().to_string()],
-                        name: n.clone(),
-                    });
-                    self.member_type(m, &n, id, span)
-                }
-                Some(Denot::Builtin(n)) => Ok(self.builtin_op_type(&n, span)),
+                Some(denot) => self.use_denot(e, denot, &q.name),
                 None => Err(self.unknown_name(&q.name, span)),
             };
         }
@@ -429,18 +438,17 @@ impl Checker {
         let head = &parts[0];
         let head_is_value = matches!(
             self.lookup(head),
-            Some(Denot::Value(_)) | Some(Denot::Member(..))
+            Some(Denot::Value(..)) | Some(Denot::Member(..))
         );
-        let (consumed, base_kind) = if head_is_value {
-            (1, ExpKind::Var(QualName::unqual(head.clone())))
-        } else if let Some(m) = Self::module_of(head) {
-            (
-                2,
-                ExpKind::Var(QualName {
-                    quals: vec![m.name().to_string()],
-                    name: parts[1].clone(),
-                }),
-            )
+        let consumed = if head_is_value {
+            1
+        } else if self.find_module(head).is_some() {
+            // The longest prefix that names a module; the next part is its member.
+            let mut k = 1;
+            while k + 1 < parts.len() && self.module_path(&parts[..k + 1]).is_ok() {
+                k += 1;
+            }
+            k + 1
         } else {
             return Err(self.unknown_name(
                 head,
@@ -450,19 +458,36 @@ impl Checker {
                 },
             ));
         };
-        if consumed == parts.len() {
-            // `M.x` stays a qualified variable.
-            let m = Self::module_of(head).unwrap_or(PrimType::I32);
-            return self.member_type(m, &parts[1], id, span);
-        }
-        // Build the projection chain; the outermost node keeps the original id.
         let prefix_len = |k: usize| parts[..k].iter().map(|p| p.len()).sum::<usize>() + k - 1;
+        let base_span = Span {
+            end: span.start + prefix_len(consumed) as u32,
+            ..span
+        };
+        let base_kind = if head_is_value {
+            ExpKind::Var(QualName::unqual(head.clone()))
+        } else {
+            let path = &parts[..consumed - 1];
+            let member = &parts[consumed - 1];
+            let Some(d) = self.qualified_member(path, member, base_span)? else {
+                return Err(self.unknown_name(head, span));
+            };
+            if consumed == parts.len() {
+                let shown = parts.join(".");
+                return self.use_denot(e, d, &shown);
+            }
+            match d {
+                Denot::Value(_, Some(f)) => ExpKind::Var(QualName::unqual(f)),
+                Denot::Member(m, n) => ExpKind::Var(QualName {
+                    quals: vec![m.name().to_string()],
+                    name: n,
+                }),
+                _ => ExpKind::Var(QualName::unqual(member.clone())),
+            }
+        };
+        // Build the projection chain; the outermost node keeps the original id.
         let mut cur = Exp {
             id: self.fresh_id(),
-            span: Span {
-                end: span.start + prefix_len(consumed) as u32,
-                ..span
-            },
+            span: base_span,
             kind: base_kind,
         };
         for k in consumed..parts.len() {
@@ -487,6 +512,51 @@ impl Checker {
         let t = self.field_of(&it, &f, span)?;
         *e = cur;
         Ok(t)
+    }
+
+    /// Calls written in a form the language has since changed get an error that shows the
+    /// current form (`unflatten n m xs` is now `unflatten xs`).
+    fn old_spelling(&self, f: &Exp, nargs: usize, span: Span) -> R<()> {
+        let ExpKind::Var(q) = &f.kind else {
+            return Ok(());
+        };
+        if q.is_qualified()
+            || self.lookup_local(&q.name).is_some()
+            || self.find_val(&q.name).is_some()
+        {
+            return Ok(());
+        }
+        let msg = match (q.name.as_str(), nargs) {
+            ("unflatten", 3) => "\"unflatten n m xs\" is the old form: unflatten now takes only the array and reads both sizes from its type. Write \"unflatten xs\", with \"xs :> [n*m]t\" if the sizes are not known.",
+            ("unflatten_3d", 4) => "\"unflatten_3d n m l xs\" is the old form: write \"unflatten_3d xs\", with \"xs :> [n*m*l]t\" if the sizes are not known.",
+            ("flatten_to", 2) => "\"flatten_to n xs\" is the old form: write \"flatten xs :> [n]t\".",
+            _ => return Ok(()),
+        };
+        err(span, msg)
+    }
+
+    /// The type of a use of a name that denotes `denot`, rewriting the use to the name the
+    /// flat program knows it by.
+    fn use_denot(&mut self, e: &mut Exp, denot: Denot, shown: &str) -> R<T> {
+        let (id, span) = (e.id, e.span);
+        match denot {
+            Denot::Value(sc, flat) => {
+                if let Some(f) = flat {
+                    e.kind = ExpKind::Var(QualName::unqual(f));
+                }
+                let (t, sizes) = self.instantiate(&sc);
+                self.record_occurrence(id, span, shown, sizes);
+                Ok(t)
+            }
+            Denot::Member(m, n) => {
+                e.kind = ExpKind::Var(QualName {
+                    quals: vec![m.name().to_string()],
+                    name: n.clone(),
+                });
+                self.member_type(m, &n, id, span)
+            }
+            Denot::Builtin(n) => Ok(self.builtin_op_type(&n, span)),
+        }
     }
 }
 

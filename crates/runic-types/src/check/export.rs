@@ -23,6 +23,15 @@ impl Checker {
                 v.sort_by(|a, b| canonical_field_order(&a.0, &b.0));
                 Type::Record(v)
             }
+            T::Sum(cs) if is_abstract(&cs) => {
+                // An abstract type: the backends see its definition.
+                let t = self.expand_abstract(&T::Sum(cs), None);
+                if matches!(&t, T::Sum(c) if is_abstract(c)) {
+                    Type::unit()
+                } else {
+                    self.export(&t)
+                }
+            }
             T::Sum(cs) => Type::Sum(
                 cs.iter()
                     .map(|(n, ts)| (n.clone(), ts.iter().map(|t| self.export(t)).collect()))
@@ -100,4 +109,8 @@ impl Checker {
         self.info.exp_types.insert(id, Type::Prim(PrimType::I64));
         Exp { id, span, kind }
     }
+}
+
+fn is_abstract(cs: &std::collections::BTreeMap<Name, Vec<T>>) -> bool {
+    cs.len() == 1 && cs.keys().all(|c| c.starts_with(super::modules::ABSTRACT))
 }

@@ -10,6 +10,7 @@ mod exp;
 mod export;
 mod index;
 mod literal;
+pub(crate) mod modules;
 mod names;
 mod pat;
 mod type_exp;
@@ -70,12 +71,17 @@ impl Scheme {
 enum Scope {
     Val(Name, Rc<Scheme>),
     Open(PrimType),
+    /// `M.(e)` for a module `M` that is not a numeric module.
+    OpenEnv(Rc<modules::Env>),
     TParam(Name),
 }
 
-struct TypeAbbr {
+#[derive(Debug)]
+pub(crate) struct TypeAbbr {
     params: Vec<TypeParam>,
     body: T,
+    /// As declared (`type`, `type~`, `type^`), for matching against module types.
+    lifted: Liftedness,
 }
 
 /// How an anonymous size `[]` in a written type is read.
@@ -105,7 +111,8 @@ struct LitCheck {
 
 /// What an unqualified or qualified name denotes.
 enum Denot {
-    Value(Rc<Scheme>),
+    /// A value, and the flat name a use must be rewritten to (none for locals).
+    Value(Rc<Scheme>, Option<Name>),
     /// A member of a numeric module.
     Member(PrimType, Name),
     /// An overloaded built-in operator.
@@ -115,9 +122,24 @@ enum Denot {
 pub(crate) struct Checker {
     pub s: Subst,
     scopes: Vec<Scope>,
-    top: HashMap<Name, Rc<Scheme>>,
     intrinsics: HashMap<Name, Rc<Scheme>>,
-    types: HashMap<Name, Rc<TypeAbbr>>,
+    /// Declarations in scope, outermost (the prelude) first.
+    frames: Vec<modules::Frame>,
+    /// The flat program being produced.
+    pub out: Vec<Dec>,
+    /// Every flat name emitted, with its scheme.
+    flat: HashMap<Name, Rc<Scheme>>,
+    flat_used: HashSet<Name>,
+    /// The path of module names flat names are formed from; empty at the main file's top.
+    prefix: Vec<Name>,
+    /// Is the main file's top level being checked (entry points are only found there)?
+    in_main: bool,
+    /// Above zero while a parametric module's body is checked on its own (its definitions
+    /// are discarded afterwards).
+    generic: u32,
+    /// The definitions behind abstract types, by their unique constructor name.
+    abstract_defs: HashMap<Name, Rc<TypeAbbr>>,
+    pub files: modules::FileCtx,
     pub next_id: u32,
     // Per top-level definition.
     var_start: usize,
@@ -136,9 +158,6 @@ pub(crate) struct Checker {
     pub info: TypeInfo,
     pub errors: Vec<Diagnostic>,
     pub warnings: Vec<Diagnostic>,
-    /// Names defined so far in the file being checked (for duplicate detection).
-    file_values: HashSet<Name>,
-    file_types: HashSet<Name>,
     /// Node ids below this belong to the prelude; seeing one in the user's file means the
     /// two id ranges collide.
     pub id_guard: u32,
@@ -169,9 +188,16 @@ impl Checker {
         Checker {
             s: Subst::default(),
             scopes: Vec::new(),
-            top: HashMap::new(),
             intrinsics,
-            types: HashMap::new(),
+            frames: vec![modules::Frame::default()],
+            out: Vec::new(),
+            flat: HashMap::new(),
+            flat_used: HashSet::new(),
+            prefix: Vec::new(),
+            in_main: false,
+            generic: 0,
+            abstract_defs: HashMap::new(),
+            files: modules::FileCtx::default(),
             next_id: 0,
             var_start: 0,
             exp_rec: Vec::new(),
@@ -188,17 +214,9 @@ impl Checker {
             info: TypeInfo::default(),
             errors: Vec::new(),
             warnings: Vec::new(),
-            file_values: HashSet::new(),
-            file_types: HashSet::new(),
             id_guard: 0,
             id_collision: false,
         }
-    }
-
-    /// Start a new file: duplicate detection is per file.
-    pub fn start_file(&mut self) {
-        self.file_values.clear();
-        self.file_types.clear();
     }
 
     fn fresh_prims(&mut self, ps: Vec<PrimType>, span: Span) -> T {

@@ -1,5 +1,6 @@
 //! Names: scope lookup, instantiation at occurrences, operators and numeric-module members.
 
+use super::modules::{ModVal, ValRef};
 use super::{err, Checker, Denot, Occurrence, Scheme, Scope, R};
 use crate::infer_ty::{numeric, Sz, INTS, T};
 use crate::intrinsics::{self, module_member};
@@ -11,9 +12,14 @@ impl Checker {
     pub(super) fn lookup_local(&self, name: &str) -> Option<Denot> {
         for sc in self.scopes.iter().rev() {
             match sc {
-                Scope::Val(n, s) if n == name => return Some(Denot::Value(s.clone())),
+                Scope::Val(n, s) if n == name => return Some(Denot::Value(s.clone(), None)),
                 Scope::Open(m) if module_member(*m, name).is_some() => {
                     return Some(Denot::Member(*m, name.to_string()))
+                }
+                Scope::OpenEnv(env) => {
+                    if let Some(v) = env.vals.get(name) {
+                        return Some(denot_of(v));
+                    }
                 }
                 _ => {}
             }
@@ -25,14 +31,18 @@ impl Checker {
         if let Some(d) = self.lookup_local(name) {
             return Some(d);
         }
-        if let Some(s) = self.top.get(name) {
-            return Some(Denot::Value(s.clone()));
+        if let Some(v) = self.find_val(name) {
+            return Some(denot_of(&v));
         }
         if let Some(s) = self.intrinsics.get(name) {
-            return Some(Denot::Value(s.clone()));
+            return Some(Denot::Value(s.clone(), None));
         }
         if intrinsics::OVERLOADED_OPS.contains(&name) {
             return Some(Denot::Builtin(name.to_string()));
+        }
+        // A use already rewritten to a flat name (checked again, e.g. inside a projection).
+        if let Some(s) = self.flat.get(name) {
+            return Some(Denot::Value(s.clone(), None));
         }
         None
     }
@@ -44,7 +54,9 @@ impl Checker {
                 v.push(n.clone());
             }
         }
-        v.extend(self.top.keys().cloned());
+        for f in &self.frames {
+            v.extend(f.vis.vals.keys().cloned());
+        }
         v.extend(self.intrinsics.keys().cloned());
         v
     }
@@ -65,10 +77,6 @@ impl Checker {
             None => format!("Unknown name \"{name}\"."),
         };
         Box::new(Diagnostic::error(span, msg))
-    }
-
-    pub(super) fn module_of(name: &str) -> Option<PrimType> {
-        PrimType::from_name(name)
     }
 
     /// Instantiate a scheme; returns the type and the reported size arguments.
@@ -239,37 +247,84 @@ impl Checker {
     /// The type of an operator name in a binary operation or section; may rewrite the name
     /// to its qualified form inside a local open.
     pub(super) fn op_type(&mut self, op: &mut BinOpName, node: NodeId) -> R<T> {
-        let q = &op.name;
-        if q.quals.is_empty() {
-            match self.lookup(&q.name) {
-                Some(Denot::Value(sc)) => {
-                    let (t, sizes) = self.instantiate(&sc);
-                    let name = q.name.clone();
-                    self.record_occurrence(node, op.span, &name, sizes);
-                    Ok(t)
-                }
-                Some(Denot::Member(m, n)) => {
-                    op.name = QualName {
-                        quals: vec![m.name().to_string()],
-                        name: n.clone(),
-                    };
-                    self.member_type(m, &n, node, op.span)
-                }
-                Some(Denot::Builtin(n)) => Ok(self.builtin_op_type(&n, op.span)),
-                None => Err(self.unknown_name(&q.name, op.span)),
-            }
+        let q = op.name.clone();
+        let denot = if q.quals.is_empty() {
+            self.lookup(&q.name)
         } else {
-            let (quals, name) = (q.quals.clone(), q.name.clone());
-            match (quals.len(), Self::module_of(&quals[0])) {
-                (1, Some(m))
-                    if self
-                        .lookup(&quals[0])
-                        .is_none_or(|d| matches!(d, Denot::Builtin(_))) =>
-                {
-                    self.member_type(m, &name, node, op.span)
-                }
-                _ => err(op.span, format!("Unknown operator \"{}\".", op.name)),
+            match self.qualified_member(&q.quals, &q.name, op.span)? {
+                Some(d) => Some(d),
+                None => return err(op.span, format!("Unknown operator \"{}\".", op.name)),
             }
+        };
+        match denot {
+            Some(Denot::Value(sc, flat)) => {
+                if let Some(f) = flat {
+                    op.name = QualName::unqual(f);
+                }
+                let (t, sizes) = self.instantiate(&sc);
+                self.record_occurrence(node, op.span, &q.to_string(), sizes);
+                Ok(t)
+            }
+            Some(Denot::Member(m, n)) => {
+                op.name = QualName {
+                    quals: vec![m.name().to_string()],
+                    name: n.clone(),
+                };
+                self.member_type(m, &n, node, op.span)
+            }
+            Some(Denot::Builtin(n)) => Ok(self.builtin_op_type(&n, op.span)),
+            None => Err(self.unknown_name(&q.name, op.span)),
+        }
+    }
+
+    /// The member `name` of the module at `path` (`None` when `path` is not a module).
+    pub(super) fn qualified_member(
+        &mut self,
+        path: &[Name],
+        name: &str,
+        span: Span,
+    ) -> R<Option<Denot>> {
+        if path.len() == 1 && self.lookup_local(&path[0]).is_some() {
+            return Ok(None);
+        }
+        let m = match self.module_path(path) {
+            Ok(m) => m,
+            Err(_) => return Ok(None),
+        };
+        let shown = path.join(".");
+        match m {
+            ModVal::Prim(p) => Ok(Some(Denot::Member(p, name.to_string()))),
+            // Its error is already reported: the member fits any use.
+            ModVal::Broken => Ok(Some(Denot::Value(
+                std::rc::Rc::new(Scheme {
+                    tparams: vec!["a".into()],
+                    poly: true,
+                    ty: T::Param("a".into()),
+                    ..Scheme::default()
+                }),
+                None,
+            ))),
+            ModVal::Struct(env) => match env.vals.get(name) {
+                Some(v) => Ok(Some(denot_of(v))),
+                None => {
+                    let best = env
+                        .vals
+                        .keys()
+                        .filter(|c| edit_distance(name, c) <= 2)
+                        .min_by_key(|c| edit_distance(name, c));
+                    let msg = match best {
+                        Some(c) => format!(
+                            "Module \"{shown}\" has no member \"{name}\"; did you mean \"{shown}.{c}\"?"
+                        ),
+                        None => format!("Module \"{shown}\" has no member \"{name}\"."),
+                    };
+                    err(span, msg)
+                }
+            },
+            ModVal::Functor(_) => err(
+                span,
+                format!("\"{shown}\" is a parametric module: apply it to a module before using its members."),
+            ),
         }
     }
 
@@ -314,8 +369,15 @@ impl Checker {
     }
 }
 
+fn denot_of(v: &ValRef) -> Denot {
+    match v {
+        ValRef::Def(flat, sc) => Denot::Value(sc.clone(), Some(flat.clone())),
+        ValRef::Member(p, n) => Denot::Member(*p, n.clone()),
+    }
+}
+
 /// Levenshtein distance, for "did you mean" suggestions.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(super) fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();

@@ -37,11 +37,13 @@ impl Checker {
         let span = p.span;
         match &mut p.kind {
             PatKind::Var(n) => {
-                if vars.iter().any(|(m, _, _)| m == n) {
-                    return err(
+                if let Some((_, _, first)) = vars.iter().find(|(m, _, _)| m == n) {
+                    let d = runic_syntax::Diagnostic::error(
                         span,
                         format!("Variable \"{n}\" is bound twice in the same pattern."),
-                    );
+                    )
+                    .with_related(*first, "first bound here");
+                    return Err(Box::new(d));
                 }
                 vars.push((n.clone(), t.clone(), span));
                 Ok(())

@@ -1,6 +1,7 @@
 //! Types as written: type and size expressions to inference types; size terms of expressions.
 
-use super::{err, Anon, Checker, Scheme, Scope, R};
+use super::modules::ModVal;
+use super::{err, Anon, Checker, Scheme, Scope, TypeAbbr, R};
 use crate::infer_ty::{map_sizes, Sz, T};
 use crate::intrinsics::module_type_member;
 use runic_syntax::ast::*;
@@ -132,8 +133,8 @@ impl Checker {
 
     fn type_name(&mut self, q: &QualName, args: &[Result<T, Sz>], span: Span) -> R<T> {
         if q.is_qualified() {
-            if q.quals.len() == 1 {
-                if let Some(m) = Self::module_of(&q.quals[0]) {
+            match self.module_path(&q.quals) {
+                Ok(ModVal::Prim(m)) => {
                     if let Some(p) = module_type_member(m, &q.name) {
                         if !args.is_empty() {
                             return err(span, format!("Type \"{q}\" takes no arguments."));
@@ -141,6 +142,13 @@ impl Checker {
                         return Ok(T::Prim(p));
                     }
                 }
+                Ok(ModVal::Broken) => return Ok(self.s.fresh_var()),
+                Ok(ModVal::Struct(env)) => {
+                    if let Some(abbr) = env.types.get(&q.name).cloned() {
+                        return self.apply_abbr(&q.to_string(), &abbr, args, span);
+                    }
+                }
+                _ => {}
             }
             return err(span, format!("Unknown type \"{q}\"."));
         }
@@ -158,39 +166,8 @@ impl Checker {
                 }
             }
         }
-        if let Some(abbr) = self.types.get(name).cloned() {
-            if abbr.params.len() != args.len() {
-                return err(
-                    span,
-                    format!(
-                        "Type \"{name}\" takes {} argument{} but is given {}.",
-                        abbr.params.len(),
-                        if abbr.params.len() == 1 { "" } else { "s" },
-                        args.len()
-                    ),
-                );
-            }
-            let mut tmap = HashMap::new();
-            let mut smap = HashMap::new();
-            for (p, a) in abbr.params.iter().zip(args) {
-                match (p, a) {
-                    (TypeParam::Type(n, _, _), Ok(t)) => {
-                        tmap.insert(n.clone(), t.clone());
-                    }
-                    (TypeParam::Size(n, _), Err(s)) => {
-                        smap.insert(n.clone(), s.clone());
-                    }
-                    (TypeParam::Type(n, _, _), Err(_)) => {
-                        return err(span, format!("Parameter \"{n}\" of type \"{name}\" expects a type, not a size."))
-                    }
-                    (TypeParam::Size(n, _), Ok(_)) => {
-                        return err(span, format!("Parameter \"{n}\" of type \"{name}\" expects a size like [n], not a type."))
-                    }
-                }
-            }
-            let mut umap = HashMap::new();
-            let mut fmap = HashMap::new();
-            return Ok(self.inst_type(&abbr.body, &tmap, &smap, &[], &mut umap, &mut fmap));
+        if let Some(abbr) = self.find_type(name) {
+            return self.apply_abbr(name, &abbr, args, span);
         }
         if let Some(p) = PrimType::from_name(name) {
             if !args.is_empty() {
@@ -202,6 +179,56 @@ impl Checker {
     }
 
     /// The size term denoted by an `i64` expression (Section 6.6 rule 4).
+    /// A type abbreviation applied to its arguments.
+    pub(super) fn apply_abbr(
+        &mut self,
+        name: &str,
+        abbr: &TypeAbbr,
+        args: &[Result<T, Sz>],
+        span: Span,
+    ) -> R<T> {
+        if abbr.params.len() != args.len() {
+            return err(
+                span,
+                format!(
+                    "Type \"{name}\" takes {} argument{} but is given {}.",
+                    abbr.params.len(),
+                    if abbr.params.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+        }
+        let mut tmap = HashMap::new();
+        let mut smap = HashMap::new();
+        for (p, a) in abbr.params.iter().zip(args) {
+            match (p, a) {
+                (TypeParam::Type(n, _, _), Ok(t)) => {
+                    tmap.insert(n.clone(), t.clone());
+                }
+                (TypeParam::Size(n, _), Err(s)) => {
+                    smap.insert(n.clone(), s.clone());
+                }
+                (TypeParam::Type(n, _, _), Err(_)) => {
+                    return err(
+                        span,
+                        format!("Parameter \"{n}\" of type \"{name}\" expects a type, not a size."),
+                    )
+                }
+                (TypeParam::Size(n, _), Ok(_)) => {
+                    return err(
+                        span,
+                        format!(
+                        "Parameter \"{n}\" of type \"{name}\" expects a size like [n], not a type."
+                    ),
+                    )
+                }
+            }
+        }
+        let mut umap = HashMap::new();
+        let mut fmap = HashMap::new();
+        Ok(self.inst_type(&abbr.body, &tmap, &smap, &[], &mut umap, &mut fmap))
+    }
+
     pub(super) fn size_term(&mut self, e: &Exp) -> Sz {
         match &e.kind {
             ExpKind::Var(q) if q.quals.is_empty() => Sz::Name(q.name.clone()),
