@@ -77,10 +77,12 @@ impl Walk<'_> {
                     } else {
                         match self.route(s) {
                             r @ Route::Builtin(_) => r.describe(),
-                            Route::Map(_) | Route::Fold(_) => "not native: nested in a lambda \
+                            Route::Map(_) | Route::Fold(_) | Route::Scan(..) => {
+                                "not native: nested in a lambda \
                                  the evaluator runs (native only when the enclosing map is too \
                                  narrow to split)"
-                                .into(),
+                                    .into()
+                            }
                             Route::Evaluator(why) => {
                                 format!("not native: nested in a lambda the evaluator runs; {why}")
                             }

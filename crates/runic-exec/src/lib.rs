@@ -48,7 +48,17 @@ pub struct Executor {
 }
 
 impl Executor {
-    pub fn new(mut prog: Arc<Prog>) -> Executor {
+    pub fn new(prog: Arc<Prog>) -> Executor {
+        Executor::with_jit(prog, native::Jit::default())
+    }
+
+    /// [`Executor::new`] with native code on or off whatever `RUNIC_JIT` says (for tests
+    /// that compare both in one process).
+    pub fn with_native(prog: Arc<Prog>, native: bool) -> Executor {
+        Executor::with_jit(prog, native::Jit::new(native))
+    }
+
+    fn with_jit(mut prog: Arc<Prog>, jit: native::Jit) -> Executor {
         if runic_ir::traverse::has_duplicate_lambda_ids(&prog) {
             runic_ir::traverse::make_lambda_ids_unique(Arc::make_mut(&mut prog));
         }
@@ -60,7 +70,7 @@ impl Executor {
             .map(|(k, f)| (f.name.clone(), k))
             .collect();
         let plans = vector::Plans::new(&prog);
-        let jit: Box<native::Jit> = Box::default();
+        let jit = Box::new(jit);
         // Compile the kernels of the top-level SOACs now: preparing a program includes its
         // native code, so that runs (and their timings) never compile.
         explain::walk(&prog, &jit, false);

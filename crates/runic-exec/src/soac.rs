@@ -353,6 +353,15 @@ impl Ctx<'_> {
                     .iter()
                     .map(|s| self.sub(f, s))
                     .collect::<R<Vec<_>>>()?;
+                if par {
+                    if let Route::Scan(fk, sk) = self.route(f, s) {
+                        let ks = (fk.as_ref(), sk.as_ref());
+                        let cs = chunks(w, par);
+                        if let Some(out) = self.scan_native(f, w, lam, ks, &arrs, &ne, &cs)? {
+                            return Ok(out);
+                        }
+                    }
+                }
                 self.scan(f, w, pre.as_ref(), lam, &arrs, ne, par)
             }
             Soac::Hist {

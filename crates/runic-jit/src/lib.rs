@@ -25,6 +25,7 @@
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
 
 mod gen;
+mod kernels;
 mod nest;
 mod rows;
 mod scalar;
@@ -39,8 +40,8 @@ use runic_ir::{Lambda, PrimType, VName};
 
 /// `fn(start, end, ins, outs) -> code`: see [`MapKernel::run`].
 pub type MapFn = unsafe extern "C" fn(i64, i64, *const *const u8, *const *mut u8) -> i32;
-/// `fn(start, end, ins, acc) -> code`: see [`FoldKernel::run`].
-pub type FoldFn = unsafe extern "C" fn(i64, i64, *const *const u8, *mut u64) -> i32;
+/// `fn(start, end, ins, acc, outs) -> code`: see [`FoldKernel::run`] and [`ScanKernel::run`].
+pub type FoldFn = unsafe extern "C" fn(i64, i64, *const *const u8, *mut u64, *const *mut u8) -> i32;
 
 /// The executable memory of a compiled kernel; freed when the kernel is dropped.
 struct Code(Option<JITModule>);
@@ -122,26 +123,92 @@ impl MapKernel {
 /// A compiled fold: `acc = op(acc, pre(x))` for every element `x` in order.
 pub struct FoldKernel {
     f: FoldFn,
-    /// Element type of each input column.
+    /// Element type of each input.
     pub elems: Vec<PrimType>,
+    /// Rank of each input: 1 for a column of scalars, more when `pre` takes rows.
+    pub ranks: Vec<usize>,
     /// Type of each accumulator value.
     pub accs: Vec<PrimType>,
-    /// The free scalar variables of `pre` and `op`, passed after the input columns.
+    /// The free scalar variables of `pre` and `op`, passed after the inputs.
     pub frees: Vec<(VName, PrimType)>,
+    /// The free arrays of `pre` and `op` (element type, rank), passed after the scalars.
+    pub free_arrays: Vec<(VName, PrimType, usize)>,
     _code: Code,
 }
 
 impl FoldKernel {
     /// Fold elements `start..end` into `acc` (one raw word per accumulator value, see
-    /// [`to_raw`]). Returns 0, or a failure code (then `acc` is unchanged).
+    /// [`to_raw`]). `ins` as for [`MapKernel::run`] (inputs, free scalars, free arrays,
+    /// then the dimensions of the inputs and free arrays). Returns 0, or a failure code
+    /// (then `acc` is unchanged).
     ///
     /// # Safety
-    /// As for [`MapKernel::run`]: columns of at least `end` elements of their types, valid
-    /// free-variable pointers.
+    /// As for [`MapKernel::run`]: inputs of at least `end` rows of their types and
+    /// dimensions, valid free-variable pointers.
     pub unsafe fn run(&self, start: usize, end: usize, ins: &[*const u8], acc: &mut [u64]) -> i32 {
-        assert_eq!(ins.len(), self.elems.len() + self.frees.len());
+        let n = self.elems.len() + self.frees.len() + self.free_arrays.len() + 1;
+        assert_eq!(ins.len(), n);
         assert_eq!(acc.len(), self.accs.len());
-        (self.f)(start as i64, end as i64, ins.as_ptr(), acc.as_mut_ptr())
+        let mut arena = shims::Scratch::default();
+        let mut all = ins.to_vec();
+        all.push(&mut arena as *mut shims::Scratch as *const u8);
+        (self.f)(
+            start as i64,
+            end as i64,
+            all.as_ptr(),
+            acc.as_mut_ptr(),
+            std::ptr::null(),
+        )
+    }
+}
+
+/// A compiled inclusive scan: `acc = op(acc, pre(x))` for every element `x` in order,
+/// every intermediate `acc` written to the outputs at the element's position.
+pub struct ScanKernel {
+    f: FoldFn,
+    /// Element type of each input.
+    pub elems: Vec<PrimType>,
+    /// Rank of each input (see [`FoldKernel::ranks`]).
+    pub ranks: Vec<usize>,
+    /// Type of each accumulator value (and output column).
+    pub accs: Vec<PrimType>,
+    /// The free scalar variables of `pre` and `op`, passed after the inputs.
+    pub frees: Vec<(VName, PrimType)>,
+    /// The free arrays of `pre` and `op`, passed after the scalars.
+    pub free_arrays: Vec<(VName, PrimType, usize)>,
+    _code: Code,
+}
+
+impl ScanKernel {
+    /// Scan elements `start..end` from `acc` (raw words, see [`to_raw`]) into the outputs
+    /// (one column per accumulator value, written at `start..end`); `acc` ends as the last
+    /// value. Returns 0, or a failure code (then some outputs may have been written).
+    ///
+    /// # Safety
+    /// As for [`FoldKernel::run`] (the same `ins`); every output holds at least `end` elements of its type
+    /// and no other thread accesses its elements `start..end` during the call.
+    pub unsafe fn run(
+        &self,
+        start: usize,
+        end: usize,
+        ins: &[*const u8],
+        acc: &mut [u64],
+        outs: &[*mut u8],
+    ) -> i32 {
+        let n = self.elems.len() + self.frees.len() + self.free_arrays.len() + 1;
+        assert_eq!(ins.len(), n);
+        assert_eq!(acc.len(), self.accs.len());
+        assert_eq!(outs.len(), self.accs.len());
+        let mut arena = shims::Scratch::default();
+        let mut all = ins.to_vec();
+        all.push(&mut arena as *mut shims::Scratch as *const u8);
+        (self.f)(
+            start as i64,
+            end as i64,
+            all.as_ptr(),
+            acc.as_mut_ptr(),
+            outs.as_ptr(),
+        )
     }
 }
 
@@ -153,15 +220,25 @@ pub fn compile_map(
     lam: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<MapKernel, String> {
-    gen::compile_map(lam, free_type)
+    kernels::compile_map(lam, free_type)
+}
+
+/// Compile `scan op ne (map pre xs …)` (`pre` = `None`: the identity) into an inclusive
+/// scan over elements.
+pub fn compile_scan(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> Result<ScanKernel, String> {
+    kernels::compile_scan(pre, op, free_type)
 }
 
 /// Compile `reduce op ne (map pre xs …)` (`pre` = `None`: the identity) into a fold over
-/// elements.
+/// elements. `pre` may take rows and index free arrays, as a map's lambda.
 pub fn compile_fold(
     pre: Option<&Lambda>,
     op: &Lambda,
-    free_type: &dyn Fn(VName) -> Option<PrimType>,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<FoldKernel, String> {
-    gen::compile_fold(pre, op, free_type)
+    kernels::compile_fold(pre, op, free_type)
 }

@@ -66,10 +66,17 @@ impl ArrV {
 /// ranks (each sorted by name).
 #[allow(clippy::type_complexity)]
 pub(crate) fn split_frees(
-    lam: &Lambda,
+    lams: &[&Lambda],
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> R<(Vec<(VName, PrimType)>, Vec<(VName, PrimType, usize)>)> {
-    let mut vs: Vec<VName> = runic_ir::traverse::free_vars(lam).into_iter().collect();
+    let mut vs: Vec<VName> = Vec::new();
+    for l in lams {
+        for v in runic_ir::traverse::free_vars(*l) {
+            if !vs.contains(&v) {
+                vs.push(v);
+            }
+        }
+    }
     vs.sort();
     let (mut scalars, mut arrays) = (Vec::new(), Vec::new());
     for v in vs {
@@ -233,6 +240,25 @@ impl Gen<'_, '_> {
         op: &Lambda,
         neutral: &[SubExp],
     ) -> R<()> {
+        let fin = self.fold_loop(w, arrs, pre, op, neutral, None)?;
+        for ((p, v), t) in s.pat.iter().zip(fin).zip(op.ret.iter().map(prim_of)) {
+            self.env.insert(p.name, (v, t));
+        }
+        Ok(())
+    }
+
+    /// The loop of [`Gen::inner_reduce`]; with `outs`, every intermediate accumulator is
+    /// also stored there (a scan). Returns the final accumulator.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn fold_loop(
+        &mut self,
+        w: &SubExp,
+        arrs: &[VName],
+        pre: Option<&Lambda>,
+        op: &Lambda,
+        neutral: &[SubExp],
+        outs: Option<&[ArrV]>,
+    ) -> R<Vec<Value>> {
         check_lambda(op, "an inner reduction's operator")?;
         let w = self.index_value(w)?;
         let mut views = Vec::new();
@@ -294,17 +320,17 @@ impl Gen<'_, '_> {
         let mut args = acc;
         args.extend(ys);
         let new = self.lambda(op, &args)?;
+        for (out, v) in outs.unwrap_or_default().iter().zip(&new) {
+            let addr = out.at(self.b, j);
+            self.b.ins().store(mem(), *v, addr, 0);
+        }
         let next = self.b.ins().iadd_imm_s(j, 1);
         let mut hargs = vec![next];
         hargs.extend(new);
         self.b.ins().jump(header, &ba(&hargs));
 
         self.b.switch_to_block(done);
-        let fin = self.b.block_params(done).to_vec();
-        for ((p, v), t) in s.pat.iter().zip(fin).zip(accs) {
-            self.env.insert(p.name, (v, t));
-        }
-        Ok(())
+        Ok(self.b.block_params(done).to_vec())
     }
 }
 

@@ -51,43 +51,7 @@ impl Gen<'_, '_> {
             self.fail_if(big, FAIL_INDEX);
             views.push(v);
         }
-        let mut outs = Vec::new();
-        for (p, t) in s.pat.iter().zip(&lam.ret) {
-            let elem = prim_of(t);
-            let mut dims = vec![w];
-            if let Type::Array { shape, .. } = t {
-                for d in shape {
-                    dims.push(self.index_value(d)?);
-                }
-            }
-            let dest = self
-                .dests
-                .get(&p.name)
-                .filter(|d| d.dims.len() == dims.len() && d.elem == elem)
-                .cloned();
-            let out = match dest {
-                Some(d) => {
-                    for (a, b) in dims.iter().zip(&d.dims) {
-                        let bad = self.b.ins().icmp(IntCC::NotEqual, *a, *b);
-                        self.fail_if(bad, FAIL_INDEX);
-                    }
-                    self.written.insert(p.name);
-                    d
-                }
-                None => {
-                    let mut n = self.b.ins().iconst(types::I64, 1);
-                    for d in &dims {
-                        // A negative size: the slow path reports it.
-                        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *d, 0);
-                        self.fail_if(bad, FAIL_INDEX);
-                        n = self.b.ins().imul(n, *d);
-                    }
-                    let base = self.scratch(n, elem)?;
-                    ArrV::dense(self.b, base, elem, dims)
-                }
-            };
-            outs.push(out);
-        }
+        let outs = self.out_arrays(s, w, &lam.ret)?;
         let (j, header, done) = self.open_counted_loop(w);
         let saved = (self.env.clone(), self.arrays.clone());
         for (v, p) in views.iter().zip(&lam.params) {
@@ -131,6 +95,74 @@ impl Gen<'_, '_> {
         }
         (self.env, self.arrays) = saved;
         self.close_counted_loop(j, header, done);
+        for (p, out) in s.pat.iter().zip(outs) {
+            self.arrays.insert(p.name, out);
+        }
+        Ok(())
+    }
+
+    /// The arrays a nested SOAC producing rows of `rows` (one per pattern element) over `w`
+    /// elements writes: the output row of the enclosing lambda's result when that is where
+    /// the result goes, or a scratch buffer.
+    pub(crate) fn out_arrays(&mut self, s: &Stm, w: Value, rows: &[Type]) -> R<Vec<ArrV>> {
+        let mut outs = Vec::new();
+        for (p, t) in s.pat.iter().zip(rows) {
+            let elem = prim_of(t);
+            let mut dims = vec![w];
+            if let Type::Array { shape, .. } = t {
+                for d in shape {
+                    dims.push(self.index_value(d)?);
+                }
+            }
+            let dest = self
+                .dests
+                .get(&p.name)
+                .filter(|d| d.dims.len() == dims.len() && d.elem == elem)
+                .cloned();
+            let out = match dest {
+                Some(d) => {
+                    for (a, b) in dims.iter().zip(&d.dims) {
+                        let bad = self.b.ins().icmp(IntCC::NotEqual, *a, *b);
+                        self.fail_if(bad, FAIL_INDEX);
+                    }
+                    self.written.insert(p.name);
+                    d
+                }
+                None => {
+                    let mut n = self.b.ins().iconst(types::I64, 1);
+                    for d in &dims {
+                        // A negative size: the slow path reports it.
+                        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *d, 0);
+                        self.fail_if(bad, FAIL_INDEX);
+                        n = self.b.ins().imul(n, *d);
+                    }
+                    let base = self.scratch(n, elem)?;
+                    ArrV::dense(self.b, base, elem, dims)
+                }
+            };
+            outs.push(out);
+        }
+        Ok(outs)
+    }
+
+    /// `xs = scan op ne (map pre arrs)` over arrays in scope: a sequential loop writing
+    /// every intermediate accumulator into the outputs.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn inner_scan(
+        &mut self,
+        s: &Stm,
+        w: &SubExp,
+        arrs: &[VName],
+        pre: Option<&Lambda>,
+        op: &Lambda,
+        neutral: &[SubExp],
+    ) -> R<()> {
+        if op.ret.iter().any(|t| !matches!(t, Type::Prim(_))) {
+            return Err("a scan of arrays".into());
+        }
+        let wv = self.index_value(w)?;
+        let outs = self.out_arrays(s, wv, &op.ret)?;
+        self.fold_loop(w, arrs, pre, op, neutral, Some(&outs))?;
         for (p, out) in s.pat.iter().zip(outs) {
             self.arrays.insert(p.name, out);
         }
