@@ -67,17 +67,20 @@ impl Walk<'_> {
             match &stm.exp {
                 Exp::Soac(s) => {
                     let route = (depth == 0).then(|| self.route(s));
-                    let native = matches!(route, Some(Route::Map(_)));
+                    let native = matches!(
+                        route,
+                        Some(Route::Map(_) | Route::Fold(_) | Route::Scan(..))
+                    );
                     let how = if let Some(r) = &route {
                         r.describe()
                     } else if !self.nested {
                         continue;
                     } else if parent_native {
-                        "native (a loop inside the enclosing map's kernel)".into()
+                        "native (a loop inside the enclosing kernel)".into()
                     } else {
                         match self.route(s) {
                             r @ Route::Builtin(_) => r.describe(),
-                            Route::Map(_) | Route::Fold(_) | Route::Scan(..) => {
+                            Route::Map(_) | Route::Fold(_) | Route::Scan(..) | Route::Hist(_) => {
                                 "not native: nested in a lambda \
                                  the evaluator runs (native only when the enclosing map is too \
                                  narrow to split)"

@@ -12,7 +12,7 @@ use crate::out::OutPtr;
 use crate::value::*;
 use runic_data::{Array, Buffer};
 use runic_ir::{LamId, Lambda, PrimType, Soac, VName};
-use runic_jit::{FoldKernel, MapKernel, ScanKernel};
+use runic_jit::{FoldKernel, HistKernel, MapKernel, ScanKernel};
 use runic_prim::Prim;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -25,6 +25,7 @@ pub struct Jit {
     maps: Cache<LamId, MapKernel>,
     folds: Cache<(Option<LamId>, LamId), FoldKernel>,
     scans: Cache<(Option<LamId>, LamId), ScanKernel>,
+    hists: Cache<(LamId, Vec<PrimType>), HistKernel>,
 }
 
 impl Default for Jit {
@@ -40,6 +41,7 @@ impl Jit {
             maps: Mutex::default(),
             folds: Mutex::default(),
             scans: Mutex::default(),
+            hists: Mutex::default(),
         }
     }
 
@@ -75,6 +77,18 @@ impl Jit {
         let mut m = self.scans.lock().map_err(|_| "a poisoned kernel cache")?;
         m.entry((pre.map(|p| p.id), lam.id))
             .or_insert_with(|| runic_jit::compile_scan(pre, lam, free_type).map(Arc::new))
+            .clone()
+    }
+
+    fn hist_kernel(
+        &self,
+        lam: &Lambda,
+        index_types: Vec<PrimType>,
+        free_type: &dyn Fn(VName) -> Option<runic_jit::VarType>,
+    ) -> Result<Arc<HistKernel>, String> {
+        let mut m = self.hists.lock().map_err(|_| "a poisoned kernel cache")?;
+        m.entry((lam.id, index_types.clone()))
+            .or_insert_with(|| runic_jit::compile_hist(lam, &index_types, free_type).map(Arc::new))
             .clone()
     }
 
@@ -145,16 +159,39 @@ impl Jit {
                     }
                 }
             }
-            Soac::Hist { lam, dests, is, .. } => {
+            Soac::Hist {
+                lam,
+                dests,
+                is,
+                vals,
+                ..
+            } => {
                 let scalar_rows =
                     matches!(dests.as_slice(), [d] if ty(*d).is_some_and(|t| t.rank() == is.len()));
-                if crate::soac::simple_op_of(lam).is_some() && scalar_rows {
-                    Route::Builtin("a single operator, the executor's histogram loop")
-                } else {
-                    Route::Evaluator(
-                        "runic-jit does not compile reduce_by_index yet (a general operator)"
-                            .into(),
-                    )
+                let builtin = crate::soac::simple_op_of(lam).is_some() && scalar_rows;
+                if !self.enabled {
+                    return match builtin {
+                        true => Route::Builtin("a single operator, the executor's histogram loop"),
+                        false => off(),
+                    };
+                }
+                let rows = dests
+                    .iter()
+                    .any(|d| ty(*d).is_none_or(|t| t.rank() != is.len()))
+                    || vals.iter().any(|v| ty(*v).is_none_or(|t| t.rank() != 1));
+                if rows {
+                    return Route::Evaluator("a reduce_by_index of rows".into());
+                }
+                let mut index_types = Vec::new();
+                for i in is {
+                    match ty(*i) {
+                        Some(VarTy::Arr(t, 1)) => index_types.push(t),
+                        _ => return Route::Evaluator("an index array that is not a vector".into()),
+                    }
+                }
+                match self.hist_kernel(lam, index_types, &jt) {
+                    Ok(k) => Route::Hist(k),
+                    Err(why) => Route::Evaluator(why),
                 }
             }
             Soac::Scatter { .. } => Route::Builtin("the executor's scatter loop"),
@@ -199,6 +236,8 @@ pub(crate) enum Route {
     Map(Arc<MapKernel>),
     /// A runic-jit fold kernel.
     Fold(Arc<FoldKernel>),
+    /// A runic-jit histogram kernel.
+    Hist(Arc<HistKernel>),
     /// A runic-jit scan: a fold kernel for the chunks' totals, a scan kernel for the rest.
     Scan(Arc<FoldKernel>, Arc<ScanKernel>),
     /// A loop of the executor's own (native Rust, not generated code).
@@ -214,6 +253,7 @@ impl Route {
             Route::Map(_) => "native (runic-jit map kernel)".into(),
             Route::Fold(_) => "native (runic-jit fold kernel)".into(),
             Route::Scan(..) => "native (runic-jit scan kernels)".into(),
+            Route::Hist(_) => "native (runic-jit histogram kernel)".into(),
             Route::Builtin(d) => format!("built-in ({d})"),
             Route::Evaluator(why) => format!("not native: {why}"),
         }
@@ -221,7 +261,7 @@ impl Route {
 }
 
 /// Address of the first element of a buffer.
-fn data_ptr(b: &Buffer) -> usize {
+pub(crate) fn data_ptr(b: &Buffer) -> usize {
     runic_data::with_buffer!(b, v => v.as_ptr() as usize)
 }
 

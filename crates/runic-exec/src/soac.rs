@@ -383,7 +383,12 @@ impl Ctx<'_> {
                 for d in dests {
                     ds.push(self.take(f, *d)?.arr()?.clone());
                 }
-                crate::hist::hist(self, f, w, ds, lam, &ne, &is, &vals, par)
+                let route = par.then(|| self.route(f, s));
+                let native = match &route {
+                    Some(Route::Hist(k)) => Some(k.as_ref()),
+                    _ => None,
+                };
+                crate::hist::hist(self, f, w, ds, lam, &ne, &is, &vals, par, native)
             }
             Soac::Scatter { w, dests, is, vals } => {
                 let w = self.dim(f, w)?;

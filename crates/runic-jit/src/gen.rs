@@ -75,7 +75,12 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                             | BasicOp::Copy(_)
                             | BasicOp::SubExp(_)
                     )
-                    | Exp::Soac(Soac::Map { .. } | Soac::Scan { .. })
+                    | Exp::Soac(
+                        Soac::Map { .. }
+                            | Soac::Scan { .. }
+                            | Soac::Hist { .. }
+                            | Soac::Scatter { .. }
+                    )
             );
         if !view && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
             return Err(format!(
@@ -98,6 +103,10 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 }
                 check_lambda(lam, "an inner reduction's operator")?;
             }
+            Exp::Soac(Soac::Hist { lam, .. }) if nest => {
+                check_lambda(lam, "an inner reduce_by_index's operator")?;
+            }
+            Exp::Soac(Soac::Scatter { .. }) if nest => {}
             Exp::Soac(Soac::Scan { pre, lam, .. }) if nest => {
                 if let Some(p) = pre {
                     check_lambda_in(p, what, true)?;
@@ -415,6 +424,17 @@ impl Gen<'_, '_> {
                 neutral,
             }) => return self.inner_scan(s, w, arrs, pre.as_ref(), lam, neutral),
             Exp::Soac(Soac::Map { w, lam, arrs }) => return self.inner_map(s, w, lam, arrs),
+            Exp::Soac(Soac::Hist {
+                w,
+                dests,
+                lam,
+                is,
+                vals,
+                ..
+            }) => return self.inner_hist(s, w, dests, Some(lam), is, vals),
+            Exp::Soac(Soac::Scatter { w, dests, is, vals }) => {
+                return self.inner_hist(s, w, dests, None, is, vals)
+            }
             Exp::Basic(
                 op @ (BasicOp::Range { .. } | BasicOp::Replicate(..) | BasicOp::ArrayLit(..)),
             ) => return self.fill_array(s, op),

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 /// What a kernel reads: its inputs (element type and rank, one per parameter of the
 /// lambda that takes elements) and the free variables of its lambdas.
 pub(crate) struct Inputs {
+    // (fields in the order of the kernel's `ins`)
     pub params: Vec<PrimType>,
     pub ranks: Vec<usize>,
     pub frees: Vec<(VName, PrimType)>,

@@ -25,6 +25,7 @@
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
 
 mod gen;
+mod hist;
 mod kernels;
 mod nest;
 mod rows;
@@ -212,6 +213,51 @@ impl ScanKernel {
     }
 }
 
+/// A compiled `reduce_by_index`: `dest[b] = op(dest[b], v)` for the elements of a range
+/// whose bin `b` falls into a range of bins, in input order.
+pub struct HistKernel {
+    f: MapFn,
+    /// Element type of each index array (one per dimension of the destinations).
+    pub index_types: Vec<PrimType>,
+    /// Element type of each value array.
+    pub vals: Vec<PrimType>,
+    /// Element type of each destination.
+    pub dests: Vec<PrimType>,
+    /// The operator's free scalar variables, passed after the value arrays.
+    pub frees: Vec<(VName, PrimType)>,
+    /// The operator's free arrays, passed after the free scalars.
+    pub free_arrays: Vec<(VName, PrimType, usize)>,
+    _code: Code,
+}
+
+impl HistKernel {
+    /// Apply elements `start..end` whose flat bin is in `lo..hi` to the destinations,
+    /// each of which points to the element of bin `lo`. `ins` as for [`MapKernel::run`]:
+    /// the index arrays and value arrays (as inputs), free scalars, free arrays, then the
+    /// dimensions: one per input, those of the free arrays, the number of bins of every
+    /// dimension, then `lo` and `hi`. Returns 0, or a failure code (then some elements
+    /// may have been applied).
+    ///
+    /// # Safety
+    /// As for [`MapKernel::run`]: inputs of at least `end` elements, destinations of at
+    /// least `hi - lo` elements used by no other thread during the call.
+    pub unsafe fn run(
+        &self,
+        start: usize,
+        end: usize,
+        ins: &[*const u8],
+        dests: &[*mut u8],
+    ) -> i32 {
+        let n = self.index_types.len() + self.vals.len();
+        assert_eq!(ins.len(), n + self.frees.len() + self.free_arrays.len() + 1);
+        assert_eq!(dests.len(), self.dests.len());
+        let mut arena = shims::Scratch::default();
+        let mut all = ins.to_vec();
+        all.push(&mut arena as *mut shims::Scratch as *const u8);
+        (self.f)(start as i64, end as i64, all.as_ptr(), dests.as_ptr())
+    }
+}
+
 /// Compile the body of a `map`. Its parameters may be rows of the inputs, which its body
 /// indexes and folds with inner reductions (see `nest.rs`). `free_type` gives the type of a
 /// variable the lambda uses but does not bind (`None`: neither a scalar nor an array, so the
@@ -221,6 +267,16 @@ pub fn compile_map(
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<MapKernel, String> {
     kernels::compile_map(lam, free_type)
+}
+
+/// Compile `reduce_by_index` with the operator `op` (scalar destinations) whose index
+/// arrays have the types `index_types`.
+pub fn compile_hist(
+    op: &Lambda,
+    index_types: &[PrimType],
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> Result<HistKernel, String> {
+    hist::compile_hist(op, index_types, free_type)
 }
 
 /// Compile `scan op ne (map pre xs …)` (`pre` = `None`: the identity) into an inclusive

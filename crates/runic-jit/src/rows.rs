@@ -14,7 +14,7 @@ use runic_ir::*;
 impl Gen<'_, '_> {
     /// Opens `for j < n` (an `i64` counter from 0) and continues in its body; returns the
     /// counter and the blocks [`Gen::close_counted_loop`] needs.
-    fn open_counted_loop(&mut self, n: Value) -> (Value, Block, Block) {
+    pub(crate) fn open_counted_loop(&mut self, n: Value) -> (Value, Block, Block) {
         let header = self.b.create_block();
         let body = self.b.create_block();
         let done = self.b.create_block();
@@ -30,7 +30,7 @@ impl Gen<'_, '_> {
     }
 
     /// Ends the body of a loop opened by [`Gen::open_counted_loop`] and continues after it.
-    fn close_counted_loop(&mut self, j: Value, header: Block, done: Block) {
+    pub(crate) fn close_counted_loop(&mut self, j: Value, header: Block, done: Block) {
         let next = self.b.ins().iadd_imm_s(j, 1);
         self.b.ins().jump(header, &ba(&[next]));
         self.b.switch_to_block(done);
@@ -136,7 +136,7 @@ impl Gen<'_, '_> {
                         self.fail_if(bad, FAIL_INDEX);
                         n = self.b.ins().imul(n, *d);
                     }
-                    let base = self.scratch(n, elem)?;
+                    let base = self.scratch_buf(n, elem)?;
                     ArrV::dense(self.b, base, elem, dims)
                 }
             };
@@ -170,7 +170,7 @@ impl Gen<'_, '_> {
     }
 
     /// A scratch buffer for `n` elements of `t`, reused across the elements of a call.
-    fn scratch(&mut self, n: Value, t: PrimType) -> R<Value> {
+    pub(crate) fn scratch_buf(&mut self, n: Value, t: PrimType) -> R<Value> {
         let arena = self
             .arena
             .ok_or("internal error: an intermediate array outside a map kernel")?;
@@ -240,7 +240,7 @@ impl Gen<'_, '_> {
             BasicOp::ArrayLit(xs, Type::Prim(t)) => {
                 // A literal of scalars: stored one by one.
                 let n = self.b.ins().iconst(types::I64, xs.len() as i64);
-                let base = self.scratch(n, *t)?;
+                let base = self.scratch_buf(n, *t)?;
                 for (j, x) in xs.iter().enumerate() {
                     let (v, _) = self.opd(x)?;
                     let off = (j * t.size_bytes()) as i32;
@@ -259,7 +259,7 @@ impl Gen<'_, '_> {
             self.fail_if(bad, FAIL_INDEX);
             n = self.b.ins().imul(n, *d);
         }
-        let base = self.scratch(n, elem)?;
+        let base = self.scratch_buf(n, elem)?;
         let (j, header, done) = self.open_counted_loop(n);
         let to = elem_addr(self.b, base, j, elem);
         self.b.ins().store(mem(), value.unwrap_or(j), to, 0);

@@ -207,3 +207,44 @@ fn scan_of_a_pair() {
     assert_eq!(vals[..], [1.0, 1.0, 3.0, 3.0, 7.5]);
     assert_eq!(uncolumn(i, &oi, 5), [0, 0, 2, 2, 4].map(Prim::I64).to_vec());
 }
+
+#[test]
+fn histograms_of_every_type_and_operator() {
+    use runic_jit::compile_hist;
+    for t in TYPES {
+        for op in [BinOp::Add, BinOp::Max, BinOp::Min] {
+            for it in [PrimType::I64, PrimType::I32, PrimType::U8] {
+                let k = compile_hist(&binop_lam(op, t), &[it], &|_| None).expect("compiles");
+                let n = 300;
+                let is: Vec<Prim> = (0..n)
+                    .map(|j| runic_prim::convert(Prim::I64((j * 37 % 13) as i64 - 2), it))
+                    .collect();
+                let xs = sample(t, n);
+                let (ci, cx) = (column(it, &is), column(t, &xs));
+                let nb = 9usize;
+                let ne = runic_prim::convert(Prim::I64(3), t);
+                // Bins 2..7 only, from element 5 on.
+                let (lo, hi) = (2usize, 7usize);
+                let mut d = column(t, &vec![ne; hi - lo]);
+                d.extend([0u8; 8]);
+                let dims = [n as i64, n as i64, nb as i64, lo as i64, hi as i64];
+                let ins = [ci.as_ptr(), cx.as_ptr(), dims.as_ptr() as *const u8];
+                // SAFETY: inputs of n elements, a destination of hi - lo bins.
+                let code = unsafe { k.run(5, n, &ins, &[d.as_mut_ptr()]) };
+                assert_eq!(code, 0);
+                let got = uncolumn(t, &d, hi - lo);
+                let mut want = vec![ne; hi - lo];
+                for j in 5..n {
+                    let b = is[j].to_i64().unwrap();
+                    if b >= lo as i64 && b < hi as i64 && b < nb as i64 {
+                        let w = &mut want[b as usize - lo];
+                        *w = scalar_binop(op, *w, xs[j]).unwrap();
+                    }
+                }
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(same(*g, *w), "{t:?} {op:?} {it:?}: {g:?} {w:?}");
+                }
+            }
+        }
+    }
+}
