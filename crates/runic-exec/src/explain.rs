@@ -47,6 +47,8 @@ fn lambdas(s: &Soac) -> Vec<&Lambda> {
 struct Walk<'a> {
     jit: &'a Jit,
     types: HashMap<VName, Type>,
+    /// The operator of every accumulator `with_acc` binds (of one array).
+    acc_ops: HashMap<VName, Option<Lambda>>,
     entry: String,
     out: Vec<SoacReport>,
     /// Whether to describe nested SOACs (otherwise only top-level kernels are compiled).
@@ -55,9 +57,14 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn route(&self, s: &Soac) -> Route {
-        let types = &self.types;
-        self.jit
-            .route(s, &|v| types.get(&v).and_then(VarTy::of_type))
+        let (types, ops) = (&self.types, &self.acc_ops);
+        self.jit.route(s, &|v| match types.get(&v)? {
+            Type::Acc { shape, elems } => match (elems.as_slice(), ops.get(&v)) {
+                ([e], Some(op)) => Some(VarTy::Acc(*e, shape.len(), op.clone())),
+                _ => None,
+            },
+            t => VarTy::of_type(t),
+        })
     }
 
     /// `depth` counts enclosing SOACs; `parent_native`: an enclosing SOAC's lambda is
@@ -113,7 +120,15 @@ impl Walk<'_> {
                     self.body(else_body, depth, parent_native);
                 }
                 Exp::Loop { body, .. } => self.body(body, depth, parent_native),
-                Exp::WithAcc { lam, .. } => self.body(&lam.body, depth, parent_native),
+                Exp::WithAcc { inputs, lam } => {
+                    for (p, inp) in lam.params.iter().zip(inputs) {
+                        if inp.arrays.len() == 1 {
+                            let op = inp.op.as_ref().map(|(l, _)| l.clone());
+                            self.acc_ops.insert(p.name, op);
+                        }
+                    }
+                    self.body(&lam.body, depth, parent_native)
+                }
                 _ => {}
             }
         }
@@ -132,6 +147,7 @@ pub(crate) fn walk(prog: &Prog, jit: &Jit, nested: bool) -> Vec<SoacReport> {
     let mut w = Walk {
         jit,
         types,
+        acc_ops: HashMap::new(),
         entry: String::new(),
         out: Vec::new(),
         nested,

@@ -17,6 +17,7 @@ mod explain;
 mod hist;
 mod index;
 mod native;
+mod native_acc;
 mod native_hist;
 mod out;
 pub mod slots;

@@ -99,6 +99,7 @@ impl Jit {
         let jt = |v: VName| match ty(v) {
             Some(VarTy::Prim(t)) => Some(runic_jit::VarType::Scalar(t)),
             Some(VarTy::Arr(t, r)) => Some(runic_jit::VarType::Array(t, r)),
+            Some(VarTy::Acc(t, r, op)) => Some(runic_jit::VarType::Acc(t, r, op)),
             None => None,
         };
         // Rows of arrays are fine: the kernels index them in place.
@@ -200,25 +201,38 @@ impl Jit {
 }
 
 /// What [`Jit::route`] needs to know of a variable.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum VarTy {
     Prim(PrimType),
     /// Element type and rank.
     Arr(PrimType, usize),
+    /// An accumulator of one array: element type, rank, operator (`None`: writes).
+    Acc(PrimType, usize, Option<Lambda>),
 }
 
 impl VarTy {
-    pub fn rank(self) -> usize {
+    pub fn rank(&self) -> usize {
         match self {
-            VarTy::Prim(_) => 0,
-            VarTy::Arr(_, r) => r,
+            VarTy::Prim(_) | VarTy::Acc(..) => 0,
+            VarTy::Arr(_, r) => *r,
         }
     }
     pub fn of_val(v: &Val) -> Option<VarTy> {
         match v {
             Val::Prim(p) => Some(VarTy::Prim(p.ty())),
             Val::Arr(a) => Some(VarTy::Arr(a.data.elem_type(), a.shape.len())),
-            _ => None,
+            Val::Acc(c) => {
+                let arrays = c.arrays.lock().ok()?;
+                match arrays.as_slice() {
+                    [a] if a.shape.len() == c.shape.len() => Some(VarTy::Acc(
+                        a.data.elem_type(),
+                        c.shape.len(),
+                        c.op.as_ref().map(|(l, _)| l.clone()),
+                    )),
+                    _ => None,
+                }
+            }
+            Val::Unset => None,
         }
     }
     pub fn of_type(t: &runic_ir::Type) -> Option<VarTy> {
@@ -310,14 +324,16 @@ fn valid(a: &Array, t: PrimType, r: usize) -> bool {
 impl Ctx<'_> {
     /// The inputs of a kernel over `w` elements of `arrs`, or `None` when the values in
     /// scope are not what it was compiled for (the route was chosen from their types, so
-    /// a mismatch is a bug, caught here rather than by unsafe code). `out_shapes`: shapes
-    /// appended to the dimensions.
+    /// a mismatch is a bug, caught here rather than by unsafe code). `accs`: the address
+    /// and shape of the array of every accumulator; `out_shapes`: shapes appended to the
+    /// dimensions.
     pub(crate) fn kernel_ins(
         &self,
         f: &Frame,
         w: usize,
         arrs: &[Arc<Array>],
         spec: &InputSpec,
+        accs: &[(usize, Vec<usize>)],
         out_shapes: &[Vec<usize>],
     ) -> Option<KernelIns> {
         if arrs.len() != spec.elems.len()
@@ -340,12 +356,14 @@ impl Ctx<'_> {
             .iter()
             .map(|a| &a.shape)
             .chain(free_arrs.iter().map(|a| &a.shape))
+            .chain(accs.iter().map(|(_, s)| s))
             .chain(out_shapes)
             .flat_map(|s| s.iter().map(|&d| d as i64))
             .collect();
         let mut ptrs: Vec<usize> = arrs.iter().map(|a| data_ptr(&a.data)).collect();
         ptrs.extend(words.iter().map(|w| w as *const u64 as usize));
         ptrs.extend(free_arrs.iter().map(|a| data_ptr(&a.data)));
+        ptrs.extend(accs.iter().map(|(p, _)| *p));
         ptrs.push(dims.as_ptr() as usize);
         Some(KernelIns {
             _words: words,
@@ -361,6 +379,34 @@ impl Ctx<'_> {
             .route(s, &|v| self.get(f, v).ok().and_then(VarTy::of_val))
     }
 
+    /// The shape of each output of a map kernel over `w` elements: `w`, then the declared
+    /// shape of an array result.
+    pub(crate) fn out_shapes(
+        &self,
+        f: &Frame,
+        w: usize,
+        lam: &Lambda,
+        k: &MapKernel,
+    ) -> Option<Vec<Vec<usize>>> {
+        let mut out_shapes = Vec::with_capacity(k.results.len());
+        for (t, r) in lam.ret.iter().zip(&k.result_ranks) {
+            let mut shape = vec![w];
+            if let runic_ir::Type::Array { shape: s, .. } = t {
+                for d in s {
+                    match self.sub(f, d) {
+                        Ok(Val::Prim(Prim::I64(n))) if n >= 0 => shape.push(n as usize),
+                        _ => return None,
+                    }
+                }
+            }
+            if shape.len() != *r {
+                return None;
+            }
+            out_shapes.push(shape);
+        }
+        Some(out_shapes)
+    }
+
     /// `map lam arrs` over vectors with a native kernel, or `None` when there is none.
     pub(crate) fn map_native(
         &self,
@@ -371,30 +417,19 @@ impl Ctx<'_> {
         arrs: &[Arc<Array>],
         cs: &[(usize, usize)],
     ) -> R<Option<Vec<Val>>> {
-        // The shape of each output: `w`, then the declared shape of an array result.
-        let mut out_shapes = Vec::with_capacity(k.results.len());
-        for (t, r) in lam.ret.iter().zip(&k.result_ranks) {
-            let mut shape = vec![w];
-            if let runic_ir::Type::Array { shape: s, .. } = t {
-                for d in s {
-                    match self.sub(f, d) {
-                        Ok(Val::Prim(Prim::I64(n))) if n >= 0 => shape.push(n as usize),
-                        _ => return Ok(None),
-                    }
-                }
-            }
-            if shape.len() != *r {
-                return Ok(None);
-            }
-            out_shapes.push(shape);
+        if !k.accs.is_empty() {
+            return self.map_native_acc(f, w, lam, k, arrs, cs.len() > 1);
         }
+        let Some(out_shapes) = self.out_shapes(f, w, lam, k) else {
+            return Ok(None);
+        };
         let spec = InputSpec {
             elems: &k.params,
             ranks: &k.ranks,
             frees: &k.frees,
             free_arrays: &k.free_arrays,
         };
-        let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &out_shapes) else {
+        let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &[], &out_shapes) else {
             return Ok(None);
         };
         // Zero-filled vectors come from the allocator's zeroed pages: no extra pass.
@@ -471,7 +506,7 @@ impl Ctx<'_> {
             frees: &k.frees,
             free_arrays: &k.free_arrays,
         };
-        let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &[]) else {
+        let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &[], &[]) else {
             return Ok(None);
         };
         let parts = crate::soac::run_chunks(f, cs, |fr, lo, hi| {
@@ -534,8 +569,8 @@ impl Ctx<'_> {
             free_arrays: &fk.free_arrays,
         };
         let (Some(fins), Some(sins)) = (
-            self.kernel_ins(f, w, arrs, &fspec, &[]),
-            self.kernel_ins(f, w, arrs, &sspec, &[]),
+            self.kernel_ins(f, w, arrs, &fspec, &[], &[]),
+            self.kernel_ins(f, w, arrs, &sspec, &[], &[]),
         ) else {
             return Ok(None);
         };

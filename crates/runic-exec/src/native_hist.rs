@@ -93,7 +93,8 @@ impl Ctx<'_> {
                 [PrimType::F32 | PrimType::F64 | PrimType::I32 | PrimType::I64]
             );
         if parallel && add && nb * threads * 4 <= w {
-            let Some(kins) = self.kernel_ins(f, w, &arrs, &spec, &[bins.to_vec(), vec![0, nb]])
+            let Some(kins) =
+                self.kernel_ins(f, w, &arrs, &spec, &[], &[bins.to_vec(), vec![0, nb]])
             else {
                 return Ok(None);
             };
@@ -128,7 +129,7 @@ impl Ctx<'_> {
             vec![(0, nb)]
         };
         let work = |&(lo, hi): &(usize, usize)| -> Option<Vec<Buffer>> {
-            let kins = self.kernel_ins(f, w, &arrs, &spec, &[bins.to_vec(), vec![lo, hi]])?;
+            let kins = self.kernel_ins(f, w, &arrs, &spec, &[], &[bins.to_vec(), vec![lo, hi]])?;
             let mut local: Vec<Buffer> = dests.iter().map(|d| d.data.slice(lo, hi - lo)).collect();
             let ptrs: Vec<OutPtr> = local.iter_mut().map(OutPtr::new).collect();
             let outs: Vec<*mut u8> = ptrs.iter().map(|p| p.base()).collect();

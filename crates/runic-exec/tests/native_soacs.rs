@@ -252,3 +252,84 @@ fn histogram_values() {
         "[[2i32, 102i32, 103i32, 1i32]]"
     );
 }
+
+const ACCS: &str = "
+entry gather (xs: []f64) (is: []i64) (s: []f64) =
+  vjp (\\xs -> map (\\i -> xs[i] * xs[i]) is) xs s
+entry gather2 (xs: [][]f32) (is: []i64) (s: []f32) =
+  vjp (\\xs -> map (\\i -> xs[i, 0] * xs[i, 1] + xs[0, i % 2]) is) xs s
+entry conv (xs: []f64) (w: []f64) (s: []f64) =
+  let n = length xs
+  in vjp (\\(xs, w) -> map (\\i -> reduce (+) 0 (map (\\k -> xs[(i + k) % n] * w[k]) (iota 3)))
+                          (iota n)) (xs, w) s
+entry branchy (xs: []f64) (is: []i64) (s: []f64) =
+  vjp (\\xs -> map (\\i -> if i % 2 == 0 then xs[i / 2] * 3 else f64.sin xs[i % 3]) is) xs s
+";
+
+/// The values of a result as f64s (floats and integers).
+fn numbers(c: &common::Compiled, e: &str, input: &str, native: bool) -> Vec<f64> {
+    let ex = if native { &c.native } else { &c.evaluator };
+    let vs = ex.run_entry(e, common::values(input)).expect("runs");
+    let mut out = Vec::new();
+    for v in vs {
+        if let runic_data::Value::Array(a) = v {
+            for i in 0..a.data.len() {
+                out.push(a.data.get(i).as_float().unwrap_or(f64::NAN));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn accumulators_run_native_and_agree() {
+    let c = compile(ACCS);
+    for e in ["gather", "gather2", "conv", "branchy"] {
+        c.assert_native(e);
+    }
+    let cases: &[(&str, &str)] = &[
+        (
+            "gather",
+            "[1f64, 2, 3] [2i64, 0, 2, 1] [1f64, 10, 100, 1000]",
+        ),
+        (
+            "gather2",
+            "[[1f32, 2], [3, 4], [5, 6]] [2i64, 0, 1] [1f32, 2, 3]",
+        ),
+        ("conv", "[1f64, 2, 3, 4] [0.5f64, -1, 2] [1f64, 1, 2, 3]"),
+        (
+            "branchy",
+            "[1f64, 2, 3] [0i64, 1, 2, 3, 4, 5] [1f64, 2, 3, 4, 5, 6]",
+        ),
+    ];
+    for (e, input) in cases {
+        c.agree(e, input, true);
+    }
+    // An index out of bounds inside the native map that updates the accumulator.
+    c.agree_message(
+        "gather",
+        "[1f64, 2, 3] [2i64, 0, 3, 1] [1f64, 10, 100, 1000]",
+    );
+    c.agree_message("gather2", "[[1f32, 2], [3, 4]] [2i64, 0] [1f32, 2]");
+    // Large maps: private copies per worker, merged in order. The evaluator's own
+    // parallel updates land in timing-dependent order, so floats are compared within a
+    // relative 1e-9.
+    let n = 60_000;
+    let xs = floats(2_000, "f64", 3);
+    let is = ints(n, 2_000, "i64", 5);
+    let s = floats(n, "f64", 7);
+    let input = format!("{xs} {is} {s}");
+    let (a, b) = (
+        numbers(&c, "gather", &input, true),
+        numbers(&c, "gather", &input, false),
+    );
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{x} {y}");
+    }
+    // Deterministic on native code: the same bits every run.
+    assert_eq!(
+        c.agree_native_runs("gather", &input),
+        c.agree_native_runs("gather", &input)
+    );
+}

@@ -82,14 +82,15 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                             | Soac::Scatter { .. }
                     )
             );
-        if !view && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
+        let acc_update = nest && matches!(s.exp, Exp::Basic(BasicOp::UpdateAcc { .. }));
+        if !view && !acc_update && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
             return Err(format!(
                 "{what} binds a non-scalar value ({})",
                 exp_name(&s.exp)
             ));
         }
         match &s.exp {
-            Exp::Basic(BasicOp::Index(..)) if nest => {}
+            Exp::Basic(BasicOp::Index(..) | BasicOp::UpdateAcc { .. }) if nest => {}
             Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. }) if nest => {}
             Exp::Basic(
                 BasicOp::Range { .. }
@@ -306,6 +307,16 @@ pub(crate) fn prim_of(t: &Type) -> PrimType {
     t.elem().unwrap_or(PrimType::Bool)
 }
 
+/// An accumulator in native code: the address of its array's first element (dense), its
+/// element type and dimensions, and its operator (`None`: updates overwrite).
+#[derive(Clone)]
+pub(crate) struct AccV {
+    pub base: Value,
+    pub elem: PrimType,
+    pub dims: Vec<Value>,
+    pub op: Option<Lambda>,
+}
+
 /// Emits the code of lambda bodies into a function under construction.
 pub(crate) struct Gen<'a, 'b> {
     pub(crate) b: &'a mut FunctionBuilder<'b>,
@@ -326,6 +337,8 @@ pub(crate) struct Gen<'a, 'b> {
     pub(crate) dests: HashMap<VName, crate::nest::ArrV>,
     /// The names of `dests` built in place.
     pub(crate) written: HashSet<VName>,
+    /// The accumulators in scope (free ones, and the names updates bind).
+    pub(crate) accs: HashMap<VName, AccV>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -348,6 +361,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             n_scratch: 0,
             dests: HashMap::new(),
             written: HashSet::new(),
+            accs: HashMap::new(),
         }
     }
 }
@@ -449,6 +463,9 @@ impl Gen<'_, '_> {
                 return Ok(());
             }
             Exp::Loop { params, form, body } => return self.native_loop(s, params, form, body),
+            Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) => {
+                return self.update_acc(s, *acc, is, vals)
+            }
             _ => {}
         }
         let [p] = s.pat.as_slice() else {

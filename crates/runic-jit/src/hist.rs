@@ -83,6 +83,42 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
+    /// `acc' = update_acc(acc, is, vals)`: the update applied to the accumulator's array
+    /// (skipped when an index is out of range); `acc'` names the same accumulator.
+    pub(crate) fn update_acc(
+        &mut self,
+        s: &Stm,
+        acc: VName,
+        is: &[SubExp],
+        vals: &[SubExp],
+    ) -> R<()> {
+        let a = self
+            .accs
+            .get(&acc)
+            .cloned()
+            .ok_or_else(|| format!("internal error: the accumulator {acc} is not in scope"))?;
+        if is.len() != a.dims.len() || vals.len() != 1 {
+            return Err("an accumulator update of a row".into());
+        }
+        let mut cs = Vec::new();
+        for i in is {
+            cs.push(self.index_value(i)?);
+        }
+        let (x, t) = self.opd(&vals[0])?;
+        if t != a.elem {
+            return Err("an accumulator update of another type".into());
+        }
+        let (flat, ok) = self.flat_index(&cs, &a.dims);
+        let after = self.when(ok);
+        self.combine_at(&[(a.base, a.elem)], flat, &[x], a.op.as_ref())?;
+        self.b.ins().jump(after, &[]);
+        self.b.switch_to_block(after);
+        for p in &s.pat {
+            self.accs.insert(p.name, a.clone());
+        }
+        Ok(())
+    }
+
     /// A fresh dense copy of the array `v` in a scratch buffer, to update in place.
     pub(crate) fn fresh_copy(&mut self, v: &ArrV) -> R<ArrV> {
         let mut n = self.b.ins().iconst(types::I64, 1);
@@ -183,7 +219,10 @@ pub fn compile_hist(
         return Err("a reduce_by_index whose indices are not integers".into());
     }
     let dests: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
-    let (frees, free_arrays) = split_frees(&[op], free_type)?;
+    let (frees, free_arrays, accs) = split_frees(&[op], free_type)?;
+    if !accs.is_empty() {
+        return Err("the reduce_by_index operator updates an accumulator".into());
+    }
     let mut params: Vec<PrimType> = index_types.to_vec();
     params.extend(op.params[k..].iter().map(|p| prim_of(&p.ty)));
     let io = Inputs {
@@ -191,6 +230,7 @@ pub fn compile_hist(
         params,
         frees,
         free_arrays,
+        accs,
     };
     let n_is = index_types.len();
     let i64t = types::I64;

@@ -23,6 +23,7 @@ pub(crate) struct Inputs {
     pub ranks: Vec<usize>,
     pub frees: Vec<(VName, PrimType)>,
     pub free_arrays: Vec<(VName, PrimType, usize)>,
+    pub accs: Vec<crate::nest::AccFree>,
 }
 
 impl Inputs {
@@ -31,12 +32,13 @@ impl Inputs {
         lams: &[&Lambda],
         free_type: &dyn Fn(VName) -> Option<VarType>,
     ) -> R<Inputs> {
-        let (frees, free_arrays) = split_frees(lams, free_type)?;
+        let (frees, free_arrays, accs) = split_frees(lams, free_type)?;
         Ok(Inputs {
             params: elem_params.iter().map(|p| prim_of(&p.ty)).collect(),
             ranks: elem_params.iter().map(|p| p.ty.rank() + 1).collect(),
             frees,
             free_arrays,
+            accs,
         })
     }
 }
@@ -47,13 +49,14 @@ pub(crate) struct Prologue {
     pub inputs: Vec<ArrV>,
     pub env: HashMap<VName, (Value, PrimType)>,
     pub arrays: HashMap<VName, ArrV>,
+    pub accs: HashMap<VName, crate::gen::AccV>,
     pub out_dims: Vec<Vec<Value>>,
     pub arena: Value,
 }
 
-/// Loads what `ins` points to: a pointer per input, per free scalar and per free array,
-/// then a pointer to the dimensions (`i64`) of every input, every free array and
-/// `out_ranks` more arrays, then the scratch arena.
+/// Loads what `ins` points to: a pointer per input, per free scalar, per free array and
+/// per accumulator, then a pointer to the dimensions (`i64`) of every input, every free
+/// array, every accumulator and `out_ranks` more arrays, then the scratch arena.
 pub(crate) fn prologue(
     b: &mut FunctionBuilder,
     ins: Value,
@@ -64,7 +67,13 @@ pub(crate) fn prologue(
     let bases = load_ptrs(b, ins, 0, n);
     let free_ptrs = load_ptrs(b, ins, n, io.frees.len());
     let arr_ptrs = load_ptrs(b, ins, n + io.frees.len(), io.free_arrays.len());
-    let n_in = n + io.frees.len() + io.free_arrays.len();
+    let acc_ptrs = load_ptrs(
+        b,
+        ins,
+        n + io.frees.len() + io.free_arrays.len(),
+        io.accs.len(),
+    );
+    let n_in = n + io.frees.len() + io.free_arrays.len() + io.accs.len();
     let dims_ptr = load_ptrs(b, ins, n_in, 1)[0];
     let arena = load_ptrs(b, ins, n_in + 1, 1)[0];
     let mut env = HashMap::new();
@@ -90,11 +99,23 @@ pub(crate) fn prologue(
         let d = dims(b, *r);
         arrays.insert(*v, ArrV::dense(b, p, *t, d));
     }
+    let mut accs = HashMap::new();
+    for ((v, t, r, op), p) in io.accs.iter().zip(acc_ptrs) {
+        let d = dims(b, *r);
+        let acc = crate::gen::AccV {
+            base: p,
+            elem: *t,
+            dims: d,
+            op: op.clone(),
+        };
+        accs.insert(*v, acc);
+    }
     let out_dims = out_ranks.iter().map(|&r| dims(b, r)).collect();
     Prologue {
         inputs,
         env,
         arrays,
+        accs,
         out_dims,
         arena,
     }
@@ -172,6 +193,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         }
         let mut g = Gen::new(b, pro.env, fail, rt, slot, Some(pro.arena));
         g.arrays = pro.arrays;
+        g.accs = pro.accs;
         g.bind_element(&lam.params, &pro.inputs, i);
         for (r, row) in lam.body.result.iter().zip(&out_rows) {
             if let (SubExp::Var(v), Some(row)) = (r, row) {
@@ -228,6 +250,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         result_ranks,
         frees: io.frees,
         free_arrays: io.free_arrays,
+        accs: io.accs.into_iter().map(|(v, t, r, _)| (v, t, r)).collect(),
         _code: code,
     })
 }
@@ -308,6 +331,9 @@ fn fold_like(
     let mut lams = vec![op];
     lams.extend(pre);
     let io = Inputs::of(elem_params, &lams, free_type)?;
+    if !io.accs.is_empty() {
+        return Err(format!("the {what} updates an accumulator"));
+    }
     let i64t = types::I64;
     let (ptr, code) = build_kernel(&[i64t; 5], |b, rt, slot| {
         let entry = b.create_block();

@@ -64,11 +64,14 @@ impl Drop for Code {
 }
 
 /// The type of a variable a lambda uses but does not bind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum VarType {
     Scalar(PrimType),
     /// Element type and rank.
     Array(PrimType, usize),
+    /// An accumulator of one array (element type, rank) updated with its operator, whose
+    /// scalar lambda has no free variables (`None`: updates overwrite).
+    Acc(PrimType, usize, Option<Lambda>),
 }
 
 /// A compiled `map` body. Columns hold elements in their natural size (`bool`: one byte, 0
@@ -88,6 +91,9 @@ pub struct MapKernel {
     pub frees: Vec<(VName, PrimType)>,
     /// The lambda's free arrays (element type, rank), passed after the free scalars.
     pub free_arrays: Vec<(VName, PrimType, usize)>,
+    /// The lambda's free accumulators (element type, rank of the array they update),
+    /// passed after the free arrays: a pointer to the first element of each array.
+    pub accs: Vec<(VName, PrimType, usize)>,
     _code: Code,
 }
 
@@ -95,10 +101,12 @@ impl MapKernel {
     /// Run the body on elements `start..end`.
     ///
     /// `ins` holds, for each parameter, a pointer to the first element of its input, then
-    /// for each free scalar a pointer to its value, for each free array a pointer to its
-    /// first element, and last a pointer to the dimensions (`i64`) of every input, then of
-    /// every free array, then of every output (all of its `result_ranks` dimensions); `outs`
-    /// a pointer to the first element of each output.
+    /// for each free scalar a pointer to its value, for each free array and then each
+    /// accumulator a pointer to its first element, and last a pointer to the dimensions
+    /// (`i64`) of every input, then of every free array, of every accumulator's array, and
+    /// of every output (all of its `result_ranks` dimensions); `outs` a pointer to the
+    /// first element of each output. Accumulator updates are applied to their arrays in
+    /// element order (an index out of range is skipped).
     /// Returns 0, or a failure code: then some elements of the range may have been written
     /// and others not.
     ///
@@ -110,7 +118,7 @@ impl MapKernel {
     pub unsafe fn run(&self, start: usize, end: usize, ins: &[*const u8], outs: &[*mut u8]) -> i32 {
         assert_eq!(
             ins.len(),
-            self.params.len() + self.frees.len() + self.free_arrays.len() + 1
+            self.params.len() + self.frees.len() + self.free_arrays.len() + self.accs.len() + 1
         );
         assert_eq!(outs.len(), self.results.len());
         // The scratch buffers of this call, after the caller's pointers.

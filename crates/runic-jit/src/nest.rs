@@ -62,13 +62,20 @@ impl ArrV {
     }
 }
 
-/// The free variables of a map lambda: scalars, and arrays with their element types and
-/// ranks (each sorted by name).
+/// A free accumulator: element type, rank, operator.
+pub(crate) type AccFree = (VName, PrimType, usize, Option<Lambda>);
+
+/// The free variables of lambdas: scalars, arrays with their element types and ranks, and
+/// accumulators (each sorted by name).
 #[allow(clippy::type_complexity)]
 pub(crate) fn split_frees(
     lams: &[&Lambda],
     free_type: &dyn Fn(VName) -> Option<VarType>,
-) -> R<(Vec<(VName, PrimType)>, Vec<(VName, PrimType, usize)>)> {
+) -> R<(
+    Vec<(VName, PrimType)>,
+    Vec<(VName, PrimType, usize)>,
+    Vec<AccFree>,
+)> {
     let mut vs: Vec<VName> = Vec::new();
     for l in lams {
         for v in runic_ir::traverse::free_vars(*l) {
@@ -78,11 +85,20 @@ pub(crate) fn split_frees(
         }
     }
     vs.sort();
-    let (mut scalars, mut arrays) = (Vec::new(), Vec::new());
+    let (mut scalars, mut arrays, mut accs) = (Vec::new(), Vec::new(), Vec::new());
     for v in vs {
         match free_type(v) {
             Some(VarType::Scalar(t)) => scalars.push((v, t)),
             Some(VarType::Array(t, r)) if r >= 1 => arrays.push((v, t, r)),
+            Some(VarType::Acc(t, r, op)) if r >= 1 => {
+                if let Some(op) = &op {
+                    crate::gen::check_lambda(op, "an accumulator's operator")?;
+                    if !runic_ir::traverse::free_vars(op).is_empty() {
+                        return Err("an accumulator whose operator has free variables".into());
+                    }
+                }
+                accs.push((v, t, r, op))
+            }
             _ => {
                 return Err(format!(
                     "the free variable {v} is neither a scalar nor an array"
@@ -90,7 +106,7 @@ pub(crate) fn split_frees(
             }
         }
     }
-    Ok((scalars, arrays))
+    Ok((scalars, arrays, accs))
 }
 
 impl Gen<'_, '_> {

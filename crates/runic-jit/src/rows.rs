@@ -11,6 +11,9 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 use runic_ir::*;
 
+/// The rank that marks an accumulator among the results of an `if`.
+const ACC: usize = usize::MAX;
+
 impl Gen<'_, '_> {
     /// Opens `for j < n` (an `i64` counter from 0) and continues in its body; returns the
     /// counter and the blocks [`Gen::close_counted_loop`] needs.
@@ -278,7 +281,8 @@ impl Gen<'_, '_> {
             match &p.ty {
                 Type::Prim(t) => kinds.push((*t, 0)),
                 Type::Array { elem, shape } => kinds.push((*elem, shape.len())),
-                _ => return Err("an if with accumulator results".into()),
+                // The accumulator a branch returns: the same one from both, see below.
+                Type::Acc { .. } => kinds.push((PrimType::Bool, ACC)),
             }
         }
         let vals = if tb.stms.is_empty() && eb.stms.is_empty() {
@@ -295,7 +299,9 @@ impl Gen<'_, '_> {
                 self.b.create_block(),
             );
             for (t, r) in &kinds {
-                if *r == 0 {
+                if *r == ACC {
+                    continue;
+                } else if *r == 0 {
                     self.b.append_block_param(merge, cl(*t));
                 } else {
                     // Address, dimensions, strides.
@@ -319,9 +325,20 @@ impl Gen<'_, '_> {
             self.b.block_params(merge).to_vec()
         };
         let mut it = vals.into_iter();
-        for (p, (t, r)) in s.pat.iter().zip(kinds) {
+        for (k, (p, (t, r))) in s.pat.iter().zip(kinds).enumerate() {
             let mut next = || it.next().ok_or("internal error: if results");
-            if r == 0 {
+            if r == ACC {
+                let acc = |b: &Body| match &b.result[k] {
+                    SubExp::Var(v) => self.accs.get(v).cloned(),
+                    _ => None,
+                };
+                match (acc(tb), acc(eb)) {
+                    (Some(a), Some(e)) if a.base == e.base => {
+                        self.accs.insert(p.name, a);
+                    }
+                    _ => return Err("an if whose branches give different accumulators".into()),
+                }
+            } else if r == 0 {
                 let v = next()?;
                 self.env.insert(p.name, (v, t));
             } else {
@@ -352,6 +369,9 @@ impl Gen<'_, '_> {
     fn flat_results(&mut self, body: &Body, kinds: &[(PrimType, usize)]) -> R<Vec<Value>> {
         let mut out = Vec::new();
         for (r, (t, rank)) in body.result.iter().zip(kinds) {
+            if *rank == ACC {
+                continue;
+            }
             if *rank == 0 {
                 out.push(self.opd(r)?.0);
                 continue;

@@ -248,3 +248,68 @@ fn histograms_of_every_type_and_operator() {
         }
     }
 }
+
+#[test]
+fn accumulator_updates_in_map_kernels() {
+    use runic_jit::{compile_map, VarType};
+    // \i x -> let a' = update_acc(a, [i], {x * 2}) in x: the free accumulator `a` (9) over
+    // f64 with `+`, then (with no operator) overwriting updates; an index out of range is
+    // skipped.
+    let (f, i) = (PrimType::F64, PrimType::I64);
+    let lam = Lambda::new(
+        vec![param(0, i), param(1, f)],
+        Body {
+            stms: vec![
+                stm(
+                    2,
+                    f,
+                    BasicOp::BinOp(BinOp::Mul, var(1), SubExp::Const(Prim::F64(2.0))),
+                ),
+                Stm {
+                    pat: vec![Param {
+                        name: VName(3),
+                        ty: Type::Acc {
+                            shape: vec![SubExp::Const(Prim::I64(3))],
+                            elems: vec![f],
+                        },
+                    }],
+                    exp: Exp::Basic(BasicOp::UpdateAcc {
+                        acc: VName(9),
+                        is: vec![var(0)],
+                        vals: vec![var(2)],
+                    }),
+                    src: SrcInfo::default(),
+                },
+            ],
+            result: vec![var(1)],
+        },
+        vec![Type::Prim(f)],
+    );
+    let is = [2i64, 0, 5, 2, -1, 1];
+    let xs = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
+    for op in [Some(binop_lam(BinOp::Add, f)), None] {
+        let ty = VarType::Acc(f, 1, op.clone());
+        let k = compile_map(&lam, &|v| (v == VName(9)).then(|| ty.clone())).expect("compiles");
+        assert_eq!(k.accs, vec![(VName(9), f, 1)]);
+        let ci = column(i, &is.map(Prim::I64));
+        let cx = column(f, &xs.map(Prim::F64));
+        let mut acc = column(f, &[Prim::F64(10.0); 3]);
+        let mut out = vec![0u8; 48];
+        let dims = [6i64, 6, 3, 6];
+        let ins = [
+            ci.as_ptr(),
+            cx.as_ptr(),
+            acc.as_mut_ptr() as *const u8,
+            dims.as_ptr() as *const u8,
+        ];
+        // SAFETY: inputs and output of 6 elements, an accumulator array of 3.
+        let code = unsafe { k.run(0, 6, &ins, &[out.as_mut_ptr()]) };
+        assert_eq!(code, 0);
+        let want = match op {
+            Some(_) => [10.0 + 4.0, 10.0 + 12.0, 10.0 + 2.0 + 8.0],
+            None => [4.0, 12.0, 8.0],
+        };
+        assert_eq!(uncolumn(f, &acc, 3), want.map(Prim::F64).to_vec());
+        assert_eq!(uncolumn(f, &out, 6), xs.map(Prim::F64).to_vec());
+    }
+}

@@ -18,9 +18,12 @@ pub struct Compiled {
 pub fn compile(src: &str) -> Compiled {
     let mut sources = runic_syntax::SourceMap::new();
     let file = sources.add("t.fut", src.to_string());
-    let program = runic_syntax::parse_program(file, src, 0)
+    // As the CLI does: user nodes numbered after the prelude's, the prelude registered so
+    // that locations inside it render.
+    let program = runic_syntax::parse_program(file, src, runic_types::first_user_node_id())
         .unwrap_or_else(|d| panic!("{}", runic_syntax::diag::render_all(&d, &sources)));
-    let checked = runic_types::check_program(program, &sources)
+    let prelude = sources.add(runic_types::PRELUDE_NAME, runic_types::PRELUDE_SOURCE);
+    let checked = runic_types::check_program_with_prelude_file(program, &sources, prelude)
         .unwrap_or_else(|d| panic!("{}", runic_syntax::diag::render_all(&d, &sources)));
     let prog = runic_lower::lower_with_sources(&checked, Some(&sources))
         .unwrap_or_else(|e| panic!("lowering: {}", e.message));
@@ -118,6 +121,24 @@ impl Compiled {
             }
         }
         n
+    }
+
+    /// As [`Compiled::agree`] with native code on and off; against the interpreter, only
+    /// the error's message, location and source line (the ir backend's backtrace repeats
+    /// frames through `vjp`, with native code off too).
+    pub fn agree_message(&self, entry: &str, input: &str) {
+        let n = self.agree(entry, input, false);
+        let i = self.interp.call_entry(entry, values(input));
+        let head = |s: &str| s.split("\nBacktrace:").next().unwrap_or("").to_string();
+        match (n, i) {
+            (Err(a), Err(b)) => assert_eq!(head(&a), head(&b.render(&self.sources))),
+            (a, b) => panic!("{entry} {input}: ir {a:?}, interpreter {:?}", b.is_ok()),
+        }
+    }
+
+    /// The native outcome of `entry` on `input`, as bytes.
+    pub fn agree_native_runs(&self, entry: &str, input: &str) -> Result<Vec<u8>, String> {
+        outcome(self.native.run_entry(entry, values(input)), &self.sources)
     }
 
     /// The native result as values.
