@@ -333,3 +333,58 @@ fn accumulators_run_native_and_agree() {
         c.agree_native_runs("gather", &input)
     );
 }
+
+const INPLACE: &str = "
+entry upd (m: [][]i32) (i: i64) = map (\\r -> copy r with [i] = 99) m
+entry fill (ns: []i64) =
+  map (\\n -> let a = loop a = replicate 5 0i64 for i < n do a with [i % 5] = a[i % 5] + i
+             in reduce (+) 0 a * 10 + a[0]) ns
+entry swap (xs: []i32) =
+  map (\\x -> let (a, b) = loop (a, b) = (replicate 3 x, replicate 3 (x + 1)) for i < 4 do
+                            (copy b with [i % 3] = i, a)
+             in a[0] * 1000 + a[1] * 100 + b[2] * 10 + b[0]) xs
+entry rows (m: [][]f64) =
+  map (\\r -> let acc = loop acc = r for i < 3 do map (\\x -> x * 2 + f64.i64 i) acc
+             in acc) m
+entry sizes (m: [][]i64) = map (\\r -> length r + r[length r - 1]) m
+entry wl (xs: []i64) =
+  map (\\x -> let (_, a) = loop (k, a) = (x, replicate 2 0i64) while k > 0 do
+                           (k / 2, a with [k % 2] = a[k % 2] + 1)
+             in a[0] * 10 + a[1]) xs
+";
+
+#[test]
+fn in_place_updates_and_array_loops_run_native_and_agree() {
+    let c = compile(INPLACE);
+    for e in ["upd", "fill", "swap", "rows", "sizes", "wl"] {
+        c.assert_native(e);
+    }
+    let cases: &[(&str, &str)] = &[
+        ("upd", "[[1, 2, 3], [4, 5, 6]] 1i64"),
+        // An update out of bounds: the interpreter's message and location.
+        ("upd", "[[1, 2, 3], [4, 5, 6]] 3i64"),
+        ("fill", "[0i64, 1, 4, 7, 12]"),
+        ("swap", "[1, 5, -3]"),
+        ("rows", "[[1f64, 2], [0.5, -1]]"),
+        ("sizes", "[[1i64, 2, 3], [4, 5, 6]]"),
+        ("wl", "[0i64, 1, 6, 255, 1024]"),
+    ];
+    for (e, input) in cases {
+        c.agree(e, input, true);
+    }
+    // Several chunks.
+    c.agree("fill", &ints(40_000, 100, "i64", 3), false);
+    c.agree("swap", &ints(40_000, 100, "i32", 5), false);
+    let show = |e: &str, i: &str| {
+        c.run(e, i)
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // a = [0+5, 1+6, 2, 3, 4] for n = 7: sum 21, a[0] = 5.
+    assert_eq!(show("fill", "[7i64]"), "[215i64]");
+    // Iterations: (a, b) = ([x;3], [x+1;3]) → ([0,x+1,x+1], [x;3]) → ([x,1,x], [0,x+1,x+1])
+    //   → ([0,x+1,2], [x,1,x]) → ([3,1,x], [0,x+1,2]); x = 5: 3*1000 + 1*100 + 2*10 + 0.
+    assert_eq!(show("swap", "[5]"), "[3120i32]");
+}

@@ -74,7 +74,10 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                             | BasicOp::ArrayLit(_, Type::Prim(_))
                             | BasicOp::Copy(_)
                             | BasicOp::SubExp(_)
+                            | BasicOp::Update(..)
+                            | BasicOp::Scratch(..)
                     )
+                    | Exp::Loop { .. }
                     | Exp::Soac(
                         Soac::Map { .. }
                             | Soac::Scan { .. }
@@ -90,7 +93,13 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
             ));
         }
         match &s.exp {
-            Exp::Basic(BasicOp::Index(..) | BasicOp::UpdateAcc { .. }) if nest => {}
+            Exp::Basic(
+                BasicOp::Index(..)
+                | BasicOp::UpdateAcc { .. }
+                | BasicOp::Update(..)
+                | BasicOp::Scratch(..)
+                | BasicOp::ArraySize(..),
+            ) if nest => {}
             Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. }) if nest => {}
             Exp::Basic(
                 BasicOp::Range { .. }
@@ -151,7 +160,8 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 check_body(else_body, what, nest)?;
             }
             Exp::Loop { params, body, .. } => {
-                if params.iter().any(|(p, _)| !matches!(p.ty, Type::Prim(_))) {
+                let arrays = params.iter().any(|(p, _)| !matches!(p.ty, Type::Prim(_)));
+                if arrays && !nest {
                     return Err(format!("{what} contains a loop with array parameters"));
                 }
                 check_body(body, what, nest)?;
@@ -339,6 +349,9 @@ pub(crate) struct Gen<'a, 'b> {
     pub(crate) written: HashSet<VName>,
     /// The accumulators in scope (free ones, and the names updates bind).
     pub(crate) accs: HashMap<VName, AccV>,
+    /// The arrays in scope that this code made and no other name refers to, which may be
+    /// updated in place (see `inplace.rs`).
+    pub(crate) owned: HashSet<VName>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -362,6 +375,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             dests: HashMap::new(),
             written: HashSet::new(),
             accs: HashMap::new(),
+            owned: HashSet::new(),
         }
     }
 }
@@ -465,6 +479,11 @@ impl Gen<'_, '_> {
             Exp::Loop { params, form, body } => return self.native_loop(s, params, form, body),
             Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) => {
                 return self.update_acc(s, *acc, is, vals)
+            }
+            Exp::Basic(BasicOp::Update(a, idx, v)) => return self.update(s, *a, idx, v),
+            Exp::Basic(BasicOp::Scratch(t, shape)) => return self.scratch_array(s, *t, shape),
+            Exp::Basic(BasicOp::ArraySize(a, d)) if self.arrays.contains_key(a) => {
+                return self.array_size(s, *a, *d)
             }
             _ => {}
         }

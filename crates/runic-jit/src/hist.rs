@@ -150,7 +150,12 @@ impl Gen<'_, '_> {
             if v.dims.len() != is.len() {
                 return Err("a reduce_by_index or scatter of rows".into());
             }
-            outs.push(self.fresh_copy(&v)?);
+            // The destination is consumed: updated in place when this code owns it.
+            let fresh = match self.owned.remove(d) {
+                true => v,
+                false => self.fresh_copy(&v)?,
+            };
+            outs.push(fresh);
         }
         let mut ins = Vec::new();
         for a in is.iter().chain(vals) {
@@ -198,6 +203,7 @@ impl Gen<'_, '_> {
         self.close_counted_loop(j, header, done);
         for (p, o) in s.pat.iter().zip(outs) {
             self.arrays.insert(p.name, o);
+            self.owned.insert(p.name);
         }
         Ok(())
     }

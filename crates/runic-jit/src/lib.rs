@@ -26,6 +26,7 @@
 
 mod gen;
 mod hist;
+mod inplace;
 mod kernels;
 mod nest;
 mod rows;

@@ -142,6 +142,19 @@ impl Gen<'_, '_> {
         let [p] = s.pat.as_slice() else {
             return Err("an index with several results".into());
         };
+        let view = self.select(&a, idx)?;
+        if view.dims.is_empty() {
+            let x = self.b.ins().load(cl(a.elem), mem(), view.base, 0);
+            self.env.insert(p.name, (x, a.elem));
+        } else {
+            self.arrays.insert(p.name, view);
+        }
+        Ok(())
+    }
+
+    /// The view `a[idx]` (bounds-checked: the slow path reports a failure); rank 0 for an
+    /// element, whose address is `base`.
+    pub(crate) fn select(&mut self, a: &ArrV, idx: &[DimIndex]) -> R<ArrV> {
         if idx.len() > a.dims.len() {
             return Err("an index of more dimensions than the array has".into());
         }
@@ -171,22 +184,12 @@ impl Gen<'_, '_> {
         }
         dims.extend_from_slice(&a.dims[idx.len()..]);
         strides.extend_from_slice(&a.strides[idx.len()..]);
-        let addr = elem_addr(self.b, a.base, off, a.elem);
-        if dims.is_empty() {
-            let x = self.b.ins().load(cl(a.elem), mem(), addr, 0);
-            self.env.insert(p.name, (x, a.elem));
-        } else {
-            self.arrays.insert(
-                p.name,
-                ArrV {
-                    base: addr,
-                    elem: a.elem,
-                    dims,
-                    strides,
-                },
-            );
-        }
-        Ok(())
+        Ok(ArrV {
+            base: elem_addr(self.b, a.base, off, a.elem),
+            elem: a.elem,
+            dims,
+            strides,
+        })
     }
 
     /// The first index, length and stride of a slice `start:end:stride` of a dimension of
@@ -347,97 +350,5 @@ impl Gen<'_, '_> {
 
         self.b.switch_to_block(done);
         Ok(self.b.block_params(done).to_vec())
-    }
-}
-
-impl Gen<'_, '_> {
-    /// A `for`/`while` loop with scalar parameters: a native loop whose header block
-    /// carries the counter and the parameters.
-    pub(crate) fn native_loop(
-        &mut self,
-        s: &Stm,
-        params: &[(Param, SubExp)],
-        form: &LoopForm,
-        body: &Body,
-    ) -> R<()> {
-        let tys: Vec<PrimType> = params.iter().map(|(p, _)| prim_of(&p.ty)).collect();
-        let bound = match form {
-            LoopForm::For { bound, .. } => {
-                let (v, t) = self.opd(bound)?;
-                if !t.is_int() {
-                    return Err("a for loop whose bound is not an integer".into());
-                }
-                Some((v, t))
-            }
-            LoopForm::While { .. } => None,
-        };
-        let mut init = Vec::new();
-        if let Some((_, t)) = bound {
-            init.push(self.b.ins().iconst(cl(t), 0));
-        }
-        for (_, e) in params {
-            init.push(self.opd(e)?.0);
-        }
-        let header = self.b.create_block();
-        let body_b = self.b.create_block();
-        let done = self.b.create_block();
-        if let Some((_, t)) = bound {
-            self.b.append_block_param(header, cl(t));
-        }
-        for t in &tys {
-            self.b.append_block_param(header, cl(*t));
-            self.b.append_block_param(done, cl(*t));
-        }
-        self.b.ins().jump(header, &ba(&init));
-
-        self.b.switch_to_block(header);
-        let hp = self.b.block_params(header).to_vec();
-        let (i, ps) = match bound {
-            Some(_) => (Some(hp[0]), hp[1..].to_vec()),
-            None => (None, hp),
-        };
-        let more = match (form, bound, i) {
-            (LoopForm::For { .. }, Some((n, t)), Some(i)) => {
-                let cc = if t.is_signed_int() {
-                    IntCC::SignedLessThan
-                } else {
-                    IntCC::UnsignedLessThan
-                };
-                self.b.ins().icmp(cc, i, n)
-            }
-            (LoopForm::While { cond }, _, _) => {
-                let k = params
-                    .iter()
-                    .position(|(p, _)| p.name == *cond)
-                    .ok_or("a while loop whose condition is not a loop parameter")?;
-                ps[k]
-            }
-            _ => return Err("internal error: loop form".into()),
-        };
-        self.b.ins().brif(more, body_b, &[], done, &ba(&ps));
-
-        self.b.switch_to_block(body_b);
-        let saved = (self.env.clone(), self.arrays.clone());
-        if let (LoopForm::For { i: iv, .. }, Some((_, t)), Some(i)) = (form, bound, i) {
-            self.env.insert(*iv, (i, t));
-        }
-        for (((p, _), v), t) in params.iter().zip(&ps).zip(&tys) {
-            self.env.insert(p.name, (*v, *t));
-        }
-        let r = self.body(body)?;
-        let mut args = Vec::new();
-        if let Some(i) = i {
-            args.push(self.b.ins().iadd_imm_s(i, 1));
-        }
-        args.extend(r);
-        self.b.ins().jump(header, &ba(&args));
-        (self.env, self.arrays) = saved;
-
-        self.b.switch_to_block(done);
-        let fin = self.b.block_params(done).to_vec();
-        for ((p, v), t) in s.pat.iter().zip(fin).zip(tys) {
-            self.env.insert(p.name, (v, t));
-        }
-        Ok(())
     }
 }

@@ -57,6 +57,8 @@ impl Gen<'_, '_> {
         let outs = self.out_arrays(s, w, &lam.ret)?;
         let (j, header, done) = self.open_counted_loop(w);
         let saved = (self.env.clone(), self.arrays.clone());
+        // The lambda runs many times: it owns only what it makes.
+        let saved_owned = std::mem::take(&mut self.owned);
         for (v, p) in views.iter().zip(&lam.params) {
             if v.dims.len() == 1 {
                 let addr = v.at(self.b, j);
@@ -97,10 +99,9 @@ impl Gen<'_, '_> {
             }
         }
         (self.env, self.arrays) = saved;
+        self.owned = saved_owned;
         self.close_counted_loop(j, header, done);
-        for (p, out) in s.pat.iter().zip(outs) {
-            self.arrays.insert(p.name, out);
-        }
+        self.bind_outs(s, outs);
         Ok(())
     }
 
@@ -166,10 +167,18 @@ impl Gen<'_, '_> {
         let wv = self.index_value(w)?;
         let outs = self.out_arrays(s, wv, &op.ret)?;
         self.fold_loop(w, arrs, pre, op, neutral, Some(&outs))?;
+        self.bind_outs(s, outs);
+        Ok(())
+    }
+
+    /// Binds the arrays a nested SOAC wrote: the ones in scratch buffers are owned.
+    fn bind_outs(&mut self, s: &Stm, outs: Vec<ArrV>) {
         for (p, out) in s.pat.iter().zip(outs) {
+            if !self.written.contains(&p.name) {
+                self.owned.insert(p.name);
+            }
             self.arrays.insert(p.name, out);
         }
-        Ok(())
     }
 
     /// A scratch buffer for `n` elements of `t`, reused across the elements of a call.
@@ -251,6 +260,7 @@ impl Gen<'_, '_> {
                 }
                 let a = ArrV::dense(self.b, base, *t, vec![n]);
                 self.arrays.insert(p.name, a);
+                self.owned.insert(p.name);
                 return Ok(());
             }
             _ => return Err("an array literal of arrays".into()),
@@ -269,6 +279,7 @@ impl Gen<'_, '_> {
         self.close_counted_loop(j, header, done);
         let a = ArrV::dense(self.b, base, elem, dims);
         self.arrays.insert(p.name, a);
+        self.owned.insert(p.name);
         Ok(())
     }
 
