@@ -103,12 +103,11 @@ impl Ctx<'_> {
                 .into_par_iter()
                 .map(|(lo, hi)| {
                     let mut h = Buffer::filled(t, nb, Prim::I32(0));
-                    let p = OutPtr::new(&mut h);
+                    let base = OutPtr::new(&mut h).base();
                     // SAFETY: the inputs hold at least `w` elements of the kernel's types
                     // (checked by `kernel_ins`), `h` holds the `nb` bins and is this
                     // worker's alone.
-                    let code = unsafe { k.run(lo, hi, &kins.ptrs(), &[p.base()]) };
-                    drop(p);
+                    let code = unsafe { k.run(lo, hi, &kins.ptrs(), &[base]) };
                     (code == 0).then_some(h)
                 })
                 .collect();

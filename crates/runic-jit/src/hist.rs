@@ -14,7 +14,7 @@ use runic_ir::*;
 
 impl Gen<'_, '_> {
     /// An index value of any integer type as an i64 (sign- or zero-extended).
-    pub(crate) fn to_i64(&mut self, v: Value, t: PrimType) -> R<Value> {
+    pub(crate) fn widen_index(&mut self, v: Value, t: PrimType) -> R<Value> {
         Ok(match t {
             PrimType::I64 | PrimType::U64 => v,
             t if t.is_signed_int() => self.b.ins().sextend(types::I64, v),
@@ -176,7 +176,7 @@ impl Gen<'_, '_> {
         }
         let mut cs = Vec::new();
         for (x, t) in &xs[..is.len()] {
-            cs.push(self.to_i64(*x, *t)?);
+            cs.push(self.widen_index(*x, *t)?);
         }
         let vs: Vec<Value> = xs[is.len()..].iter().map(|(x, _)| *x).collect();
         match op {
@@ -267,7 +267,7 @@ pub fn compile_hist(
         }
         let mut cs = Vec::new();
         for (x, t) in &xs[..n_is] {
-            cs.push(g.to_i64(*x, *t)?);
+            cs.push(g.widen_index(*x, *t)?);
         }
         let (flat, ok) = g.flat_index(&cs, &bins);
         let ge = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, flat, lo);

@@ -128,12 +128,7 @@ impl Gen<'_, '_> {
     /// An index operand as an i64.
     pub(crate) fn index_value(&mut self, s: &SubExp) -> R<Value> {
         let (v, t) = self.opd(s)?;
-        Ok(match t {
-            PrimType::I64 | PrimType::U64 => v,
-            t if t.is_signed_int() => self.b.ins().sextend(types::I64, v),
-            t if t.is_int() => self.b.ins().uextend(types::I64, v),
-            _ => return Err("an index that is not an integer".into()),
-        })
+        self.widen_index(v, t)
     }
 
     /// `x = a[i, j, …]` with fixed indices: an element, or a view of a row.
