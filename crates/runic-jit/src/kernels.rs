@@ -138,6 +138,9 @@ impl Gen<'_, '_> {
     }
 }
 
+/// Elements per iteration of a flat map kernel's main loop.
+const UNROLL: usize = 4;
+
 pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -> R<MapKernel> {
     // Array results are written into rows of the outputs.
     let what = "the map's lambda";
@@ -159,13 +162,16 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
     let results: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
     let result_ranks: Vec<usize> = lam.ret.iter().map(|t| t.rank() + 1).collect();
     let i64t = types::I64;
+    // A flat map (scalar code on elements of vectors) runs UNROLL elements per iteration
+    // of its main loop, then the rest one by one.
+    let flat = io.ranks.iter().chain(&result_ranks).all(|&r| r == 1)
+        && crate::gen::check_lambda(lam, what).is_ok()
+        && io.free_arrays.is_empty()
+        && io.accs.is_empty();
+    let unroll = if flat { UNROLL } else { 1 };
     let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
-        let header = b.create_block();
-        b.append_block_param(header, i64t);
-        let body = b.create_block();
-        let done = b.create_block();
         let fail = b.create_block();
         b.append_block_param(fail, types::I32);
 
@@ -178,56 +184,85 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         let out_views: Vec<_> = (out_bases.iter().zip(&results).zip(&pro.out_dims))
             .map(|((base, t), d)| ArrV::dense(b, *base, *t, d.clone()))
             .collect();
-        b.ins().jump(header, &ba(&[start]));
-
+        // The body for element `i`, emitted into the current block.
+        let element = |b: &mut FunctionBuilder, i: Value| -> R<()> {
+            // The output rows of array results, where a nested map producing one writes.
+            let mut out_rows = Vec::new();
+            for out in &out_views {
+                out_rows.push((out.dims.len() > 1).then(|| out.row(b, i)));
+            }
+            let mut g = Gen::new(b, pro.env.clone(), fail, rt, slot, Some(pro.arena));
+            g.arrays = pro.arrays.clone();
+            g.accs = pro.accs.clone();
+            g.bind_element(&lam.params, &pro.inputs, i);
+            for (r, row) in lam.body.result.iter().zip(&out_rows) {
+                if let (SubExp::Var(v), Some(row)) = (r, row) {
+                    g.dests.entry(*v).or_insert_with(|| row.clone());
+                }
+            }
+            for s in &lam.body.stms {
+                g.stm(s)?;
+            }
+            let mut copied = std::collections::HashSet::new();
+            for ((r, row), (base, t)) in lam
+                .body
+                .result
+                .iter()
+                .zip(&out_rows)
+                .zip(out_bases.iter().zip(&results))
+            {
+                match (r, row) {
+                    (SubExp::Var(v), Some(row)) => {
+                        // Written in place by the nested map that made it, or copied.
+                        if !(g.written.contains(v) && copied.insert(*v)) {
+                            let src = g.array(*v)?;
+                            g.copy_row(&src, row)?;
+                        }
+                    }
+                    (_, Some(_)) => return Err("internal error: an array result".into()),
+                    (_, None) => {
+                        let (v, _) = g.opd(r)?;
+                        let a = elem_addr(g.b, *base, i, *t);
+                        g.b.ins().store(mem(), v, a, 0);
+                    }
+                }
+            }
+            Ok(())
+        };
+        let mut i0 = start;
+        if unroll > 1 {
+            // for (i = start; i + UNROLL <= end; i += UNROLL) { body(i) … body(i + UNROLL - 1) }
+            let header = b.create_block();
+            b.append_block_param(header, i64t);
+            let body = b.create_block();
+            let rest = b.create_block();
+            b.append_block_param(rest, i64t);
+            b.ins().jump(header, &ba(&[start]));
+            b.switch_to_block(header);
+            let i = b.block_params(header)[0];
+            let last = b.ins().iadd_imm_s(i, unroll as i64);
+            let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, last, end);
+            b.ins().brif(more, body, &[], rest, &ba(&[i]));
+            b.switch_to_block(body);
+            for u in 0..unroll {
+                let iu = b.ins().iadd_imm_s(i, u as i64);
+                element(b, iu)?;
+            }
+            b.ins().jump(header, &ba(&[last]));
+            b.switch_to_block(rest);
+            i0 = b.block_params(rest)[0];
+        }
+        let header = b.create_block();
+        b.append_block_param(header, i64t);
+        let body = b.create_block();
+        let done = b.create_block();
+        b.ins().jump(header, &ba(&[i0]));
         b.switch_to_block(header);
         let i = b.block_params(header)[0];
         let more = b.ins().icmp(IntCC::SignedLessThan, i, end);
         b.ins().brif(more, body, &[], done, &[]);
-
         b.switch_to_block(body);
-        // The output rows of array results, where a nested map producing one writes.
-        let mut out_rows = Vec::new();
-        for out in &out_views {
-            out_rows.push((out.dims.len() > 1).then(|| out.row(b, i)));
-        }
-        let mut g = Gen::new(b, pro.env, fail, rt, slot, Some(pro.arena));
-        g.arrays = pro.arrays;
-        g.accs = pro.accs;
-        g.bind_element(&lam.params, &pro.inputs, i);
-        for (r, row) in lam.body.result.iter().zip(&out_rows) {
-            if let (SubExp::Var(v), Some(row)) = (r, row) {
-                g.dests.entry(*v).or_insert_with(|| row.clone());
-            }
-        }
-        for s in &lam.body.stms {
-            g.stm(s)?;
-        }
-        let mut copied = std::collections::HashSet::new();
-        for ((r, row), (base, t)) in lam
-            .body
-            .result
-            .iter()
-            .zip(&out_rows)
-            .zip(out_bases.iter().zip(&results))
-        {
-            match (r, row) {
-                (SubExp::Var(v), Some(row)) => {
-                    // Written in place by the nested map that made it, or copied.
-                    if !(g.written.contains(v) && copied.insert(*v)) {
-                        let src = g.array(*v)?;
-                        g.copy_row(&src, row)?;
-                    }
-                }
-                (_, Some(_)) => return Err("internal error: an array result".into()),
-                (_, None) => {
-                    let (v, _) = g.opd(r)?;
-                    let a = elem_addr(g.b, *base, i, *t);
-                    g.b.ins().store(mem(), v, a, 0);
-                }
-            }
-        }
-        let b = g.b;
+        element(b, i)?;
         let next = b.ins().iadd_imm_s(i, 1);
         b.ins().jump(header, &ba(&[next]));
 
