@@ -284,9 +284,19 @@ pub(crate) fn build_kernel(
         b.seal_all_blocks();
         b.finalize(config);
     }
+    let dump = std::env::var("RUNIC_JIT_DUMP").is_ok();
+    if dump {
+        eprintln!("{}", ctx.func.display());
+        ctx.set_disasm(true);
+    }
     module
         .define_function(id, &mut ctx)
         .map_err(|e| format!("cranelift: {e:?}"))?;
+    if dump {
+        if let Some(c) = ctx.compiled_code() {
+            eprintln!("{}", c.vcode.as_deref().unwrap_or(""));
+        }
+    }
     module.clear_context(&mut ctx);
     module
         .finalize_definitions()

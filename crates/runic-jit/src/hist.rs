@@ -26,16 +26,24 @@ impl Gen<'_, '_> {
     /// The flat position of the indices `cs` (i64) in an array of dimensions `dims`, and
     /// whether every index is within its dimension.
     pub(crate) fn flat_index(&mut self, cs: &[Value], dims: &[Value]) -> (Value, Value) {
-        let mut flat = self.b.ins().iconst(types::I64, 0);
-        let mut ok = self.b.ins().iconst(types::I8, 1);
+        let mut acc: Option<(Value, Value)> = None;
         for (c, d) in cs.iter().zip(dims) {
             // Unsigned: a negative index is out of range too.
             let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, *c, *d);
-            ok = self.b.ins().band(ok, inside);
-            let scaled = self.b.ins().imul(flat, *d);
-            flat = self.b.ins().iadd(scaled, *c);
+            acc = Some(match acc {
+                None => (*c, inside),
+                Some((flat, ok)) => {
+                    let scaled = self.b.ins().imul(flat, *d);
+                    (self.b.ins().iadd(scaled, *c), self.b.ins().band(ok, inside))
+                }
+            });
         }
-        (flat, ok)
+        acc.unwrap_or_else(|| {
+            (
+                self.b.ins().iconst(types::I64, 0),
+                self.b.ins().iconst(types::I8, 1),
+            )
+        })
     }
 
     /// Continue in a new block when `c` holds; returns the block to continue in otherwise
@@ -255,6 +263,7 @@ pub fn compile_hist(
         let bins = pro.out_dims[0].clone();
         let (lo, hi) = (pro.out_dims[1][0], pro.out_dims[1][1]);
         let bases = load_ptrs(b, outs, 0, dests.len());
+        let width = b.ins().isub(hi, lo);
         let mut g = Gen::new(b, pro.env, fail, rt, slot, Some(pro.arena));
         g.arrays = pro.arrays;
         let n = g.b.ins().isub(end, start);
@@ -269,13 +278,22 @@ pub fn compile_hist(
         for (x, t) in &xs[..n_is] {
             cs.push(g.widen_index(*x, *t)?);
         }
-        let (flat, ok) = g.flat_index(&cs, &bins);
-        let ge = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, flat, lo);
-        let lt = g.b.ins().icmp(IntCC::SignedLessThan, flat, hi);
-        let mine = g.b.ins().band(ge, lt);
-        let ok = g.b.ins().band(ok, mine);
-        let after = g.when(ok);
+        // One unsigned comparison: lo <= flat < hi. With one dimension it also covers the
+        // bounds of the index (0 <= lo and hi <= bins).
+        let (flat, ok) = match cs.as_slice() {
+            [c] => (*c, None),
+            _ => {
+                let (flat, ok) = g.flat_index(&cs, &bins);
+                (flat, Some(ok))
+            }
+        };
         let local = g.b.ins().isub(flat, lo);
+        let mine = g.b.ins().icmp(IntCC::UnsignedLessThan, local, width);
+        let ok = match ok {
+            Some(ok) => g.b.ins().band(ok, mine),
+            None => mine,
+        };
+        let after = g.when(ok);
         let targets: Vec<(Value, PrimType)> =
             bases.iter().copied().zip(dests.iter().copied()).collect();
         let vs: Vec<Value> = xs[n_is..].iter().map(|(x, _)| *x).collect();

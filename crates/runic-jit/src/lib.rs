@@ -23,6 +23,9 @@
 //! per-call scratch buffers or straight into the output's rows, `if`s with array results).
 //!
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
+//!
+//! `RUNIC_JIT_DUMP=1` prints every kernel's Cranelift IR and machine code to stderr as it is
+//! compiled (for developers tuning the generated code).
 
 mod gen;
 mod hist;
