@@ -92,6 +92,12 @@ impl Executor {
         explain::walk(&self.prog, &self.jit, true)
     }
 
+    /// How many SOACs have run native code to the end (on this executor, since it was
+    /// made): tests check with it that native code really ran.
+    pub fn native_runs(&self) -> usize {
+        self.jit.runs()
+    }
+
     /// A flag that, once set, makes running evaluations stop with the error "interrupted".
     pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
         self.interrupt = Some(flag);

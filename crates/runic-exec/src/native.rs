@@ -26,6 +26,8 @@ pub struct Jit {
     folds: Cache<(Option<LamId>, LamId), FoldKernel>,
     scans: Cache<(Option<LamId>, LamId), ScanKernel>,
     hists: Cache<(LamId, Vec<PrimType>), HistKernel>,
+    /// How many SOACs ran native code to the end (for tests that check it did).
+    runs: std::sync::atomic::AtomicUsize,
 }
 
 impl Default for Jit {
@@ -42,7 +44,18 @@ impl Jit {
             folds: Mutex::default(),
             scans: Mutex::default(),
             hists: Mutex::default(),
+            runs: Default::default(),
         }
+    }
+
+    /// Count a SOAC that ran native code to the end.
+    pub(crate) fn ran(&self) {
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many SOACs have run native code to the end.
+    pub fn runs(&self) -> usize {
+        self.runs.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn map_kernel(
@@ -471,6 +484,7 @@ impl Ctx<'_> {
         if done.contains(&false) {
             return Ok(None);
         }
+        self.jit.ran();
         Ok(Some(
             outs.into_iter()
                 .zip(out_shapes)
@@ -525,6 +539,7 @@ impl Ctx<'_> {
                 .map(|(r, t)| Val::Prim(runic_jit::from_raw(*t, *r)))
                 .collect())
         })?;
+        self.jit.ran();
         Ok(Some(parts))
     }
 
@@ -631,6 +646,7 @@ impl Ctx<'_> {
         if ok.contains(&false) {
             return Ok(None);
         }
+        self.jit.ran();
         Ok(Some(outs.into_iter().map(|b| arr(vec![w], b)).collect()))
     }
 }

@@ -179,6 +179,7 @@ impl Ctx<'_> {
                 merge(op, &mut g[0].data, &h)?;
             }
         }
+        self.jit.ran();
         Ok(Some(
             outs.into_iter()
                 .zip(out_shapes)

@@ -119,6 +119,7 @@ impl Ctx<'_> {
                     return Ok(None);
                 }
             }
+            self.jit.ran();
             return Ok(Some(()));
         }
         // Disjoint ranges of bins, each on a copy, applied in input order.
@@ -150,6 +151,7 @@ impl Ctx<'_> {
                 d.data.copy_converted(lo, &l, 0, hi - lo);
             }
         }
+        self.jit.ran();
         Ok(Some(()))
     }
 }

@@ -379,11 +379,12 @@ impl Ctx<'_> {
                     .iter()
                     .map(|s| self.sub(f, s))
                     .collect::<R<Vec<_>>>()?;
+                // The route reads the destinations' types: before they are taken.
+                let route = par.then(|| self.route(f, s));
                 let mut ds = Vec::new();
                 for d in dests {
                     ds.push(self.take(f, *d)?.arr()?.clone());
                 }
-                let route = par.then(|| self.route(f, s));
                 let native = match &route {
                     Some(Route::Hist(k)) => Some(k.as_ref()),
                     _ => None,

@@ -102,7 +102,19 @@ impl Compiled {
     /// [`Compiled::agree`], returning the native outcome.
     fn compare(&self, entry: &str, input: &str, interp: bool) -> Result<Vec<u8>, String> {
         let args = values(input);
+        let before = self.native.native_runs();
         let n = outcome(self.native.run_entry(entry, args.clone()), &self.sources);
+        // A kernel at the top level really ran (the route is decided at run time too).
+        let kernels =
+            self.native.explain().iter().any(|r| {
+                r.entry == entry && r.depth == 0 && r.how.starts_with("native (runic-jit")
+            });
+        if n.is_ok() && kernels {
+            assert!(
+                self.native.native_runs() > before,
+                "{entry} {input}: no native kernel ran"
+            );
+        }
         let e = outcome(self.evaluator.run_entry(entry, args.clone()), &self.sources);
         assert_eq!(n, e, "{entry} {input}: native and evaluator differ");
         if interp {
