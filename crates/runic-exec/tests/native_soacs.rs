@@ -388,3 +388,30 @@ fn in_place_updates_and_array_loops_run_native_and_agree() {
     //   → ([0,x+1,2], [x,1,x]) → ([3,1,x], [0,x+1,2]); x = 5: 3*1000 + 1*100 + 2*10 + 0.
     assert_eq!(show("swap", "[5]"), "[3120i32]");
 }
+
+const ARRAY_OPS: &str = "
+entry ranges (ns: []i32) = map (\\n -> reduce (+) 0 (1 .. 3 ... n) * 100 + i32.i64 (length (n ..> 0))) ns
+entry downs (ns: []u8) = unzip (map (\\n -> let r = n .. n - 2 ..> 0 in (length r, reduce (+) 0 r)) ns)
+entry tr (ms: [][][]i32) = map (\\m -> let t = transpose m in t[0, 1] * 10 + t[1, 0]) ms
+entry lit (m: [][]f32) = map (\\r -> let a = [r, map (* 2) r] in a[1, 0] + a[0, 1]) m
+";
+
+#[test]
+fn ranges_transpositions_and_literals_run_native_and_agree() {
+    let c = compile(ARRAY_OPS);
+    for e in ["ranges", "downs", "tr", "lit"] {
+        c.assert_native(e);
+    }
+    let cases: &[(&str, &str)] = &[
+        ("ranges", "[1, 3, 4, 9]"),
+        // An invalid range inside the kernel: the interpreter's message and location.
+        ("ranges", "[3, 0]"),
+        ("downs", "[9u8, 4, 255]"),
+        ("tr", "[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]"),
+        ("tr", "[[[1, 2, 3]]]"),
+        ("lit", "[[1f32, 2], [3, 4]]"),
+    ];
+    for (e, input) in cases {
+        c.agree(e, input, true);
+    }
+}

@@ -71,11 +71,12 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                         BasicOp::Index(..)
                             | BasicOp::Range { .. }
                             | BasicOp::Replicate(..)
-                            | BasicOp::ArrayLit(_, Type::Prim(_))
+                            | BasicOp::ArrayLit(..)
                             | BasicOp::Copy(_)
                             | BasicOp::SubExp(_)
                             | BasicOp::Update(..)
                             | BasicOp::Scratch(..)
+                            | BasicOp::Rearrange(..)
                     )
                     | Exp::Loop { .. }
                     | Exp::Soac(
@@ -105,7 +106,8 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 BasicOp::Range { .. }
                 | BasicOp::Replicate(..)
                 | BasicOp::Copy(_)
-                | BasicOp::ArrayLit(_, Type::Prim(_)),
+                | BasicOp::ArrayLit(..)
+                | BasicOp::Rearrange(..),
             ) if nest => {}
             Exp::Soac(Soac::Reduce { pre, lam, .. }) if nest => {
                 if let Some(p) = pre {
@@ -212,6 +214,7 @@ pub(crate) struct Rt {
     pub(crate) ternop: FuncRef,
     pub(crate) scratch: FuncRef,
     pub(crate) slice: FuncRef,
+    pub(crate) range: FuncRef,
 }
 
 fn new_module() -> R<JITModule> {
@@ -234,6 +237,7 @@ fn new_module() -> R<JITModule> {
     b.symbol("runic_rt_ternop", shims::rt_ternop as *const u8);
     b.symbol("runic_rt_scratch", shims::rt_scratch as *const u8);
     b.symbol("runic_rt_slice", shims::rt_slice as *const u8);
+    b.symbol("runic_rt_range", shims::rt_range as *const u8);
     Ok(JITModule::new(b))
 }
 
@@ -255,6 +259,7 @@ fn declare_rt(module: &mut JITModule, func: &mut cranelift_codegen::ir::Function
         ternop: decl("runic_rt_ternop", &[i64t; 8], types::I32)?,
         scratch: decl("runic_rt_scratch", &[i64t; 3], i64t)?,
         slice: decl("runic_rt_slice", &[i64t; 6], types::I32)?,
+        range: decl("runic_rt_range", &[i64t; 7], types::I32)?,
     })
 }
 
@@ -473,6 +478,9 @@ impl Gen<'_, '_> {
             Exp::Soac(Soac::Scatter { w, dests, is, vals }) => {
                 return self.inner_hist(s, w, dests, None, is, vals)
             }
+            Exp::Basic(BasicOp::ArrayLit(rows, Type::Array { .. })) => {
+                return self.array_of_rows(s, rows)
+            }
             Exp::Basic(
                 op @ (BasicOp::Range { .. } | BasicOp::Replicate(..) | BasicOp::ArrayLit(..)),
             ) => return self.fill_array(s, op),
@@ -491,6 +499,8 @@ impl Gen<'_, '_> {
                 return self.update_acc(s, *acc, is, vals)
             }
             Exp::Basic(BasicOp::Update(a, idx, v)) => return self.update(s, *a, idx, v),
+            Exp::Basic(BasicOp::Rearrange(perm, a)) => return self.rearrange(s, perm, *a),
+
             Exp::Basic(BasicOp::Scratch(t, shape)) => return self.scratch_array(s, *t, shape),
             Exp::Basic(BasicOp::ArraySize(a, d)) if self.arrays.contains_key(a) => {
                 return self.array_size(s, *a, *d)

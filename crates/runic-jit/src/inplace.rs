@@ -83,6 +83,60 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
+    /// `rearrange(perm, a)`: a view with its dimensions permuted (no copy).
+    pub(crate) fn rearrange(&mut self, s: &Stm, perm: &[usize], a: VName) -> R<()> {
+        let [p] = s.pat.as_slice() else {
+            return Err("a transposition with several results".into());
+        };
+        let v = self.array(a)?;
+        let r = v.dims.len();
+        if perm.len() != r || (0..r).any(|k| !perm.contains(&k)) {
+            return Err("a transposition that is not a permutation".into());
+        }
+        let t = ArrV {
+            base: v.base,
+            elem: v.elem,
+            dims: perm.iter().map(|&k| v.dims[k]).collect(),
+            strides: perm.iter().map(|&k| v.strides[k]).collect(),
+        };
+        self.arrays.insert(p.name, t);
+        Ok(())
+    }
+
+    /// `[a, b, …]` of arrays of equal shape: their rows copied into an owned buffer (rows of
+    /// another shape leave for the slow path, which reports them).
+    pub(crate) fn array_of_rows(&mut self, s: &Stm, rows: &[SubExp]) -> R<()> {
+        let [p] = s.pat.as_slice() else {
+            return Err("an array literal with several results".into());
+        };
+        let mut views = Vec::new();
+        for r in rows {
+            match r {
+                SubExp::Var(v) => views.push(self.array(*v)?),
+                SubExp::Const(_) => return Err("an array literal of arrays and scalars".into()),
+            }
+        }
+        let Some(first) = views.first().cloned() else {
+            return Err("an empty array literal of arrays".into());
+        };
+        let mut dims = vec![self.b.ins().iconst(types::I64, views.len() as i64)];
+        dims.extend(first.dims.iter().copied());
+        let mut n = self.b.ins().iconst(types::I64, 1);
+        for d in &dims {
+            n = self.b.ins().imul(n, *d);
+        }
+        let base = self.scratch_buf(n, first.elem)?;
+        let out = ArrV::dense(self.b, base, first.elem, dims);
+        for (k, v) in views.iter().enumerate() {
+            let k = self.b.ins().iconst(types::I64, k as i64);
+            let row = out.row(self.b, k);
+            self.copy_row(v, &row)?;
+        }
+        self.arrays.insert(p.name, out);
+        self.owned.insert(p.name);
+        Ok(())
+    }
+
     /// `size(a, d)`.
     pub(crate) fn array_size(&mut self, s: &Stm, a: VName, d: usize) -> R<()> {
         let [p] = s.pat.as_slice() else {

@@ -235,7 +235,13 @@ impl Gen<'_, '_> {
                 kind: RangeKind::UpToExclusive,
                 elem: PrimType::I64,
             } => (vec![self.index_value(end)?], PrimType::I64, None),
-            BasicOp::Range { .. } => return Err("a range other than iota".into()),
+            BasicOp::Range {
+                start,
+                second,
+                end,
+                kind,
+                elem,
+            } => return self.range(p, [start, end], second.as_ref(), *kind, *elem),
             BasicOp::Replicate(shape, x) => {
                 let (v, t) = match x {
                     SubExp::Var(a) if self.arrays.contains_key(a) => {
@@ -278,6 +284,77 @@ impl Gen<'_, '_> {
         self.b.ins().store(mem(), value.unwrap_or(j), to, 0);
         self.close_counted_loop(j, header, done);
         let a = ArrV::dense(self.b, base, elem, dims);
+        self.arrays.insert(p.name, a);
+        self.owned.insert(p.name);
+        Ok(())
+    }
+
+    /// A range of integers of type `t` into a scratch buffer: its first element, step and
+    /// length resolved by a shim with the evaluator's rules (an invalid range leaves for the
+    /// slow path, which reports it), its elements computed modulo the type's width.
+    fn range(
+        &mut self,
+        p: &Param,
+        [start, end]: [&SubExp; 2],
+        second: Option<&SubExp>,
+        kind: RangeKind,
+        t: PrimType,
+    ) -> R<()> {
+        if !t.is_int() {
+            return Err("a range that is not of integers".into());
+        }
+        let raw = |g: &mut Self, s: &SubExp| -> R<Value> {
+            let x = g.opd(s)?;
+            let v = g.convert(x, t);
+            Ok(if t.bits() < 64 {
+                g.b.ins().uextend(types::I64, v)
+            } else {
+                v
+            })
+        };
+        let a = raw(self, start)?;
+        let c = raw(self, end)?;
+        let (b, has_b) = match second {
+            Some(s) => (raw(self, s)?, 1),
+            None => (self.b.ins().iconst(types::I64, 0), 0),
+        };
+        let slot = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                24,
+                3,
+            ));
+        let args = [
+            self.b.ins().iconst(types::I64, crate::shims::type_index(t)),
+            a,
+            b,
+            self.b.ins().iconst(types::I64, has_b),
+            c,
+            self.b
+                .ins()
+                .iconst(types::I64, crate::shims::range_kind_index(kind)),
+            self.b.ins().stack_addr(types::I64, slot, 0),
+        ];
+        let call = self.b.ins().call(self.rt.range, &args);
+        let code = self.b.inst_results(call)[0];
+        let bad = self.b.ins().icmp_imm_s(IntCC::NotEqual, code, 0);
+        self.fail_if(bad, FAIL_INDEX);
+        let [first, step, n] =
+            [0, 8, 16].map(|o| self.b.ins().stack_load(types::I64, types::I64, slot, o));
+        let base = self.scratch_buf(n, t)?;
+        let (j, header, done) = self.open_counted_loop(n);
+        let k = self.b.ins().imul(j, step);
+        let x = self.b.ins().iadd(first, k);
+        let x = if t.bits() < 64 {
+            self.b.ins().ireduce(cl(t), x)
+        } else {
+            x
+        };
+        let to = elem_addr(self.b, base, j, t);
+        self.b.ins().store(mem(), x, to, 0);
+        self.close_counted_loop(j, header, done);
+        let a = ArrV::dense(self.b, base, t, vec![n]);
         self.arrays.insert(p.name, a);
         self.owned.insert(p.name);
         Ok(())
