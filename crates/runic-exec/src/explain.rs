@@ -50,6 +50,8 @@ struct Walk<'a> {
     jit: &'a Jit,
     gemm: &'a crate::gemm::Contractions,
     types: HashMap<VName, Type>,
+    /// The operator of every accumulator `with_acc` binds (of one array).
+    acc_ops: HashMap<VName, Option<Lambda>>,
     entry: String,
     out: Vec<SoacReport>,
     /// Whether to describe nested SOACs (otherwise only top-level kernels are compiled).
@@ -58,9 +60,14 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn route(&self, s: &Soac) -> Route {
-        let types = &self.types;
-        self.jit
-            .route(s, &|v| types.get(&v).and_then(VarTy::of_type))
+        let (types, ops) = (&self.types, &self.acc_ops);
+        self.jit.route(s, &|v| match types.get(&v)? {
+            Type::Acc { shape, elems } => match (elems.as_slice(), ops.get(&v)) {
+                ([e], Some(op)) => Some(VarTy::Acc(*e, shape.len(), op.clone())),
+                _ => None,
+            },
+            t => VarTy::of_type(t),
+        })
     }
 
     /// `depth` counts enclosing SOACs; `parent_native`: an enclosing SOAC's lambda is
@@ -84,20 +91,25 @@ impl Walk<'_> {
                 }
                 Exp::Soac(s) => {
                     let route = (depth == 0).then(|| self.route(s));
-                    let native = matches!(route, Some(Route::Map(_)));
+                    let native = matches!(
+                        route,
+                        Some(Route::Map(_) | Route::Fold(_) | Route::Scan(..))
+                    );
                     let how = if let Some(r) = &route {
                         r.describe()
                     } else if !self.nested {
                         continue;
                     } else if parent_native {
-                        "native (a loop inside the enclosing map's kernel)".into()
+                        "native (a loop inside the enclosing kernel)".into()
                     } else {
                         match self.route(s) {
                             r @ Route::Builtin(_) => r.describe(),
-                            Route::Map(_) | Route::Fold(_) => "not native: nested in a lambda \
+                            Route::Map(_) | Route::Fold(_) | Route::Scan(..) | Route::Hist(_) => {
+                                "not native: nested in a lambda \
                                  the evaluator runs (native only when the enclosing map is too \
                                  narrow to split)"
-                                .into(),
+                                    .into()
+                            }
                             Route::Evaluator(why) => {
                                 format!("not native: nested in a lambda the evaluator runs; {why}")
                             }
@@ -126,7 +138,15 @@ impl Walk<'_> {
                     self.body(else_body, depth, parent_native);
                 }
                 Exp::Loop { body, .. } => self.body(body, depth, parent_native),
-                Exp::WithAcc { lam, .. } => self.body(&lam.body, depth, parent_native),
+                Exp::WithAcc { inputs, lam } => {
+                    for (p, inp) in lam.params.iter().zip(inputs) {
+                        if inp.arrays.len() == 1 {
+                            let op = inp.op.as_ref().map(|(l, _)| l.clone());
+                            self.acc_ops.insert(p.name, op);
+                        }
+                    }
+                    self.body(&lam.body, depth, parent_native)
+                }
                 _ => {}
             }
         }
@@ -151,6 +171,7 @@ pub(crate) fn walk(
         jit,
         gemm,
         types,
+        acc_ops: HashMap::new(),
         entry: String::new(),
         out: Vec::new(),
         nested,

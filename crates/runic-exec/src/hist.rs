@@ -271,6 +271,7 @@ pub fn hist(
     is: &[Arc<Array>],
     vals: &[Arc<Array>],
     par: bool,
+    native: Option<&runic_jit::HistKernel>,
 ) -> R<Vec<Val>> {
     let dims = is.len();
     let mut dests: Vec<Array> = dests.into_iter().map(unwrap_arr).collect();
@@ -297,6 +298,14 @@ pub fn hist(
             .unwrap_or(true)
         {
             return err("Row shape of value array does not match row shape of hist target");
+        }
+    }
+    if let Some(k) = native {
+        if cx
+            .hist_native(f, w, &mut dests, lam, k, is, vals, &bins, par)?
+            .is_some()
+        {
+            return Ok(dests.into_iter().map(|d| Val::Arr(Arc::new(d))).collect());
         }
     }
     // Fast path: one scalar destination and a single-operator lambda.

@@ -18,6 +18,8 @@ mod gemm;
 mod hist;
 mod index;
 mod native;
+mod native_acc;
+mod native_hist;
 mod out;
 mod profile;
 pub mod slots;
@@ -52,7 +54,17 @@ pub struct Executor {
 }
 
 impl Executor {
-    pub fn new(mut prog: Arc<Prog>) -> Executor {
+    pub fn new(prog: Arc<Prog>) -> Executor {
+        Executor::with_jit(prog, native::Jit::default())
+    }
+
+    /// [`Executor::new`] with native code on or off whatever `RUNIC_JIT` says (for tests
+    /// that compare both in one process).
+    pub fn with_native(prog: Arc<Prog>, native: bool) -> Executor {
+        Executor::with_jit(prog, native::Jit::new(native))
+    }
+
+    fn with_jit(mut prog: Arc<Prog>, jit: native::Jit) -> Executor {
         if runic_ir::traverse::has_duplicate_lambda_ids(&prog) {
             runic_ir::traverse::make_lambda_ids_unique(Arc::make_mut(&mut prog));
         }
@@ -65,7 +77,7 @@ impl Executor {
             .collect();
         let plans = vector::Plans::new(&prog);
         let gemm = gemm::Contractions::new(&prog);
-        let jit: Box<native::Jit> = Box::default();
+        let jit = Box::new(jit);
         // Compile the kernels of the top-level SOACs now: preparing a program includes its
         // native code, so that runs (and their timings) never compile.
         explain::walk(&prog, &jit, &gemm, false);
@@ -84,6 +96,12 @@ impl Executor {
     /// enclosing SOAC), with how it runs: the executor's own decision.
     pub fn explain(&self) -> Vec<SoacReport> {
         explain::walk(&self.prog, &self.jit, &self.gemm, true)
+    }
+
+    /// How many SOACs have run native code to the end (on this executor, since it was
+    /// made): tests check with it that native code really ran.
+    pub fn native_runs(&self) -> usize {
+        self.jit.runs()
     }
 
     /// A flag that, once set, makes running evaluations stop with the error "interrupted".

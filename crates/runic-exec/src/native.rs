@@ -12,7 +12,7 @@ use crate::out::OutPtr;
 use crate::value::*;
 use runic_data::{Array, Buffer};
 use runic_ir::{LamId, Lambda, PrimType, Soac, VName};
-use runic_jit::{FoldKernel, MapKernel};
+use runic_jit::{FoldKernel, HistKernel, MapKernel, ScanKernel};
 use runic_prim::Prim;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -24,6 +24,10 @@ pub struct Jit {
     enabled: bool,
     maps: Cache<LamId, MapKernel>,
     folds: Cache<(Option<LamId>, LamId), FoldKernel>,
+    scans: Cache<(Option<LamId>, LamId), ScanKernel>,
+    hists: Cache<(LamId, Vec<PrimType>), HistKernel>,
+    /// How many SOACs ran native code to the end (for tests that check it did).
+    runs: std::sync::atomic::AtomicUsize,
 }
 
 impl Default for Jit {
@@ -38,7 +42,20 @@ impl Jit {
             enabled,
             maps: Mutex::default(),
             folds: Mutex::default(),
+            scans: Mutex::default(),
+            hists: Mutex::default(),
+            runs: Default::default(),
         }
+    }
+
+    /// Count a SOAC that ran native code to the end.
+    pub(crate) fn ran(&self) {
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many SOACs have run native code to the end.
+    pub fn runs(&self) -> usize {
+        self.runs.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn map_kernel(
@@ -56,7 +73,7 @@ impl Jit {
         &self,
         pre: Option<&Lambda>,
         lam: &Lambda,
-        free_type: &dyn Fn(VName) -> Option<PrimType>,
+        free_type: &dyn Fn(VName) -> Option<runic_jit::VarType>,
     ) -> Result<Arc<FoldKernel>, String> {
         let mut m = self.folds.lock().map_err(|_| "a poisoned kernel cache")?;
         m.entry((pre.map(|p| p.id), lam.id))
@@ -64,25 +81,44 @@ impl Jit {
             .clone()
     }
 
+    fn scan_kernel(
+        &self,
+        pre: Option<&Lambda>,
+        lam: &Lambda,
+        free_type: &dyn Fn(VName) -> Option<runic_jit::VarType>,
+    ) -> Result<Arc<ScanKernel>, String> {
+        let mut m = self.scans.lock().map_err(|_| "a poisoned kernel cache")?;
+        m.entry((pre.map(|p| p.id), lam.id))
+            .or_insert_with(|| runic_jit::compile_scan(pre, lam, free_type).map(Arc::new))
+            .clone()
+    }
+
+    fn hist_kernel(
+        &self,
+        lam: &Lambda,
+        index_types: Vec<PrimType>,
+        free_type: &dyn Fn(VName) -> Option<runic_jit::VarType>,
+    ) -> Result<Arc<HistKernel>, String> {
+        let mut m = self.hists.lock().map_err(|_| "a poisoned kernel cache")?;
+        m.entry((lam.id, index_types.clone()))
+            .or_insert_with(|| runic_jit::compile_hist(lam, &index_types, free_type).map(Arc::new))
+            .clone()
+    }
+
     /// How a SOAC runs when it is at the top level (split across the workers). The one
     /// decision the executor follows and `explain` reports; `ty` gives the type of a
     /// variable in scope (from run-time values, or from the IR's binder types).
     pub(crate) fn route(&self, s: &Soac, ty: &dyn Fn(VName) -> Option<VarTy>) -> Route {
-        let scalar = |v: VName| match ty(v) {
-            Some(VarTy::Prim(t)) => Some(t),
-            _ => None,
+        let jt = |v: VName| match ty(v) {
+            Some(VarTy::Prim(t)) => Some(runic_jit::VarType::Scalar(t)),
+            Some(VarTy::Arr(t, r)) => Some(runic_jit::VarType::Array(t, r)),
+            Some(VarTy::Acc(t, r, op)) => Some(runic_jit::VarType::Acc(t, r, op)),
+            None => None,
         };
-        let vectors = |arrs: &[VName]| -> Result<(), String> {
-            for a in arrs {
-                match ty(*a) {
-                    Some(VarTy::Arr(_, 1)) => {}
-                    Some(VarTy::Arr(_, r)) => {
-                        return Err(format!(
-                            "an input of rank {r} (its lambda takes rows): only vectors compile"
-                        ))
-                    }
-                    _ => return Err("an input that is not an array".into()),
-                }
+        // Rows of arrays are fine: the kernels index them in place.
+        let arrays = |arrs: &[VName]| -> Result<(), String> {
+            if arrs.iter().any(|a| ty(*a).is_none_or(|t| t.rank() == 0)) {
+                return Err("an input that is not an array".into());
             }
             Ok(())
         };
@@ -92,15 +128,9 @@ impl Jit {
                 if !self.enabled {
                     return off();
                 }
-                // Rows of arrays are fine: the kernel indexes them in place.
-                if arrs.iter().any(|a| ty(*a).is_none_or(|t| t.rank() == 0)) {
-                    return Route::Evaluator("an input that is not an array".into());
+                if let Err(why) = arrays(arrs) {
+                    return Route::Evaluator(why);
                 }
-                let jt = |v: VName| match ty(v) {
-                    Some(VarTy::Prim(t)) => Some(runic_jit::VarType::Scalar(t)),
-                    Some(VarTy::Arr(t, r)) => Some(runic_jit::VarType::Array(t, r)),
-                    None => None,
-                };
                 match self.map_kernel(lam, &jt) {
                     Ok(k) => Route::Map(k),
                     Err(why) => Route::Evaluator(why),
@@ -113,10 +143,10 @@ impl Jit {
                 if !self.enabled {
                     return off();
                 }
-                if let Err(why) = vectors(arrs) {
+                if let Err(why) = arrays(arrs) {
                     return Route::Evaluator(why);
                 }
-                match self.fold_kernel(pre.as_ref(), lam, &scalar) {
+                match self.fold_kernel(pre.as_ref(), lam, &jt) {
                     Ok(k) => Route::Fold(k),
                     Err(why) => Route::Evaluator(why),
                 }
@@ -126,19 +156,56 @@ impl Jit {
                     (Some(_), [a]) if ty(*a).is_some_and(|t| t.rank() == 1) => Route::Builtin(
                         "a single operator over a vector, scanned by the executor's loop",
                     ),
-                    _ => Route::Evaluator("runic-jit does not compile scans yet".into()),
+                    _ if !self.enabled => off(),
+                    _ => {
+                        if let Err(why) = arrays(arrs) {
+                            return Route::Evaluator(why);
+                        }
+                        // The scan kernel for the second pass, a fold kernel for the first.
+                        let pre = pre.as_ref();
+                        match self.scan_kernel(pre, lam, &jt) {
+                            Ok(sk) => match self.fold_kernel(pre, lam, &jt) {
+                                Ok(fk) => Route::Scan(fk, sk),
+                                Err(why) => Route::Evaluator(why),
+                            },
+                            Err(why) => Route::Evaluator(why),
+                        }
+                    }
                 }
             }
-            Soac::Hist { lam, dests, is, .. } => {
+            Soac::Hist {
+                lam,
+                dests,
+                is,
+                vals,
+                ..
+            } => {
                 let scalar_rows =
                     matches!(dests.as_slice(), [d] if ty(*d).is_some_and(|t| t.rank() == is.len()));
-                if crate::soac::simple_op_of(lam).is_some() && scalar_rows {
-                    Route::Builtin("a single operator, the executor's histogram loop")
-                } else {
-                    Route::Evaluator(
-                        "runic-jit does not compile reduce_by_index yet (a general operator)"
-                            .into(),
-                    )
+                let builtin = crate::soac::simple_op_of(lam).is_some() && scalar_rows;
+                if !self.enabled {
+                    return match builtin {
+                        true => Route::Builtin("a single operator, the executor's histogram loop"),
+                        false => off(),
+                    };
+                }
+                let rows = dests
+                    .iter()
+                    .any(|d| ty(*d).is_none_or(|t| t.rank() != is.len()))
+                    || vals.iter().any(|v| ty(*v).is_none_or(|t| t.rank() != 1));
+                if rows {
+                    return Route::Evaluator("a reduce_by_index of rows".into());
+                }
+                let mut index_types = Vec::new();
+                for i in is {
+                    match ty(*i) {
+                        Some(VarTy::Arr(t, 1)) => index_types.push(t),
+                        _ => return Route::Evaluator("an index array that is not a vector".into()),
+                    }
+                }
+                match self.hist_kernel(lam, index_types, &jt) {
+                    Ok(k) => Route::Hist(k),
+                    Err(why) => Route::Evaluator(why),
                 }
             }
             Soac::Scatter { .. } => Route::Builtin("the executor's scatter loop"),
@@ -147,25 +214,38 @@ impl Jit {
 }
 
 /// What [`Jit::route`] needs to know of a variable.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum VarTy {
     Prim(PrimType),
     /// Element type and rank.
     Arr(PrimType, usize),
+    /// An accumulator of one array: element type, rank, operator (`None`: writes).
+    Acc(PrimType, usize, Option<Lambda>),
 }
 
 impl VarTy {
-    pub fn rank(self) -> usize {
+    pub fn rank(&self) -> usize {
         match self {
-            VarTy::Prim(_) => 0,
-            VarTy::Arr(_, r) => r,
+            VarTy::Prim(_) | VarTy::Acc(..) => 0,
+            VarTy::Arr(_, r) => *r,
         }
     }
     pub fn of_val(v: &Val) -> Option<VarTy> {
         match v {
             Val::Prim(p) => Some(VarTy::Prim(p.ty())),
             Val::Arr(a) => Some(VarTy::Arr(a.data.elem_type(), a.shape.len())),
-            _ => None,
+            Val::Acc(c) => {
+                let arrays = c.arrays.lock().ok()?;
+                match arrays.as_slice() {
+                    [a] if a.shape.len() == c.shape.len() => Some(VarTy::Acc(
+                        a.data.elem_type(),
+                        c.shape.len(),
+                        c.op.as_ref().map(|(l, _)| l.clone()),
+                    )),
+                    _ => None,
+                }
+            }
+            Val::Unset => None,
         }
     }
     pub fn of_type(t: &runic_ir::Type) -> Option<VarTy> {
@@ -183,6 +263,10 @@ pub(crate) enum Route {
     Map(Arc<MapKernel>),
     /// A runic-jit fold kernel.
     Fold(Arc<FoldKernel>),
+    /// A runic-jit histogram kernel.
+    Hist(Arc<HistKernel>),
+    /// A runic-jit scan: a fold kernel for the chunks' totals, a scan kernel for the rest.
+    Scan(Arc<FoldKernel>, Arc<ScanKernel>),
     /// A loop of the executor's own (native Rust, not generated code).
     Builtin(&'static str),
     /// The evaluator (column programs or element by element), and why.
@@ -195,6 +279,8 @@ impl Route {
         match self {
             Route::Map(_) => "native (runic-jit map kernel)".into(),
             Route::Fold(_) => "native (runic-jit fold kernel)".into(),
+            Route::Scan(..) => "native (runic-jit scan kernels)".into(),
+            Route::Hist(_) => "native (runic-jit histogram kernel)".into(),
             Route::Builtin(d) => format!("built-in ({d})"),
             Route::Evaluator(why) => format!("not native: {why}"),
         }
@@ -202,7 +288,7 @@ impl Route {
 }
 
 /// Address of the first element of a buffer.
-fn data_ptr(b: &Buffer) -> usize {
+pub(crate) fn data_ptr(b: &Buffer) -> usize {
     runic_data::with_buffer!(b, v => v.as_ptr() as usize)
 }
 
@@ -217,11 +303,121 @@ fn free_words(cx: &Ctx, f: &Frame, frees: &[(VName, PrimType)]) -> Option<Vec<u6
         .collect()
 }
 
+/// What a kernel call reads, with the pointers to it in the order of `MapKernel::run`
+/// (inputs, free scalars, free arrays, dimensions); the pointers stay valid while this
+/// lives (they point into its heap buffers and the inputs it holds).
+pub(crate) struct KernelIns {
+    _words: Vec<u64>,
+    _arrays: Vec<Arc<Array>>,
+    _dims: Vec<i64>,
+    ptrs: Vec<usize>,
+}
+
+impl KernelIns {
+    /// The pointers as the kernels take them.
+    pub(crate) fn ptrs(&self) -> Vec<*const u8> {
+        self.ptrs.iter().map(|&a| a as *const u8).collect()
+    }
+}
+
+/// The description of a kernel's inputs: element types and ranks of the inputs, free
+/// scalars, free arrays.
+pub(crate) struct InputSpec<'a> {
+    pub elems: &'a [PrimType],
+    pub ranks: &'a [usize],
+    pub frees: &'a [(VName, PrimType)],
+    pub free_arrays: &'a [(VName, PrimType, usize)],
+}
+
+/// An array of exactly this element type and rank, with its elements.
+fn valid(a: &Array, t: PrimType, r: usize) -> bool {
+    a.shape.len() == r && a.data.elem_type() == t && a.data.len() == a.shape.iter().product()
+}
+
 impl Ctx<'_> {
+    /// The inputs of a kernel over `w` elements of `arrs`, or `None` when the values in
+    /// scope are not what it was compiled for (the route was chosen from their types, so
+    /// a mismatch is a bug, caught here rather than by unsafe code). `accs`: the address
+    /// and shape of the array of every accumulator; `out_shapes`: shapes appended to the
+    /// dimensions.
+    pub(crate) fn kernel_ins(
+        &self,
+        f: &Frame,
+        w: usize,
+        arrs: &[Arc<Array>],
+        spec: &InputSpec,
+        accs: &[(usize, Vec<usize>)],
+        out_shapes: &[Vec<usize>],
+    ) -> Option<KernelIns> {
+        if arrs.len() != spec.elems.len()
+            || arrs
+                .iter()
+                .zip(spec.elems.iter().zip(spec.ranks))
+                .any(|(a, (t, r))| !valid(a, *t, *r) || a.shape[0] < w)
+        {
+            return None;
+        }
+        let words = free_words(self, f, spec.frees)?;
+        let mut free_arrs = Vec::with_capacity(spec.free_arrays.len());
+        for (v, t, r) in spec.free_arrays {
+            match self.get(f, *v) {
+                Ok(Val::Arr(a)) if valid(a, *t, *r) => free_arrs.push(a.clone()),
+                _ => return None,
+            }
+        }
+        let dims: Vec<i64> = arrs
+            .iter()
+            .map(|a| &a.shape)
+            .chain(free_arrs.iter().map(|a| &a.shape))
+            .chain(accs.iter().map(|(_, s)| s))
+            .chain(out_shapes)
+            .flat_map(|s| s.iter().map(|&d| d as i64))
+            .collect();
+        let mut ptrs: Vec<usize> = arrs.iter().map(|a| data_ptr(&a.data)).collect();
+        ptrs.extend(words.iter().map(|w| w as *const u64 as usize));
+        ptrs.extend(free_arrs.iter().map(|a| data_ptr(&a.data)));
+        ptrs.extend(accs.iter().map(|(p, _)| *p));
+        ptrs.push(dims.as_ptr() as usize);
+        Some(KernelIns {
+            _words: words,
+            _arrays: free_arrs,
+            _dims: dims,
+            ptrs,
+        })
+    }
+
     /// [`Jit::route`] of a SOAC about to run at the top level, from the values in scope.
     pub(crate) fn route(&self, f: &Frame, s: &Soac) -> Route {
         self.jit
             .route(s, &|v| self.get(f, v).ok().and_then(VarTy::of_val))
+    }
+
+    /// The shape of each output of a map kernel over `w` elements: `w`, then the declared
+    /// shape of an array result.
+    pub(crate) fn out_shapes(
+        &self,
+        f: &Frame,
+        w: usize,
+        lam: &Lambda,
+        k: &MapKernel,
+    ) -> Option<Vec<Vec<usize>>> {
+        let mut out_shapes = Vec::with_capacity(k.results.len());
+        for (t, r) in lam.ret.iter().zip(&k.result_ranks) {
+            let mut shape = vec![w];
+            if let runic_ir::Type::Array { shape: s, .. } = t {
+                for d in s {
+                    match self.sub(f, d) {
+                        Ok(Val::Prim(Prim::I64(n))) if n >= 0 => shape.push(n as usize),
+                        _ => return None,
+                    }
+                }
+            }
+            if shape.len() != *r {
+                return None;
+            }
+            out_shapes.push(shape);
+        }
+        Some(out_shapes)
     }
 
     /// `map lam arrs` over vectors with a native kernel, or `None` when there is none.
@@ -234,59 +430,21 @@ impl Ctx<'_> {
         arrs: &[Arc<Array>],
         cs: &[(usize, usize)],
     ) -> R<Option<Vec<Val>>> {
-        // The route was chosen from the types of these values; a mismatch is a bug, caught
-        // here rather than by unsafe code.
-        let valid = |a: &Array, t: PrimType, r: usize| {
-            a.shape.len() == r
-                && a.data.elem_type() == t
-                && a.data.len() == a.shape.iter().product::<usize>()
-        };
-        if arrs.len() != k.params.len()
-            || arrs
-                .iter()
-                .zip(k.params.iter().zip(&k.ranks))
-                .any(|(a, (t, r))| !valid(a, *t, *r) || a.shape[0] < w)
-        {
-            return Ok(None);
+        if !k.accs.is_empty() {
+            return self.map_native_acc(f, w, lam, k, arrs, cs.len() > 1);
         }
-        let Some(frees) = free_words(self, f, &k.frees) else {
+        let Some(out_shapes) = self.out_shapes(f, w, lam, k) else {
             return Ok(None);
         };
-        let mut free_arrs = Vec::with_capacity(k.free_arrays.len());
-        for (v, t, r) in &k.free_arrays {
-            match self.get(f, *v) {
-                Ok(Val::Arr(a)) if valid(a, *t, *r) => free_arrs.push(a.clone()),
-                _ => return Ok(None),
-            }
-        }
-        // The shape of each output: `w`, then the declared shape of an array result.
-        let mut out_shapes = Vec::with_capacity(k.results.len());
-        for (t, r) in lam.ret.iter().zip(&k.result_ranks) {
-            let mut shape = vec![w];
-            if let runic_ir::Type::Array { shape: s, .. } = t {
-                for d in s {
-                    match self.sub(f, d) {
-                        Ok(Val::Prim(Prim::I64(n))) if n >= 0 => shape.push(n as usize),
-                        _ => return Ok(None),
-                    }
-                }
-            }
-            if shape.len() != *r {
-                return Ok(None);
-            }
-            out_shapes.push(shape);
-        }
-        let dims: Vec<i64> = arrs
-            .iter()
-            .map(|a| &a.shape)
-            .chain(free_arrs.iter().map(|a| &a.shape))
-            .chain(&out_shapes)
-            .flat_map(|s| s.iter().map(|&d| d as i64))
-            .collect();
-        let mut ins: Vec<usize> = arrs.iter().map(|a| data_ptr(&a.data)).collect();
-        ins.extend(frees.iter().map(|w| w as *const u64 as usize));
-        ins.extend(free_arrs.iter().map(|a| data_ptr(&a.data)));
-        ins.push(dims.as_ptr() as usize);
+        let spec = InputSpec {
+            elems: &k.params,
+            ranks: &k.ranks,
+            frees: &k.frees,
+            free_arrays: &k.free_arrays,
+        };
+        let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &[], &out_shapes) else {
+            return Ok(None);
+        };
         // Zero-filled vectors come from the allocator's zeroed pages: no extra pass.
         let mut outs: Vec<Buffer> = k
             .results
@@ -301,7 +459,7 @@ impl Ctx<'_> {
         let out_addrs: Vec<usize> = ptrs.iter().map(|p| p.base() as usize).collect();
         let done = crate::soac::run_chunks(f, cs, |fr, lo, hi| {
             self.check_interrupt()?;
-            let ins: Vec<*const u8> = ins.iter().map(|&a| a as *const u8).collect();
+            let ins = kins.ptrs();
             let outs: Vec<*mut u8> = out_addrs.iter().map(|&a| a as *mut u8).collect();
             // SAFETY: every input holds at least `w` elements of the kernel's parameter
             // type (checked above), the free words hold values of their types, the
@@ -326,6 +484,7 @@ impl Ctx<'_> {
         if done.contains(&false) {
             return Ok(None);
         }
+        self.jit.ran();
         Ok(Some(
             outs.into_iter()
                 .zip(out_shapes)
@@ -348,17 +507,6 @@ impl Ctx<'_> {
         ne: &[Val],
         cs: &[(usize, usize)],
     ) -> R<Option<Vec<Vec<Val>>>> {
-        if !arrs.iter().all(|a| a.shape.len() == 1) {
-            return Ok(None);
-        }
-        if arrs.len() != k.elems.len()
-            || arrs
-                .iter()
-                .zip(&k.elems)
-                .any(|(a, t)| a.data.elem_type() != *t || a.data.len() < w)
-        {
-            return Ok(None);
-        }
         let mut init = Vec::with_capacity(ne.len());
         for (v, t) in ne.iter().zip(&k.accs) {
             match v {
@@ -366,14 +514,18 @@ impl Ctx<'_> {
                 _ => return Ok(None),
             }
         }
-        let Some(frees) = free_words(self, f, &k.frees) else {
+        let spec = InputSpec {
+            elems: &k.elems,
+            ranks: &k.ranks,
+            frees: &k.frees,
+            free_arrays: &k.free_arrays,
+        };
+        let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &[], &[]) else {
             return Ok(None);
         };
-        let mut ins: Vec<usize> = arrs.iter().map(|a| data_ptr(&a.data)).collect();
-        ins.extend(frees.iter().map(|w| w as *const u64 as usize));
         let parts = crate::soac::run_chunks(f, cs, |fr, lo, hi| {
             self.check_interrupt()?;
-            let ins: Vec<*const u8> = ins.iter().map(|&a| a as *const u8).collect();
+            let ins = kins.ptrs();
             let mut acc = init.clone();
             // SAFETY: as in `map_native`; the kernel only reads its inputs.
             let code = unsafe { k.run(lo, hi, &ins, &mut acc) };
@@ -387,6 +539,114 @@ impl Ctx<'_> {
                 .map(|(r, t)| Val::Prim(runic_jit::from_raw(*t, *r)))
                 .collect())
         })?;
+        self.jit.ran();
         Ok(Some(parts))
+    }
+
+    /// `scan lam ne (map pre arrs)` over vectors with native kernels, or `None` when there
+    /// are none or a chunk fails (then the evaluator redoes the scan and reports the
+    /// error). The same passes as the evaluator's: the chunks' totals (with several
+    /// chunks), their carries combined in order, and every chunk scanned from its carry,
+    /// so results are the evaluator's bit for bit.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn scan_native(
+        &self,
+        f: &Frame,
+        w: usize,
+        lam: &Lambda,
+        (fk, sk): (&FoldKernel, &ScanKernel),
+        arrs: &[Arc<Array>],
+        ne: &[Val],
+        cs: &[(usize, usize)],
+    ) -> R<Option<Vec<Val>>> {
+        let words = |vs: &[Val]| -> Option<Vec<u64>> {
+            vs.iter()
+                .zip(&sk.accs)
+                .map(|(v, t)| match v {
+                    Val::Prim(p) if p.ty() == *t => Some(runic_jit::to_raw(*p)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let Some(init) = words(ne) else {
+            return Ok(None);
+        };
+        let sspec = InputSpec {
+            elems: &sk.elems,
+            ranks: &sk.ranks,
+            frees: &sk.frees,
+            free_arrays: &sk.free_arrays,
+        };
+        let fspec = InputSpec {
+            elems: &fk.elems,
+            ranks: &fk.ranks,
+            frees: &fk.frees,
+            free_arrays: &fk.free_arrays,
+        };
+        let (Some(fins), Some(sins)) = (
+            self.kernel_ins(f, w, arrs, &fspec, &[], &[]),
+            self.kernel_ins(f, w, arrs, &sspec, &[], &[]),
+        ) else {
+            return Ok(None);
+        };
+        if sk.accs.len() != ne.len() {
+            return Ok(None);
+        }
+        let vals = |acc: &[u64]| -> Vec<Val> {
+            acc.iter()
+                .zip(&sk.accs)
+                .map(|(r, t)| Val::Prim(runic_jit::from_raw(*t, *r)))
+                .collect()
+        };
+        // Pass 1 (several chunks only): every chunk's total, then the carries in order.
+        let mut carries = vec![init.clone()];
+        if cs.len() > 1 {
+            let totals = crate::soac::run_chunks(f, cs, |_, lo, hi| {
+                self.check_interrupt()?;
+                let ins = fins.ptrs();
+                let mut acc = init.clone();
+                // SAFETY: every input holds at least `w` elements of the kernel's element
+                // type (checked above), the free words hold values of their types, and the
+                // kernel only reads.
+                let code = unsafe { fk.run(lo, hi, &ins, &mut acc) };
+                Ok((code == 0).then_some(acc))
+            })?;
+            let mut fr = f.clone();
+            let mut carry = ne.to_vec();
+            carries.clear();
+            for t in totals {
+                let Some(t) = t else { return Ok(None) };
+                let Some(c) = words(&carry) else {
+                    return Ok(None);
+                };
+                carries.push(c);
+                carry = self.combine(&mut fr, lam, carry, vals(&t))?;
+            }
+        }
+        // Pass 2: every chunk scanned from its carry into the preallocated results.
+        let mut outs: Vec<Buffer> = sk
+            .accs
+            .iter()
+            .map(|t| Buffer::filled(*t, w, Prim::I32(0)))
+            .collect();
+        let out_ptrs: Vec<OutPtr> = outs.iter_mut().map(OutPtr::new).collect();
+        let out_addrs: Vec<usize> = out_ptrs.iter().map(|p| p.base() as usize).collect();
+        let jobs: Vec<(usize, usize)> = (0..cs.len()).map(|k| (k, k + 1)).collect();
+        let ok = crate::soac::run_chunks(f, &jobs, |_, k, _| {
+            self.check_interrupt()?;
+            let (lo, hi) = cs[k];
+            let ins = sins.ptrs();
+            let outs: Vec<*mut u8> = out_addrs.iter().map(|&a| a as *mut u8).collect();
+            let mut acc = carries[k].clone();
+            // SAFETY: as in pass 1; the outputs hold `w` elements of the accumulator types
+            // and chunks are disjoint.
+            Ok(unsafe { sk.run(lo, hi, &ins, &mut acc, &outs) } == 0)
+        })?;
+        drop(out_ptrs);
+        if ok.contains(&false) {
+            return Ok(None);
+        }
+        self.jit.ran();
+        Ok(Some(outs.into_iter().map(|b| arr(vec![w], b)).collect()))
     }
 }

@@ -358,6 +358,15 @@ impl Ctx<'_> {
                     .iter()
                     .map(|s| self.sub(f, s))
                     .collect::<R<Vec<_>>>()?;
+                if par {
+                    if let Route::Scan(fk, sk) = self.route(f, s) {
+                        let ks = (fk.as_ref(), sk.as_ref());
+                        let cs = chunks(w, par);
+                        if let Some(out) = self.scan_native(f, w, lam, ks, &arrs, &ne, &cs)? {
+                            return Ok(out);
+                        }
+                    }
+                }
                 self.scan(f, w, pre.as_ref(), lam, &arrs, ne, par)
             }
             Soac::Hist {
@@ -375,11 +384,17 @@ impl Ctx<'_> {
                     .iter()
                     .map(|s| self.sub(f, s))
                     .collect::<R<Vec<_>>>()?;
+                // The route reads the destinations' types: before they are taken.
+                let route = par.then(|| self.route(f, s));
                 let mut ds = Vec::new();
                 for d in dests {
                     ds.push(self.take(f, *d)?.arr()?.clone());
                 }
-                crate::hist::hist(self, f, w, ds, lam, &ne, &is, &vals, par)
+                let native = match &route {
+                    Some(Route::Hist(k)) => Some(k.as_ref()),
+                    _ => None,
+                };
+                crate::hist::hist(self, f, w, ds, lam, &ne, &is, &vals, par, native)
             }
             Soac::Scatter { w, dests, is, vals } => {
                 let w = self.dim(f, w)?;

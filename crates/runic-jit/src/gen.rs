@@ -1,8 +1,7 @@
 //! Translation of scalar lambdas to Cranelift IR, and the element loops around them.
 
 use crate::shims;
-use crate::{Code, FoldFn, FoldKernel, MapFn, MapKernel, VarType};
-use cranelift_codegen::ir::condcodes::IntCC;
+use crate::Code;
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{
     types, AbiParam, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot,
@@ -72,32 +71,59 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                         BasicOp::Index(..)
                             | BasicOp::Range { .. }
                             | BasicOp::Replicate(..)
-                            | BasicOp::ArrayLit(_, Type::Prim(_))
+                            | BasicOp::ArrayLit(..)
                             | BasicOp::Copy(_)
                             | BasicOp::SubExp(_)
+                            | BasicOp::Update(..)
+                            | BasicOp::Scratch(..)
+                            | BasicOp::Rearrange(..)
                     )
-                    | Exp::Soac(Soac::Map { .. })
+                    | Exp::Loop { .. }
+                    | Exp::Soac(
+                        Soac::Map { .. }
+                            | Soac::Scan { .. }
+                            | Soac::Hist { .. }
+                            | Soac::Scatter { .. }
+                    )
             );
-        if !view && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
+        let acc_update = nest && matches!(s.exp, Exp::Basic(BasicOp::UpdateAcc { .. }));
+        if !view && !acc_update && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
             return Err(format!(
                 "{what} binds a non-scalar value ({})",
                 exp_name(&s.exp)
             ));
         }
         match &s.exp {
-            Exp::Basic(BasicOp::Index(..)) if nest => {}
+            Exp::Basic(
+                BasicOp::Index(..)
+                | BasicOp::UpdateAcc { .. }
+                | BasicOp::Update(..)
+                | BasicOp::Scratch(..)
+                | BasicOp::ArraySize(..),
+            ) if nest => {}
             Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. }) if nest => {}
             Exp::Basic(
                 BasicOp::Range { .. }
                 | BasicOp::Replicate(..)
                 | BasicOp::Copy(_)
-                | BasicOp::ArrayLit(_, Type::Prim(_)),
+                | BasicOp::ArrayLit(..)
+                | BasicOp::Rearrange(..),
             ) if nest => {}
             Exp::Soac(Soac::Reduce { pre, lam, .. }) if nest => {
                 if let Some(p) = pre {
                     check_lambda_in(p, what, true)?;
                 }
                 check_lambda(lam, "an inner reduction's operator")?;
+            }
+            Exp::Soac(Soac::Hist { lam, .. }) if nest => {
+                check_lambda(lam, "an inner reduce_by_index's operator")?;
+            }
+            Exp::Soac(Soac::Scatter { .. }) if nest => {}
+            Exp::Soac(Soac::Scan { pre, lam, .. }) if nest => {
+                if let Some(p) = pre {
+                    check_lambda_in(p, what, true)?;
+                }
+                check_lambda(lam, "an inner scan's operator")?;
             }
             Exp::Soac(Soac::Map { lam, .. }) if nest => {
                 // Array results are written into rows of the map's result.
@@ -136,7 +162,8 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 check_body(else_body, what, nest)?;
             }
             Exp::Loop { params, body, .. } => {
-                if params.iter().any(|(p, _)| !matches!(p.ty, Type::Prim(_))) {
+                let arrays = params.iter().any(|(p, _)| !matches!(p.ty, Type::Prim(_)));
+                if arrays && !nest {
                     return Err(format!("{what} contains a loop with array parameters"));
                 }
                 check_body(body, what, nest)?;
@@ -179,28 +206,6 @@ fn exp_name(e: &Exp) -> &'static str {
     }
 }
 
-/// The free variables of `lams`, sorted, with their types.
-pub(crate) fn frees_of(
-    lams: &[&Lambda],
-    free_type: &dyn Fn(VName) -> Option<PrimType>,
-) -> R<Vec<(VName, PrimType)>> {
-    let mut vs: Vec<VName> = Vec::new();
-    for l in lams {
-        for v in runic_ir::traverse::free_vars(*l) {
-            if !vs.contains(&v) {
-                vs.push(v);
-            }
-        }
-    }
-    vs.sort();
-    vs.into_iter()
-        .map(|v| match free_type(v) {
-            Some(t) => Ok((v, t)),
-            None => Err(format!("the free variable {v} is not a scalar")),
-        })
-        .collect()
-}
-
 /// The shims native code calls, declared in one function.
 pub(crate) struct Rt {
     pub(crate) binop: FuncRef,
@@ -209,6 +214,7 @@ pub(crate) struct Rt {
     pub(crate) ternop: FuncRef,
     pub(crate) scratch: FuncRef,
     pub(crate) slice: FuncRef,
+    pub(crate) range: FuncRef,
 }
 
 fn new_module() -> R<JITModule> {
@@ -231,6 +237,7 @@ fn new_module() -> R<JITModule> {
     b.symbol("runic_rt_ternop", shims::rt_ternop as *const u8);
     b.symbol("runic_rt_scratch", shims::rt_scratch as *const u8);
     b.symbol("runic_rt_slice", shims::rt_slice as *const u8);
+    b.symbol("runic_rt_range", shims::rt_range as *const u8);
     Ok(JITModule::new(b))
 }
 
@@ -252,12 +259,13 @@ fn declare_rt(module: &mut JITModule, func: &mut cranelift_codegen::ir::Function
         ternop: decl("runic_rt_ternop", &[i64t; 8], types::I32)?,
         scratch: decl("runic_rt_scratch", &[i64t; 3], i64t)?,
         slice: decl("runic_rt_slice", &[i64t; 6], types::I32)?,
+        range: decl("runic_rt_range", &[i64t; 7], types::I32)?,
     })
 }
 
 /// Compile one function `kernel` with signature `sig`, whose body `build` emits, and return
 /// its address with the module that owns it.
-fn build_kernel(
+pub(crate) fn build_kernel(
     params: &[CType],
     build: impl FnOnce(&mut FunctionBuilder, &Rt, StackSlot) -> R<()>,
 ) -> R<(*const u8, Code)> {
@@ -281,9 +289,19 @@ fn build_kernel(
         b.seal_all_blocks();
         b.finalize(config);
     }
+    let dump = std::env::var("RUNIC_JIT_DUMP").is_ok();
+    if dump {
+        eprintln!("{}", ctx.func.display());
+        ctx.set_disasm(true);
+    }
     module
         .define_function(id, &mut ctx)
         .map_err(|e| format!("cranelift: {e:?}"))?;
+    if dump {
+        if let Some(c) = ctx.compiled_code() {
+            eprintln!("{}", c.vcode.as_deref().unwrap_or(""));
+        }
+    }
     module.clear_context(&mut ctx);
     module
         .finalize_definitions()
@@ -304,318 +322,24 @@ pub(crate) fn elem_addr(b: &mut FunctionBuilder, base: Value, i: Value, t: PrimT
 }
 
 /// Loads `n` pointers from the pointer array at `arr`, from index `first` on.
-fn load_ptrs(b: &mut FunctionBuilder, arr: Value, first: usize, n: usize) -> Vec<Value> {
+pub(crate) fn load_ptrs(b: &mut FunctionBuilder, arr: Value, first: usize, n: usize) -> Vec<Value> {
     (first..first + n)
         .map(|k| b.ins().load(types::I64, mem(), arr, (8 * k) as i32))
         .collect()
 }
 
-pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -> R<MapKernel> {
-    // Array results are written into rows of the outputs.
-    let what = "the map's lambda";
-    if lam
-        .ret
-        .iter()
-        .any(|t| !matches!(t, Type::Prim(_) | Type::Array { .. }))
-    {
-        return Err(format!(
-            "{what} has a result that is neither a scalar nor an array"
-        ));
-    }
-    let scalar_ret = Lambda {
-        ret: vec![],
-        ..lam.clone()
-    };
-    check_lambda_in(&scalar_ret, what, true)?;
-    let (frees, free_arrays) = crate::nest::split_frees(lam, free_type)?;
-    let params: Vec<PrimType> = lam.params.iter().map(|p| prim_of(&p.ty)).collect();
-    let ranks: Vec<usize> = lam.params.iter().map(|p| p.ty.rank() + 1).collect();
-    let results: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
-    let result_ranks: Vec<usize> = lam.ret.iter().map(|t| t.rank() + 1).collect();
-    let i64t = types::I64;
-    let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        let header = b.create_block();
-        b.append_block_param(header, i64t);
-        let body = b.create_block();
-        let done = b.create_block();
-        let fail = b.create_block();
-        b.append_block_param(fail, types::I32);
-
-        b.switch_to_block(entry);
-        let [start, end, ins, outs] = b.block_params(entry)[..] else {
-            return Err("internal error: kernel parameters".into());
-        };
-        let bases = load_ptrs(b, ins, 0, params.len());
-        let free_ptrs = load_ptrs(b, ins, params.len(), frees.len());
-        let arr_ptrs = load_ptrs(b, ins, params.len() + frees.len(), free_arrays.len());
-        let n_in = params.len() + frees.len() + free_arrays.len();
-        let dims_ptr = load_ptrs(b, ins, n_in, 1)[0];
-        let arena = load_ptrs(b, ins, n_in + 1, 1)[0];
-        let out_bases = load_ptrs(b, outs, 0, results.len());
-        let mut env = HashMap::new();
-        for ((v, t), p) in frees.iter().zip(free_ptrs) {
-            let x = b.ins().load(cl(*t), mem(), p, 0);
-            env.insert(*v, (x, *t));
-        }
-        // Shapes: every input's, then every free array's, in one array of i64.
-        let mut k = 0;
-        let mut dims = |b: &mut FunctionBuilder, r: usize| -> Vec<Value> {
-            let d = (k..k + r)
-                .map(|j| b.ins().load(types::I64, mem(), dims_ptr, (8 * j) as i32))
-                .collect();
-            k += r;
-            d
-        };
-        let in_dims: Vec<Vec<Value>> = ranks.iter().map(|&r| dims(b, r)).collect();
-        let mut arrays = HashMap::new();
-        for ((v, t, r), p) in free_arrays.iter().zip(arr_ptrs) {
-            let d = dims(b, *r);
-            arrays.insert(*v, crate::nest::ArrV::dense(b, p, *t, d));
-        }
-        let out_dims: Vec<Vec<Value>> = result_ranks.iter().map(|&r| dims(b, r)).collect();
-        // Dense views of the inputs and outputs, whose rows the elements take.
-        let view = |b: &mut FunctionBuilder, base: &Value, t: &PrimType, d: &Vec<Value>| {
-            crate::nest::ArrV::dense(b, *base, *t, d.clone())
-        };
-        let in_views: Vec<_> = (bases.iter().zip(&params).zip(&in_dims))
-            .map(|((base, t), d)| view(b, base, t, d))
-            .collect();
-        let out_views: Vec<_> = (out_bases.iter().zip(&results).zip(&out_dims))
-            .map(|((base, t), d)| view(b, base, t, d))
-            .collect();
-        b.ins().jump(header, &ba(&[start]));
-
-        b.switch_to_block(header);
-        let i = b.block_params(header)[0];
-        let more = b.ins().icmp(IntCC::SignedLessThan, i, end);
-        b.ins().brif(more, body, &[], done, &[]);
-
-        b.switch_to_block(body);
-        let mut args = Vec::new();
-        let mut rows = Vec::new();
-        for (((base, t), p), v) in bases.iter().zip(&params).zip(&lam.params).zip(&in_views) {
-            if v.dims.len() == 1 {
-                let a = elem_addr(b, *base, i, *t);
-                args.push(b.ins().load(cl(*t), mem(), a, 0));
-            } else {
-                // Row `i`: a view of the input, no copy.
-                rows.push((p.name, v.row(b, i)));
-            }
-        }
-        // The output rows of array results, where a nested map producing one writes.
-        let mut out_rows = Vec::new();
-        for out in &out_views {
-            out_rows.push((out.dims.len() > 1).then(|| out.row(b, i)));
-        }
-        let mut g = Gen {
-            b,
-            env,
-            arrays: arrays.clone(),
-            fail,
-            rt,
-            slot,
-            arena: Some(arena),
-            n_scratch: 0,
-            dests: HashMap::new(),
-            written: HashSet::new(),
-        };
-        g.arrays.extend(rows);
-        for (r, row) in lam.body.result.iter().zip(&out_rows) {
-            if let (SubExp::Var(v), Some(row)) = (r, row) {
-                g.dests.entry(*v).or_insert_with(|| row.clone());
-            }
-        }
-        let scalar_params: Vec<&Param> = lam
-            .params
-            .iter()
-            .filter(|p| matches!(p.ty, Type::Prim(_)))
-            .collect();
-        for (p, a) in scalar_params.iter().zip(&args) {
-            g.env.insert(p.name, (*a, prim_of(&p.ty)));
-        }
-        for s in &lam.body.stms {
-            g.stm(s)?;
-        }
-        let mut copied = HashSet::new();
-        for ((r, row), (base, t)) in lam
-            .body
-            .result
-            .iter()
-            .zip(&out_rows)
-            .zip(out_bases.iter().zip(&results))
-        {
-            match (r, row) {
-                (SubExp::Var(v), Some(row)) => {
-                    // Written in place by the nested map that made it, or copied.
-                    if !(g.written.contains(v) && copied.insert(*v)) {
-                        let src = g.array(*v)?;
-                        g.copy_row(&src, row)?;
-                    }
-                }
-                (_, Some(_)) => return Err("internal error: an array result".into()),
-                (_, None) => {
-                    let (v, _) = g.opd(r)?;
-                    let a = elem_addr(g.b, *base, i, *t);
-                    g.b.ins().store(mem(), v, a, 0);
-                }
-            }
-        }
-        let b = g.b;
-        let next = b.ins().iadd_imm_s(i, 1);
-        b.ins().jump(header, &ba(&[next]));
-
-        b.switch_to_block(done);
-        let zero = b.ins().iconst(types::I32, 0);
-        b.ins().return_(&[zero]);
-        b.switch_to_block(fail);
-        let code = b.block_params(fail)[0];
-        b.ins().return_(&[code]);
-        Ok(())
-    })?;
-    // SAFETY: the function was compiled with exactly this signature (four i64-sized
-    // arguments, an i32 result, the platform's C calling convention).
-    let f: MapFn = unsafe { std::mem::transmute::<*const u8, MapFn>(ptr) };
-    Ok(MapKernel {
-        f,
-        params,
-        ranks,
-        results,
-        result_ranks,
-        frees,
-        free_arrays,
-        _code: code,
-    })
-}
-
-pub fn compile_fold(
-    pre: Option<&Lambda>,
-    op: &Lambda,
-    free_type: &dyn Fn(VName) -> Option<PrimType>,
-) -> R<FoldKernel> {
-    if let Some(p) = pre {
-        check_lambda(p, "the reduction's map lambda")?;
-    }
-    check_lambda(op, "the reduction operator")?;
-    let k = op.ret.len();
-    if op.params.len() != 2 * k {
-        return Err("the reduction operator's arity does not match its results".into());
-    }
-    let accs: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
-    for (p, t) in op.params.iter().zip(accs.iter().chain(&accs)) {
-        if prim_of(&p.ty) != *t {
-            return Err("the reduction operator's parameter types differ from its results".into());
-        }
-    }
-    let elems: Vec<PrimType> = match pre {
-        Some(p) => {
-            if p.ret.iter().map(prim_of).ne(accs.iter().copied()) {
-                return Err("the reduction's map lambda does not produce operands".into());
-            }
-            p.params.iter().map(|q| prim_of(&q.ty)).collect()
-        }
-        None => accs.clone(),
-    };
-    let mut lams = vec![op];
-    lams.extend(pre);
-    let frees = frees_of(&lams, free_type)?;
-    let i64t = types::I64;
-    let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        let header = b.create_block();
-        b.append_block_param(header, i64t);
-        for t in &accs {
-            b.append_block_param(header, cl(*t));
-        }
-        let body = b.create_block();
-        let done = b.create_block();
-        for t in &accs {
-            b.append_block_param(done, cl(*t));
-        }
-        let fail = b.create_block();
-        b.append_block_param(fail, types::I32);
-
-        b.switch_to_block(entry);
-        let [start, end, ins, acc_ptr] = b.block_params(entry)[..] else {
-            return Err("internal error: kernel parameters".into());
-        };
-        let bases = load_ptrs(b, ins, 0, elems.len());
-        let free_ptrs = load_ptrs(b, ins, elems.len(), frees.len());
-        let mut env = HashMap::new();
-        for ((v, t), p) in frees.iter().zip(free_ptrs) {
-            let x = b.ins().load(cl(*t), mem(), p, 0);
-            env.insert(*v, (x, *t));
-        }
-        let mut init = vec![start];
-        for (j, t) in accs.iter().enumerate() {
-            init.push(b.ins().load(cl(*t), mem(), acc_ptr, (8 * j) as i32));
-        }
-        b.ins().jump(header, &ba(&init));
-
-        b.switch_to_block(header);
-        let hp = b.block_params(header).to_vec();
-        let (i, acc) = (hp[0], hp[1..].to_vec());
-        let more = b.ins().icmp(IntCC::SignedLessThan, i, end);
-        b.ins().brif(more, body, &[], done, &ba(&acc));
-
-        b.switch_to_block(body);
-        let mut xs = Vec::new();
-        for (base, t) in bases.iter().zip(&elems) {
-            let a = elem_addr(b, *base, i, *t);
-            xs.push(b.ins().load(cl(*t), mem(), a, 0));
-        }
-        let mut g = Gen {
-            b,
-            env,
-            arrays: HashMap::new(),
-            fail,
-            rt,
-            slot,
-            arena: None,
-            n_scratch: 0,
-            dests: HashMap::new(),
-            written: HashSet::new(),
-        };
-        let ys = match pre {
-            Some(p) => g.lambda(p, &xs)?,
-            None => xs,
-        };
-        let mut args = acc;
-        args.extend(ys);
-        let new = g.lambda(op, &args)?;
-        let b = g.b;
-        let next = b.ins().iadd_imm_s(i, 1);
-        let mut hargs = vec![next];
-        hargs.extend(new);
-        b.ins().jump(header, &ba(&hargs));
-
-        b.switch_to_block(done);
-        let fin = b.block_params(done).to_vec();
-        for (j, v) in fin.into_iter().enumerate() {
-            b.ins().store(mem(), v, acc_ptr, (8 * j) as i32);
-        }
-        let zero = b.ins().iconst(types::I32, 0);
-        b.ins().return_(&[zero]);
-        b.switch_to_block(fail);
-        let code = b.block_params(fail)[0];
-        b.ins().return_(&[code]);
-        Ok(())
-    })?;
-    // SAFETY: compiled with exactly this signature (see `compile_map`).
-    let f: FoldFn = unsafe { std::mem::transmute::<*const u8, FoldFn>(ptr) };
-    Ok(FoldKernel {
-        f,
-        elems,
-        accs,
-        frees,
-        _code: code,
-    })
-}
-
 pub(crate) fn prim_of(t: &Type) -> PrimType {
     t.elem().unwrap_or(PrimType::Bool)
+}
+
+/// An accumulator in native code: the address of its array's first element (dense), its
+/// element type and dimensions, and its operator (`None`: updates overwrite).
+#[derive(Clone)]
+pub(crate) struct AccV {
+    pub base: Value,
+    pub elem: PrimType,
+    pub dims: Vec<Value>,
+    pub op: Option<Lambda>,
 }
 
 /// Emits the code of lambda bodies into a function under construction.
@@ -638,6 +362,37 @@ pub(crate) struct Gen<'a, 'b> {
     pub(crate) dests: HashMap<VName, crate::nest::ArrV>,
     /// The names of `dests` built in place.
     pub(crate) written: HashSet<VName>,
+    /// The accumulators in scope (free ones, and the names updates bind).
+    pub(crate) accs: HashMap<VName, AccV>,
+    /// The arrays in scope that this code made and no other name refers to, which may be
+    /// updated in place (see `inplace.rs`).
+    pub(crate) owned: HashSet<VName>,
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    pub(crate) fn new(
+        b: &'a mut FunctionBuilder<'b>,
+        env: HashMap<VName, (Value, PrimType)>,
+        fail: Block,
+        rt: &'a Rt,
+        slot: StackSlot,
+        arena: Option<Value>,
+    ) -> Gen<'a, 'b> {
+        Gen {
+            b,
+            env,
+            arrays: HashMap::new(),
+            fail,
+            rt,
+            slot,
+            arena,
+            n_scratch: 0,
+            dests: HashMap::new(),
+            written: HashSet::new(),
+            accs: HashMap::new(),
+            owned: HashSet::new(),
+        }
+    }
 }
 
 impl Gen<'_, '_> {
@@ -704,7 +459,28 @@ impl Gen<'_, '_> {
                 neutral,
                 ..
             }) => return self.inner_reduce(s, w, arrs, pre.as_ref(), lam, neutral),
+            Exp::Soac(Soac::Scan {
+                w,
+                arrs,
+                pre,
+                lam,
+                neutral,
+            }) => return self.inner_scan(s, w, arrs, pre.as_ref(), lam, neutral),
             Exp::Soac(Soac::Map { w, lam, arrs }) => return self.inner_map(s, w, lam, arrs),
+            Exp::Soac(Soac::Hist {
+                w,
+                dests,
+                lam,
+                is,
+                vals,
+                ..
+            }) => return self.inner_hist(s, w, dests, Some(lam), is, vals),
+            Exp::Soac(Soac::Scatter { w, dests, is, vals }) => {
+                return self.inner_hist(s, w, dests, None, is, vals)
+            }
+            Exp::Basic(BasicOp::ArrayLit(rows, Type::Array { .. })) => {
+                return self.array_of_rows(s, rows)
+            }
             Exp::Basic(
                 op @ (BasicOp::Range { .. } | BasicOp::Replicate(..) | BasicOp::ArrayLit(..)),
             ) => return self.fill_array(s, op),
@@ -719,6 +495,16 @@ impl Gen<'_, '_> {
                 return Ok(());
             }
             Exp::Loop { params, form, body } => return self.native_loop(s, params, form, body),
+            Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) => {
+                return self.update_acc(s, *acc, is, vals)
+            }
+            Exp::Basic(BasicOp::Update(a, idx, v)) => return self.update(s, *a, idx, v),
+            Exp::Basic(BasicOp::Rearrange(perm, a)) => return self.rearrange(s, perm, *a),
+
+            Exp::Basic(BasicOp::Scratch(t, shape)) => return self.scratch_array(s, *t, shape),
+            Exp::Basic(BasicOp::ArraySize(a, d)) if self.arrays.contains_key(a) => {
+                return self.array_size(s, *a, *d)
+            }
             _ => {}
         }
         let [p] = s.pat.as_slice() else {

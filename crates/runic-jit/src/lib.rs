@@ -23,8 +23,14 @@
 //! per-call scratch buffers or straight into the output's rows, `if`s with array results).
 //!
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
+//!
+//! `RUNIC_JIT_DUMP=1` prints every kernel's Cranelift IR and machine code to stderr as it is
+//! compiled (for developers tuning the generated code).
 
 mod gen;
+mod hist;
+mod inplace;
+mod kernels;
 mod nest;
 mod rows;
 mod scalar;
@@ -39,8 +45,8 @@ use runic_ir::{Lambda, PrimType, VName};
 
 /// `fn(start, end, ins, outs) -> code`: see [`MapKernel::run`].
 pub type MapFn = unsafe extern "C" fn(i64, i64, *const *const u8, *const *mut u8) -> i32;
-/// `fn(start, end, ins, acc) -> code`: see [`FoldKernel::run`].
-pub type FoldFn = unsafe extern "C" fn(i64, i64, *const *const u8, *mut u64) -> i32;
+/// `fn(start, end, ins, acc, outs) -> code`: see [`FoldKernel::run`] and [`ScanKernel::run`].
+pub type FoldFn = unsafe extern "C" fn(i64, i64, *const *const u8, *mut u64, *const *mut u8) -> i32;
 
 /// The executable memory of a compiled kernel; freed when the kernel is dropped.
 struct Code(Option<JITModule>);
@@ -62,11 +68,14 @@ impl Drop for Code {
 }
 
 /// The type of a variable a lambda uses but does not bind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum VarType {
     Scalar(PrimType),
     /// Element type and rank.
     Array(PrimType, usize),
+    /// An accumulator of one array (element type, rank) updated with its operator, whose
+    /// scalar lambda has no free variables (`None`: updates overwrite).
+    Acc(PrimType, usize, Option<Lambda>),
 }
 
 /// A compiled `map` body. Columns hold elements in their natural size (`bool`: one byte, 0
@@ -86,6 +95,9 @@ pub struct MapKernel {
     pub frees: Vec<(VName, PrimType)>,
     /// The lambda's free arrays (element type, rank), passed after the free scalars.
     pub free_arrays: Vec<(VName, PrimType, usize)>,
+    /// The lambda's free accumulators (element type, rank of the array they update),
+    /// passed after the free arrays: a pointer to the first element of each array.
+    pub accs: Vec<(VName, PrimType, usize)>,
     _code: Code,
 }
 
@@ -93,10 +105,12 @@ impl MapKernel {
     /// Run the body on elements `start..end`.
     ///
     /// `ins` holds, for each parameter, a pointer to the first element of its input, then
-    /// for each free scalar a pointer to its value, for each free array a pointer to its
-    /// first element, and last a pointer to the dimensions (`i64`) of every input, then of
-    /// every free array, then of every output (all of its `result_ranks` dimensions); `outs`
-    /// a pointer to the first element of each output.
+    /// for each free scalar a pointer to its value, for each free array and then each
+    /// accumulator a pointer to its first element, and last a pointer to the dimensions
+    /// (`i64`) of every input, then of every free array, of every accumulator's array, and
+    /// of every output (all of its `result_ranks` dimensions); `outs` a pointer to the
+    /// first element of each output. Accumulator updates are applied to their arrays in
+    /// element order (an index out of range is skipped).
     /// Returns 0, or a failure code: then some elements of the range may have been written
     /// and others not.
     ///
@@ -108,7 +122,7 @@ impl MapKernel {
     pub unsafe fn run(&self, start: usize, end: usize, ins: &[*const u8], outs: &[*mut u8]) -> i32 {
         assert_eq!(
             ins.len(),
-            self.params.len() + self.frees.len() + self.free_arrays.len() + 1
+            self.params.len() + self.frees.len() + self.free_arrays.len() + self.accs.len() + 1
         );
         assert_eq!(outs.len(), self.results.len());
         // The scratch buffers of this call, after the caller's pointers.
@@ -122,26 +136,137 @@ impl MapKernel {
 /// A compiled fold: `acc = op(acc, pre(x))` for every element `x` in order.
 pub struct FoldKernel {
     f: FoldFn,
-    /// Element type of each input column.
+    /// Element type of each input.
     pub elems: Vec<PrimType>,
+    /// Rank of each input: 1 for a column of scalars, more when `pre` takes rows.
+    pub ranks: Vec<usize>,
     /// Type of each accumulator value.
     pub accs: Vec<PrimType>,
-    /// The free scalar variables of `pre` and `op`, passed after the input columns.
+    /// The free scalar variables of `pre` and `op`, passed after the inputs.
     pub frees: Vec<(VName, PrimType)>,
+    /// The free arrays of `pre` and `op` (element type, rank), passed after the scalars.
+    pub free_arrays: Vec<(VName, PrimType, usize)>,
     _code: Code,
 }
 
 impl FoldKernel {
     /// Fold elements `start..end` into `acc` (one raw word per accumulator value, see
-    /// [`to_raw`]). Returns 0, or a failure code (then `acc` is unchanged).
+    /// [`to_raw`]). `ins` as for [`MapKernel::run`] (inputs, free scalars, free arrays,
+    /// then the dimensions of the inputs and free arrays). Returns 0, or a failure code
+    /// (then `acc` is unchanged).
     ///
     /// # Safety
-    /// As for [`MapKernel::run`]: columns of at least `end` elements of their types, valid
-    /// free-variable pointers.
+    /// As for [`MapKernel::run`]: inputs of at least `end` rows of their types and
+    /// dimensions, valid free-variable pointers.
     pub unsafe fn run(&self, start: usize, end: usize, ins: &[*const u8], acc: &mut [u64]) -> i32 {
-        assert_eq!(ins.len(), self.elems.len() + self.frees.len());
+        let n = self.elems.len() + self.frees.len() + self.free_arrays.len() + 1;
+        assert_eq!(ins.len(), n);
         assert_eq!(acc.len(), self.accs.len());
-        (self.f)(start as i64, end as i64, ins.as_ptr(), acc.as_mut_ptr())
+        let mut arena = shims::Scratch::default();
+        let mut all = ins.to_vec();
+        all.push(&mut arena as *mut shims::Scratch as *const u8);
+        (self.f)(
+            start as i64,
+            end as i64,
+            all.as_ptr(),
+            acc.as_mut_ptr(),
+            std::ptr::null(),
+        )
+    }
+}
+
+/// A compiled inclusive scan: `acc = op(acc, pre(x))` for every element `x` in order,
+/// every intermediate `acc` written to the outputs at the element's position.
+pub struct ScanKernel {
+    f: FoldFn,
+    /// Element type of each input.
+    pub elems: Vec<PrimType>,
+    /// Rank of each input (see [`FoldKernel::ranks`]).
+    pub ranks: Vec<usize>,
+    /// Type of each accumulator value (and output column).
+    pub accs: Vec<PrimType>,
+    /// The free scalar variables of `pre` and `op`, passed after the inputs.
+    pub frees: Vec<(VName, PrimType)>,
+    /// The free arrays of `pre` and `op`, passed after the scalars.
+    pub free_arrays: Vec<(VName, PrimType, usize)>,
+    _code: Code,
+}
+
+impl ScanKernel {
+    /// Scan elements `start..end` from `acc` (raw words, see [`to_raw`]) into the outputs
+    /// (one column per accumulator value, written at `start..end`); `acc` ends as the last
+    /// value. Returns 0, or a failure code (then some outputs may have been written).
+    ///
+    /// # Safety
+    /// As for [`FoldKernel::run`] (the same `ins`); every output holds at least `end` elements of its type
+    /// and no other thread accesses its elements `start..end` during the call.
+    pub unsafe fn run(
+        &self,
+        start: usize,
+        end: usize,
+        ins: &[*const u8],
+        acc: &mut [u64],
+        outs: &[*mut u8],
+    ) -> i32 {
+        let n = self.elems.len() + self.frees.len() + self.free_arrays.len() + 1;
+        assert_eq!(ins.len(), n);
+        assert_eq!(acc.len(), self.accs.len());
+        assert_eq!(outs.len(), self.accs.len());
+        let mut arena = shims::Scratch::default();
+        let mut all = ins.to_vec();
+        all.push(&mut arena as *mut shims::Scratch as *const u8);
+        (self.f)(
+            start as i64,
+            end as i64,
+            all.as_ptr(),
+            acc.as_mut_ptr(),
+            outs.as_ptr(),
+        )
+    }
+}
+
+/// A compiled `reduce_by_index`: `dest[b] = op(dest[b], v)` for the elements of a range
+/// whose bin `b` falls into a range of bins, in input order.
+pub struct HistKernel {
+    f: MapFn,
+    /// Element type of each index array (one per dimension of the destinations).
+    pub index_types: Vec<PrimType>,
+    /// Element type of each value array.
+    pub vals: Vec<PrimType>,
+    /// Element type of each destination.
+    pub dests: Vec<PrimType>,
+    /// The operator's free scalar variables, passed after the value arrays.
+    pub frees: Vec<(VName, PrimType)>,
+    /// The operator's free arrays, passed after the free scalars.
+    pub free_arrays: Vec<(VName, PrimType, usize)>,
+    _code: Code,
+}
+
+impl HistKernel {
+    /// Apply elements `start..end` whose flat bin is in `lo..hi` to the destinations,
+    /// each of which points to the element of bin `lo`. `ins` as for [`MapKernel::run`]:
+    /// the index arrays and value arrays (as inputs), free scalars, free arrays, then the
+    /// dimensions: one per input, those of the free arrays, the number of bins of every
+    /// dimension, then `lo` and `hi`. Returns 0, or a failure code (then some elements
+    /// may have been applied).
+    ///
+    /// # Safety
+    /// As for [`MapKernel::run`]: inputs of at least `end` elements, destinations of at
+    /// least `hi - lo` elements used by no other thread during the call.
+    pub unsafe fn run(
+        &self,
+        start: usize,
+        end: usize,
+        ins: &[*const u8],
+        dests: &[*mut u8],
+    ) -> i32 {
+        let n = self.index_types.len() + self.vals.len();
+        assert_eq!(ins.len(), n + self.frees.len() + self.free_arrays.len() + 1);
+        assert_eq!(dests.len(), self.dests.len());
+        let mut arena = shims::Scratch::default();
+        let mut all = ins.to_vec();
+        all.push(&mut arena as *mut shims::Scratch as *const u8);
+        (self.f)(start as i64, end as i64, all.as_ptr(), dests.as_ptr())
     }
 }
 
@@ -153,15 +278,35 @@ pub fn compile_map(
     lam: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<MapKernel, String> {
-    gen::compile_map(lam, free_type)
+    kernels::compile_map(lam, free_type)
+}
+
+/// Compile `reduce_by_index` with the operator `op` (scalar destinations) whose index
+/// arrays have the types `index_types`.
+pub fn compile_hist(
+    op: &Lambda,
+    index_types: &[PrimType],
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> Result<HistKernel, String> {
+    hist::compile_hist(op, index_types, free_type)
+}
+
+/// Compile `scan op ne (map pre xs …)` (`pre` = `None`: the identity) into an inclusive
+/// scan over elements.
+pub fn compile_scan(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> Result<ScanKernel, String> {
+    kernels::compile_scan(pre, op, free_type)
 }
 
 /// Compile `reduce op ne (map pre xs …)` (`pre` = `None`: the identity) into a fold over
-/// elements.
+/// elements. `pre` may take rows and index free arrays, as a map's lambda.
 pub fn compile_fold(
     pre: Option<&Lambda>,
     op: &Lambda,
-    free_type: &dyn Fn(VName) -> Option<PrimType>,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<FoldKernel, String> {
-    gen::compile_fold(pre, op, free_type)
+    kernels::compile_fold(pre, op, free_type)
 }

@@ -62,20 +62,43 @@ impl ArrV {
     }
 }
 
-/// The free variables of a map lambda: scalars, and arrays with their element types and
-/// ranks (each sorted by name).
+/// A free accumulator: element type, rank, operator.
+pub(crate) type AccFree = (VName, PrimType, usize, Option<Lambda>);
+
+/// The free variables of lambdas: scalars, arrays with their element types and ranks, and
+/// accumulators (each sorted by name).
 #[allow(clippy::type_complexity)]
 pub(crate) fn split_frees(
-    lam: &Lambda,
+    lams: &[&Lambda],
     free_type: &dyn Fn(VName) -> Option<VarType>,
-) -> R<(Vec<(VName, PrimType)>, Vec<(VName, PrimType, usize)>)> {
-    let mut vs: Vec<VName> = runic_ir::traverse::free_vars(lam).into_iter().collect();
+) -> R<(
+    Vec<(VName, PrimType)>,
+    Vec<(VName, PrimType, usize)>,
+    Vec<AccFree>,
+)> {
+    let mut vs: Vec<VName> = Vec::new();
+    for l in lams {
+        for v in runic_ir::traverse::free_vars(*l) {
+            if !vs.contains(&v) {
+                vs.push(v);
+            }
+        }
+    }
     vs.sort();
-    let (mut scalars, mut arrays) = (Vec::new(), Vec::new());
+    let (mut scalars, mut arrays, mut accs) = (Vec::new(), Vec::new(), Vec::new());
     for v in vs {
         match free_type(v) {
             Some(VarType::Scalar(t)) => scalars.push((v, t)),
             Some(VarType::Array(t, r)) if r >= 1 => arrays.push((v, t, r)),
+            Some(VarType::Acc(t, r, op)) if r >= 1 => {
+                if let Some(op) = &op {
+                    crate::gen::check_lambda(op, "an accumulator's operator")?;
+                    if !runic_ir::traverse::free_vars(op).is_empty() {
+                        return Err("an accumulator whose operator has free variables".into());
+                    }
+                }
+                accs.push((v, t, r, op))
+            }
             _ => {
                 return Err(format!(
                     "the free variable {v} is neither a scalar nor an array"
@@ -83,7 +106,7 @@ pub(crate) fn split_frees(
             }
         }
     }
-    Ok((scalars, arrays))
+    Ok((scalars, arrays, accs))
 }
 
 impl Gen<'_, '_> {
@@ -105,12 +128,7 @@ impl Gen<'_, '_> {
     /// An index operand as an i64.
     pub(crate) fn index_value(&mut self, s: &SubExp) -> R<Value> {
         let (v, t) = self.opd(s)?;
-        Ok(match t {
-            PrimType::I64 | PrimType::U64 => v,
-            t if t.is_signed_int() => self.b.ins().sextend(types::I64, v),
-            t if t.is_int() => self.b.ins().uextend(types::I64, v),
-            _ => return Err("an index that is not an integer".into()),
-        })
+        self.widen_index(v, t)
     }
 
     /// `x = a[i, j, …]` with fixed indices: an element, or a view of a row.
@@ -119,6 +137,19 @@ impl Gen<'_, '_> {
         let [p] = s.pat.as_slice() else {
             return Err("an index with several results".into());
         };
+        let view = self.select(&a, idx)?;
+        if view.dims.is_empty() {
+            let x = self.b.ins().load(cl(a.elem), mem(), view.base, 0);
+            self.env.insert(p.name, (x, a.elem));
+        } else {
+            self.arrays.insert(p.name, view);
+        }
+        Ok(())
+    }
+
+    /// The view `a[idx]` (bounds-checked: the slow path reports a failure); rank 0 for an
+    /// element, whose address is `base`.
+    pub(crate) fn select(&mut self, a: &ArrV, idx: &[DimIndex]) -> R<ArrV> {
         if idx.len() > a.dims.len() {
             return Err("an index of more dimensions than the array has".into());
         }
@@ -148,22 +179,12 @@ impl Gen<'_, '_> {
         }
         dims.extend_from_slice(&a.dims[idx.len()..]);
         strides.extend_from_slice(&a.strides[idx.len()..]);
-        let addr = elem_addr(self.b, a.base, off, a.elem);
-        if dims.is_empty() {
-            let x = self.b.ins().load(cl(a.elem), mem(), addr, 0);
-            self.env.insert(p.name, (x, a.elem));
-        } else {
-            self.arrays.insert(
-                p.name,
-                ArrV {
-                    base: addr,
-                    elem: a.elem,
-                    dims,
-                    strides,
-                },
-            );
-        }
-        Ok(())
+        Ok(ArrV {
+            base: elem_addr(self.b, a.base, off, a.elem),
+            elem: a.elem,
+            dims,
+            strides,
+        })
     }
 
     /// The first index, length and stride of a slice `start:end:stride` of a dimension of
@@ -233,6 +254,25 @@ impl Gen<'_, '_> {
         op: &Lambda,
         neutral: &[SubExp],
     ) -> R<()> {
+        let fin = self.fold_loop(w, arrs, pre, op, neutral, None)?;
+        for ((p, v), t) in s.pat.iter().zip(fin).zip(op.ret.iter().map(prim_of)) {
+            self.env.insert(p.name, (v, t));
+        }
+        Ok(())
+    }
+
+    /// The loop of [`Gen::inner_reduce`]; with `outs`, every intermediate accumulator is
+    /// also stored there (a scan). Returns the final accumulator.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn fold_loop(
+        &mut self,
+        w: &SubExp,
+        arrs: &[VName],
+        pre: Option<&Lambda>,
+        op: &Lambda,
+        neutral: &[SubExp],
+        outs: Option<&[ArrV]>,
+    ) -> R<Vec<Value>> {
         check_lambda(op, "an inner reduction's operator")?;
         let w = self.index_value(w)?;
         let mut views = Vec::new();
@@ -294,108 +334,16 @@ impl Gen<'_, '_> {
         let mut args = acc;
         args.extend(ys);
         let new = self.lambda(op, &args)?;
+        for (out, v) in outs.unwrap_or_default().iter().zip(&new) {
+            let addr = out.at(self.b, j);
+            self.b.ins().store(mem(), *v, addr, 0);
+        }
         let next = self.b.ins().iadd_imm_s(j, 1);
         let mut hargs = vec![next];
         hargs.extend(new);
         self.b.ins().jump(header, &ba(&hargs));
 
         self.b.switch_to_block(done);
-        let fin = self.b.block_params(done).to_vec();
-        for ((p, v), t) in s.pat.iter().zip(fin).zip(accs) {
-            self.env.insert(p.name, (v, t));
-        }
-        Ok(())
-    }
-}
-
-impl Gen<'_, '_> {
-    /// A `for`/`while` loop with scalar parameters: a native loop whose header block
-    /// carries the counter and the parameters.
-    pub(crate) fn native_loop(
-        &mut self,
-        s: &Stm,
-        params: &[(Param, SubExp)],
-        form: &LoopForm,
-        body: &Body,
-    ) -> R<()> {
-        let tys: Vec<PrimType> = params.iter().map(|(p, _)| prim_of(&p.ty)).collect();
-        let bound = match form {
-            LoopForm::For { bound, .. } => {
-                let (v, t) = self.opd(bound)?;
-                if !t.is_int() {
-                    return Err("a for loop whose bound is not an integer".into());
-                }
-                Some((v, t))
-            }
-            LoopForm::While { .. } => None,
-        };
-        let mut init = Vec::new();
-        if let Some((_, t)) = bound {
-            init.push(self.b.ins().iconst(cl(t), 0));
-        }
-        for (_, e) in params {
-            init.push(self.opd(e)?.0);
-        }
-        let header = self.b.create_block();
-        let body_b = self.b.create_block();
-        let done = self.b.create_block();
-        if let Some((_, t)) = bound {
-            self.b.append_block_param(header, cl(t));
-        }
-        for t in &tys {
-            self.b.append_block_param(header, cl(*t));
-            self.b.append_block_param(done, cl(*t));
-        }
-        self.b.ins().jump(header, &ba(&init));
-
-        self.b.switch_to_block(header);
-        let hp = self.b.block_params(header).to_vec();
-        let (i, ps) = match bound {
-            Some(_) => (Some(hp[0]), hp[1..].to_vec()),
-            None => (None, hp),
-        };
-        let more = match (form, bound, i) {
-            (LoopForm::For { .. }, Some((n, t)), Some(i)) => {
-                let cc = if t.is_signed_int() {
-                    IntCC::SignedLessThan
-                } else {
-                    IntCC::UnsignedLessThan
-                };
-                self.b.ins().icmp(cc, i, n)
-            }
-            (LoopForm::While { cond }, _, _) => {
-                let k = params
-                    .iter()
-                    .position(|(p, _)| p.name == *cond)
-                    .ok_or("a while loop whose condition is not a loop parameter")?;
-                ps[k]
-            }
-            _ => return Err("internal error: loop form".into()),
-        };
-        self.b.ins().brif(more, body_b, &[], done, &ba(&ps));
-
-        self.b.switch_to_block(body_b);
-        let saved = (self.env.clone(), self.arrays.clone());
-        if let (LoopForm::For { i: iv, .. }, Some((_, t)), Some(i)) = (form, bound, i) {
-            self.env.insert(*iv, (i, t));
-        }
-        for (((p, _), v), t) in params.iter().zip(&ps).zip(&tys) {
-            self.env.insert(p.name, (*v, *t));
-        }
-        let r = self.body(body)?;
-        let mut args = Vec::new();
-        if let Some(i) = i {
-            args.push(self.b.ins().iadd_imm_s(i, 1));
-        }
-        args.extend(r);
-        self.b.ins().jump(header, &ba(&args));
-        (self.env, self.arrays) = saved;
-
-        self.b.switch_to_block(done);
-        let fin = self.b.block_params(done).to_vec();
-        for ((p, v), t) in s.pat.iter().zip(fin).zip(tys) {
-            self.env.insert(p.name, (v, t));
-        }
-        Ok(())
+        Ok(self.b.block_params(done).to_vec())
     }
 }

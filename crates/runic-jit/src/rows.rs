@@ -11,10 +11,13 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 use runic_ir::*;
 
+/// The rank that marks an accumulator among the results of an `if`.
+const ACC: usize = usize::MAX;
+
 impl Gen<'_, '_> {
     /// Opens `for j < n` (an `i64` counter from 0) and continues in its body; returns the
     /// counter and the blocks [`Gen::close_counted_loop`] needs.
-    fn open_counted_loop(&mut self, n: Value) -> (Value, Block, Block) {
+    pub(crate) fn open_counted_loop(&mut self, n: Value) -> (Value, Block, Block) {
         let header = self.b.create_block();
         let body = self.b.create_block();
         let done = self.b.create_block();
@@ -30,7 +33,7 @@ impl Gen<'_, '_> {
     }
 
     /// Ends the body of a loop opened by [`Gen::open_counted_loop`] and continues after it.
-    fn close_counted_loop(&mut self, j: Value, header: Block, done: Block) {
+    pub(crate) fn close_counted_loop(&mut self, j: Value, header: Block, done: Block) {
         let next = self.b.ins().iadd_imm_s(j, 1);
         self.b.ins().jump(header, &ba(&[next]));
         self.b.switch_to_block(done);
@@ -51,45 +54,11 @@ impl Gen<'_, '_> {
             self.fail_if(big, FAIL_INDEX);
             views.push(v);
         }
-        let mut outs = Vec::new();
-        for (p, t) in s.pat.iter().zip(&lam.ret) {
-            let elem = prim_of(t);
-            let mut dims = vec![w];
-            if let Type::Array { shape, .. } = t {
-                for d in shape {
-                    dims.push(self.index_value(d)?);
-                }
-            }
-            let dest = self
-                .dests
-                .get(&p.name)
-                .filter(|d| d.dims.len() == dims.len() && d.elem == elem)
-                .cloned();
-            let out = match dest {
-                Some(d) => {
-                    for (a, b) in dims.iter().zip(&d.dims) {
-                        let bad = self.b.ins().icmp(IntCC::NotEqual, *a, *b);
-                        self.fail_if(bad, FAIL_INDEX);
-                    }
-                    self.written.insert(p.name);
-                    d
-                }
-                None => {
-                    let mut n = self.b.ins().iconst(types::I64, 1);
-                    for d in &dims {
-                        // A negative size: the slow path reports it.
-                        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *d, 0);
-                        self.fail_if(bad, FAIL_INDEX);
-                        n = self.b.ins().imul(n, *d);
-                    }
-                    let base = self.scratch(n, elem)?;
-                    ArrV::dense(self.b, base, elem, dims)
-                }
-            };
-            outs.push(out);
-        }
+        let outs = self.out_arrays(s, w, &lam.ret)?;
         let (j, header, done) = self.open_counted_loop(w);
         let saved = (self.env.clone(), self.arrays.clone());
+        // The lambda runs many times: it owns only what it makes.
+        let saved_owned = std::mem::take(&mut self.owned);
         for (v, p) in views.iter().zip(&lam.params) {
             if v.dims.len() == 1 {
                 let addr = v.at(self.b, j);
@@ -130,15 +99,90 @@ impl Gen<'_, '_> {
             }
         }
         (self.env, self.arrays) = saved;
+        self.owned = saved_owned;
         self.close_counted_loop(j, header, done);
-        for (p, out) in s.pat.iter().zip(outs) {
-            self.arrays.insert(p.name, out);
-        }
+        self.bind_outs(s, outs);
         Ok(())
     }
 
+    /// The arrays a nested SOAC producing rows of `rows` (one per pattern element) over `w`
+    /// elements writes: the output row of the enclosing lambda's result when that is where
+    /// the result goes, or a scratch buffer.
+    pub(crate) fn out_arrays(&mut self, s: &Stm, w: Value, rows: &[Type]) -> R<Vec<ArrV>> {
+        let mut outs = Vec::new();
+        for (p, t) in s.pat.iter().zip(rows) {
+            let elem = prim_of(t);
+            let mut dims = vec![w];
+            if let Type::Array { shape, .. } = t {
+                for d in shape {
+                    dims.push(self.index_value(d)?);
+                }
+            }
+            let dest = self
+                .dests
+                .get(&p.name)
+                .filter(|d| d.dims.len() == dims.len() && d.elem == elem)
+                .cloned();
+            let out = match dest {
+                Some(d) => {
+                    for (a, b) in dims.iter().zip(&d.dims) {
+                        let bad = self.b.ins().icmp(IntCC::NotEqual, *a, *b);
+                        self.fail_if(bad, FAIL_INDEX);
+                    }
+                    self.written.insert(p.name);
+                    d
+                }
+                None => {
+                    let mut n = self.b.ins().iconst(types::I64, 1);
+                    for d in &dims {
+                        // A negative size: the slow path reports it.
+                        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *d, 0);
+                        self.fail_if(bad, FAIL_INDEX);
+                        n = self.b.ins().imul(n, *d);
+                    }
+                    let base = self.scratch_buf(n, elem)?;
+                    ArrV::dense(self.b, base, elem, dims)
+                }
+            };
+            outs.push(out);
+        }
+        Ok(outs)
+    }
+
+    /// `xs = scan op ne (map pre arrs)` over arrays in scope: a sequential loop writing
+    /// every intermediate accumulator into the outputs.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn inner_scan(
+        &mut self,
+        s: &Stm,
+        w: &SubExp,
+        arrs: &[VName],
+        pre: Option<&Lambda>,
+        op: &Lambda,
+        neutral: &[SubExp],
+    ) -> R<()> {
+        if op.ret.iter().any(|t| !matches!(t, Type::Prim(_))) {
+            return Err("a scan of arrays".into());
+        }
+        let wv = self.index_value(w)?;
+        let outs = self.out_arrays(s, wv, &op.ret)?;
+        self.fold_loop(w, arrs, pre, op, neutral, Some(&outs))?;
+        self.bind_outs(s, outs);
+        Ok(())
+    }
+
+    /// Binds the arrays a nested SOAC wrote: the ones in scratch buffers are owned.
+    fn bind_outs(&mut self, s: &Stm, outs: Vec<ArrV>) {
+        for (p, out) in s.pat.iter().zip(outs) {
+            if !self.written.contains(&p.name) {
+                self.owned.insert(p.name);
+            }
+            self.arrays.insert(p.name, out);
+        }
+    }
+
     /// A scratch buffer for `n` elements of `t`, reused across the elements of a call.
-    fn scratch(&mut self, n: Value, t: PrimType) -> R<Value> {
+    pub(crate) fn scratch_buf(&mut self, n: Value, t: PrimType) -> R<Value> {
         let arena = self
             .arena
             .ok_or("internal error: an intermediate array outside a map kernel")?;
@@ -191,7 +235,13 @@ impl Gen<'_, '_> {
                 kind: RangeKind::UpToExclusive,
                 elem: PrimType::I64,
             } => (vec![self.index_value(end)?], PrimType::I64, None),
-            BasicOp::Range { .. } => return Err("a range other than iota".into()),
+            BasicOp::Range {
+                start,
+                second,
+                end,
+                kind,
+                elem,
+            } => return self.range(p, [start, end], second.as_ref(), *kind, *elem),
             BasicOp::Replicate(shape, x) => {
                 let (v, t) = match x {
                     SubExp::Var(a) if self.arrays.contains_key(a) => {
@@ -208,7 +258,7 @@ impl Gen<'_, '_> {
             BasicOp::ArrayLit(xs, Type::Prim(t)) => {
                 // A literal of scalars: stored one by one.
                 let n = self.b.ins().iconst(types::I64, xs.len() as i64);
-                let base = self.scratch(n, *t)?;
+                let base = self.scratch_buf(n, *t)?;
                 for (j, x) in xs.iter().enumerate() {
                     let (v, _) = self.opd(x)?;
                     let off = (j * t.size_bytes()) as i32;
@@ -216,6 +266,7 @@ impl Gen<'_, '_> {
                 }
                 let a = ArrV::dense(self.b, base, *t, vec![n]);
                 self.arrays.insert(p.name, a);
+                self.owned.insert(p.name);
                 return Ok(());
             }
             _ => return Err("an array literal of arrays".into()),
@@ -227,13 +278,85 @@ impl Gen<'_, '_> {
             self.fail_if(bad, FAIL_INDEX);
             n = self.b.ins().imul(n, *d);
         }
-        let base = self.scratch(n, elem)?;
+        let base = self.scratch_buf(n, elem)?;
         let (j, header, done) = self.open_counted_loop(n);
         let to = elem_addr(self.b, base, j, elem);
         self.b.ins().store(mem(), value.unwrap_or(j), to, 0);
         self.close_counted_loop(j, header, done);
         let a = ArrV::dense(self.b, base, elem, dims);
         self.arrays.insert(p.name, a);
+        self.owned.insert(p.name);
+        Ok(())
+    }
+
+    /// A range of integers of type `t` into a scratch buffer: its first element, step and
+    /// length resolved by a shim with the evaluator's rules (an invalid range leaves for the
+    /// slow path, which reports it), its elements computed modulo the type's width.
+    fn range(
+        &mut self,
+        p: &Param,
+        [start, end]: [&SubExp; 2],
+        second: Option<&SubExp>,
+        kind: RangeKind,
+        t: PrimType,
+    ) -> R<()> {
+        if !t.is_int() {
+            return Err("a range that is not of integers".into());
+        }
+        let raw = |g: &mut Self, s: &SubExp| -> R<Value> {
+            let x = g.opd(s)?;
+            let v = g.convert(x, t);
+            Ok(if t.bits() < 64 {
+                g.b.ins().uextend(types::I64, v)
+            } else {
+                v
+            })
+        };
+        let a = raw(self, start)?;
+        let c = raw(self, end)?;
+        let (b, has_b) = match second {
+            Some(s) => (raw(self, s)?, 1),
+            None => (self.b.ins().iconst(types::I64, 0), 0),
+        };
+        let slot = self
+            .b
+            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                24,
+                3,
+            ));
+        let args = [
+            self.b.ins().iconst(types::I64, crate::shims::type_index(t)),
+            a,
+            b,
+            self.b.ins().iconst(types::I64, has_b),
+            c,
+            self.b
+                .ins()
+                .iconst(types::I64, crate::shims::range_kind_index(kind)),
+            self.b.ins().stack_addr(types::I64, slot, 0),
+        ];
+        let call = self.b.ins().call(self.rt.range, &args);
+        let code = self.b.inst_results(call)[0];
+        let bad = self.b.ins().icmp_imm_s(IntCC::NotEqual, code, 0);
+        self.fail_if(bad, FAIL_INDEX);
+        let [first, step, n] =
+            [0, 8, 16].map(|o| self.b.ins().stack_load(types::I64, types::I64, slot, o));
+        let base = self.scratch_buf(n, t)?;
+        let (j, header, done) = self.open_counted_loop(n);
+        let k = self.b.ins().imul(j, step);
+        let x = self.b.ins().iadd(first, k);
+        let x = if t.bits() < 64 {
+            self.b.ins().ireduce(cl(t), x)
+        } else {
+            x
+        };
+        let to = elem_addr(self.b, base, j, t);
+        self.b.ins().store(mem(), x, to, 0);
+        self.close_counted_loop(j, header, done);
+        let a = ArrV::dense(self.b, base, t, vec![n]);
+        self.arrays.insert(p.name, a);
+        self.owned.insert(p.name);
         Ok(())
     }
 
@@ -246,7 +369,8 @@ impl Gen<'_, '_> {
             match &p.ty {
                 Type::Prim(t) => kinds.push((*t, 0)),
                 Type::Array { elem, shape } => kinds.push((*elem, shape.len())),
-                _ => return Err("an if with accumulator results".into()),
+                // The accumulator a branch returns: the same one from both, see below.
+                Type::Acc { .. } => kinds.push((PrimType::Bool, ACC)),
             }
         }
         let vals = if tb.stms.is_empty() && eb.stms.is_empty() {
@@ -263,7 +387,9 @@ impl Gen<'_, '_> {
                 self.b.create_block(),
             );
             for (t, r) in &kinds {
-                if *r == 0 {
+                if *r == ACC {
+                    continue;
+                } else if *r == 0 {
                     self.b.append_block_param(merge, cl(*t));
                 } else {
                     // Address, dimensions, strides.
@@ -287,9 +413,20 @@ impl Gen<'_, '_> {
             self.b.block_params(merge).to_vec()
         };
         let mut it = vals.into_iter();
-        for (p, (t, r)) in s.pat.iter().zip(kinds) {
+        for (k, (p, (t, r))) in s.pat.iter().zip(kinds).enumerate() {
             let mut next = || it.next().ok_or("internal error: if results");
-            if r == 0 {
+            if r == ACC {
+                let acc = |b: &Body| match &b.result[k] {
+                    SubExp::Var(v) => self.accs.get(v).cloned(),
+                    _ => None,
+                };
+                match (acc(tb), acc(eb)) {
+                    (Some(a), Some(e)) if a.base == e.base => {
+                        self.accs.insert(p.name, a);
+                    }
+                    _ => return Err("an if whose branches give different accumulators".into()),
+                }
+            } else if r == 0 {
                 let v = next()?;
                 self.env.insert(p.name, (v, t));
             } else {
@@ -320,6 +457,9 @@ impl Gen<'_, '_> {
     fn flat_results(&mut self, body: &Body, kinds: &[(PrimType, usize)]) -> R<Vec<Value>> {
         let mut out = Vec::new();
         for (r, (t, rank)) in body.result.iter().zip(kinds) {
+            if *rank == ACC {
+                continue;
+            }
             if *rank == 0 {
                 out.push(self.opd(r)?.0);
                 continue;

@@ -320,3 +320,47 @@ pub unsafe extern "C" fn rt_slice(
     *out.add(2) = s;
     0
 }
+
+/// The first element, step and length of the range `a [.. b] (kind) c` of integers of the
+/// type with index `t` (each a raw word; `b` only when `has_b` is nonzero), as
+/// `runic_prim::index::range_elements` resolves it, written to `out`. Returns 0, or
+/// nonzero when the range is invalid (the slow path reports it).
+///
+/// # Safety
+/// `out` must be valid for writes of three `i64`.
+pub unsafe extern "C" fn rt_range(
+    t: i64,
+    a: u64,
+    b: u64,
+    has_b: i64,
+    c: u64,
+    kind: i64,
+    out: *mut i64,
+) -> i32 {
+    let t = type_at(t);
+    let kind = match kind {
+        0 => runic_prim::RangeKind::UpToExclusive,
+        1 => runic_prim::RangeKind::DownToExclusive,
+        _ => runic_prim::RangeKind::Inclusive,
+    };
+    let b = (has_b != 0).then(|| from_raw(t, b));
+    match runic_prim::index::range_elements(from_raw(t, a), b, from_raw(t, c), kind) {
+        Ok((first, step, n)) => {
+            // Wrapped to 64 bits: the elements are computed modulo the type's width.
+            *out = first as i64;
+            *out.add(1) = step as i64;
+            *out.add(2) = n as i64;
+            0
+        }
+        Err(_) => 1,
+    }
+}
+
+/// The index native code passes for a range kind (see [`rt_range`]).
+pub fn range_kind_index(k: runic_prim::RangeKind) -> i64 {
+    match k {
+        runic_prim::RangeKind::UpToExclusive => 0,
+        runic_prim::RangeKind::DownToExclusive => 1,
+        runic_prim::RangeKind::Inclusive => 2,
+    }
+}

@@ -460,6 +460,11 @@ fn branches_constants_and_free_variables() {
 
 /// `reduce op ne (map pre xs)`: folds of chunks, combined in order, equal the sequential
 /// fold; a failing element gives a failure code and leaves the accumulator unchanged.
+/// The dimensions argument of a kernel call (leaked: a test's few words).
+fn dims(ds: &[i64]) -> *const u8 {
+    Box::leak(ds.to_vec().into_boxed_slice()).as_ptr() as *const u8
+}
+
 #[test]
 fn fold_kernels() {
     // pre: \x -> x * 2 + 1 (i64), op: (+).
@@ -491,7 +496,7 @@ fn fold_kernels() {
     for (lo, hi) in [(0, 3000), (3000, 3001), (3001, 10_000)] {
         let mut acc = [to_raw(Prim::I64(0))];
         // SAFETY: the column holds 10 000 i64.
-        let code = unsafe { k.run(lo, hi, &[col.as_ptr()], &mut acc) };
+        let code = unsafe { k.run(lo, hi, &[col.as_ptr(), dims(&[10_000])], &mut acc) };
         assert_eq!(code, 0);
         total = total.wrapping_add(from_raw(t, acc[0]).as_int().unwrap() as i64);
     }
@@ -507,7 +512,17 @@ fn fold_kernels() {
     let col = column(f, &ys);
     let mut acc = [to_raw(Prim::F32(f32::INFINITY))];
     // SAFETY: the column holds ys.len() f32.
-    assert_eq!(unsafe { k.run(0, ys.len(), &[col.as_ptr()], &mut acc) }, 0);
+    assert_eq!(
+        unsafe {
+            k.run(
+                0,
+                ys.len(),
+                &[col.as_ptr(), dims(&[ys.len() as i64])],
+                &mut acc,
+            )
+        },
+        0
+    );
     let want = ys.iter().fold(Prim::F32(f32::INFINITY), |a, &y| {
         scalar_binop(BinOp::Min, a, y).unwrap()
     });
@@ -551,7 +566,7 @@ fn fold_kernels() {
     let mut acc = [to_raw(Prim::F32(f32::INFINITY)), to_raw(Prim::I64(-1))];
     // SAFETY: both columns hold 5 elements.
     assert_eq!(
-        unsafe { k.run(0, 5, &[cv.as_ptr(), ci.as_ptr()], &mut acc) },
+        unsafe { k.run(0, 5, &[cv.as_ptr(), ci.as_ptr(), dims(&[5, 5])], &mut acc) },
         0
     );
     assert_eq!(from_raw(f, acc[0]), Prim::F32(1.0));
@@ -563,7 +578,7 @@ fn fold_kernels() {
     let zs = column(t, &[Prim::I64(2), Prim::I64(0), Prim::I64(3)]);
     let mut acc = [to_raw(Prim::I64(1000))];
     // SAFETY: the column holds 3 i64.
-    let code = unsafe { k.run(0, 3, &[zs.as_ptr()], &mut acc) };
+    let code = unsafe { k.run(0, 3, &[zs.as_ptr(), dims(&[3])], &mut acc) };
     assert_ne!(code, 0);
     assert_eq!(from_raw(t, acc[0]), Prim::I64(1000));
 }
@@ -583,11 +598,28 @@ fn unsupported_lambdas_give_a_reason() {
     let free = lam_of(&[t], BasicOp::BinOp(BinOp::Add, var(0), var(9)), t);
     let e = compile_map(&free, &|_| None).err().expect("not compiled");
     assert!(e.contains("free variable"), "{e}");
-    // Indexing a fold's free array: only map kernels index.
-    let e = compile_fold(None, &idx, &|_| None)
+    // A fold's operator that takes arrays.
+    let arrs = Lambda::new(
+        vec![
+            Param {
+                name: VName(0),
+                ty: Type::Array {
+                    elem: t,
+                    shape: vec![SubExp::Const(Prim::I64(2))],
+                },
+            },
+            param(1, t),
+        ],
+        Body {
+            stms: vec![],
+            result: vec![var(1)],
+        },
+        vec![Type::Prim(t)],
+    );
+    let e = compile_fold(None, &arrs, &|_| None)
         .err()
         .expect("not compiled");
-    assert!(e.contains("indexing"), "{e}");
+    assert!(e.contains("combines arrays"), "{e}");
 }
 
 fn stm_exp(pat: Vec<Param>, exp: Exp) -> Stm {
@@ -655,7 +687,10 @@ fn loops() {
     let xs: Vec<u8> = column(t, &(5..9).map(Prim::I32).collect::<Vec<_>>());
     let mut acc = [to_raw(Prim::I32(0))];
     // SAFETY: the column holds 4 i32.
-    assert_eq!(unsafe { f.run(0, 4, &[xs.as_ptr()], &mut acc) }, 0);
+    assert_eq!(
+        unsafe { f.run(0, 4, &[xs.as_ptr(), dims(&[4])], &mut acc) },
+        0
+    );
     let want: i32 = (5..9).map(|x| want_for(x).unwrap()).sum();
     assert_eq!(from_raw(t, acc[0]), Prim::I32(want));
 

@@ -1,0 +1,324 @@
+//! `reduce_by_index` and `scatter`: the top-level histogram kernel ([`compile_hist`]: the
+//! elements of a range whose bins fall into a range of bins, applied in input order), and
+//! both as sequential loops inside map kernels, on a copy of their destination (views in
+//! kernels are never updated in place). An index out of range is skipped, as the
+//! evaluator skips it.
+
+use crate::gen::{build_kernel, check_lambda_in, cl, load_ptrs, mem, prim_of, Gen, R};
+use crate::kernels::{prologue, Inputs};
+use crate::nest::{split_frees, ArrV, FAIL_INDEX};
+use crate::{HistKernel, MapFn, VarType};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
+use runic_ir::*;
+
+impl Gen<'_, '_> {
+    /// An index value of any integer type as an i64 (sign- or zero-extended).
+    pub(crate) fn widen_index(&mut self, v: Value, t: PrimType) -> R<Value> {
+        Ok(match t {
+            PrimType::I64 | PrimType::U64 => v,
+            t if t.is_signed_int() => self.b.ins().sextend(types::I64, v),
+            t if t.is_int() => self.b.ins().uextend(types::I64, v),
+            _ => return Err("an index that is not an integer".into()),
+        })
+    }
+
+    /// The flat position of the indices `cs` (i64) in an array of dimensions `dims`, and
+    /// whether every index is within its dimension.
+    pub(crate) fn flat_index(&mut self, cs: &[Value], dims: &[Value]) -> (Value, Value) {
+        let mut acc: Option<(Value, Value)> = None;
+        for (c, d) in cs.iter().zip(dims) {
+            // Unsigned: a negative index is out of range too.
+            let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, *c, *d);
+            acc = Some(match acc {
+                None => (*c, inside),
+                Some((flat, ok)) => {
+                    let scaled = self.b.ins().imul(flat, *d);
+                    (self.b.ins().iadd(scaled, *c), self.b.ins().band(ok, inside))
+                }
+            });
+        }
+        acc.unwrap_or_else(|| {
+            (
+                self.b.ins().iconst(types::I64, 0),
+                self.b.ins().iconst(types::I8, 1),
+            )
+        })
+    }
+
+    /// Continue in a new block when `c` holds; returns the block to continue in otherwise
+    /// (the caller jumps there once the conditional code is done).
+    pub(crate) fn when(&mut self, c: Value) -> Block {
+        let yes = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.ins().brif(c, yes, &[], after, &[]);
+        self.b.switch_to_block(yes);
+        after
+    }
+
+    /// `dest[flat] = op(dest[flat], xs)` for every destination (element `flat` of each,
+    /// dense), or `dest[flat] = xs` without an operator.
+    pub(crate) fn combine_at(
+        &mut self,
+        dests: &[(Value, PrimType)],
+        flat: Value,
+        xs: &[Value],
+        op: Option<&Lambda>,
+    ) -> R<()> {
+        let addrs: Vec<Value> = dests
+            .iter()
+            .map(|(base, t)| crate::gen::elem_addr(self.b, *base, flat, *t))
+            .collect();
+        let new = match op {
+            Some(op) => {
+                let mut args: Vec<Value> = dests
+                    .iter()
+                    .zip(&addrs)
+                    .map(|((_, t), a)| self.b.ins().load(cl(*t), mem(), *a, 0))
+                    .collect();
+                args.extend_from_slice(xs);
+                // The operator's variables are rebound at every application.
+                let saved = self.env.clone();
+                let r = self.lambda(op, &args)?;
+                self.env = saved;
+                r
+            }
+            None => xs.to_vec(),
+        };
+        for (a, v) in addrs.iter().zip(new) {
+            self.b.ins().store(mem(), v, *a, 0);
+        }
+        Ok(())
+    }
+
+    /// `acc' = update_acc(acc, is, vals)`: the update applied to the accumulator's array
+    /// (skipped when an index is out of range); `acc'` names the same accumulator.
+    pub(crate) fn update_acc(
+        &mut self,
+        s: &Stm,
+        acc: VName,
+        is: &[SubExp],
+        vals: &[SubExp],
+    ) -> R<()> {
+        let a = self
+            .accs
+            .get(&acc)
+            .cloned()
+            .ok_or_else(|| format!("internal error: the accumulator {acc} is not in scope"))?;
+        if is.len() != a.dims.len() || vals.len() != 1 {
+            return Err("an accumulator update of a row".into());
+        }
+        let mut cs = Vec::new();
+        for i in is {
+            cs.push(self.index_value(i)?);
+        }
+        let (x, t) = self.opd(&vals[0])?;
+        if t != a.elem {
+            return Err("an accumulator update of another type".into());
+        }
+        let (flat, ok) = self.flat_index(&cs, &a.dims);
+        let after = self.when(ok);
+        self.combine_at(&[(a.base, a.elem)], flat, &[x], a.op.as_ref())?;
+        self.b.ins().jump(after, &[]);
+        self.b.switch_to_block(after);
+        for p in &s.pat {
+            self.accs.insert(p.name, a.clone());
+        }
+        Ok(())
+    }
+
+    /// A fresh dense copy of the array `v` in a scratch buffer, to update in place.
+    pub(crate) fn fresh_copy(&mut self, v: &ArrV) -> R<ArrV> {
+        let mut n = self.b.ins().iconst(types::I64, 1);
+        for d in &v.dims {
+            n = self.b.ins().imul(n, *d);
+        }
+        let base = self.scratch_buf(n, v.elem)?;
+        let copy = ArrV::dense(self.b, base, v.elem, v.dims.clone());
+        self.copy_row(v, &copy)?;
+        Ok(copy)
+    }
+
+    /// `hist` or `scatter` inside a kernel: a loop over `w` elements applying each whose
+    /// indices are in range to fresh copies of the destinations, bound to the pattern.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn inner_hist(
+        &mut self,
+        s: &Stm,
+        w: &SubExp,
+        dests: &[VName],
+        op: Option<&Lambda>,
+        is: &[VName],
+        vals: &[VName],
+    ) -> R<()> {
+        let w = self.index_value(w)?;
+        let mut outs = Vec::new();
+        for d in dests {
+            let v = self.array(*d)?;
+            if v.dims.len() != is.len() {
+                return Err("a reduce_by_index or scatter of rows".into());
+            }
+            // The destination is consumed: updated in place when this code owns it.
+            let fresh = match self.owned.remove(d) {
+                true => v,
+                false => self.fresh_copy(&v)?,
+            };
+            outs.push(fresh);
+        }
+        let mut ins = Vec::new();
+        for a in is.iter().chain(vals) {
+            let v = self.array(*a)?;
+            if v.dims.len() != 1 {
+                return Err("a reduce_by_index or scatter of rows".into());
+            }
+            // A size larger than an input: the slow path reports it.
+            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
+            self.fail_if(big, FAIL_INDEX);
+            ins.push(v);
+        }
+        let (j, header, done) = self.open_counted_loop(w);
+        let mut xs = Vec::new();
+        for v in &ins {
+            let a = v.at(self.b, j);
+            xs.push((self.b.ins().load(cl(v.elem), mem(), a, 0), v.elem));
+        }
+        let mut cs = Vec::new();
+        for (x, t) in &xs[..is.len()] {
+            cs.push(self.widen_index(*x, *t)?);
+        }
+        let vs: Vec<Value> = xs[is.len()..].iter().map(|(x, _)| *x).collect();
+        match op {
+            Some(_) => {
+                let (flat, ok) = self.flat_index(&cs, &outs[0].dims.clone());
+                let after = self.when(ok);
+                let targets: Vec<(Value, PrimType)> =
+                    outs.iter().map(|o| (o.base, o.elem)).collect();
+                self.combine_at(&targets, flat, &vs, op)?;
+                self.b.ins().jump(after, &[]);
+                self.b.switch_to_block(after);
+            }
+            // Scatter: destination k gets value array k, each within its own bounds.
+            None => {
+                for (o, v) in outs.clone().iter().zip(&vs) {
+                    let (flat, ok) = self.flat_index(&cs, &o.dims);
+                    let after = self.when(ok);
+                    self.combine_at(&[(o.base, o.elem)], flat, &[*v], None)?;
+                    self.b.ins().jump(after, &[]);
+                    self.b.switch_to_block(after);
+                }
+            }
+        }
+        self.close_counted_loop(j, header, done);
+        for (p, o) in s.pat.iter().zip(outs) {
+            self.arrays.insert(p.name, o);
+            self.owned.insert(p.name);
+        }
+        Ok(())
+    }
+}
+
+/// Compile `reduce_by_index` with the operator `op` whose indices have the types
+/// `index_types` (one per dimension of the destinations) into a histogram kernel.
+pub fn compile_hist(
+    op: &Lambda,
+    index_types: &[PrimType],
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> R<HistKernel> {
+    check_lambda_in(op, "the reduce_by_index operator", true)?;
+    let k = op.ret.len();
+    if op.params.len() != 2 * k || op.params.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
+        return Err("the reduce_by_index operator combines arrays".into());
+    }
+    if index_types.iter().any(|t| !t.is_int()) {
+        return Err("a reduce_by_index whose indices are not integers".into());
+    }
+    let dests: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
+    let (frees, free_arrays, accs) = split_frees(&[op], free_type)?;
+    if !accs.is_empty() {
+        return Err("the reduce_by_index operator updates an accumulator".into());
+    }
+    let mut params: Vec<PrimType> = index_types.to_vec();
+    params.extend(op.params[k..].iter().map(|p| prim_of(&p.ty)));
+    let io = Inputs {
+        ranks: vec![1; params.len()],
+        params,
+        frees,
+        free_arrays,
+        accs,
+    };
+    let n_is = index_types.len();
+    let i64t = types::I64;
+    let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        let fail = b.create_block();
+        b.append_block_param(fail, types::I32);
+        b.switch_to_block(entry);
+        let [start, end, ins, outs] = b.block_params(entry)[..] else {
+            return Err("internal error: kernel parameters".into());
+        };
+        // After the inputs' and free arrays' dimensions: the bins of every dimension, then
+        // the range of flat bins `lo..hi` this call applies.
+        let pro = prologue(b, ins, &io, &[n_is, 2]);
+        let bins = pro.out_dims[0].clone();
+        let (lo, hi) = (pro.out_dims[1][0], pro.out_dims[1][1]);
+        let bases = load_ptrs(b, outs, 0, dests.len());
+        let width = b.ins().isub(hi, lo);
+        let mut g = Gen::new(b, pro.env, fail, rt, slot, Some(pro.arena));
+        g.arrays = pro.arrays;
+        let n = g.b.ins().isub(end, start);
+        let (j0, header, done) = g.open_counted_loop(n);
+        let j = g.b.ins().iadd(j0, start);
+        let mut xs = Vec::new();
+        for v in &pro.inputs {
+            let a = v.at(g.b, j);
+            xs.push((g.b.ins().load(cl(v.elem), mem(), a, 0), v.elem));
+        }
+        let mut cs = Vec::new();
+        for (x, t) in &xs[..n_is] {
+            cs.push(g.widen_index(*x, *t)?);
+        }
+        // One unsigned comparison: lo <= flat < hi. With one dimension it also covers the
+        // bounds of the index (0 <= lo and hi <= bins).
+        let (flat, ok) = match cs.as_slice() {
+            [c] => (*c, None),
+            _ => {
+                let (flat, ok) = g.flat_index(&cs, &bins);
+                (flat, Some(ok))
+            }
+        };
+        let local = g.b.ins().isub(flat, lo);
+        let mine = g.b.ins().icmp(IntCC::UnsignedLessThan, local, width);
+        let ok = match ok {
+            Some(ok) => g.b.ins().band(ok, mine),
+            None => mine,
+        };
+        let after = g.when(ok);
+        let targets: Vec<(Value, PrimType)> =
+            bases.iter().copied().zip(dests.iter().copied()).collect();
+        let vs: Vec<Value> = xs[n_is..].iter().map(|(x, _)| *x).collect();
+        g.combine_at(&targets, local, &vs, Some(op))?;
+        g.b.ins().jump(after, &[]);
+        g.b.switch_to_block(after);
+        g.close_counted_loop(j0, header, done);
+        let b = g.b;
+        let zero = b.ins().iconst(types::I32, 0);
+        b.ins().return_(&[zero]);
+        b.switch_to_block(fail);
+        let code = b.block_params(fail)[0];
+        b.ins().return_(&[code]);
+        Ok(())
+    })?;
+    // SAFETY: compiled with exactly this signature (four i64-sized arguments, an i32
+    // result, the platform's C calling convention).
+    let f: MapFn = unsafe { std::mem::transmute::<*const u8, MapFn>(ptr) };
+    Ok(HistKernel {
+        f,
+        index_types: index_types.to_vec(),
+        vals: io.params[n_is..].to_vec(),
+        dests,
+        frees: io.frees,
+        free_arrays: io.free_arrays,
+        _code: code,
+    })
+}

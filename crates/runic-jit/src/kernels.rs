@@ -1,0 +1,451 @@
+//! The element loops of the kernels around lambda bodies: `map` (one output element or
+//! row per input element), and folds and inclusive scans of `op` over `map pre` of the
+//! inputs. All of them take their inputs, free scalars and free arrays the same way
+//! ([`Prologue`]), so that `pre`, like a map's lambda, may take rows, index free arrays
+//! and run nested SOACs as loops.
+
+use crate::gen::{
+    ba, build_kernel, check_lambda_in, cl, elem_addr, load_ptrs, mem, prim_of, Gen, R,
+};
+use crate::nest::{split_frees, ArrV};
+use crate::{FoldFn, FoldKernel, MapFn, MapKernel, ScanKernel, VarType};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
+use runic_ir::*;
+use std::collections::HashMap;
+
+/// What a kernel reads: its inputs (element type and rank, one per parameter of the
+/// lambda that takes elements) and the free variables of its lambdas.
+pub(crate) struct Inputs {
+    // (fields in the order of the kernel's `ins`)
+    pub params: Vec<PrimType>,
+    pub ranks: Vec<usize>,
+    pub frees: Vec<(VName, PrimType)>,
+    pub free_arrays: Vec<(VName, PrimType, usize)>,
+    pub accs: Vec<crate::nest::AccFree>,
+}
+
+impl Inputs {
+    fn of(
+        elem_params: &[Param],
+        lams: &[&Lambda],
+        free_type: &dyn Fn(VName) -> Option<VarType>,
+    ) -> R<Inputs> {
+        let (frees, free_arrays, accs) = split_frees(lams, free_type)?;
+        Ok(Inputs {
+            params: elem_params.iter().map(|p| prim_of(&p.ty)).collect(),
+            ranks: elem_params.iter().map(|p| p.ty.rank() + 1).collect(),
+            frees,
+            free_arrays,
+            accs,
+        })
+    }
+}
+
+/// The values a kernel's entry block loads: the inputs as arrays, the free scalars and
+/// arrays, the dimensions of the outputs, and the call's scratch arena.
+pub(crate) struct Prologue {
+    pub inputs: Vec<ArrV>,
+    pub env: HashMap<VName, (Value, PrimType)>,
+    pub arrays: HashMap<VName, ArrV>,
+    pub accs: HashMap<VName, crate::gen::AccV>,
+    pub out_dims: Vec<Vec<Value>>,
+    pub arena: Value,
+}
+
+/// Loads what `ins` points to: a pointer per input, per free scalar, per free array and
+/// per accumulator, then a pointer to the dimensions (`i64`) of every input, every free
+/// array, every accumulator and `out_ranks` more arrays, then the scratch arena.
+pub(crate) fn prologue(
+    b: &mut FunctionBuilder,
+    ins: Value,
+    io: &Inputs,
+    out_ranks: &[usize],
+) -> Prologue {
+    let n = io.params.len();
+    let bases = load_ptrs(b, ins, 0, n);
+    let free_ptrs = load_ptrs(b, ins, n, io.frees.len());
+    let arr_ptrs = load_ptrs(b, ins, n + io.frees.len(), io.free_arrays.len());
+    let acc_ptrs = load_ptrs(
+        b,
+        ins,
+        n + io.frees.len() + io.free_arrays.len(),
+        io.accs.len(),
+    );
+    let n_in = n + io.frees.len() + io.free_arrays.len() + io.accs.len();
+    let dims_ptr = load_ptrs(b, ins, n_in, 1)[0];
+    let arena = load_ptrs(b, ins, n_in + 1, 1)[0];
+    let mut env = HashMap::new();
+    for ((v, t), p) in io.frees.iter().zip(free_ptrs) {
+        let x = b.ins().load(cl(*t), mem(), p, 0);
+        env.insert(*v, (x, *t));
+    }
+    let mut k = 0;
+    let mut dims = |b: &mut FunctionBuilder, r: usize| -> Vec<Value> {
+        let d = (k..k + r)
+            .map(|j| b.ins().load(types::I64, mem(), dims_ptr, (8 * j) as i32))
+            .collect();
+        k += r;
+        d
+    };
+    let mut inputs = Vec::new();
+    for ((base, t), r) in bases.iter().zip(&io.params).zip(&io.ranks) {
+        let d = dims(b, *r);
+        inputs.push(ArrV::dense(b, *base, *t, d));
+    }
+    let mut arrays = HashMap::new();
+    for ((v, t, r), p) in io.free_arrays.iter().zip(arr_ptrs) {
+        let d = dims(b, *r);
+        arrays.insert(*v, ArrV::dense(b, p, *t, d));
+    }
+    let mut accs = HashMap::new();
+    for ((v, t, r, op), p) in io.accs.iter().zip(acc_ptrs) {
+        let d = dims(b, *r);
+        let acc = crate::gen::AccV {
+            base: p,
+            elem: *t,
+            dims: d,
+            op: op.clone(),
+        };
+        accs.insert(*v, acc);
+    }
+    let out_dims = out_ranks.iter().map(|&r| dims(b, r)).collect();
+    Prologue {
+        inputs,
+        env,
+        arrays,
+        accs,
+        out_dims,
+        arena,
+    }
+}
+
+impl Gen<'_, '_> {
+    /// Binds the parameters of element `i`: an element of a vector input, or a view of a
+    /// row of a higher-rank one.
+    pub(crate) fn bind_element(&mut self, params: &[Param], inputs: &[ArrV], i: Value) {
+        for (p, v) in params.iter().zip(inputs) {
+            if v.dims.len() == 1 {
+                let a = v.at(self.b, i);
+                let x = self.b.ins().load(cl(v.elem), mem(), a, 0);
+                self.env.insert(p.name, (x, v.elem));
+            } else {
+                let row = v.row(self.b, i);
+                self.arrays.insert(p.name, row);
+            }
+        }
+    }
+}
+
+/// Elements per iteration of a flat map kernel's main loop.
+const UNROLL: usize = 4;
+
+pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -> R<MapKernel> {
+    // Array results are written into rows of the outputs.
+    let what = "the map's lambda";
+    if lam
+        .ret
+        .iter()
+        .any(|t| !matches!(t, Type::Prim(_) | Type::Array { .. }))
+    {
+        return Err(format!(
+            "{what} has a result that is neither a scalar nor an array"
+        ));
+    }
+    let scalar_ret = Lambda {
+        ret: vec![],
+        ..lam.clone()
+    };
+    check_lambda_in(&scalar_ret, what, true)?;
+    let io = Inputs::of(&lam.params, &[lam], free_type)?;
+    let results: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
+    let result_ranks: Vec<usize> = lam.ret.iter().map(|t| t.rank() + 1).collect();
+    let i64t = types::I64;
+    // A flat map (scalar code on elements of vectors) runs UNROLL elements per iteration
+    // of its main loop, then the rest one by one.
+    let flat = io.ranks.iter().chain(&result_ranks).all(|&r| r == 1)
+        && crate::gen::check_lambda(lam, what).is_ok()
+        && io.free_arrays.is_empty()
+        && io.accs.is_empty();
+    let unroll = if flat { UNROLL } else { 1 };
+    let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        let fail = b.create_block();
+        b.append_block_param(fail, types::I32);
+
+        b.switch_to_block(entry);
+        let [start, end, ins, outs] = b.block_params(entry)[..] else {
+            return Err("internal error: kernel parameters".into());
+        };
+        let pro = prologue(b, ins, &io, &result_ranks);
+        let out_bases = load_ptrs(b, outs, 0, results.len());
+        let out_views: Vec<_> = (out_bases.iter().zip(&results).zip(&pro.out_dims))
+            .map(|((base, t), d)| ArrV::dense(b, *base, *t, d.clone()))
+            .collect();
+        // The body for element `i`, emitted into the current block.
+        let element = |b: &mut FunctionBuilder, i: Value| -> R<()> {
+            // The output rows of array results, where a nested map producing one writes.
+            let mut out_rows = Vec::new();
+            for out in &out_views {
+                out_rows.push((out.dims.len() > 1).then(|| out.row(b, i)));
+            }
+            let mut g = Gen::new(b, pro.env.clone(), fail, rt, slot, Some(pro.arena));
+            g.arrays = pro.arrays.clone();
+            g.accs = pro.accs.clone();
+            g.bind_element(&lam.params, &pro.inputs, i);
+            for (r, row) in lam.body.result.iter().zip(&out_rows) {
+                if let (SubExp::Var(v), Some(row)) = (r, row) {
+                    g.dests.entry(*v).or_insert_with(|| row.clone());
+                }
+            }
+            for s in &lam.body.stms {
+                g.stm(s)?;
+            }
+            let mut copied = std::collections::HashSet::new();
+            for ((r, row), (base, t)) in lam
+                .body
+                .result
+                .iter()
+                .zip(&out_rows)
+                .zip(out_bases.iter().zip(&results))
+            {
+                match (r, row) {
+                    (SubExp::Var(v), Some(row)) => {
+                        // Written in place by the nested map that made it, or copied.
+                        if !(g.written.contains(v) && copied.insert(*v)) {
+                            let src = g.array(*v)?;
+                            g.copy_row(&src, row)?;
+                        }
+                    }
+                    (_, Some(_)) => return Err("internal error: an array result".into()),
+                    (_, None) => {
+                        let (v, _) = g.opd(r)?;
+                        let a = elem_addr(g.b, *base, i, *t);
+                        g.b.ins().store(mem(), v, a, 0);
+                    }
+                }
+            }
+            Ok(())
+        };
+        let mut i0 = start;
+        if unroll > 1 {
+            // for (i = start; i + UNROLL <= end; i += UNROLL) { body(i) … body(i + UNROLL - 1) }
+            let header = b.create_block();
+            b.append_block_param(header, i64t);
+            let body = b.create_block();
+            let rest = b.create_block();
+            b.append_block_param(rest, i64t);
+            b.ins().jump(header, &ba(&[start]));
+            b.switch_to_block(header);
+            let i = b.block_params(header)[0];
+            let last = b.ins().iadd_imm_s(i, unroll as i64);
+            let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, last, end);
+            b.ins().brif(more, body, &[], rest, &ba(&[i]));
+            b.switch_to_block(body);
+            for u in 0..unroll {
+                let iu = b.ins().iadd_imm_s(i, u as i64);
+                element(b, iu)?;
+            }
+            b.ins().jump(header, &ba(&[last]));
+            b.switch_to_block(rest);
+            i0 = b.block_params(rest)[0];
+        }
+        let header = b.create_block();
+        b.append_block_param(header, i64t);
+        let body = b.create_block();
+        let done = b.create_block();
+        b.ins().jump(header, &ba(&[i0]));
+        b.switch_to_block(header);
+        let i = b.block_params(header)[0];
+        let more = b.ins().icmp(IntCC::SignedLessThan, i, end);
+        b.ins().brif(more, body, &[], done, &[]);
+        b.switch_to_block(body);
+        element(b, i)?;
+        let next = b.ins().iadd_imm_s(i, 1);
+        b.ins().jump(header, &ba(&[next]));
+
+        b.switch_to_block(done);
+        let zero = b.ins().iconst(types::I32, 0);
+        b.ins().return_(&[zero]);
+        b.switch_to_block(fail);
+        let code = b.block_params(fail)[0];
+        b.ins().return_(&[code]);
+        Ok(())
+    })?;
+    // SAFETY: the function was compiled with exactly this signature (four i64-sized
+    // arguments, an i32 result, the platform's C calling convention).
+    let f: MapFn = unsafe { std::mem::transmute::<*const u8, MapFn>(ptr) };
+    Ok(MapKernel {
+        f,
+        params: io.params,
+        ranks: io.ranks,
+        results,
+        result_ranks,
+        frees: io.frees,
+        free_arrays: io.free_arrays,
+        accs: io.accs.into_iter().map(|(v, t, r, _)| (v, t, r)).collect(),
+        _code: code,
+    })
+}
+
+pub fn compile_fold(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> R<FoldKernel> {
+    let (f, io, accs, code) = fold_like(pre, op, free_type, false)?;
+    Ok(FoldKernel {
+        f,
+        elems: io.params,
+        ranks: io.ranks,
+        accs,
+        frees: io.frees,
+        free_arrays: io.free_arrays,
+        _code: code,
+    })
+}
+
+pub fn compile_scan(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> R<ScanKernel> {
+    let (f, io, accs, code) = fold_like(pre, op, free_type, true)?;
+    Ok(ScanKernel {
+        f,
+        elems: io.params,
+        ranks: io.ranks,
+        accs,
+        frees: io.frees,
+        free_arrays: io.free_arrays,
+        _code: code,
+    })
+}
+
+/// A fold of `op` over `map pre` of the inputs; `scan`: also store the accumulator after
+/// every element into the outputs (an inclusive scan).
+fn fold_like(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+    scan: bool,
+) -> R<(FoldFn, Inputs, Vec<PrimType>, crate::Code)> {
+    let what = if scan { "scan" } else { "reduction" };
+    if let Some(p) = pre {
+        check_lambda_in(p, &format!("the {what}'s map lambda"), true)?;
+    }
+    check_lambda_in(op, &format!("the {what} operator"), true)?;
+    let k = op.ret.len();
+    if op.params.len() != 2 * k {
+        return Err(format!(
+            "the {what} operator's arity does not match its results"
+        ));
+    }
+    if op.params.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
+        return Err(format!("the {what} operator combines arrays"));
+    }
+    let accs: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
+    for (p, t) in op.params.iter().zip(accs.iter().chain(&accs)) {
+        if prim_of(&p.ty) != *t {
+            return Err(format!(
+                "the {what} operator's parameter types differ from its results"
+            ));
+        }
+    }
+    let elem_params: &[Param] = match pre {
+        Some(p) => {
+            if p.ret.iter().map(prim_of).ne(accs.iter().copied()) {
+                return Err(format!("the {what}'s map lambda does not produce operands"));
+            }
+            &p.params
+        }
+        None => &op.params[k..],
+    };
+    let mut lams = vec![op];
+    lams.extend(pre);
+    let io = Inputs::of(elem_params, &lams, free_type)?;
+    if !io.accs.is_empty() {
+        return Err(format!("the {what} updates an accumulator"));
+    }
+    let i64t = types::I64;
+    let (ptr, code) = build_kernel(&[i64t; 5], |b, rt, slot| {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        let header = b.create_block();
+        b.append_block_param(header, i64t);
+        for t in &accs {
+            b.append_block_param(header, cl(*t));
+        }
+        let body = b.create_block();
+        let done = b.create_block();
+        for t in &accs {
+            b.append_block_param(done, cl(*t));
+        }
+        let fail = b.create_block();
+        b.append_block_param(fail, types::I32);
+
+        b.switch_to_block(entry);
+        let [start, end, ins, acc_ptr, outs] = b.block_params(entry)[..] else {
+            return Err("internal error: kernel parameters".into());
+        };
+        let pro = prologue(b, ins, &io, &[]);
+        let out_bases = if scan {
+            load_ptrs(b, outs, 0, accs.len())
+        } else {
+            Vec::new()
+        };
+        let mut init = vec![start];
+        for (j, t) in accs.iter().enumerate() {
+            init.push(b.ins().load(cl(*t), mem(), acc_ptr, (8 * j) as i32));
+        }
+        b.ins().jump(header, &ba(&init));
+
+        b.switch_to_block(header);
+        let hp = b.block_params(header).to_vec();
+        let (i, acc) = (hp[0], hp[1..].to_vec());
+        let more = b.ins().icmp(IntCC::SignedLessThan, i, end);
+        b.ins().brif(more, body, &[], done, &ba(&acc));
+
+        b.switch_to_block(body);
+        let mut g = Gen::new(b, pro.env, fail, rt, slot, Some(pro.arena));
+        g.arrays = pro.arrays;
+        g.bind_element(elem_params, &pro.inputs, i);
+        let ys = match pre {
+            Some(p) => g.body(&p.body)?,
+            None => elem_params
+                .iter()
+                .map(|p| g.opd(&SubExp::Var(p.name)).map(|(v, _)| v))
+                .collect::<R<_>>()?,
+        };
+        let mut args = acc;
+        args.extend(ys);
+        let new = g.lambda(op, &args)?;
+        let b = g.b;
+        for ((base, t), v) in out_bases.iter().zip(&accs).zip(&new) {
+            let a = elem_addr(b, *base, i, *t);
+            b.ins().store(mem(), *v, a, 0);
+        }
+        let next = b.ins().iadd_imm_s(i, 1);
+        let mut hargs = vec![next];
+        hargs.extend(new);
+        b.ins().jump(header, &ba(&hargs));
+
+        b.switch_to_block(done);
+        let fin = b.block_params(done).to_vec();
+        for (j, v) in fin.into_iter().enumerate() {
+            b.ins().store(mem(), v, acc_ptr, (8 * j) as i32);
+        }
+        let zero = b.ins().iconst(types::I32, 0);
+        b.ins().return_(&[zero]);
+        b.switch_to_block(fail);
+        let code = b.block_params(fail)[0];
+        b.ins().return_(&[code]);
+        Ok(())
+    })?;
+    // SAFETY: compiled with exactly this signature (five i64-sized arguments, an i32
+    // result, the platform's C calling convention).
+    let f: FoldFn = unsafe { std::mem::transmute::<*const u8, FoldFn>(ptr) };
+    Ok((f, io, accs, code))
+}

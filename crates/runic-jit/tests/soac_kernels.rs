@@ -1,0 +1,315 @@
+//! Scan kernels (and, below, the kernels of later SOACs) against sequential `runic_prim`
+//! evaluation, bit for bit, on every primitive type.
+
+use runic_ir::*;
+use runic_jit::shims::scalar_binop;
+use runic_jit::{compile_scan, from_raw, to_raw, ScanKernel};
+
+const TYPES: [PrimType; 11] = [
+    PrimType::I8,
+    PrimType::I16,
+    PrimType::I32,
+    PrimType::I64,
+    PrimType::U8,
+    PrimType::U16,
+    PrimType::U32,
+    PrimType::U64,
+    PrimType::F16,
+    PrimType::F32,
+    PrimType::F64,
+];
+
+fn param(k: u32, t: PrimType) -> Param {
+    Param {
+        name: VName(k),
+        ty: Type::Prim(t),
+    }
+}
+
+fn var(k: u32) -> SubExp {
+    SubExp::Var(VName(k))
+}
+
+fn stm(k: u32, t: PrimType, op: BasicOp) -> Stm {
+    Stm {
+        pat: vec![param(k, t)],
+        exp: Exp::Basic(op),
+        src: SrcInfo::default(),
+    }
+}
+
+/// `\x0 x1 -> x0 op x1`.
+fn binop_lam(op: BinOp, t: PrimType) -> Lambda {
+    Lambda::new(
+        vec![param(0, t), param(1, t)],
+        Body {
+            stms: vec![stm(2, t, BasicOp::BinOp(op, var(0), var(1)))],
+            result: vec![var(2)],
+        },
+        vec![Type::Prim(t)],
+    )
+}
+
+/// A column of elements in their natural size.
+fn column(t: PrimType, xs: &[Prim]) -> Vec<u8> {
+    let size = t.size_bytes();
+    let mut out = Vec::with_capacity(xs.len() * size + 8);
+    for x in xs {
+        out.extend_from_slice(&to_raw(*x).to_le_bytes()[..size]);
+    }
+    out
+}
+
+fn uncolumn(t: PrimType, bytes: &[u8], n: usize) -> Vec<Prim> {
+    let size = t.size_bytes();
+    (0..n)
+        .map(|i| {
+            let mut w = [0u8; 8];
+            w[..size].copy_from_slice(&bytes[i * size..(i + 1) * size]);
+            from_raw(t, u64::from_le_bytes(w))
+        })
+        .collect()
+}
+
+/// Values of `t` from small integers (exact in every type), with some negatives.
+fn sample(t: PrimType, n: usize) -> Vec<Prim> {
+    (0..n)
+        .map(|k| {
+            let x = (k as i64 * 7919 % 23) - 9;
+            let x = if t.is_signed_int() || t.is_float() {
+                x
+            } else {
+                x.abs()
+            };
+            runic_prim::convert(Prim::I64(x), t)
+        })
+        .collect()
+}
+
+/// Scans `xs` from `ne` with the kernel, in two calls split at `mid`, carrying the
+/// accumulator between them as the executor carries a chunk's carry.
+fn scan_with(
+    k: &ScanKernel,
+    t: PrimType,
+    xs: &[Prim],
+    ne: Prim,
+    mid: usize,
+) -> Result<Vec<Prim>, i32> {
+    let col = column(t, xs);
+    let mut out = vec![0u8; xs.len() * t.size_bytes() + 8];
+    let dims = [xs.len() as i64];
+    let ins = [col.as_ptr(), dims.as_ptr() as *const u8];
+    let outs = [out.as_mut_ptr()];
+    let mut acc = [to_raw(ne)];
+    for (lo, hi) in [(0, mid), (mid, xs.len())] {
+        // SAFETY: the column and the output hold `xs.len()` elements of `t`.
+        let code = unsafe { k.run(lo, hi, &ins, &mut acc, &outs) };
+        if code != 0 {
+            return Err(code);
+        }
+    }
+    Ok(uncolumn(t, &out, xs.len()))
+}
+
+fn same(a: Prim, b: Prim) -> bool {
+    to_raw(a) == to_raw(b)
+}
+
+#[test]
+fn scans_of_every_type_and_operator() {
+    for t in TYPES {
+        for op in [BinOp::Add, BinOp::Mul, BinOp::Min, BinOp::Max, BinOp::Sub] {
+            let lam = binop_lam(op, t);
+            let k = compile_scan(None, &lam, &|_| None).expect("compiles");
+            let xs = sample(t, 200);
+            let ne = runic_prim::convert(Prim::I64(1), t);
+            let got = scan_with(&k, t, &xs, ne, 77).expect("no failure");
+            let mut a = ne;
+            for (j, x) in xs.iter().enumerate() {
+                a = scalar_binop(op, a, *x).expect("no failure");
+                assert!(same(got[j], a), "{t:?} {op:?} at {j}: {:?} {:?}", got[j], a);
+            }
+        }
+    }
+}
+
+#[test]
+fn scan_with_a_map_and_a_failure() {
+    // scan (+) 0 (map (\x -> 100 / x) xs) over i32: native floor division, and a failure
+    // code where x = 0.
+    let t = PrimType::I32;
+    let pre = Lambda::new(
+        vec![param(10, t)],
+        Body {
+            stms: vec![stm(
+                11,
+                t,
+                BasicOp::BinOp(BinOp::Div, SubExp::Const(Prim::I32(100)), var(10)),
+            )],
+            result: vec![var(11)],
+        },
+        vec![Type::Prim(t)],
+    );
+    let k = compile_scan(Some(&pre), &binop_lam(BinOp::Add, t), &|_| None).expect("compiles");
+    let xs: Vec<Prim> = [3, -7, 9, 1, -1].iter().map(|&x| Prim::I32(x)).collect();
+    let got = scan_with(&k, t, &xs, Prim::I32(0), 2).expect("no failure");
+    let want = [33, 33 - 15, 33 - 15 + 11, 33 - 15 + 11 + 100, 33 - 15 + 11];
+    assert_eq!(got, want.iter().map(|&x| Prim::I32(x)).collect::<Vec<_>>());
+    let zs: Vec<Prim> = [3, 0, 9].iter().map(|&x| Prim::I32(x)).collect();
+    assert!(scan_with(&k, t, &zs, Prim::I32(0), 1).is_err());
+}
+
+#[test]
+fn scan_of_a_pair() {
+    // (max value, its index) over f64 with NaN: runic_prim's comparison, sequential.
+    let (f, i) = (PrimType::F64, PrimType::I64);
+    let lam = Lambda::new(
+        vec![param(0, f), param(1, i), param(2, f), param(3, i)],
+        Body {
+            stms: vec![
+                stm(4, PrimType::Bool, BasicOp::BinOp(BinOp::Lt, var(0), var(2))),
+                Stm {
+                    pat: vec![param(5, f), param(6, i)],
+                    exp: Exp::If {
+                        cond: var(4),
+                        then_body: Body {
+                            stms: vec![],
+                            result: vec![var(2), var(3)],
+                        },
+                        else_body: Body {
+                            stms: vec![],
+                            result: vec![var(0), var(1)],
+                        },
+                        ret: vec![Type::Prim(f), Type::Prim(i)],
+                    },
+                    src: SrcInfo::default(),
+                },
+            ],
+            result: vec![var(5), var(6)],
+        },
+        vec![Type::Prim(f), Type::Prim(i)],
+    );
+    let k = compile_scan(None, &lam, &|_| None).expect("compiles");
+    let xs = [1.0, f64::NAN, 3.0, 2.0, 7.5];
+    let cx = column(f, &xs.iter().map(|&x| Prim::F64(x)).collect::<Vec<_>>());
+    let ci = column(i, &(0..5).map(Prim::I64).collect::<Vec<_>>());
+    let (mut ov, mut oi) = (vec![0u8; 48], vec![0u8; 48]);
+    let dims = [5i64, 5];
+    let ins = [cx.as_ptr(), ci.as_ptr(), dims.as_ptr() as *const u8];
+    let mut acc = [to_raw(Prim::F64(f64::NEG_INFINITY)), to_raw(Prim::I64(-1))];
+    // SAFETY: two columns and two outputs of 5 elements.
+    let code = unsafe { k.run(0, 5, &ins, &mut acc, &[ov.as_mut_ptr(), oi.as_mut_ptr()]) };
+    assert_eq!(code, 0);
+    let vals: Vec<f64> = uncolumn(f, &ov, 5)
+        .iter()
+        .map(|p| p.as_float().unwrap())
+        .collect();
+    assert_eq!(vals[..], [1.0, 1.0, 3.0, 3.0, 7.5]);
+    assert_eq!(uncolumn(i, &oi, 5), [0, 0, 2, 2, 4].map(Prim::I64).to_vec());
+}
+
+#[test]
+fn histograms_of_every_type_and_operator() {
+    use runic_jit::compile_hist;
+    for t in TYPES {
+        for op in [BinOp::Add, BinOp::Max, BinOp::Min] {
+            for it in [PrimType::I64, PrimType::I32, PrimType::U8] {
+                let k = compile_hist(&binop_lam(op, t), &[it], &|_| None).expect("compiles");
+                let n = 300;
+                let is: Vec<Prim> = (0..n)
+                    .map(|j| runic_prim::convert(Prim::I64((j * 37 % 13) as i64 - 2), it))
+                    .collect();
+                let xs = sample(t, n);
+                let (ci, cx) = (column(it, &is), column(t, &xs));
+                let nb = 9usize;
+                let ne = runic_prim::convert(Prim::I64(3), t);
+                // Bins 2..7 only, from element 5 on.
+                let (lo, hi) = (2usize, 7usize);
+                let mut d = column(t, &vec![ne; hi - lo]);
+                d.extend([0u8; 8]);
+                let dims = [n as i64, n as i64, nb as i64, lo as i64, hi as i64];
+                let ins = [ci.as_ptr(), cx.as_ptr(), dims.as_ptr() as *const u8];
+                // SAFETY: inputs of n elements, a destination of hi - lo bins.
+                let code = unsafe { k.run(5, n, &ins, &[d.as_mut_ptr()]) };
+                assert_eq!(code, 0);
+                let got = uncolumn(t, &d, hi - lo);
+                let mut want = vec![ne; hi - lo];
+                for j in 5..n {
+                    let b = is[j].to_i64().unwrap();
+                    if b >= lo as i64 && b < hi as i64 && b < nb as i64 {
+                        let w = &mut want[b as usize - lo];
+                        *w = scalar_binop(op, *w, xs[j]).unwrap();
+                    }
+                }
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(same(*g, *w), "{t:?} {op:?} {it:?}: {g:?} {w:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn accumulator_updates_in_map_kernels() {
+    use runic_jit::{compile_map, VarType};
+    // \i x -> let a' = update_acc(a, [i], {x * 2}) in x: the free accumulator `a` (9) over
+    // f64 with `+`, then (with no operator) overwriting updates; an index out of range is
+    // skipped.
+    let (f, i) = (PrimType::F64, PrimType::I64);
+    let lam = Lambda::new(
+        vec![param(0, i), param(1, f)],
+        Body {
+            stms: vec![
+                stm(
+                    2,
+                    f,
+                    BasicOp::BinOp(BinOp::Mul, var(1), SubExp::Const(Prim::F64(2.0))),
+                ),
+                Stm {
+                    pat: vec![Param {
+                        name: VName(3),
+                        ty: Type::Acc {
+                            shape: vec![SubExp::Const(Prim::I64(3))],
+                            elems: vec![f],
+                        },
+                    }],
+                    exp: Exp::Basic(BasicOp::UpdateAcc {
+                        acc: VName(9),
+                        is: vec![var(0)],
+                        vals: vec![var(2)],
+                    }),
+                    src: SrcInfo::default(),
+                },
+            ],
+            result: vec![var(1)],
+        },
+        vec![Type::Prim(f)],
+    );
+    let is = [2i64, 0, 5, 2, -1, 1];
+    let xs = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
+    for op in [Some(binop_lam(BinOp::Add, f)), None] {
+        let ty = VarType::Acc(f, 1, op.clone());
+        let k = compile_map(&lam, &|v| (v == VName(9)).then(|| ty.clone())).expect("compiles");
+        assert_eq!(k.accs, vec![(VName(9), f, 1)]);
+        let ci = column(i, &is.map(Prim::I64));
+        let cx = column(f, &xs.map(Prim::F64));
+        let mut acc = column(f, &[Prim::F64(10.0); 3]);
+        let mut out = vec![0u8; 48];
+        let dims = [6i64, 6, 3, 6];
+        let ins = [
+            ci.as_ptr(),
+            cx.as_ptr(),
+            acc.as_mut_ptr() as *const u8,
+            dims.as_ptr() as *const u8,
+        ];
+        // SAFETY: inputs and output of 6 elements, an accumulator array of 3.
+        let code = unsafe { k.run(0, 6, &ins, &[out.as_mut_ptr()]) };
+        assert_eq!(code, 0);
+        let want = match op {
+            Some(_) => [10.0 + 4.0, 10.0 + 12.0, 10.0 + 2.0 + 8.0],
+            None => [4.0, 12.0, 8.0],
+        };
+        assert_eq!(uncolumn(f, &acc, 3), want.map(Prim::F64).to_vec());
+        assert_eq!(uncolumn(f, &out, 6), xs.map(Prim::F64).to_vec());
+    }
+}
