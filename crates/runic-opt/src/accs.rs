@@ -22,7 +22,9 @@
 //! as a GEMM. Work stays the same (one multiply-add per update); the updates become a
 //! dense, cache-friendly contraction with no synchronisation.
 //!
-//! The rewrite applies when every accumulator of the `with_acc` gets whole-array updates
+//! The rewrite applies when at least one update is such a matrix product (the sum of other
+//! element codes reads its operands down columns, and the executor's per-worker
+//! accumulators do better), every accumulator of the `with_acc` gets whole-array updates
 //! (`acc[j…] += V[j…]` over all indices, as `acc_add_all` builds them) from one map, the
 //! operator is scalar `+`, and each `V` is built by a map nest as deep as its rank whose
 //! intermediate statements are scalar (or replicates); anything else is left alone.
@@ -191,22 +193,31 @@ fn rewrite_with_acc(
     // How each update's elements are computed, and what the split map must return for it.
     let params: HashMap<VName, VName> = f.params.iter().map(|p| p.name).zip(arrs.clone()).collect();
     let mut sources = Vec::new();
+    let mut contraction = false;
     for u in &updates {
         let rank = ns.type_of(u.v)?.rank();
         let src = if params.contains_key(&u.v) {
             Source::Stacked(u.v)
         } else if rank == 1 {
-            scalar_map_source(&rest, u.v).unwrap_or(Source::Stacked(u.v))
+            let src = scalar_map_source(&rest, u.v).unwrap_or(Source::Stacked(u.v));
+            contraction |= src.is_product();
+            src
         } else if rows_are_reductions(&rest, u.v) {
             // Each element costs a reduction anyway: store V per iteration (a contraction
             // per iteration, which hoisting makes a batched matrix product) and sum.
+            contraction = true;
             Source::Stacked(u.v)
         } else {
-            split_inner_map(&mut rest, u.v, ns)?
+            let src = split_inner_map(&mut rest, u.v, ns)?;
+            contraction |= src.is_product();
+            src
         };
         sources.push(src);
     }
-    if accs.iter().any(|a| uses(&rest).contains(a)) {
+    // Only a matrix product pays: other sums over the iterations read their operands down
+    // columns, where the executor's accumulators (private per worker, updated row by row)
+    // are faster.
+    if !contraction || accs.iter().any(|a| uses(&rest).contains(a)) {
         return None;
     }
     let bound = binders(&rest);
@@ -414,6 +425,33 @@ enum Source {
 }
 
 impl Source {
+    /// Whether each element is a product of two values read at the indices (so that the
+    /// sum over the iterations is a matrix product).
+    fn is_product(&self) -> bool {
+        let Source::Inner { inner, out, .. } = self else {
+            return false;
+        };
+        let Some(Stm {
+            exp: Exp::Soac(Soac::Map { lam, .. }),
+            ..
+        }) = inner.last()
+        else {
+            return false;
+        };
+        let SubExp::Var(r) = &lam.body.result[*out] else {
+            return false;
+        };
+        let mut def = lam
+            .body
+            .stms
+            .iter()
+            .filter(|s| s.pat.iter().any(|p| p.name == *r));
+        let params: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
+        matches!(def.next().map(|s| &s.exp),
+            Some(Exp::Basic(BasicOp::BinOp(BinOp::Mul, SubExp::Var(a), SubExp::Var(b))))
+                if params.contains(a) && params.contains(b))
+    }
+
     /// The variables of the map's body the element code reads.
     fn reads(&self) -> Vec<VName> {
         let mut out = match self {
