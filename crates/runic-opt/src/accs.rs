@@ -202,9 +202,10 @@ fn rewrite_with_acc(
             let src = scalar_map_source(&rest, u.v).unwrap_or(Source::Stacked(u.v));
             contraction |= src.is_product();
             src
-        } else if rows_are_reductions(&rest, u.v) {
+        } else if rank == 2 && rows_are_reductions(&rest, u.v) {
             // Each element costs a reduction anyway: store V per iteration (a contraction
-            // per iteration, which hoisting makes a batched matrix product) and sum.
+            // per iteration, which hoisting makes a batched matrix product) and sum. (Not
+            // for higher ranks: V per iteration could take far more memory than its work.)
             contraction = true;
             Source::Stacked(u.v)
         } else {
@@ -522,23 +523,31 @@ fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Sou
         .iter()
         .any(|p| p.name != r1 && read_elsewhere(d2, p.name, l1))
         || read_elsewhere(d2, r1, l1);
-    let mut take = vec![d2];
+    // The replicates and iotas the inner map reads come along: moved when only it reads
+    // them, copied otherwise (storing them per row would cost memory for nothing).
+    let mut along = vec![d2];
+    let mut moved = if shared { vec![] } else { vec![d2] };
     for x in uses(&l1.body.stms[d2]) {
-        let rep = l1.body.stms.iter().position(|s| {
+        let cheap = l1.body.stms.iter().position(|s| {
             s.pat.len() == 1
                 && s.pat[0].name == x
-                && matches!(s.exp, Exp::Basic(BasicOp::Replicate(..)))
+                && matches!(
+                    s.exp,
+                    Exp::Basic(BasicOp::Replicate(..) | BasicOp::Range { .. })
+                )
         });
-        if let Some(k) = rep.filter(|&k| shared || !read_elsewhere(k, x, l1)) {
-            take.push(k);
+        if let Some(k) = cheap {
+            along.push(k);
+            if !shared && !read_elsewhere(k, x, l1) {
+                moved.push(k);
+            }
         }
     }
-    take.sort();
-    let inner: Vec<Stm> = take.iter().map(|&k| l1.body.stms[k].clone()).collect();
-    if !shared {
-        for &k in take.iter().rev() {
-            l1.body.stms.remove(k);
-        }
+    along.sort();
+    moved.sort();
+    let inner: Vec<Stm> = along.iter().map(|&k| l1.body.stms[k].clone()).collect();
+    for &k in moved.iter().rev() {
+        l1.body.stms.remove(k);
     }
     let param_inputs: HashMap<VName, VName> = l1
         .params
@@ -811,6 +820,18 @@ fn bind_row(
         let st = Stm {
             pat: vec![p.clone()],
             exp: Exp::Basic(exp),
+            src: SrcInfo::default(),
+        };
+        return emit(b, st, pending);
+    }
+    // Row `j` of an iota is `j`.
+    if pending
+        .get(&a)
+        .is_some_and(|st| iota_width(&st.exp).is_some())
+    {
+        let st = Stm {
+            pat: vec![p.clone()],
+            exp: Exp::Basic(BasicOp::SubExp(j.clone())),
             src: SrcInfo::default(),
         };
         return emit(b, st, pending);
