@@ -10,7 +10,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Cases (as `file:entry:case-index`) where the backends are known to disagree, and why.
-const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[];
+const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[(
+    "linalg/matmul_forms.fut:unsized:1",
+    "a size mismatch between two arguments of an inlined function (`dot r c` with rows of \
+     different lengths): the interpreter blames the second parameter's type `[n]f32`, the ir \
+     backend the `map2` inside the function (lowering checks the parameter's size only \
+     where it is used); same message otherwise. Found with the GEMM tests; not fixed yet",
+)];
 
 /// Programs that do not lower yet (the same list as `all_programs.rs`).
 const NOT_LOWERED: &[&str] = &[];
