@@ -469,40 +469,16 @@ impl Ctx<'_> {
             Some(_) => vec![g, m, p],
             None => vec![m, p],
         };
-        let empty = m * p * k * g == 0;
+        let layout = Layout {
+            sizes: [m, p, k, g],
+            strides: [rsa, csa, rsb, csb],
+            offsets: [a.offset, b.offset],
+            batch_steps: [ga, gb],
+            threads,
+        };
         let data = match (c.elem, &a.arr.data, &b.arr.data) {
-            (PrimType::F32, Buffer::F32(x), Buffer::F32(y)) => {
-                let mut out = vec![0f32; g * m * p];
-                let run = |mm, kk, pp, a: *const f32, b: *const f32, c: *mut f32, rsc| unsafe {
-                    matrixmultiply::sgemm(mm, kk, pp, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1)
-                };
-                // (Nothing to multiply when a size is 0: C is empty or zeros.)
-                for (t, cs) in out
-                    .chunks_mut((m * p).max(1))
-                    .enumerate()
-                    .filter(|_| !empty)
-                {
-                    let (x, y) = (&x[a.offset + t * ga..], &y[b.offset + t * gb..]);
-                    blocks(m, p, k, threads, (rsa, csb), x, y, cs, run);
-                }
-                Buffer::F32(out)
-            }
-            (PrimType::F64, Buffer::F64(x), Buffer::F64(y)) => {
-                let mut out = vec![0f64; g * m * p];
-                let run = |mm, kk, pp, a: *const f64, b: *const f64, c: *mut f64, rsc| unsafe {
-                    matrixmultiply::dgemm(mm, kk, pp, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1)
-                };
-                // (Nothing to multiply when a size is 0: C is empty or zeros.)
-                for (t, cs) in out
-                    .chunks_mut((m * p).max(1))
-                    .enumerate()
-                    .filter(|_| !empty)
-                {
-                    let (x, y) = (&x[a.offset + t * ga..], &y[b.offset + t * gb..]);
-                    blocks(m, p, k, threads, (rsa, csb), x, y, cs, run);
-                }
-                Buffer::F64(out)
-            }
+            (PrimType::F32, Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(product(x, y, &layout)),
+            (PrimType::F64, Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(product(x, y, &layout)),
             _ => return Ok(None),
         };
         Ok(Some(vec![arr(shape, data)]))
@@ -557,6 +533,94 @@ impl Placed {
     fn stride(&self, x: Ix) -> isize {
         self.strides[x as usize]
     }
+}
+
+/// Where the operands of a (batched) product are and how to step through them.
+struct Layout {
+    /// `[m, p, k, g]`.
+    sizes: [usize; 4],
+    /// `[rsa, csa, rsb, csb]`: the steps of A's rows and columns and B's.
+    strides: [isize; 4],
+    /// Where A's and B's element (0, 0) of the first product is.
+    offsets: [usize; 2],
+    /// How far A and B move from one product of the batch to the next (0: shared).
+    batch_steps: [usize; 2],
+    threads: usize,
+}
+
+/// The element types with a GEMM kernel.
+trait Element: Copy + Default + Send + Sync {
+    /// `C = A·B` (`m×k` times `k×n`, with the given steps; `C`'s columns are contiguous).
+    ///
+    /// # Safety
+    /// The pointers and steps must address `m×k`, `k×n` and `m×n` elements inside their
+    /// arrays, and `C` must not overlap `A` or `B`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: *const Self,
+        a_steps: (isize, isize),
+        b: *const Self,
+        b_steps: (isize, isize),
+        c: *mut Self,
+        rsc: isize,
+    );
+}
+
+impl Element for f32 {
+    unsafe fn gemm(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: *const f32,
+        (rsa, csa): (isize, isize),
+        b: *const f32,
+        (rsb, csb): (isize, isize),
+        c: *mut f32,
+        rsc: isize,
+    ) {
+        // SAFETY: the caller's contract is sgemm's.
+        unsafe { matrixmultiply::sgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1) }
+    }
+}
+
+impl Element for f64 {
+    unsafe fn gemm(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: *const f64,
+        (rsa, csa): (isize, isize),
+        b: *const f64,
+        (rsb, csb): (isize, isize),
+        c: *mut f64,
+        rsc: isize,
+    ) {
+        // SAFETY: the caller's contract is dgemm's.
+        unsafe { matrixmultiply::dgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1) }
+    }
+}
+
+/// The `g` products `C_t = A_t·B_t` into one `[g][m][p]` buffer (nothing to multiply
+/// when a size is 0: `C` is then empty or zeros).
+fn product<T: Element>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
+    let [m, p, k, g] = l.sizes;
+    let [rsa, csa, rsb, csb] = l.strides;
+    let mut out = vec![T::default(); g * m * p];
+    if m * p * k * g == 0 {
+        return out;
+    }
+    let run = |mm, kk, pp, a: *const T, b: *const T, c: *mut T, rsc| unsafe {
+        T::gemm(mm, kk, pp, a, (rsa, csa), b, (rsb, csb), c, rsc)
+    };
+    for (t, cs) in out.chunks_mut(m * p).enumerate() {
+        let x = &x[l.offsets[0] + t * l.batch_steps[0]..];
+        let y = &y[l.offsets[1] + t * l.batch_steps[1]..];
+        blocks(m, p, k, l.threads, (rsa, csb), x, y, cs, run);
+    }
+    out
 }
 
 /// `C (m×p, row-major) = A·B`, split into blocks of rows (or of columns, when `C` has

@@ -250,17 +250,7 @@ fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
         .collect();
     stms.push(st);
     // The new map: the same inputs, the nest (after its reads) as its body.
-    let mut nest = Lambda::new(
-        lam.params.clone(),
-        Body {
-            stms,
-            result: vec![SubExp::Var(y.name)],
-        },
-        vec![y.ty.clone()],
-    );
-    let mut renamer = Renamer::new(ns);
-    runic_ir::traverse::VisitorMut::lambda(&mut renamer, &mut nest);
-    ns.record_types(&nest);
+    let nest = copied_lambda(&lam.params, stms, &y, ns);
     let all = y.ty.clone().array_of(w.clone());
     let ys = ns.fresh_typed("hoisted", all.clone());
     let hoisted = Stm {
@@ -404,6 +394,18 @@ fn element_lambda(e: &mut Exp) -> Option<(&mut SubExp, &mut Lambda, &mut Vec<VNa
     }
 }
 
+/// `\params -> stms; result`, from copies of another lambda's parameters and statements:
+/// renamed (fresh binders, a fresh id) so that it can live beside the original.
+fn copied_lambda(params: &[Param], stms: Vec<Stm>, result: &Param, ns: &mut NameSource) -> Lambda {
+    let body = Body {
+        stms,
+        result: vec![SubExp::Var(result.name)],
+    };
+    let mut lam = Lambda::new(params.to_vec(), body, vec![result.ty.clone()]);
+    walk_lambda_renamed(&mut lam, ns);
+    lam
+}
+
 /// Gives a lambda built from copied statements fresh binders (and a fresh id).
 fn walk_lambda_renamed(lam: &mut Lambda, ns: &mut NameSource) {
     runic_ir::traverse::VisitorMut::lambda(&mut Renamer::new(ns), lam);
@@ -495,15 +497,7 @@ fn split_dots_of(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
         let d = st.pat[0].clone();
         let mut stms = checks.clone();
         stms.push(st.clone());
-        let mut dl = Lambda::new(
-            lam.params.clone(),
-            Body {
-                stms,
-                result: vec![SubExp::Var(d.name)],
-            },
-            vec![d.ty.clone()],
-        );
-        walk_lambda_renamed(&mut dl, ns);
+        let dl = copied_lambda(&lam.params, stms, &d, ns);
         let all = d.ty.clone().array_of(w.clone());
         let ds = ns.fresh_typed("dots", all.clone());
         out.push(Stm {
