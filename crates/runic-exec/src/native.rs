@@ -26,6 +26,7 @@ pub struct Jit {
     folds: Cache<(Option<LamId>, LamId), FoldKernel>,
     scans: Cache<(Option<LamId>, LamId), ScanKernel>,
     hists: Cache<(LamId, Vec<PrimType>), HistKernel>,
+    scatters: Cache<(Vec<PrimType>, PrimType), HistKernel>,
     /// How many SOACs ran native code to the end (for tests that check it did).
     runs: std::sync::atomic::AtomicUsize,
 }
@@ -44,6 +45,7 @@ impl Jit {
             folds: Mutex::default(),
             scans: Mutex::default(),
             hists: Mutex::default(),
+            scatters: Mutex::default(),
             runs: Default::default(),
         }
     }
@@ -102,6 +104,20 @@ impl Jit {
         let mut m = self.hists.lock().map_err(|_| "a poisoned kernel cache")?;
         m.entry((lam.id, index_types.clone()))
             .or_insert_with(|| runic_jit::compile_hist(lam, &index_types, free_type).map(Arc::new))
+            .clone()
+    }
+
+    fn scatter_kernel(
+        &self,
+        index_types: Vec<PrimType>,
+        elem: PrimType,
+    ) -> Result<Arc<HistKernel>, String> {
+        let mut m = self
+            .scatters
+            .lock()
+            .map_err(|_| "a poisoned kernel cache")?;
+        m.entry((index_types.clone(), elem))
+            .or_insert_with(|| runic_jit::compile_scatter(&index_types, elem).map(Arc::new))
             .clone()
     }
 
@@ -208,7 +224,37 @@ impl Jit {
                     Err(why) => Route::Evaluator(why),
                 }
             }
-            Soac::Scatter { .. } => Route::Builtin("the executor's scatter loop"),
+            Soac::Scatter {
+                dests, is, vals, ..
+            } => {
+                let builtin = Route::Builtin("the executor's scatter loop");
+                if !self.enabled {
+                    return builtin;
+                }
+                let mut index_types = Vec::new();
+                for i in is {
+                    match ty(*i) {
+                        Some(VarTy::Arr(t, 1)) => index_types.push(t),
+                        _ => return builtin,
+                    }
+                }
+                // One kernel per destination of scalars; rows keep the built-in loop.
+                let mut ks = Vec::new();
+                for (d, v) in dests.iter().zip(vals) {
+                    match (ty(*d), ty(*v)) {
+                        (Some(VarTy::Arr(t, r)), Some(VarTy::Arr(u, 1)))
+                            if r == is.len() && t == u =>
+                        {
+                            match self.scatter_kernel(index_types.clone(), t) {
+                                Ok(k) => ks.push(k),
+                                Err(why) => return Route::Evaluator(why),
+                            }
+                        }
+                        _ => return builtin,
+                    }
+                }
+                Route::Scatter(ks)
+            }
         }
     }
 }
@@ -265,6 +311,8 @@ pub(crate) enum Route {
     Fold(Arc<FoldKernel>),
     /// A runic-jit histogram kernel.
     Hist(Arc<HistKernel>),
+    /// A runic-jit scatter kernel per destination.
+    Scatter(Vec<Arc<HistKernel>>),
     /// A runic-jit scan: a fold kernel for the chunks' totals, a scan kernel for the rest.
     Scan(Arc<FoldKernel>, Arc<ScanKernel>),
     /// A loop of the executor's own (native Rust, not generated code).
@@ -281,6 +329,7 @@ impl Route {
             Route::Fold(_) => "native (runic-jit fold kernel)".into(),
             Route::Scan(..) => "native (runic-jit scan kernels)".into(),
             Route::Hist(_) => "native (runic-jit histogram kernel)".into(),
+            Route::Scatter(_) => "native (runic-jit scatter kernels)".into(),
             Route::Builtin(d) => format!("built-in ({d})"),
             Route::Evaluator(why) => format!("not native: {why}"),
         }

@@ -154,4 +154,70 @@ impl Ctx<'_> {
         self.jit.ran();
         Ok(Some(()))
     }
+
+    /// `scatter` into one destination of scalars with a native kernel: the positions are
+    /// split into one range per worker, each writing, in input order, the elements that
+    /// fall into its range straight into the destination (the last write wins, as
+    /// sequentially). `false` when it cannot run (the built-in loop then writes every
+    /// element again, with the same final result).
+    pub(crate) fn scatter_native(
+        &self,
+        w: usize,
+        d: &mut Array,
+        k: &HistKernel,
+        is: &[Arc<Array>],
+        v: &Arc<Array>,
+        par: bool,
+    ) -> bool {
+        let bins = d.shape.clone();
+        let nb: usize = bins.iter().product();
+        if k.dests.as_slice() != [d.data.elem_type()]
+            || d.data.len() != nb
+            || bins.len() != is.len()
+        {
+            return false;
+        }
+        let mut arrs: Vec<Arc<Array>> = is.to_vec();
+        arrs.push(v.clone());
+        let mut elems = k.index_types.clone();
+        elems.extend(&k.vals);
+        let ranks = vec![1; elems.len()];
+        let spec = InputSpec {
+            elems: &elems,
+            ranks: &ranks,
+            frees: &[],
+            free_arrays: &[],
+        };
+        let f = Frame::new(0);
+        let threads = rayon::current_num_threads();
+        let parts = if par && w >= 1 << 14 && threads > 1 && nb >= 2 {
+            ranges(nb, threads.min(nb))
+        } else {
+            vec![(0, nb)]
+        };
+        let size = d.data.elem_type().size_bytes();
+        let base = OutPtr::new(&mut d.data).base() as usize;
+        let work = |&(lo, hi): &(usize, usize)| -> bool {
+            let Some(kins) =
+                self.kernel_ins(&f, w, &arrs, &spec, &[], &[bins.clone(), vec![lo, hi]])
+            else {
+                return false;
+            };
+            let at = (base + lo * size) as *mut u8;
+            // SAFETY: the inputs hold at least `w` elements of the kernel's types (checked by
+            // `kernel_ins`), the destination its `nb` elements, and the ranges of positions
+            // the workers write are disjoint.
+            unsafe { k.run(0, w, &kins.ptrs(), &[at]) == 0 }
+        };
+        let ok: Vec<bool> = if parts.len() > 1 {
+            parts.par_iter().map(work).collect()
+        } else {
+            parts.iter().map(work).collect()
+        };
+        let all = ok.iter().all(|&x| x);
+        if all {
+            self.jit.ran();
+        }
+        all
+    }
 }

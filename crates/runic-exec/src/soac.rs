@@ -395,11 +395,17 @@ impl Ctx<'_> {
                 let w = self.dim(f, w)?;
                 let is = self.arrays(f, is, w)?;
                 let vals = self.arrays(f, vals, w)?;
+                // The route reads the destinations' types: before they are taken.
+                let route = self.route(f, s);
                 let mut ds = Vec::new();
                 for d in dests {
                     ds.push(self.take(f, *d)?.arr()?.clone());
                 }
-                crate::hist::scatter(w, ds, &is, &vals, par)
+                let native = match &route {
+                    Route::Scatter(ks) => Some(ks.as_slice()),
+                    _ => None,
+                };
+                crate::hist::scatter(self, w, ds, &is, &vals, par, native)
             }
         }
     }

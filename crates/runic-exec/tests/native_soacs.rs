@@ -153,6 +153,8 @@ entry bad (is: []i64) (vs: []i64) (t: []i64) = hist (\\a b -> a + t[b]) 0 3 is v
 entry inner (m: [][]i64) = map (\\r -> hist (+) 0 4 (map (\\x -> x % 4) r) r) m
 entry innermax (m: [][]f32) (is: []i64) = map (\\r -> hist f32.max f32.lowest 3 is r) m
 entry sc (m: [][]i64) (is: []i64) = map (\\r -> scatter (copy r) is (map (* 10) r)) m
+entry top (d: []f32) (is: []i64) (vs: []f32) = scatter (copy d) is vs
+entry top2 (d: [][]u8) (is: []i32) (js: []i64) (vs: []u8) = scatter_2d (copy d) (zip (map i64.i32 is) js) vs
 entry sc2 (m: [][]i32) (is: []i64) (js: []i64) =
   map (\\r -> let a = scatter (replicate 4 0) is r in scatter a js (map (+ 100) r)) m
 ";
@@ -161,7 +163,8 @@ entry sc2 (m: [][]i32) (is: []i64) (js: []i64) =
 fn histograms_run_native_and_agree() {
     let c = compile(HISTS);
     for e in [
-        "add", "addi", "mn", "arg", "dv", "fr", "bad", "inner", "innermax", "sc", "sc2",
+        "add", "addi", "mn", "arg", "dv", "fr", "bad", "inner", "innermax", "sc", "sc2", "top",
+        "top2",
     ] {
         c.assert_native(e);
     }
@@ -185,6 +188,14 @@ fn histograms_run_native_and_agree() {
         ("innermax", "[[1f32, 2, 5], [4, 8, -3]] [0i64, 2, 0]"),
         ("sc", "[[1i64, 2, 3], [4, 5, 6]] [2i64, -1, 0]"),
         ("sc2", "[[1, 2, 3], [4, 5, 6]] [3i64, 0, 9] [1i64, 1, 2]"),
+        (
+            "top",
+            "[1f32, 2, 3] [2i64, -1, 0, 2, 3] [10f32, 20, 30, 40, 50]",
+        ),
+        (
+            "top2",
+            "[[1u8, 2], [3, 4]] [1, 0, 1, 2] [0i64, 1, 0, 0] [7u8, 8, 9, 10]",
+        ),
     ];
     for (e, input) in cases {
         c.agree(e, input, true);
@@ -217,6 +228,17 @@ fn histograms_run_native_and_agree() {
             ints(n, 4, "i64", 4),
             floats(n, "f32", 6),
             ints(n, 1000, "i32", 8)
+        ),
+        false,
+    );
+    // Scatter over bin ranges, duplicates written in input order.
+    c.agree(
+        "top",
+        &format!(
+            "{} {} {}",
+            floats(5000, "f32", 1),
+            ints(n, 6000, "i64", 2),
+            floats(n, "f32", 3)
         ),
         false,
     );

@@ -229,22 +229,42 @@ pub fn compile_hist(
     if op.params.len() != 2 * k || op.params.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
         return Err("the reduce_by_index operator combines arrays".into());
     }
-    if index_types.iter().any(|t| !t.is_int()) {
-        return Err("a reduce_by_index whose indices are not integers".into());
-    }
     let dests: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
+    let vals: Vec<PrimType> = op.params[k..].iter().map(|p| prim_of(&p.ty)).collect();
     let (frees, free_arrays, accs) = split_frees(&[op], free_type)?;
     if !accs.is_empty() {
         return Err("the reduce_by_index operator updates an accumulator".into());
     }
+    histogram_kernel(Some(op), index_types, vals, dests, frees, free_arrays)
+}
+
+/// Compile `scatter` into one destination of element type `elem` whose indices have the
+/// types `index_types`: a histogram kernel whose update overwrites (the last element in
+/// input order wins).
+pub fn compile_scatter(index_types: &[PrimType], elem: PrimType) -> R<HistKernel> {
+    histogram_kernel(None, index_types, vec![elem], vec![elem], vec![], vec![])
+}
+
+/// The kernel of [`compile_hist`] and [`compile_scatter`].
+fn histogram_kernel(
+    op: Option<&Lambda>,
+    index_types: &[PrimType],
+    vals: Vec<PrimType>,
+    dests: Vec<PrimType>,
+    frees: Vec<(VName, PrimType)>,
+    free_arrays: Vec<(VName, PrimType, usize)>,
+) -> R<HistKernel> {
+    if index_types.iter().any(|t| !t.is_int()) {
+        return Err("indices that are not integers".into());
+    }
     let mut params: Vec<PrimType> = index_types.to_vec();
-    params.extend(op.params[k..].iter().map(|p| prim_of(&p.ty)));
+    params.extend(&vals);
     let io = Inputs {
         ranks: vec![1; params.len()],
         params,
         frees,
         free_arrays,
-        accs,
+        accs: vec![],
     };
     let n_is = index_types.len();
     let i64t = types::I64;
@@ -297,7 +317,7 @@ pub fn compile_hist(
         let targets: Vec<(Value, PrimType)> =
             bases.iter().copied().zip(dests.iter().copied()).collect();
         let vs: Vec<Value> = xs[n_is..].iter().map(|(x, _)| *x).collect();
-        g.combine_at(&targets, local, &vs, Some(op))?;
+        g.combine_at(&targets, local, &vs, op)?;
         g.b.ins().jump(after, &[]);
         g.b.switch_to_block(after);
         g.close_counted_loop(j0, header, done);

@@ -291,6 +291,12 @@ pub fn compile_hist(
     hist::compile_hist(op, index_types, free_type)
 }
 
+/// Compile `scatter` into one destination of scalars of type `elem` whose index arrays have
+/// the types `index_types`: a [`HistKernel`] whose update overwrites.
+pub fn compile_scatter(index_types: &[PrimType], elem: PrimType) -> Result<HistKernel, String> {
+    hist::compile_scatter(index_types, elem)
+}
+
 /// Compile `scan op ne (map pre xs …)` (`pre` = `None`: the identity) into an inclusive
 /// scan over elements.
 pub fn compile_scan(
