@@ -18,6 +18,7 @@ mod hist;
 mod index;
 mod native;
 mod native_acc;
+mod native_fold;
 mod native_hist;
 mod out;
 pub mod slots;

@@ -303,7 +303,7 @@ impl Gen<'_, '_> {
     /// The buffer an array parameter continues with: its current buffer `cur` when the
     /// result is exactly that (updated in place), otherwise its other buffer with the
     /// result copied in. A result of other dimensions leaves for the slow path.
-    fn carry(
+    pub(crate) fn carry(
         &mut self,
         v: &ArrV,
         cur: Value,
