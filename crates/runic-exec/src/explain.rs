@@ -76,7 +76,7 @@ impl Walk<'_> {
                     let route = (depth == 0).then(|| self.route(s));
                     let native = matches!(
                         route,
-                        Some(Route::Map(_) | Route::Fold(_) | Route::Scan(..))
+                        Some(Route::Map(_) | Route::Fold(_) | Route::Scan(..) | Route::Hist(_))
                     );
                     let how = if let Some(r) = &route {
                         r.describe()

@@ -205,12 +205,15 @@ impl Jit {
                         false => off(),
                     };
                 }
-                let rows = dests
-                    .iter()
-                    .any(|d| ty(*d).is_none_or(|t| t.rank() != is.len()))
-                    || vals.iter().any(|v| ty(*v).is_none_or(|t| t.rank() != 1));
-                if rows {
-                    return Route::Evaluator("a reduce_by_index of rows".into());
+                // Destinations of scalars or of rows, and values of the same rows.
+                let fits = dests.iter().zip(vals).all(|(d, v)| match (ty(*d), ty(*v)) {
+                    (Some(d), Some(v)) => {
+                        d.rank() >= is.len() && d.rank() - is.len() + 1 == v.rank()
+                    }
+                    _ => false,
+                });
+                if !fits {
+                    return Route::Evaluator("a reduce_by_index of other shapes".into());
                 }
                 let mut index_types = Vec::new();
                 for i in is {

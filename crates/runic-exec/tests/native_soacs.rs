@@ -484,3 +484,41 @@ fn vectorised_operators_run_native_and_agree() {
     c.agree("vmax", &rows(40_000, 2, "i64"), false);
     c.agree("vsum", &rows(40_000, 3, "f32"), false);
 }
+
+const ROW_HISTS: &str = "
+entry vh (is: []i64) (m: [][]f32) = hist (map2 (+)) (replicate 2 0) 3 is m
+entry vmx (is: []i64) (m: [][]i32) = hist (\\a b -> if a[0] > b[0] then a else b) [-1, -1] 2 is m
+entry mixed (is: []i64) (m: [][]f64) (xs: []f64) =
+  unzip (hist (\\(a, s) (b, t) -> (map2 (*) a b, s + t)) (replicate 2 1, 0) 2 is (zip m xs))
+";
+
+#[test]
+fn histograms_of_rows_run_native_and_agree() {
+    let c = compile(ROW_HISTS);
+    for e in ["vh", "vmx", "mixed"] {
+        c.assert_native(e);
+    }
+    let cases: &[(&str, &str)] = &[
+        (
+            "vh",
+            "[0i64, 2, 0, 5, -1, 1] [[1f32, 2], [3, 4], [5, 6], [7, 8], [9, 10], [11, 12]]",
+        ),
+        ("vmx", "[0i64, 1, 0, 1] [[1, 2], [3, 4], [5, 0], [2, 9]]"),
+        (
+            "mixed",
+            "[0i64, 1, 0] [[1f64, 2], [3, 4], [0.5, 0.25]] [1f64, 2, 3]",
+        ),
+    ];
+    for (e, input) in cases {
+        c.agree(e, input, true);
+    }
+    let n = 30_000;
+    let rows: Vec<String> = (0..n)
+        .map(|i| format!("[{}i32, {}i32]", i % 97, (i * 31) % 89))
+        .collect();
+    c.agree(
+        "vmx",
+        &format!("{} [{}]", ints(n, 3, "i64", 5), rows.join(", ")),
+        false,
+    );
+}

@@ -241,6 +241,9 @@ pub struct HistKernel {
     pub index_types: Vec<PrimType>,
     /// Element type of each value array.
     pub vals: Vec<PrimType>,
+    /// Rank of the rows of each destination (0: scalar bins); the value arrays' rows have
+    /// the same. Their dimensions follow `lo` and `hi` in `ins`.
+    pub row_ranks: Vec<usize>,
     /// Element type of each destination.
     pub dests: Vec<PrimType>,
     /// The operator's free scalar variables, passed after the value arrays.
