@@ -369,6 +369,9 @@ entry rows (m: [][]f64) =
   map (\\r -> let acc = loop acc = r for i < 3 do map (\\x -> x * 2 + f64.i64 i) acc
              in acc) m
 entry sizes (m: [][]i64) = map (\\r -> length r + r[length r - 1]) m
+entry keep (xs: []i32) =
+  map (\\x -> let a = replicate 3 x in let b = a with [0] = 1 in let r = a[1:] in
+             let c = (if x > 0 then a else b) with [2] = 7 in a[0] * 1000 + b[0] * 100 + r[0] * 10 + c[2]) xs
 entry wl (xs: []i64) =
   map (\\x -> let (_, a) = loop (k, a) = (x, replicate 2 0i64) while k > 0 do
                            (k / 2, a with [k % 2] = a[k % 2] + 1)
@@ -378,7 +381,7 @@ entry wl (xs: []i64) =
 #[test]
 fn in_place_updates_and_array_loops_run_native_and_agree() {
     let c = compile(INPLACE);
-    for e in ["upd", "fill", "swap", "rows", "sizes", "wl"] {
+    for e in ["upd", "fill", "swap", "rows", "sizes", "wl", "keep"] {
         c.assert_native(e);
     }
     let cases: &[(&str, &str)] = &[
@@ -390,6 +393,9 @@ fn in_place_updates_and_array_loops_run_native_and_agree() {
         ("rows", "[[1f64, 2], [0.5, -1]]"),
         ("sizes", "[[1i64, 2, 3], [4, 5, 6]]"),
         ("wl", "[0i64, 1, 6, 255, 1024]"),
+        // Arrays read after an update of them, or through views and aliases, are not
+        // updated in place.
+        ("keep", "[5, -2]"),
     ];
     for (e, input) in cases {
         c.agree(e, input, true);
@@ -409,6 +415,8 @@ fn in_place_updates_and_array_loops_run_native_and_agree() {
     // Iterations: (a, b) = ([x;3], [x+1;3]) → ([0,x+1,x+1], [x;3]) → ([x,1,x], [0,x+1,x+1])
     //   → ([0,x+1,2], [x,1,x]) → ([3,1,x], [0,x+1,2]); x = 5: 3*1000 + 1*100 + 2*10 + 0.
     assert_eq!(show("swap", "[5]"), "[3120i32]");
+    // x = 5: a = [5, 5, 5], b = [1, 5, 5], r = [5, 5], c = a with [2] = 7.
+    assert_eq!(show("keep", "[5]"), "[5157i32]");
 }
 
 const ARRAY_OPS: &str = "

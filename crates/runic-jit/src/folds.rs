@@ -215,9 +215,7 @@ fn fold_like(
         g.bind_element(elem_params, &pro.inputs, i);
         let ys = match pre {
             Some(p) => {
-                for s in &p.body.stms {
-                    g.stm(s)?;
-                }
+                g.stms(&p.body)?;
                 g.items(&p.body.result, &acc_ranks)?
             }
             None => {
@@ -236,9 +234,7 @@ fn fold_like(
             .collect();
         g.bind_items(&op.params[..k], xs);
         g.bind_items(&op.params[k..], ys);
-        for s in &op.body.stms {
-            g.stm(s)?;
-        }
+        g.stms(&op.body)?;
         let new = g.items(&op.body.result, &acc_ranks)?;
         let mut next_acc = Vec::new();
         for (((it, c), cur), (t, out)) in new.into_iter().zip(&carried).zip(&acc).zip(

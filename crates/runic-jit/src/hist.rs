@@ -155,9 +155,7 @@ impl Gen<'_, '_> {
             }
         }
         self.bind_element(&op.params[k..], vals, j);
-        for st in &op.body.stms {
-            self.stm(st)?;
-        }
+        self.stms(&op.body)?;
         for ((r, t), d) in op.body.result.iter().zip(targets).zip(dests) {
             match (r, t) {
                 (SubExp::Var(v), Some(row)) => {
@@ -218,7 +216,7 @@ impl Gen<'_, '_> {
                 return Err("a reduce_by_index or scatter of rows".into());
             }
             // The destination is consumed: updated in place when this code owns it.
-            let fresh = match self.owned.remove(d) {
+            let fresh = match self.consume(*d) {
                 true => v,
                 false => self.fresh_copy(&v)?,
             };

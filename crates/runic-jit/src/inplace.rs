@@ -37,7 +37,7 @@ impl Gen<'_, '_> {
             return Err("an update with several results".into());
         };
         let src = self.array(a)?;
-        let dest = if self.owned.remove(&a) {
+        let dest = if self.consume(a) {
             src
         } else {
             self.fresh_copy(&src)?
@@ -100,6 +100,7 @@ impl Gen<'_, '_> {
             strides: perm.iter().map(|&k| v.strides[k]).collect(),
         };
         self.arrays.insert(p.name, t);
+        self.owned.remove(&a);
         Ok(())
     }
 
@@ -249,9 +250,7 @@ impl Gen<'_, '_> {
             self.env.insert(*iv, (i, t));
         }
         self.bind_loop_params(params.iter().map(|(p, _)| p), &kinds, &ps);
-        for st in &body.stms {
-            self.stm(st)?;
-        }
+        self.stms(body)?;
         let mut args = Vec::new();
         if let Some(i) = i {
             args.push(self.b.ins().iadd_imm_s(i, 1));

@@ -200,9 +200,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
                     g.dests.entry(*v).or_insert_with(|| row.clone());
                 }
             }
-            for s in &lam.body.stms {
-                g.stm(s)?;
-            }
+            g.stms(&lam.body)?;
             let mut copied = std::collections::HashSet::new();
             for ((r, row), (base, t)) in lam
                 .body
