@@ -2,10 +2,10 @@
 //! parameters are arrays.
 //!
 //! Views in kernels are shared (rows of inputs, free arrays, aliases and `copy`s of them),
-//! so only arrays the kernel made itself and that no other name refers to are *owned*
-//! ([`Gen::owned`]): an update of an owned array writes in place (the IR consumes the
-//! array it updates, so nothing reads it afterwards); an update of any other array first
-//! copies it into a scratch buffer of its own.
+//! so only arrays the kernel made itself and that no other name, view or `if` result
+//! refers to are *owned* ([`Gen::owned`]): an update of an owned array that nothing reads
+//! afterwards ([`Gen::later`]) writes in place — what the IR's consuming operations mean;
+//! an update of any other array first copies it into a scratch buffer of its own.
 //!
 //! A loop parameter that is an array lives in one of two buffers of its own (copied there
 //! from its initial value before the loop): the body may update it in place; at the end of
