@@ -16,6 +16,7 @@ mod eval;
 mod explain;
 mod hist;
 mod index;
+mod interleave;
 mod native;
 mod native_acc;
 mod native_fold;
