@@ -232,8 +232,8 @@ mod tests {
             .expect("supported");
             for (j, &(lo, hi)) in cs.iter().enumerate() {
                 let mut a = j as f64 * 0.5;
-                for i in lo..hi {
-                    a += f64s[i];
+                for (i, x) in f64s.iter().enumerate().take(hi).skip(lo) {
+                    a += x;
                     assert_eq!(out.get(i), Prim::F64(a), "scan {k} at {i}");
                 }
             }
