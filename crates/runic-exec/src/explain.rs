@@ -93,7 +93,7 @@ impl Walk<'_> {
                     let route = (depth == 0).then(|| self.route(s));
                     let native = matches!(
                         route,
-                        Some(Route::Map(_) | Route::Fold(_) | Route::Scan(..))
+                        Some(Route::Map(_) | Route::Fold(_) | Route::Scan(..) | Route::Hist(_))
                     );
                     let how = if let Some(r) = &route {
                         r.describe()
@@ -103,7 +103,8 @@ impl Walk<'_> {
                         "native (a loop inside the enclosing kernel)".into()
                     } else {
                         match self.route(s) {
-                            r @ Route::Builtin(_) => r.describe(),
+                            // (A scatter's kernel runs wherever the scatter does.)
+                            r @ (Route::Builtin(_) | Route::Scatter(_)) => r.describe(),
                             Route::Map(_) | Route::Fold(_) | Route::Scan(..) | Route::Hist(_) => {
                                 "not native: nested in a lambda \
                                  the evaluator runs (native only when the enclosing map is too \

@@ -367,16 +367,24 @@ pub fn hist(
 }
 
 pub fn scatter(
+    cx: &Ctx,
     w: usize,
     dests: Vec<Arc<Array>>,
     is: &[Arc<Array>],
     vals: &[Arc<Array>],
     par: bool,
+    native: Option<&[Arc<runic_jit::HistKernel>]>,
 ) -> R<Vec<Val>> {
     let dims = is.len();
     let mut out = Vec::with_capacity(dests.len());
-    for (d, v) in dests.into_iter().zip(vals) {
+    for (k, (d, v)) in dests.into_iter().zip(vals).enumerate() {
         let mut d = unwrap_arr(d);
+        if let Some(kernel) = native.and_then(|ks| ks.get(k)) {
+            if cx.scatter_native(w, &mut d, kernel, is, v, par) {
+                out.push(Val::Arr(Arc::new(d)));
+                continue;
+            }
+        }
         if d.shape.len() < dims {
             return err("internal error: scatter destination rank");
         }

@@ -26,6 +26,7 @@ pub struct Jit {
     folds: Cache<(Option<LamId>, LamId), FoldKernel>,
     scans: Cache<(Option<LamId>, LamId), ScanKernel>,
     hists: Cache<(LamId, Vec<PrimType>), HistKernel>,
+    scatters: Cache<(Vec<PrimType>, PrimType), HistKernel>,
     /// How many SOACs ran native code to the end (for tests that check it did).
     runs: std::sync::atomic::AtomicUsize,
 }
@@ -44,6 +45,7 @@ impl Jit {
             folds: Mutex::default(),
             scans: Mutex::default(),
             hists: Mutex::default(),
+            scatters: Mutex::default(),
             runs: Default::default(),
         }
     }
@@ -102,6 +104,20 @@ impl Jit {
         let mut m = self.hists.lock().map_err(|_| "a poisoned kernel cache")?;
         m.entry((lam.id, index_types.clone()))
             .or_insert_with(|| runic_jit::compile_hist(lam, &index_types, free_type).map(Arc::new))
+            .clone()
+    }
+
+    fn scatter_kernel(
+        &self,
+        index_types: Vec<PrimType>,
+        elem: PrimType,
+    ) -> Result<Arc<HistKernel>, String> {
+        let mut m = self
+            .scatters
+            .lock()
+            .map_err(|_| "a poisoned kernel cache")?;
+        m.entry((index_types.clone(), elem))
+            .or_insert_with(|| runic_jit::compile_scatter(&index_types, elem).map(Arc::new))
             .clone()
     }
 
@@ -189,12 +205,15 @@ impl Jit {
                         false => off(),
                     };
                 }
-                let rows = dests
-                    .iter()
-                    .any(|d| ty(*d).is_none_or(|t| t.rank() != is.len()))
-                    || vals.iter().any(|v| ty(*v).is_none_or(|t| t.rank() != 1));
-                if rows {
-                    return Route::Evaluator("a reduce_by_index of rows".into());
+                // Destinations of scalars or of rows, and values of the same rows.
+                let fits = dests.iter().zip(vals).all(|(d, v)| match (ty(*d), ty(*v)) {
+                    (Some(d), Some(v)) => {
+                        d.rank() >= is.len() && d.rank() - is.len() + 1 == v.rank()
+                    }
+                    _ => false,
+                });
+                if !fits {
+                    return Route::Evaluator("a reduce_by_index of other shapes".into());
                 }
                 let mut index_types = Vec::new();
                 for i in is {
@@ -208,7 +227,37 @@ impl Jit {
                     Err(why) => Route::Evaluator(why),
                 }
             }
-            Soac::Scatter { .. } => Route::Builtin("the executor's scatter loop"),
+            Soac::Scatter {
+                dests, is, vals, ..
+            } => {
+                let builtin = Route::Builtin("the executor's scatter loop");
+                if !self.enabled {
+                    return builtin;
+                }
+                let mut index_types = Vec::new();
+                for i in is {
+                    match ty(*i) {
+                        Some(VarTy::Arr(t, 1)) => index_types.push(t),
+                        _ => return builtin,
+                    }
+                }
+                // One kernel per destination of scalars; rows keep the built-in loop.
+                let mut ks = Vec::new();
+                for (d, v) in dests.iter().zip(vals) {
+                    match (ty(*d), ty(*v)) {
+                        (Some(VarTy::Arr(t, r)), Some(VarTy::Arr(u, 1)))
+                            if r == is.len() && t == u =>
+                        {
+                            match self.scatter_kernel(index_types.clone(), t) {
+                                Ok(k) => ks.push(k),
+                                Err(why) => return Route::Evaluator(why),
+                            }
+                        }
+                        _ => return builtin,
+                    }
+                }
+                Route::Scatter(ks)
+            }
         }
     }
 }
@@ -265,6 +314,8 @@ pub(crate) enum Route {
     Fold(Arc<FoldKernel>),
     /// A runic-jit histogram kernel.
     Hist(Arc<HistKernel>),
+    /// A runic-jit scatter kernel per destination.
+    Scatter(Vec<Arc<HistKernel>>),
     /// A runic-jit scan: a fold kernel for the chunks' totals, a scan kernel for the rest.
     Scan(Arc<FoldKernel>, Arc<ScanKernel>),
     /// A loop of the executor's own (native Rust, not generated code).
@@ -281,6 +332,7 @@ impl Route {
             Route::Fold(_) => "native (runic-jit fold kernel)".into(),
             Route::Scan(..) => "native (runic-jit scan kernels)".into(),
             Route::Hist(_) => "native (runic-jit histogram kernel)".into(),
+            Route::Scatter(_) => "native (runic-jit scatter kernels)".into(),
             Route::Builtin(d) => format!("built-in ({d})"),
             Route::Evaluator(why) => format!("not native: {why}"),
         }
@@ -491,162 +543,5 @@ impl Ctx<'_> {
                 .map(|(b, s)| arr(s, b))
                 .collect(),
         ))
-    }
-
-    /// The per-chunk results of `reduce lam ne (map pre arrs)` over vectors with a native
-    /// fold, or `None` when there is none.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn fold_native(
-        &self,
-        f: &Frame,
-        w: usize,
-        pre: Option<&Lambda>,
-        lam: &Lambda,
-        k: &FoldKernel,
-        arrs: &[Arc<Array>],
-        ne: &[Val],
-        cs: &[(usize, usize)],
-    ) -> R<Option<Vec<Vec<Val>>>> {
-        let mut init = Vec::with_capacity(ne.len());
-        for (v, t) in ne.iter().zip(&k.accs) {
-            match v {
-                Val::Prim(p) if p.ty() == *t => init.push(runic_jit::to_raw(*p)),
-                _ => return Ok(None),
-            }
-        }
-        let spec = InputSpec {
-            elems: &k.elems,
-            ranks: &k.ranks,
-            frees: &k.frees,
-            free_arrays: &k.free_arrays,
-        };
-        let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &[], &[]) else {
-            return Ok(None);
-        };
-        let parts = crate::soac::run_chunks(f, cs, |fr, lo, hi| {
-            self.check_interrupt()?;
-            let ins = kins.ptrs();
-            let mut acc = init.clone();
-            // SAFETY: as in `map_native`; the kernel only reads its inputs.
-            let code = unsafe { k.run(lo, hi, &ins, &mut acc) };
-            if code != 0 {
-                // The evaluator reports the failure.
-                return self.fold(fr, pre, lam, arrs, ne.to_vec(), lo, hi, None);
-            }
-            Ok(acc
-                .iter()
-                .zip(&k.accs)
-                .map(|(r, t)| Val::Prim(runic_jit::from_raw(*t, *r)))
-                .collect())
-        })?;
-        self.jit.ran();
-        Ok(Some(parts))
-    }
-
-    /// `scan lam ne (map pre arrs)` over vectors with native kernels, or `None` when there
-    /// are none or a chunk fails (then the evaluator redoes the scan and reports the
-    /// error). The same passes as the evaluator's: the chunks' totals (with several
-    /// chunks), their carries combined in order, and every chunk scanned from its carry,
-    /// so results are the evaluator's bit for bit.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn scan_native(
-        &self,
-        f: &Frame,
-        w: usize,
-        lam: &Lambda,
-        (fk, sk): (&FoldKernel, &ScanKernel),
-        arrs: &[Arc<Array>],
-        ne: &[Val],
-        cs: &[(usize, usize)],
-    ) -> R<Option<Vec<Val>>> {
-        let words = |vs: &[Val]| -> Option<Vec<u64>> {
-            vs.iter()
-                .zip(&sk.accs)
-                .map(|(v, t)| match v {
-                    Val::Prim(p) if p.ty() == *t => Some(runic_jit::to_raw(*p)),
-                    _ => None,
-                })
-                .collect()
-        };
-        let Some(init) = words(ne) else {
-            return Ok(None);
-        };
-        let sspec = InputSpec {
-            elems: &sk.elems,
-            ranks: &sk.ranks,
-            frees: &sk.frees,
-            free_arrays: &sk.free_arrays,
-        };
-        let fspec = InputSpec {
-            elems: &fk.elems,
-            ranks: &fk.ranks,
-            frees: &fk.frees,
-            free_arrays: &fk.free_arrays,
-        };
-        let (Some(fins), Some(sins)) = (
-            self.kernel_ins(f, w, arrs, &fspec, &[], &[]),
-            self.kernel_ins(f, w, arrs, &sspec, &[], &[]),
-        ) else {
-            return Ok(None);
-        };
-        if sk.accs.len() != ne.len() {
-            return Ok(None);
-        }
-        let vals = |acc: &[u64]| -> Vec<Val> {
-            acc.iter()
-                .zip(&sk.accs)
-                .map(|(r, t)| Val::Prim(runic_jit::from_raw(*t, *r)))
-                .collect()
-        };
-        // Pass 1 (several chunks only): every chunk's total, then the carries in order.
-        let mut carries = vec![init.clone()];
-        if cs.len() > 1 {
-            let totals = crate::soac::run_chunks(f, cs, |_, lo, hi| {
-                self.check_interrupt()?;
-                let ins = fins.ptrs();
-                let mut acc = init.clone();
-                // SAFETY: every input holds at least `w` elements of the kernel's element
-                // type (checked above), the free words hold values of their types, and the
-                // kernel only reads.
-                let code = unsafe { fk.run(lo, hi, &ins, &mut acc) };
-                Ok((code == 0).then_some(acc))
-            })?;
-            let mut fr = f.clone();
-            let mut carry = ne.to_vec();
-            carries.clear();
-            for t in totals {
-                let Some(t) = t else { return Ok(None) };
-                let Some(c) = words(&carry) else {
-                    return Ok(None);
-                };
-                carries.push(c);
-                carry = self.combine(&mut fr, lam, carry, vals(&t))?;
-            }
-        }
-        // Pass 2: every chunk scanned from its carry into the preallocated results.
-        let mut outs: Vec<Buffer> = sk
-            .accs
-            .iter()
-            .map(|t| Buffer::filled(*t, w, Prim::I32(0)))
-            .collect();
-        let out_ptrs: Vec<OutPtr> = outs.iter_mut().map(OutPtr::new).collect();
-        let out_addrs: Vec<usize> = out_ptrs.iter().map(|p| p.base() as usize).collect();
-        let jobs: Vec<(usize, usize)> = (0..cs.len()).map(|k| (k, k + 1)).collect();
-        let ok = crate::soac::run_chunks(f, &jobs, |_, k, _| {
-            self.check_interrupt()?;
-            let (lo, hi) = cs[k];
-            let ins = sins.ptrs();
-            let outs: Vec<*mut u8> = out_addrs.iter().map(|&a| a as *mut u8).collect();
-            let mut acc = carries[k].clone();
-            // SAFETY: as in pass 1; the outputs hold `w` elements of the accumulator types
-            // and chunks are disjoint.
-            Ok(unsafe { sk.run(lo, hi, &ins, &mut acc, &outs) } == 0)
-        })?;
-        drop(out_ptrs);
-        if ok.contains(&false) {
-            return Ok(None);
-        }
-        self.jit.ran();
-        Ok(Some(outs.into_iter().map(|b| arr(vec![w], b)).collect()))
     }
 }

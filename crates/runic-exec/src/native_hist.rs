@@ -66,19 +66,35 @@ impl Ctx<'_> {
         par: bool,
     ) -> R<Option<()>> {
         let nb: usize = bins.iter().product();
+        let dims = bins.len();
         if dests.len() != k.dests.len()
             || dests
                 .iter()
                 .zip(&k.dests)
-                .any(|(d, t)| d.shape != bins || d.data.elem_type() != *t || d.data.len() != nb)
+                .zip(&k.row_ranks)
+                .any(|((d, t), r)| {
+                    d.shape.len() != dims + r
+                        || d.shape[..dims] != *bins
+                        || d.data.elem_type() != *t
+                        || d.data.len() != d.shape.iter().product::<usize>()
+                })
         {
             return Ok(None);
         }
+        // The rows of the destinations (empty for scalar bins), and their sizes.
+        let row_shapes: Vec<Vec<usize>> = dests.iter().map(|d| d.shape[dims..].to_vec()).collect();
+        let row_lens: Vec<usize> = row_shapes.iter().map(|s| s.iter().product()).collect();
         let mut arrs: Vec<Arc<Array>> = is.to_vec();
         arrs.extend(vals.iter().cloned());
         let mut elems = k.index_types.clone();
         elems.extend(&k.vals);
-        let ranks = vec![1; elems.len()];
+        let mut ranks = vec![1; k.index_types.len()];
+        ranks.extend(k.row_ranks.iter().map(|r| r + 1));
+        let extra = |lo: usize, hi: usize| -> Vec<Vec<usize>> {
+            let mut e = vec![bins.to_vec(), vec![lo, hi]];
+            e.extend(row_shapes.iter().filter(|s| !s.is_empty()).cloned());
+            e
+        };
         let spec = InputSpec {
             elems: &elems,
             ranks: &ranks,
@@ -92,10 +108,8 @@ impl Ctx<'_> {
                 k.dests.as_slice(),
                 [PrimType::F32 | PrimType::F64 | PrimType::I32 | PrimType::I64]
             );
-        if parallel && add && nb * threads * 4 <= w {
-            let Some(kins) =
-                self.kernel_ins(f, w, &arrs, &spec, &[], &[bins.to_vec(), vec![0, nb]])
-            else {
+        if parallel && add && row_shapes[0].is_empty() && nb * threads * 4 <= w {
+            let Some(kins) = self.kernel_ins(f, w, &arrs, &spec, &[], &extra(0, nb)) else {
                 return Ok(None);
             };
             let t = k.dests[0];
@@ -129,8 +143,12 @@ impl Ctx<'_> {
             vec![(0, nb)]
         };
         let work = |&(lo, hi): &(usize, usize)| -> Option<Vec<Buffer>> {
-            let kins = self.kernel_ins(f, w, &arrs, &spec, &[], &[bins.to_vec(), vec![lo, hi]])?;
-            let mut local: Vec<Buffer> = dests.iter().map(|d| d.data.slice(lo, hi - lo)).collect();
+            let kins = self.kernel_ins(f, w, &arrs, &spec, &[], &extra(lo, hi))?;
+            let mut local: Vec<Buffer> = dests
+                .iter()
+                .zip(&row_lens)
+                .map(|(d, &n)| d.data.slice(lo * n, (hi - lo) * n))
+                .collect();
             let ptrs: Vec<OutPtr> = local.iter_mut().map(OutPtr::new).collect();
             let outs: Vec<*mut u8> = ptrs.iter().map(|p| p.base()).collect();
             // SAFETY: as above; every local copy holds the `hi - lo` bins of its range.
@@ -147,11 +165,77 @@ impl Ctx<'_> {
             return Ok(None);
         };
         for (&(lo, hi), local) in parts.iter().zip(locals) {
-            for (d, l) in dests.iter_mut().zip(local) {
-                d.data.copy_converted(lo, &l, 0, hi - lo);
+            for ((d, l), &n) in dests.iter_mut().zip(local).zip(&row_lens) {
+                d.data.copy_converted(lo * n, &l, 0, (hi - lo) * n);
             }
         }
         self.jit.ran();
         Ok(Some(()))
+    }
+
+    /// `scatter` into one destination of scalars with a native kernel: the positions are
+    /// split into one range per worker, each writing, in input order, the elements that
+    /// fall into its range straight into the destination (the last write wins, as
+    /// sequentially). `false` when it cannot run (the built-in loop then writes every
+    /// element again, with the same final result).
+    pub(crate) fn scatter_native(
+        &self,
+        w: usize,
+        d: &mut Array,
+        k: &HistKernel,
+        is: &[Arc<Array>],
+        v: &Arc<Array>,
+        par: bool,
+    ) -> bool {
+        let bins = d.shape.clone();
+        let nb: usize = bins.iter().product();
+        if k.dests.as_slice() != [d.data.elem_type()]
+            || d.data.len() != nb
+            || bins.len() != is.len()
+        {
+            return false;
+        }
+        let mut arrs: Vec<Arc<Array>> = is.to_vec();
+        arrs.push(v.clone());
+        let mut elems = k.index_types.clone();
+        elems.extend(&k.vals);
+        let ranks = vec![1; elems.len()];
+        let spec = InputSpec {
+            elems: &elems,
+            ranks: &ranks,
+            frees: &[],
+            free_arrays: &[],
+        };
+        let f = Frame::new(0);
+        let threads = rayon::current_num_threads();
+        let parts = if par && w >= 1 << 14 && threads > 1 && nb >= 2 {
+            ranges(nb, threads.min(nb))
+        } else {
+            vec![(0, nb)]
+        };
+        let size = d.data.elem_type().size_bytes();
+        let base = OutPtr::new(&mut d.data).base() as usize;
+        let work = |&(lo, hi): &(usize, usize)| -> bool {
+            let Some(kins) =
+                self.kernel_ins(&f, w, &arrs, &spec, &[], &[bins.clone(), vec![lo, hi]])
+            else {
+                return false;
+            };
+            let at = (base + lo * size) as *mut u8;
+            // SAFETY: the inputs hold at least `w` elements of the kernel's types (checked by
+            // `kernel_ins`), the destination its `nb` elements, and the ranges of positions
+            // the workers write are disjoint.
+            unsafe { k.run(0, w, &kins.ptrs(), &[at]) == 0 }
+        };
+        let ok: Vec<bool> = if parts.len() > 1 {
+            parts.par_iter().map(work).collect()
+        } else {
+            parts.iter().map(work).collect()
+        };
+        let all = ok.iter().all(|&x| x);
+        if all {
+            self.jit.ran();
+        }
+        all
     }
 }

@@ -332,9 +332,12 @@ impl Ctx<'_> {
                 };
                 let parts = match native {
                     Some(parts) => parts,
-                    None => run_chunks(f, &cs, |fr, lo, hi| {
-                        self.fold(fr, pre.as_ref(), lam, &arrs, ne.clone(), lo, hi, None)
-                    })?,
+                    None => match self.plain_chunks(pre.as_ref(), lam, &arrs, &ne, &cs) {
+                        Some(parts) => parts,
+                        None => run_chunks(f, &cs, |fr, lo, hi| {
+                            self.fold(fr, pre.as_ref(), lam, &arrs, ne.clone(), lo, hi, None)
+                        })?,
+                    },
                 };
                 let mut acc: Option<Vec<Val>> = None;
                 for p in parts {
@@ -400,13 +403,40 @@ impl Ctx<'_> {
                 let w = self.dim(f, w)?;
                 let is = self.arrays(f, is, w)?;
                 let vals = self.arrays(f, vals, w)?;
+                // The route reads the destinations' types: before they are taken.
+                let route = self.route(f, s);
                 let mut ds = Vec::new();
                 for d in dests {
                     ds.push(self.take(f, *d)?.arr()?.clone());
                 }
-                crate::hist::scatter(w, ds, &is, &vals, par)
+                let native = match &route {
+                    Route::Scatter(ks) => Some(ks.as_slice()),
+                    _ => None,
+                };
+                crate::hist::scatter(self, w, ds, &is, &vals, par, native)
             }
         }
+    }
+
+    /// Every chunk of a plain `reduce op`/`scan op` over one vector folded from `ne`, the
+    /// chunks of a worker interleaved (`interleave.rs`); `None` when that does not apply.
+    fn plain_chunks(
+        &self,
+        pre: Option<&Lambda>,
+        lam: &Lambda,
+        arrs: &[Arc<Array>],
+        ne: &[Val],
+        cs: &[(usize, usize)],
+    ) -> Option<Vec<Vec<Val>>> {
+        let (Some(op), [a], [Val::Prim(p)]) = (plain_op(pre, lam), arrs, ne) else {
+            return None;
+        };
+        if cs.len() < 2 || a.shape.len() != 1 {
+            return None;
+        }
+        self.check_interrupt().ok()?;
+        let parts = crate::interleave::chunks(op, &a.data, cs, &vec![*p; cs.len()], None)?;
+        Some(parts.into_iter().map(|x| vec![Val::Prim(x)]).collect())
     }
 
     pub fn combine(&self, f: &mut Frame, lam: &Lambda, a: Vec<Val>, b: Vec<Val>) -> R<Vec<Val>> {
@@ -695,9 +725,12 @@ impl Ctx<'_> {
         // Pass 1 (only with several chunks): the total of every chunk, then the carry into
         // each chunk as an exclusive scan of the totals.
         let carries: Vec<Vec<Val>> = if cs.len() > 1 {
-            let totals = run_chunks(f, &cs, |fr, lo, hi| {
-                self.fold(fr, pre, lam, arrs, ne.clone(), lo, hi, None)
-            })?;
+            let totals = match self.plain_chunks(pre, lam, arrs, &ne, &cs) {
+                Some(t) => t,
+                None => run_chunks(f, &cs, |fr, lo, hi| {
+                    self.fold(fr, pre, lam, arrs, ne.clone(), lo, hi, None)
+                })?,
+            };
             let mut fr = f.clone();
             let mut carry = ne.clone();
             let mut cs_out = Vec::with_capacity(totals.len());
@@ -715,6 +748,20 @@ impl Ctx<'_> {
             if a.shape.len() == 1 {
                 let mut out = Buffer::filled(p.ty(), w, Prim::I32(0));
                 let dst = OutPtr::new(&mut out);
+                let init: Option<Vec<Prim>> = carries
+                    .iter()
+                    .map(|c| match c.as_slice() {
+                        [Val::Prim(x)] => Some(*x),
+                        _ => None,
+                    })
+                    .collect();
+                let interleaved = cs.len() > 1
+                    && init.is_some_and(|i| {
+                        crate::interleave::chunks(op, &a.data, &cs, &i, Some(&dst)).is_some()
+                    });
+                if interleaved {
+                    return Ok(vec![arr(vec![w], out)]);
+                }
                 run_chunks(f, &cs, |_, lo, hi| {
                     let k = cs.iter().position(|c| c.0 == lo && c.1 == hi).unwrap_or(0);
                     let acc = carries.get(k).and_then(|c| c.first()).cloned();

@@ -367,6 +367,9 @@ pub(crate) struct Gen<'a, 'b> {
     /// The arrays in scope that this code made and no other name refers to, which may be
     /// updated in place (see `inplace.rs`).
     pub(crate) owned: HashSet<VName>,
+    /// The variables read after the statement being generated (in its body and the bodies
+    /// around it): an array among them is never consumed in place.
+    pub(crate) later: HashSet<VName>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -391,6 +394,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             written: HashSet::new(),
             accs: HashMap::new(),
             owned: HashSet::new(),
+            later: HashSet::new(),
         }
     }
 }
@@ -403,10 +407,32 @@ impl Gen<'_, '_> {
         self.body(&lam.body)
     }
 
-    pub(crate) fn body(&mut self, body: &Body) -> R<Vec<Value>> {
-        for s in &body.stms {
+    /// The statements of a body, each knowing what is read after it.
+    pub(crate) fn stms(&mut self, body: &Body) -> R<()> {
+        let outer = self.later.clone();
+        let mut after: Vec<HashSet<VName>> = Vec::with_capacity(body.stms.len());
+        let mut acc = runic_ir::traverse::uses(&body.result);
+        for s in body.stms.iter().rev() {
+            after.push(acc.clone());
+            acc.extend(runic_ir::traverse::uses(s));
+        }
+        after.reverse();
+        for (s, later) in body.stms.iter().zip(after) {
+            self.later = outer.union(&later).copied().collect();
             self.stm(s)?;
         }
+        self.later = outer;
+        Ok(())
+    }
+
+    /// Whether the array `a` may be consumed in place here: this code owns it, and nothing
+    /// reads it afterwards.
+    pub(crate) fn consume(&mut self, a: VName) -> bool {
+        !self.later.contains(&a) && self.owned.remove(&a)
+    }
+
+    pub(crate) fn body(&mut self, body: &Body) -> R<Vec<Value>> {
+        self.stms(body)?;
         body.result
             .iter()
             .map(|r| self.opd(r).map(|(v, _)| v))
@@ -492,6 +518,8 @@ impl Gen<'_, '_> {
                 for p in &s.pat {
                     self.arrays.insert(p.name, v.clone());
                 }
+                // Two names for one buffer: neither may be consumed in place.
+                self.owned.remove(a);
                 return Ok(());
             }
             Exp::Loop { params, form, body } => return self.native_loop(s, params, form, body),

@@ -127,6 +127,63 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
+    /// `dest[flat] = op(dest[flat], vals[j])` where bins may be rows: the operator's
+    /// parameters are views of the destination's row and the value's row; its result is
+    /// copied into the row (through a scratch buffer unless it is that very row, so that a
+    /// result computed from views of the row cannot overwrite what it reads).
+    pub(crate) fn combine_rows(
+        &mut self,
+        dests: &[ArrV],
+        flat: Value,
+        vals: &[ArrV],
+        j: Value,
+        op: &Lambda,
+    ) -> R<()> {
+        let k = dests.len();
+        let saved = (self.env.clone(), self.arrays.clone());
+        let mut targets = Vec::new();
+        for (d, p) in dests.iter().zip(&op.params[..k]) {
+            if d.dims.len() == 1 {
+                let a = d.at(self.b, flat);
+                let x = self.b.ins().load(cl(d.elem), mem(), a, 0);
+                self.env.insert(p.name, (x, d.elem));
+                targets.push(None);
+            } else {
+                let row = d.row(self.b, flat);
+                self.arrays.insert(p.name, row.clone());
+                targets.push(Some(row));
+            }
+        }
+        self.bind_element(&op.params[k..], vals, j);
+        self.stms(&op.body)?;
+        for ((r, t), d) in op.body.result.iter().zip(targets).zip(dests) {
+            match (r, t) {
+                (SubExp::Var(v), Some(row)) => {
+                    let res = self.array(*v)?;
+                    let mut same = self.b.ins().icmp(IntCC::Equal, res.base, row.base);
+                    for (a, b) in res.strides.iter().zip(&row.strides) {
+                        let eq = self.b.ins().icmp(IntCC::Equal, *a, *b);
+                        same = self.b.ins().band(same, eq);
+                    }
+                    let differ = self.b.ins().icmp_imm_s(IntCC::Equal, same, 0);
+                    let after = self.when(differ);
+                    let tmp = self.fresh_copy(&res)?;
+                    self.copy_row(&tmp, &row)?;
+                    self.b.ins().jump(after, &[]);
+                    self.b.switch_to_block(after);
+                }
+                (_, None) => {
+                    let (x, _) = self.opd(r)?;
+                    let a = d.at(self.b, flat);
+                    self.b.ins().store(mem(), x, a, 0);
+                }
+                _ => return Err("internal error: a row result that is a constant".into()),
+            }
+        }
+        (self.env, self.arrays) = saved;
+        Ok(())
+    }
+
     /// A fresh dense copy of the array `v` in a scratch buffer, to update in place.
     pub(crate) fn fresh_copy(&mut self, v: &ArrV) -> R<ArrV> {
         let mut n = self.b.ins().iconst(types::I64, 1);
@@ -159,7 +216,7 @@ impl Gen<'_, '_> {
                 return Err("a reduce_by_index or scatter of rows".into());
             }
             // The destination is consumed: updated in place when this code owns it.
-            let fresh = match self.owned.remove(d) {
+            let fresh = match self.consume(*d) {
                 true => v,
                 false => self.fresh_copy(&v)?,
             };
@@ -224,27 +281,71 @@ pub fn compile_hist(
     index_types: &[PrimType],
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> R<HistKernel> {
-    check_lambda_in(op, "the reduce_by_index operator", true)?;
+    let no_ret = Lambda {
+        ret: vec![],
+        ..op.clone()
+    };
+    check_lambda_in(&no_ret, "the reduce_by_index operator", true)?;
     let k = op.ret.len();
-    if op.params.len() != 2 * k || op.params.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
-        return Err("the reduce_by_index operator combines arrays".into());
-    }
-    if index_types.iter().any(|t| !t.is_int()) {
-        return Err("a reduce_by_index whose indices are not integers".into());
+    let kind = |t: &Type| (prim_of(t), t.rank());
+    if op.params.len() != 2 * k
+        || op
+            .ret
+            .iter()
+            .any(|t| !matches!(t, Type::Prim(_) | Type::Array { .. }))
+        || op.params[..k]
+            .iter()
+            .map(|p| kind(&p.ty))
+            .ne(op.ret.iter().map(kind))
+        || op.params[k..]
+            .iter()
+            .map(|p| kind(&p.ty))
+            .ne(op.ret.iter().map(kind))
+    {
+        return Err(
+            "the reduce_by_index operator's parameter types differ from its results".into(),
+        );
     }
     let dests: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
+    let rows: Vec<usize> = op.ret.iter().map(Type::rank).collect();
     let (frees, free_arrays, accs) = split_frees(&[op], free_type)?;
     if !accs.is_empty() {
         return Err("the reduce_by_index operator updates an accumulator".into());
     }
+    histogram_kernel(Some(op), index_types, &rows, dests, frees, free_arrays)
+}
+
+/// Compile `scatter` into one destination of element type `elem` whose indices have the
+/// types `index_types`: a histogram kernel whose update overwrites (the last element in
+/// input order wins).
+pub fn compile_scatter(index_types: &[PrimType], elem: PrimType) -> R<HistKernel> {
+    histogram_kernel(None, index_types, &[0], vec![elem], vec![], vec![])
+}
+
+/// The kernel of [`compile_hist`] and [`compile_scatter`].
+/// `rows`: the rank of every destination's rows (0: scalar bins), which the value arrays'
+/// rows have too.
+fn histogram_kernel(
+    op: Option<&Lambda>,
+    index_types: &[PrimType],
+    rows: &[usize],
+    dests: Vec<PrimType>,
+    frees: Vec<(VName, PrimType)>,
+    free_arrays: Vec<(VName, PrimType, usize)>,
+) -> R<HistKernel> {
+    if index_types.iter().any(|t| !t.is_int()) {
+        return Err("indices that are not integers".into());
+    }
     let mut params: Vec<PrimType> = index_types.to_vec();
-    params.extend(op.params[k..].iter().map(|p| prim_of(&p.ty)));
+    params.extend(&dests);
+    let mut ranks = vec![1; index_types.len()];
+    ranks.extend(rows.iter().map(|r| r + 1));
     let io = Inputs {
-        ranks: vec![1; params.len()],
+        ranks,
         params,
         frees,
         free_arrays,
-        accs,
+        accs: vec![],
     };
     let n_is = index_types.len();
     let i64t = types::I64;
@@ -257,9 +358,13 @@ pub fn compile_hist(
         let [start, end, ins, outs] = b.block_params(entry)[..] else {
             return Err("internal error: kernel parameters".into());
         };
-        // After the inputs' and free arrays' dimensions: the bins of every dimension, then
-        // the range of flat bins `lo..hi` this call applies.
-        let pro = prologue(b, ins, &io, &[n_is, 2]);
+        // After the inputs' and free arrays' dimensions: the bins of every dimension, the
+        // range of flat bins `lo..hi` this call applies, then the dimensions of the rows of
+        // every destination of rows.
+        let mut extra = vec![n_is, 2];
+        extra.extend(rows.iter().copied().filter(|&r| r > 0));
+        let pro = prologue(b, ins, &io, &extra);
+        let mut row_dims = pro.out_dims[2..].iter().cloned();
         let bins = pro.out_dims[0].clone();
         let (lo, hi) = (pro.out_dims[1][0], pro.out_dims[1][1]);
         let bases = load_ptrs(b, outs, 0, dests.len());
@@ -269,14 +374,11 @@ pub fn compile_hist(
         let n = g.b.ins().isub(end, start);
         let (j0, header, done) = g.open_counted_loop(n);
         let j = g.b.ins().iadd(j0, start);
-        let mut xs = Vec::new();
-        for v in &pro.inputs {
-            let a = v.at(g.b, j);
-            xs.push((g.b.ins().load(cl(v.elem), mem(), a, 0), v.elem));
-        }
         let mut cs = Vec::new();
-        for (x, t) in &xs[..n_is] {
-            cs.push(g.widen_index(*x, *t)?);
+        for v in &pro.inputs[..n_is] {
+            let a = v.at(g.b, j);
+            let x = g.b.ins().load(cl(v.elem), mem(), a, 0);
+            cs.push(g.widen_index(x, v.elem)?);
         }
         // One unsigned comparison: lo <= flat < hi. With one dimension it also covers the
         // bounds of the index (0 <= lo and hi <= bins).
@@ -294,10 +396,28 @@ pub fn compile_hist(
             None => mine,
         };
         let after = g.when(ok);
-        let targets: Vec<(Value, PrimType)> =
-            bases.iter().copied().zip(dests.iter().copied()).collect();
-        let vs: Vec<Value> = xs[n_is..].iter().map(|(x, _)| *x).collect();
-        g.combine_at(&targets, local, &vs, Some(op))?;
+        if rows.iter().all(|&r| r == 0) {
+            let targets: Vec<(Value, PrimType)> =
+                bases.iter().copied().zip(dests.iter().copied()).collect();
+            let mut vs = Vec::new();
+            for v in &pro.inputs[n_is..] {
+                let a = v.at(g.b, j);
+                vs.push(g.b.ins().load(cl(v.elem), mem(), a, 0));
+            }
+            g.combine_at(&targets, local, &vs, op)?;
+        } else {
+            let op = op.ok_or("internal error: rows without an operator")?;
+            // Every destination as a dense array of its bins `lo..hi`.
+            let mut ds = Vec::new();
+            for ((base, t), r) in bases.iter().zip(&dests).zip(rows) {
+                let mut dims = vec![width];
+                if *r > 0 {
+                    dims.extend(row_dims.next().ok_or("internal error: row dimensions")?);
+                }
+                ds.push(ArrV::dense(g.b, *base, *t, dims));
+            }
+            g.combine_rows(&ds, local, &pro.inputs[n_is..], j, op)?;
+        }
         g.b.ins().jump(after, &[]);
         g.b.switch_to_block(after);
         g.close_counted_loop(j0, header, done);
@@ -316,6 +436,7 @@ pub fn compile_hist(
         f,
         index_types: index_types.to_vec(),
         vals: io.params[n_is..].to_vec(),
+        row_ranks: rows.to_vec(),
         dests,
         frees: io.frees,
         free_arrays: io.free_arrays,

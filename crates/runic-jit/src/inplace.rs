@@ -2,10 +2,10 @@
 //! parameters are arrays.
 //!
 //! Views in kernels are shared (rows of inputs, free arrays, aliases and `copy`s of them),
-//! so only arrays the kernel made itself and that no other name refers to are *owned*
-//! ([`Gen::owned`]): an update of an owned array writes in place (the IR consumes the
-//! array it updates, so nothing reads it afterwards); an update of any other array first
-//! copies it into a scratch buffer of its own.
+//! so only arrays the kernel made itself and that no other name, view or `if` result
+//! refers to are *owned* ([`Gen::owned`]): an update of an owned array that nothing reads
+//! afterwards ([`Gen::later`]) writes in place — what the IR's consuming operations mean;
+//! an update of any other array first copies it into a scratch buffer of its own.
 //!
 //! A loop parameter that is an array lives in one of two buffers of its own (copied there
 //! from its initial value before the loop): the body may update it in place; at the end of
@@ -37,7 +37,7 @@ impl Gen<'_, '_> {
             return Err("an update with several results".into());
         };
         let src = self.array(a)?;
-        let dest = if self.owned.remove(&a) {
+        let dest = if self.consume(a) {
             src
         } else {
             self.fresh_copy(&src)?
@@ -100,6 +100,7 @@ impl Gen<'_, '_> {
             strides: perm.iter().map(|&k| v.strides[k]).collect(),
         };
         self.arrays.insert(p.name, t);
+        self.owned.remove(&a);
         Ok(())
     }
 
@@ -249,9 +250,7 @@ impl Gen<'_, '_> {
             self.env.insert(*iv, (i, t));
         }
         self.bind_loop_params(params.iter().map(|(p, _)| p), &kinds, &ps);
-        for st in &body.stms {
-            self.stm(st)?;
-        }
+        self.stms(body)?;
         let mut args = Vec::new();
         if let Some(i) = i {
             args.push(self.b.ins().iadd_imm_s(i, 1));
@@ -303,7 +302,7 @@ impl Gen<'_, '_> {
     /// The buffer an array parameter continues with: its current buffer `cur` when the
     /// result is exactly that (updated in place), otherwise its other buffer with the
     /// result copied in. A result of other dimensions leaves for the slow path.
-    fn carry(
+    pub(crate) fn carry(
         &mut self,
         v: &ArrV,
         cur: Value,

@@ -8,7 +8,7 @@ use crate::gen::{
     ba, build_kernel, check_lambda_in, cl, elem_addr, load_ptrs, mem, prim_of, Gen, R,
 };
 use crate::nest::{split_frees, ArrV};
-use crate::{FoldFn, FoldKernel, MapFn, MapKernel, ScanKernel, VarType};
+use crate::{MapFn, MapKernel, VarType};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
@@ -27,7 +27,7 @@ pub(crate) struct Inputs {
 }
 
 impl Inputs {
-    fn of(
+    pub(crate) fn of(
         elem_params: &[Param],
         lams: &[&Lambda],
         free_type: &dyn Fn(VName) -> Option<VarType>,
@@ -200,9 +200,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
                     g.dests.entry(*v).or_insert_with(|| row.clone());
                 }
             }
-            for s in &lam.body.stms {
-                g.stm(s)?;
-            }
+            g.stms(&lam.body)?;
             let mut copied = std::collections::HashSet::new();
             for ((r, row), (base, t)) in lam
                 .body
@@ -288,164 +286,4 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         accs: io.accs.into_iter().map(|(v, t, r, _)| (v, t, r)).collect(),
         _code: code,
     })
-}
-
-pub fn compile_fold(
-    pre: Option<&Lambda>,
-    op: &Lambda,
-    free_type: &dyn Fn(VName) -> Option<VarType>,
-) -> R<FoldKernel> {
-    let (f, io, accs, code) = fold_like(pre, op, free_type, false)?;
-    Ok(FoldKernel {
-        f,
-        elems: io.params,
-        ranks: io.ranks,
-        accs,
-        frees: io.frees,
-        free_arrays: io.free_arrays,
-        _code: code,
-    })
-}
-
-pub fn compile_scan(
-    pre: Option<&Lambda>,
-    op: &Lambda,
-    free_type: &dyn Fn(VName) -> Option<VarType>,
-) -> R<ScanKernel> {
-    let (f, io, accs, code) = fold_like(pre, op, free_type, true)?;
-    Ok(ScanKernel {
-        f,
-        elems: io.params,
-        ranks: io.ranks,
-        accs,
-        frees: io.frees,
-        free_arrays: io.free_arrays,
-        _code: code,
-    })
-}
-
-/// A fold of `op` over `map pre` of the inputs; `scan`: also store the accumulator after
-/// every element into the outputs (an inclusive scan).
-fn fold_like(
-    pre: Option<&Lambda>,
-    op: &Lambda,
-    free_type: &dyn Fn(VName) -> Option<VarType>,
-    scan: bool,
-) -> R<(FoldFn, Inputs, Vec<PrimType>, crate::Code)> {
-    let what = if scan { "scan" } else { "reduction" };
-    if let Some(p) = pre {
-        check_lambda_in(p, &format!("the {what}'s map lambda"), true)?;
-    }
-    check_lambda_in(op, &format!("the {what} operator"), true)?;
-    let k = op.ret.len();
-    if op.params.len() != 2 * k {
-        return Err(format!(
-            "the {what} operator's arity does not match its results"
-        ));
-    }
-    if op.params.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
-        return Err(format!("the {what} operator combines arrays"));
-    }
-    let accs: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
-    for (p, t) in op.params.iter().zip(accs.iter().chain(&accs)) {
-        if prim_of(&p.ty) != *t {
-            return Err(format!(
-                "the {what} operator's parameter types differ from its results"
-            ));
-        }
-    }
-    let elem_params: &[Param] = match pre {
-        Some(p) => {
-            if p.ret.iter().map(prim_of).ne(accs.iter().copied()) {
-                return Err(format!("the {what}'s map lambda does not produce operands"));
-            }
-            &p.params
-        }
-        None => &op.params[k..],
-    };
-    let mut lams = vec![op];
-    lams.extend(pre);
-    let io = Inputs::of(elem_params, &lams, free_type)?;
-    if !io.accs.is_empty() {
-        return Err(format!("the {what} updates an accumulator"));
-    }
-    let i64t = types::I64;
-    let (ptr, code) = build_kernel(&[i64t; 5], |b, rt, slot| {
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        let header = b.create_block();
-        b.append_block_param(header, i64t);
-        for t in &accs {
-            b.append_block_param(header, cl(*t));
-        }
-        let body = b.create_block();
-        let done = b.create_block();
-        for t in &accs {
-            b.append_block_param(done, cl(*t));
-        }
-        let fail = b.create_block();
-        b.append_block_param(fail, types::I32);
-
-        b.switch_to_block(entry);
-        let [start, end, ins, acc_ptr, outs] = b.block_params(entry)[..] else {
-            return Err("internal error: kernel parameters".into());
-        };
-        let pro = prologue(b, ins, &io, &[]);
-        let out_bases = if scan {
-            load_ptrs(b, outs, 0, accs.len())
-        } else {
-            Vec::new()
-        };
-        let mut init = vec![start];
-        for (j, t) in accs.iter().enumerate() {
-            init.push(b.ins().load(cl(*t), mem(), acc_ptr, (8 * j) as i32));
-        }
-        b.ins().jump(header, &ba(&init));
-
-        b.switch_to_block(header);
-        let hp = b.block_params(header).to_vec();
-        let (i, acc) = (hp[0], hp[1..].to_vec());
-        let more = b.ins().icmp(IntCC::SignedLessThan, i, end);
-        b.ins().brif(more, body, &[], done, &ba(&acc));
-
-        b.switch_to_block(body);
-        let mut g = Gen::new(b, pro.env, fail, rt, slot, Some(pro.arena));
-        g.arrays = pro.arrays;
-        g.bind_element(elem_params, &pro.inputs, i);
-        let ys = match pre {
-            Some(p) => g.body(&p.body)?,
-            None => elem_params
-                .iter()
-                .map(|p| g.opd(&SubExp::Var(p.name)).map(|(v, _)| v))
-                .collect::<R<_>>()?,
-        };
-        let mut args = acc;
-        args.extend(ys);
-        let new = g.lambda(op, &args)?;
-        let b = g.b;
-        for ((base, t), v) in out_bases.iter().zip(&accs).zip(&new) {
-            let a = elem_addr(b, *base, i, *t);
-            b.ins().store(mem(), *v, a, 0);
-        }
-        let next = b.ins().iadd_imm_s(i, 1);
-        let mut hargs = vec![next];
-        hargs.extend(new);
-        b.ins().jump(header, &ba(&hargs));
-
-        b.switch_to_block(done);
-        let fin = b.block_params(done).to_vec();
-        for (j, v) in fin.into_iter().enumerate() {
-            b.ins().store(mem(), v, acc_ptr, (8 * j) as i32);
-        }
-        let zero = b.ins().iconst(types::I32, 0);
-        b.ins().return_(&[zero]);
-        b.switch_to_block(fail);
-        let code = b.block_params(fail)[0];
-        b.ins().return_(&[code]);
-        Ok(())
-    })?;
-    // SAFETY: compiled with exactly this signature (five i64-sized arguments, an i32
-    // result, the platform's C calling convention).
-    let f: FoldFn = unsafe { std::mem::transmute::<*const u8, FoldFn>(ptr) };
-    Ok((f, io, accs, code))
 }

@@ -27,6 +27,7 @@
 //! `RUNIC_JIT_DUMP=1` prints every kernel's Cranelift IR and machine code to stderr as it is
 //! compiled (for developers tuning the generated code).
 
+mod folds;
 mod gen;
 mod hist;
 mod inplace;
@@ -140,8 +141,12 @@ pub struct FoldKernel {
     pub elems: Vec<PrimType>,
     /// Rank of each input: 1 for a column of scalars, more when `pre` takes rows.
     pub ranks: Vec<usize>,
-    /// Type of each accumulator value.
+    /// Type (the element type of an array) of each accumulator value.
     pub accs: Vec<PrimType>,
+    /// Rank of each accumulator value: 0 for a scalar, whose raw word the accumulator
+    /// holds; more for an array, whose dense buffer the accumulator word points to (its
+    /// dimensions follow those of the free arrays in `ins`).
+    pub acc_ranks: Vec<usize>,
     /// The free scalar variables of `pre` and `op`, passed after the inputs.
     pub frees: Vec<(VName, PrimType)>,
     /// The free arrays of `pre` and `op` (element type, rank), passed after the scalars.
@@ -183,8 +188,11 @@ pub struct ScanKernel {
     pub elems: Vec<PrimType>,
     /// Rank of each input (see [`FoldKernel::ranks`]).
     pub ranks: Vec<usize>,
-    /// Type of each accumulator value (and output column).
+    /// Type (element type) of each accumulator value (and output).
     pub accs: Vec<PrimType>,
+    /// Rank of each accumulator value (see [`FoldKernel::acc_ranks`]); the output of an
+    /// array accumulator holds a row per element.
+    pub acc_ranks: Vec<usize>,
     /// The free scalar variables of `pre` and `op`, passed after the inputs.
     pub frees: Vec<(VName, PrimType)>,
     /// The free arrays of `pre` and `op`, passed after the scalars.
@@ -233,6 +241,9 @@ pub struct HistKernel {
     pub index_types: Vec<PrimType>,
     /// Element type of each value array.
     pub vals: Vec<PrimType>,
+    /// Rank of the rows of each destination (0: scalar bins); the value arrays' rows have
+    /// the same. Their dimensions follow `lo` and `hi` in `ins`.
+    pub row_ranks: Vec<usize>,
     /// Element type of each destination.
     pub dests: Vec<PrimType>,
     /// The operator's free scalar variables, passed after the value arrays.
@@ -291,6 +302,12 @@ pub fn compile_hist(
     hist::compile_hist(op, index_types, free_type)
 }
 
+/// Compile `scatter` into one destination of scalars of type `elem` whose index arrays have
+/// the types `index_types`: a [`HistKernel`] whose update overwrites.
+pub fn compile_scatter(index_types: &[PrimType], elem: PrimType) -> Result<HistKernel, String> {
+    hist::compile_scatter(index_types, elem)
+}
+
 /// Compile `scan op ne (map pre xs …)` (`pre` = `None`: the identity) into an inclusive
 /// scan over elements.
 pub fn compile_scan(
@@ -298,7 +315,7 @@ pub fn compile_scan(
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<ScanKernel, String> {
-    kernels::compile_scan(pre, op, free_type)
+    folds::compile_scan(pre, op, free_type)
 }
 
 /// Compile `reduce op ne (map pre xs …)` (`pre` = `None`: the identity) into a fold over
@@ -308,5 +325,5 @@ pub fn compile_fold(
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<FoldKernel, String> {
-    kernels::compile_fold(pre, op, free_type)
+    folds::compile_fold(pre, op, free_type)
 }

@@ -142,6 +142,8 @@ impl Gen<'_, '_> {
             let x = self.b.ins().load(cl(a.elem), mem(), view.base, 0);
             self.env.insert(p.name, (x, a.elem));
         } else {
+            // A view into `v`: `v` may no longer be consumed in place.
+            self.owned.remove(&v);
             self.arrays.insert(p.name, view);
         }
         Ok(())

@@ -78,9 +78,7 @@ impl Gen<'_, '_> {
             }
             rows.push(row);
         }
-        for st in &lam.body.stms {
-            self.stm(st)?;
-        }
+        self.stms(&lam.body)?;
         let mut copied = std::collections::HashSet::new();
         for ((r, out), row) in lam.body.result.iter().zip(&outs).zip(&rows) {
             match (r, row) {
@@ -373,6 +371,12 @@ impl Gen<'_, '_> {
                 Type::Acc { .. } => kinds.push((PrimType::Bool, ACC)),
             }
         }
+        // The result may be a view of an array either branch returns.
+        for r in tb.result.iter().chain(&eb.result) {
+            if let SubExp::Var(v) = r {
+                self.owned.remove(v);
+            }
+        }
         let vals = if tb.stms.is_empty() && eb.stms.is_empty() {
             let a = self.flat_results(tb, &kinds)?;
             let e = self.flat_results(eb, &kinds)?;
@@ -402,9 +406,7 @@ impl Gen<'_, '_> {
             for (blk, body) in [(tblk, tb), (eblk, eb)] {
                 self.b.switch_to_block(blk);
                 let saved = (self.env.clone(), self.arrays.clone());
-                for st in &body.stms {
-                    self.stm(st)?;
-                }
+                self.stms(body)?;
                 let r = self.flat_results(body, &kinds)?;
                 (self.env, self.arrays) = saved;
                 self.b.ins().jump(merge, &ba(&r));

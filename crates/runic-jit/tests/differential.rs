@@ -598,7 +598,7 @@ fn unsupported_lambdas_give_a_reason() {
     let free = lam_of(&[t], BasicOp::BinOp(BinOp::Add, var(0), var(9)), t);
     let e = compile_map(&free, &|_| None).err().expect("not compiled");
     assert!(e.contains("free variable"), "{e}");
-    // A fold's operator that takes arrays.
+    // A fold's operator whose parameters are not of its results' types.
     let arrs = Lambda::new(
         vec![
             Param {
@@ -619,7 +619,7 @@ fn unsupported_lambdas_give_a_reason() {
     let e = compile_fold(None, &arrs, &|_| None)
         .err()
         .expect("not compiled");
-    assert!(e.contains("combines arrays"), "{e}");
+    assert!(e.contains("parameter types differ"), "{e}");
 }
 
 fn stm_exp(pat: Vec<Param>, exp: Exp) -> Stm {

@@ -313,3 +313,83 @@ fn accumulator_updates_in_map_kernels() {
         assert_eq!(uncolumn(f, &out, 6), xs.map(Prim::F64).to_vec());
     }
 }
+
+#[test]
+fn scatters_of_every_type() {
+    use runic_jit::compile_scatter;
+    for t in TYPES {
+        let k = compile_scatter(&[PrimType::I32], t).expect("compiles");
+        let is: Vec<Prim> = [3, -1, 0, 3, 7, 1].iter().map(|&x| Prim::I32(x)).collect();
+        let xs = sample(t, 6);
+        let (ci, cx) = (column(PrimType::I32, &is), column(t, &xs));
+        let ne = runic_prim::convert(Prim::I64(5), t);
+        let mut d = column(t, &[ne; 4]);
+        d.extend([0u8; 8]);
+        // Positions 1..4 only (the destination points at position 1).
+        let dims = [6i64, 6, 4, 1, 4];
+        let ins = [ci.as_ptr(), cx.as_ptr(), dims.as_ptr() as *const u8];
+        // SAFETY: inputs of 6 elements, a destination of 3 (positions 1..4).
+        assert_eq!(unsafe { k.run(0, 6, &ins, &[d.as_mut_ptr()]) }, 0);
+        let got = uncolumn(t, &d, 3);
+        // Position 3 is written twice (the later, element 3, wins); 0 and 7 are outside.
+        let want = [xs[5], ne, xs[3]];
+        for (g, w) in got.iter().zip(&want) {
+            assert!(same(*g, *w), "{t:?}: {g:?} {w:?}");
+        }
+    }
+}
+
+#[test]
+fn folds_with_array_accumulators() {
+    use runic_jit::compile_fold;
+    // reduce (\a b -> map2 (+) a b) over rows of 3 f32: the accumulator is an array.
+    let f = PrimType::F32;
+    let row = |k: u32| Param {
+        name: VName(k),
+        ty: Type::Array {
+            elem: f,
+            shape: vec![SubExp::Const(Prim::I64(3))],
+        },
+    };
+    let op = Lambda::new(
+        vec![row(0), row(1)],
+        Body {
+            stms: vec![Stm {
+                pat: vec![row(2)],
+                exp: Exp::Soac(Soac::Map {
+                    w: SubExp::Const(Prim::I64(3)),
+                    lam: binop_lam_at(BinOp::Add, f, 10),
+                    arrs: vec![VName(0), VName(1)],
+                }),
+                src: SrcInfo::default(),
+            }],
+            result: vec![var(2)],
+        },
+        vec![row(2).ty],
+    );
+    let k = compile_fold(None, &op, &|_| None).expect("compiles");
+    assert_eq!((k.accs.clone(), k.acc_ranks.clone()), (vec![f], vec![1]));
+    let m: Vec<Prim> = (0..12).map(|x| Prim::F32(x as f32 * 0.5)).collect();
+    let cm = column(f, &m);
+    let mut acc_buf = column(f, &[Prim::F32(1.0); 3]);
+    let dims = [4i64, 3, 3];
+    let ins = [cm.as_ptr(), dims.as_ptr() as *const u8];
+    let mut acc = [acc_buf.as_mut_ptr() as u64];
+    // SAFETY: 4 rows of 3 f32, an accumulator buffer of 3 f32.
+    assert_eq!(unsafe { k.run(1, 4, &ins, &mut acc) }, 0);
+    // Rows 1..4: 1 + (1.5 + 3 + 4.5), 1 + (2 + 3.5 + 5), 1 + (2.5 + 4 + 5.5).
+    let want = [10.0f32, 11.5, 13.0].map(Prim::F32);
+    assert_eq!(uncolumn(f, &acc_buf, 3), want.to_vec());
+}
+
+/// `\x y -> x op y` with parameters numbered from `k`.
+fn binop_lam_at(op: BinOp, t: PrimType, k: u32) -> Lambda {
+    Lambda::new(
+        vec![param(k, t), param(k + 1, t)],
+        Body {
+            stms: vec![stm(k + 2, t, BasicOp::BinOp(op, var(k), var(k + 1)))],
+            result: vec![var(k + 2)],
+        },
+        vec![Type::Prim(t)],
+    )
+}

@@ -57,11 +57,19 @@ pub fn outcome(
         Ok(vs) => {
             let mut out = Vec::new();
             for v in &vs {
-                runic_data::write_binary(v, &mut out).expect("writable value");
+                write(v, &mut out);
             }
             Ok(out)
         }
         Err(e) => Err(render(&e, sources)),
+    }
+}
+
+/// A value in the binary format (a tuple: its elements in order).
+fn write(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Tuple(vs) => vs.iter().for_each(|x| write(x, out)),
+        v => runic_data::write_binary(v, out).expect("writable value"),
     }
 }
 
@@ -130,7 +138,7 @@ impl Compiled {
                 (Ok(a), Ok(b)) => {
                     let mut out = Vec::new();
                     for v in &b {
-                        runic_data::write_binary(v, &mut out).expect("writable value");
+                        write(v, &mut out);
                     }
                     assert_eq!(a, &out, "{entry} {input}: ir and interpreter differ");
                 }
