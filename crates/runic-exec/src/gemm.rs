@@ -86,7 +86,7 @@ impl Contractions {
         let mut nests = HashMap::new();
         if enabled {
             for f in &prog.funs {
-                let iotas = iotas(&f.body);
+                let iotas = runic_ir::traverse::iotas(&f.body);
                 find(&f.body, &iotas, &mut nests);
             }
         }
@@ -125,38 +125,6 @@ fn find(body: &Body, iotas: &HashMap<VName, SubExp>, out: &mut HashMap<LamId, Co
         }
     }
     Find(iotas, out).body(body);
-}
-
-/// The variables bound to `iota w` anywhere in `body`, with `w`.
-fn iotas(body: &Body) -> HashMap<VName, SubExp> {
-    use runic_ir::traverse::{walk_stm, Visitor};
-    struct Iotas(HashMap<VName, SubExp>);
-    impl Visitor for Iotas {
-        fn stm(&mut self, s: &Stm) {
-            if let (
-                Exp::Basic(BasicOp::Range {
-                    start: SubExp::Const(s0),
-                    second,
-                    end,
-                    kind: RangeKind::UpToExclusive,
-                    elem: PrimType::I64,
-                }),
-                [p],
-            ) = (&s.exp, s.pat.as_slice())
-            {
-                let step_one = second
-                    .as_ref()
-                    .is_none_or(|t| matches!(t, SubExp::Const(c) if c.as_int() == Some(1)));
-                if s0.as_int() == Some(0) && step_one {
-                    self.0.insert(p.name, end.clone());
-                }
-            }
-            walk_stm(self, s)
-        }
-    }
-    let mut v = Iotas(HashMap::new());
-    v.body(body);
-    v.0
 }
 
 /// What a variable of the nest stands for.

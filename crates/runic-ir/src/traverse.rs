@@ -9,7 +9,7 @@
 //! new construct is added in one place.
 
 use crate::ir::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// A read-only walk over the IR. Override the hooks you need; call the matching `walk_*`
 /// function from an override to keep descending.
@@ -531,6 +531,42 @@ pub fn binders<T: Walk + ?Sized>(x: &T) -> HashSet<VName> {
 pub fn free_vars<T: Walk + ?Sized>(x: &T) -> HashSet<VName> {
     let c = collect(x);
     c.uses.difference(&c.binds).copied().collect()
+}
+
+/// `n` when `e` is `iota n` (`0 .. 1 ..< n` at i64).
+pub fn iota_width(e: &Exp) -> Option<SubExp> {
+    match e {
+        Exp::Basic(BasicOp::Range {
+            start: SubExp::Const(s),
+            second,
+            end,
+            kind: RangeKind::UpToExclusive,
+            elem: PrimType::I64,
+        }) if s.as_int() == Some(0)
+            && second
+                .as_ref()
+                .is_none_or(|t| matches!(t, SubExp::Const(c) if c.as_int() == Some(1))) =>
+        {
+            Some(end.clone())
+        }
+        _ => None,
+    }
+}
+
+/// The variables bound to `iota n` anywhere in `x`, with `n`.
+pub fn iotas<T: Walk + ?Sized>(x: &T) -> HashMap<VName, SubExp> {
+    struct Iotas(HashMap<VName, SubExp>);
+    impl Visitor for Iotas {
+        fn stm(&mut self, s: &Stm) {
+            if let (Some(w), [p]) = (iota_width(&s.exp), s.pat.as_slice()) {
+                self.0.insert(p.name, w);
+            }
+            walk_stm(self, s)
+        }
+    }
+    let mut v = Iotas(HashMap::new());
+    x.walk_with(&mut v);
+    v.0
 }
 
 /// Whether any expression in `x`, at any depth, satisfies `pred`.

@@ -26,10 +26,13 @@
 //! element codes reads its operands down columns, and the executor's per-worker
 //! accumulators do better), every accumulator of the `with_acc` gets whole-array updates
 //! (`acc[j…] += V[j…]` over all indices, as `acc_add_all` builds them) from one map, the
-//! operator is scalar `+`, and each `V` is built by a map nest as deep as its rank whose
-//! intermediate statements are scalar (or replicates); anything else is left alone.
+//! operator is scalar `+`, and each `V` is a vector, or a matrix built by rows (inner maps,
+//! inlined at each index) or of reductions (stored per iteration as a batched contraction
+//! and summed); anything else is left alone.
 
-use runic_ir::traverse::{binders, for_each_body_mut, free_vars, uses, walk_body_mut, Renamer};
+use runic_ir::traverse::{
+    binders, for_each_body_mut, free_vars, iota_width, iotas, uses, walk_body_mut, Renamer,
+};
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
 
@@ -53,42 +56,6 @@ pub fn acc_to_reduce(mut prog: Prog) -> Prog {
         }
     }
     prog
-}
-
-/// The variables bound to `iota w` (`0 .. 1 ..< w` at i64) anywhere in `body`, with `w`.
-fn iotas(body: &Body) -> HashMap<VName, SubExp> {
-    use runic_ir::traverse::{walk_stm, Visitor};
-    struct Iotas(HashMap<VName, SubExp>);
-    impl Visitor for Iotas {
-        fn stm(&mut self, s: &Stm) {
-            if let (Some(w), [p]) = (iota_width(&s.exp), s.pat.as_slice()) {
-                self.0.insert(p.name, w);
-            }
-            walk_stm(self, s)
-        }
-    }
-    let mut v = Iotas(HashMap::new());
-    v.body(body);
-    v.0
-}
-
-fn iota_width(e: &Exp) -> Option<SubExp> {
-    match e {
-        Exp::Basic(BasicOp::Range {
-            start: SubExp::Const(s),
-            second,
-            end,
-            kind: RangeKind::UpToExclusive,
-            elem: PrimType::I64,
-        }) if s.as_int() == Some(0)
-            && second
-                .as_ref()
-                .is_none_or(|t| matches!(t, SubExp::Const(c) if c.as_int() == Some(1))) =>
-        {
-            Some(end.clone())
-        }
-        _ => None,
-    }
 }
 
 /// Rewrites the `with_acc` statements of one body (inner bodies were done first).

@@ -122,24 +122,11 @@ impl Dce {
     /// `iota n` (`0 .. 1 ..< n`) where `n` is a constant ≥ 0 or the size of an array that
     /// exists: it cannot fail, so an unused one goes (reverse mode leaves many).
     fn valid_iota(&self, e: &Exp) -> bool {
-        let Exp::Basic(BasicOp::Range {
-            start: SubExp::Const(s0),
-            second,
-            end,
-            kind: RangeKind::UpToExclusive,
-            ..
-        }) = e
-        else {
-            return false;
-        };
-        let step_one = second
-            .as_ref()
-            .is_none_or(|t| matches!(t, SubExp::Const(c) if c.as_int() == Some(1)));
-        let end_ok = match end {
-            SubExp::Const(c) => c.as_int().is_some_and(|n| n >= 0),
-            SubExp::Var(v) => self.sizes.contains(v),
-        };
-        s0.as_int() == Some(0) && step_one && end_ok
+        match runic_ir::traverse::iota_width(e) {
+            Some(SubExp::Const(c)) => c.as_int().is_some_and(|n| n >= 0),
+            Some(SubExp::Var(v)) => self.sizes.contains(&v),
+            None => false,
+        }
     }
 }
 
