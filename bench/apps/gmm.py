@@ -47,6 +47,8 @@ def grad(alphas, means, q, l, x, gamma, m):
 
 
 ENTRIES = {"gmm_objective": objective, "gmm_grad": grad}
+# The arguments the gradient is taken with respect to.
+GRAD_ARGS = (0, 1, 2, 3)
 ROLES = {"primal": "gmm_objective", "grad": "gmm_grad"}
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ def newton(points, centres):
 
 
 ENTRIES = {"kmeans_cost": cost, "kmeans_grad": grad, "kmeans_newton": newton}
+# The arguments the gradient is taken with respect to.
+GRAD_ARGS = (1,)
 ROLES = {"primal": "kmeans_cost", "grad": "kmeans_grad", "newton": "kmeans_newton"}
 
 if __name__ == "__main__":

@@ -34,6 +34,8 @@ def grad(w, u, b, wy, by, xs, ys):
 
 
 ENTRIES = {"lstm_objective": objective, "lstm_grad": grad}
+# The arguments the gradient is taken with respect to.
+GRAD_ARGS = (0, 1, 2, 3, 4)
 ROLES = {"primal": "lstm_objective", "grad": "lstm_grad"}
 
 if __name__ == "__main__":

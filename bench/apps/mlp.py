@@ -18,6 +18,8 @@ def grad(w1, b1, w2, b2, xs, labels):
 
 
 ENTRIES = {"mlp_loss": loss, "mlp_grad": grad}
+# The arguments the gradient is taken with respect to.
+GRAD_ARGS = (0, 1, 2, 3)
 ROLES = {"primal": "mlp_loss", "grad": "mlp_grad"}
 
 if __name__ == "__main__":
