@@ -6,16 +6,21 @@ Run it with a Python that has JAX (see README.md), from anywhere:
   V/bin/python bench/apps/run.py                     # all apps, runic --backend ir
   V/bin/python bench/apps/run.py -r 3 --timeout 300 lstm mlp
   V/bin/python bench/apps/run.py --check             # small data, both backends
+  V/bin/python bench/apps/run.py --explain           # what runs native, and why not
 """
 
 import argparse
+import collections
 import importlib
 import json
 import os
+import re
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -45,6 +50,9 @@ def parse_args():
     ap.add_argument("--no-jax", action="store_true", help="time runic only")
     ap.add_argument("--check", action="store_true",
                     help="compare every entry with JAX on small data instead of timing")
+    ap.add_argument("--explain", action="store_true",
+                    help="summarise `runic dev --backend ir --explain-exec` per app: "
+                         "which SOACs run native, and why the others do not")
     ap.add_argument("--json", help="also write all measurements to this file")
     args = ap.parse_args()
     for app in args.apps:
@@ -78,8 +86,9 @@ def app_module(app):
 
 
 def runic_bench(args, backend, app, entry):
-    """Median ms of one runic entry from `runic bench --json`, or a string saying why
-    there is none."""
+    """Median ms of one runic entry from `runic bench --json` (or a string saying why
+    there is none), and the CPU time over the wall time of the whole `runic bench`
+    process (about 2 on two busy cores; it includes reading the data and compiling)."""
     prog = os.path.join(HERE, app + ".fut")
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
@@ -87,12 +96,17 @@ def runic_bench(args, backend, app, entry):
         cmd = [args.runic, "bench", "--backend", backend, "-e", entry, "-r", str(args.runs),
                "--min-time", str(args.min_time), "--timeout", str(args.timeout),
                "--json", out, prog]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cores = ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) / wall
         try:
             with open(out) as f:
                 results = json.load(f)
         except (OSError, ValueError):
-            return "no results: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
+            return "no results: " + (proc.stderr.strip().splitlines() or ["?"])[-1], cores
     finally:
         os.unlink(out)
     for key, res in results.items():
@@ -102,10 +116,10 @@ def runic_bench(args, backend, app, entry):
                     if "timed out" in ds:
                         # warm-up plus `runs` calls did not fit: one call takes more than
                         # timeout / (runs + 1)
-                        return ">%.0f" % (args.timeout / (args.runs + 1) * 1e3)
-                    return "failed: " + ds
-                return statistics.median(ds["runtimes"]) / 1e3
-    return "no dataset for %s in the JSON" % entry
+                        return ">%.0f" % (args.timeout / (args.runs + 1) * 1e3), cores
+                    return "failed: " + ds, cores
+                return statistics.median(ds["runtimes"]) / 1e3, cores
+    return "no dataset for %s in the JSON" % entry, cores
 
 
 def jax_times(jax, args, app, mod):
@@ -136,14 +150,15 @@ def bench(args):
         mod = app_module(app)
         jt = jax_times(jax, args, app, mod) if jax else {}
         for backend in args.backends:
-            rt = {}
+            rt, cores = {}, {}
             for entry in mod.ENTRIES:
-                rt[entry] = runic_bench(args, backend, app, entry)
-                print("%s %s (%s): runic %s ms, JAX %s ms" % (
-                    app, entry, backend, fmt(rt[entry], 3), fmt(jt.get(entry, "-"), 3)),
-                    file=sys.stderr)
-            rows.append((app, backend, mod.ROLES, rt, jt))
-            record["%s/%s" % (app, backend)] = {"runic_ms": rt, "jax_ms": jt}
+                rt[entry], cores[entry] = runic_bench(args, backend, app, entry)
+                print("%s %s (%s): runic %s ms (%.2f cores), JAX %s ms" % (
+                    app, entry, backend, fmt(rt[entry], 3), cores[entry],
+                    fmt(jt.get(entry, "-"), 3)), file=sys.stderr)
+            rows.append((app, backend, mod.ROLES, rt, jt, cores))
+            record["%s/%s" % (app, backend)] = {"runic_ms": rt, "jax_ms": jt,
+                                                "runic_cores": cores}
     print_table(rows)
     if args.json:
         with open(args.json, "w") as f:
@@ -154,7 +169,7 @@ def print_table(rows):
     head = ["app", "backend", "runic primal ms", "JAX primal ms", "runic/JAX",
             "runic grad/primal", "JAX grad/primal", "Newton/grad runic", "Newton/grad JAX"]
     lines = [head]
-    for app, backend, roles, rt, jt in rows:
+    for app, backend, roles, rt, jt, _ in rows:
         p, g, nw = roles["primal"], roles["grad"], roles.get("newton")
         lines.append([
             app, backend, fmt(rt[p]), fmt(jt.get(p, "-"), 2),
@@ -169,9 +184,85 @@ def print_table(rows):
     for line in lines[1:]:
         print("| " + " | ".join(str(c).rjust(w) for c, w in zip(line, widths)) + " |")
     print()
-    print("every entry (ms): " + "; ".join(
-        "%s %s: runic %s, JAX %s" % (backend, e, fmt(rt[e], 2), fmt(jt.get(e, "-"), 2))
-        for app, backend, roles, rt, jt in rows for e in rt))
+    print("every entry: runic ms (CPU/wall of its `runic bench` process), JAX ms")
+    for app, backend, roles, rt, jt, cores in rows:
+        print("  %s: " % backend + "; ".join(
+            "%s %s (%.2f), %s" % (e, fmt(rt[e], 2), cores[e], fmt(jt.get(e, "-"), 2))
+            for e in rt))
+
+
+# ---------------------------------------------------------------- explain-exec
+
+EXPLAIN_LINE = re.compile(r"^(\s*)(\S+:\d+:\d+) (\w+): (.*)$")
+NESTED = "nested in a lambda the evaluator runs"
+
+
+def explain_counts(text):
+    """Per entry, counts from `runic dev --explain-exec` output: SOACs run native, folded
+    by the executor ("built-in"), and not native, the latter by their own reasons; a SOAC
+    whose only reason is that it sits inside a lambda the evaluator runs is counted apart,
+    as a consequence of its parent's fallback. "top" counts the outermost SOACs (those the
+    executor starts), "top native" those of them that run native."""
+    entries = collections.OrderedDict()
+    counts = reasons = None
+    for line in text.splitlines():
+        if line.startswith("entry "):
+            counts, reasons = collections.Counter(), collections.Counter()
+            entries[line[len("entry "):].rstrip(":")] = (counts, reasons)
+            continue
+        m = EXPLAIN_LINE.match(line)
+        if not m or counts is None:
+            continue
+        top = len(m.group(1)) <= 2
+        status = m.group(4)
+        counts["top"] += top
+        if status.startswith("native"):
+            counts["native"] += 1
+            counts["top native"] += top
+        elif status.startswith("built-in"):
+            counts["built-in"] += 1
+            counts["top native"] += top
+        elif status.startswith("not native: "):
+            counts["not native"] += 1
+            own = [r for r in status[len("not native: "):].split("; ")
+                   if not r.startswith(NESTED)]
+            if own:
+                reasons.update("%s: %s" % (m.group(3), r) for r in own)
+            else:
+                counts["inside a fallback"] += 1
+    return entries
+
+
+def compile_ms(args, prog):
+    """The total of `runic dev --backend ir --timings` (front end, passes, native code)."""
+    proc = subprocess.run([args.runic, "dev", "--backend", "ir", "--timings", prog],
+                          capture_output=True, text=True)
+    m = re.search(r"^total\s+([0-9.]+) ms", proc.stdout + proc.stderr, re.M)
+    return float(m.group(1)) if m else float("nan")
+
+
+def explain(args):
+    total = collections.Counter()
+    for app in args.apps:
+        prog = os.path.join(HERE, app + ".fut")
+        proc = subprocess.run([args.runic, "dev", "--backend", "ir", "--explain-exec", prog],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            print("%s: explain-exec failed: %s" % (app, proc.stderr.strip()))
+            continue
+        print("%s.fut: compiled in %.0f ms" % (app, compile_ms(args, prog)))
+        for entry, (counts, reasons) in explain_counts(proc.stdout).items():
+            total.update(reasons)
+            print("%s: %d SOACs, %d native, %d built-in, %d not native (%d only because an "
+                  "enclosing SOAC is not); outermost: %d of %d native or built-in" % (
+                      entry, counts["native"] + counts["built-in"] + counts["not native"],
+                      counts["native"], counts["built-in"], counts["not native"],
+                      counts["inside a fallback"], counts["top native"], counts["top"]))
+            for reason, n in reasons.most_common():
+                print("  %3d  %s" % (n, reason))
+    print("all entries, reasons for not running native (SOACs per reason):")
+    for reason, n in total.most_common():
+        print("  %3d  %s" % (n, reason))
 
 
 # ---------------------------------------------------------------- checking
@@ -246,6 +337,9 @@ def main():
     args = parse_args()
     if args.check:
         sys.exit(check(args))
+    if args.explain:
+        explain(args)
+        return
     bench(args)
 
 
