@@ -48,6 +48,9 @@ def parse_args():
     ap.add_argument("--jax-runs", type=int, default=7,
                     help="JAX: measured runs per entry after a warm-up (at least 5)")
     ap.add_argument("--no-jax", action="store_true", help="time runic only")
+    ap.add_argument("--skip", action="append", default=[], metavar="ENTRY",
+                    help="do not time this runic entry (repeatable), e.g. one known to "
+                         "take minutes a call")
     ap.add_argument("--check", action="store_true",
                     help="compare every entry with JAX on small data instead of timing")
     ap.add_argument("--explain", action="store_true",
@@ -152,6 +155,9 @@ def bench(args):
         for backend in args.backends:
             rt, cores = {}, {}
             for entry in mod.ENTRIES:
+                if entry in args.skip:
+                    rt[entry], cores[entry] = "skipped", float("nan")
+                    continue
                 rt[entry], cores[entry] = runic_bench(args, backend, app, entry)
                 print("%s %s (%s): runic %s ms (%.2f cores), JAX %s ms" % (
                     app, entry, backend, fmt(rt[entry], 3), cores[entry],
