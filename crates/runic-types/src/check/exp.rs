@@ -233,7 +233,7 @@ impl Checker {
             }
             ExpKind::LetFun {
                 name,
-                name_span: _,
+                name_span,
                 type_params,
                 params,
                 ret,
@@ -241,7 +241,9 @@ impl Checker {
                 body,
             } => {
                 let depth = self.scopes.len();
+                self.defining.push((name.clone(), *name_span));
                 let sc = self.infer_function(type_params, params, ret, rhs, false);
+                self.defining.pop();
                 self.scopes.truncate(depth);
                 let (sc, _) = sc?;
                 self.scopes.push(Scope::Val(name.clone(), Rc::new(sc)));

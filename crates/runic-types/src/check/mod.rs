@@ -162,6 +162,12 @@ pub(crate) struct Checker {
     /// two id ranges collide.
     pub id_guard: u32,
     pub id_collision: bool,
+    /// The functions whose bodies are being checked, innermost last: a use of one of them
+    /// inside is a recursive call.
+    defining: Vec<(Name, Span)>,
+    /// Per declaration list being checked, its value names and the index of the next one:
+    /// a use of a name defined later is a forward reference (as in mutual recursion).
+    later: Vec<(Rc<Vec<(Name, Span)>>, usize)>,
 }
 
 fn ordinal(i: usize) -> String {
@@ -216,6 +222,8 @@ impl Checker {
             warnings: Vec::new(),
             id_guard: 0,
             id_collision: false,
+            defining: Vec::new(),
+            later: Vec::new(),
         }
     }
 
