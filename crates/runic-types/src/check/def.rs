@@ -21,6 +21,7 @@ impl Checker {
         top: bool,
     ) -> R<(Scheme, Vec<T>)> {
         let mut tparams = Vec::new();
+        let mut no_fun = Vec::new();
         let mut sparams = Vec::new();
         let mut seen = HashSet::new();
         for tp in type_params {
@@ -36,9 +37,12 @@ impl Checker {
                         .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
                     sparams.push(n.clone());
                 }
-                TypeParam::Type(n, _, _) => {
+                TypeParam::Type(n, lifted, _) => {
                     self.scopes.push(Scope::TParam(n.clone()));
                     tparams.push(n.clone());
+                    if *lifted != Liftedness::Lifted {
+                        no_fun.push(n.clone());
+                    }
                 }
             }
         }
@@ -95,6 +99,7 @@ impl Checker {
                 hidden: vec![],
                 exist: vec![],
                 implicit,
+                no_fun,
                 poly,
                 ty,
             },
@@ -113,6 +118,8 @@ impl Checker {
         self.irrefutable.clear();
         self.origins.clear();
         self.implicit.clear();
+        self.unlifted.clear();
+        self.no_fun_sites.clear();
         self.def_span = span;
         self.scopes.clear();
     }
@@ -329,6 +336,7 @@ impl Checker {
                 );
             }
         }
+        self.check_liftedness()?;
         for oc in &self.occs {
             for (n, sz, readable) in &oc.sizes {
                 if matches!(self.s.size(sz), Sz::Flex(_)) && !*readable {
@@ -480,6 +488,36 @@ fn abstract_marked(cs: &std::collections::BTreeMap<Name, Vec<T>>, mark: char) ->
         && cs
             .keys()
             .all(|c| c.starts_with(super::modules::ABSTRACT) && c.ends_with(mark))
+}
+
+impl Checker {
+    /// Functions may not be the result of `if`/`match`, a loop parameter, or an instance of
+    /// an unlifted type parameter (language.md §6, the type-parameter table).
+    fn check_liftedness(&mut self) -> R<()> {
+        for (t, span, what) in std::mem::take(&mut self.no_fun_sites) {
+            let z = self.s.zonk(&t);
+            if t_functional(&z) {
+                let shown = self.s.show(&z);
+                return err(
+                    span,
+                    format!("{what} (its type \"{shown}\" is functional)."),
+                );
+            }
+        }
+        for (t, name, span) in std::mem::take(&mut self.unlifted) {
+            let z = self.s.zonk(&t);
+            if t_functional(&z) {
+                let shown = self.s.show(&z);
+                let at = if span == Span::default() {
+                    self.def_span
+                } else {
+                    span
+                };
+                return err(at, format!("Cannot instantiate the unlifted type parameter \"'{name}\" with the functional type \"{shown}\" (declare it \"'^{name}\" to allow functions)."));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn t_functional(t: &T) -> bool {

@@ -112,6 +112,9 @@ impl Checker {
         let mut tmap: HashMap<Name, T> = HashMap::new();
         for p in &sc.tparams {
             let v = self.s.fresh_var();
+            if sc.no_fun.contains(p) {
+                self.unlifted.push((v.clone(), p.clone(), Span::default()));
+            }
             tmap.insert(p.clone(), v);
         }
         let mut smap: HashMap<Name, Sz> = HashMap::new();
@@ -238,6 +241,13 @@ impl Checker {
         name: &str,
         sizes: Vec<(Name, Sz, bool)>,
     ) {
+        // The instances just made belong to this use.
+        for u in self.unlifted.iter_mut().rev() {
+            if u.2 != Span::default() {
+                break;
+            }
+            u.2 = span;
+        }
         if !sizes.is_empty() {
             self.occs.push(Occurrence {
                 id,
