@@ -123,6 +123,8 @@ struct Var {
     span: Span,
     consumable: bool,
     aliases: Set,
+    /// A top-level definition used by the function (a free variable of it).
+    global: bool,
 }
 
 /// The analysis state of one definition.
@@ -132,6 +134,8 @@ struct Cx<'a> {
     sm: &'a SourceMap,
     vars: Vec<Var>,
     scope: Vec<(Name, usize)>,
+    /// The pseudo-variable standing for each top-level definition used.
+    globals: HashMap<Name, usize>,
     consumed: HashMap<usize, Span>,
     /// Variables with ids below this are bound outside the innermost loop body or function,
     /// and what that boundary is.
@@ -170,6 +174,7 @@ fn check_def(
         sm,
         vars: Vec::new(),
         scope: Vec::new(),
+        globals: HashMap::new(),
         consumed: HashMap::new(),
         boundary: Vec::new(),
         errors: Vec::new(),
@@ -218,8 +223,27 @@ impl Cx<'_> {
             span,
             consumable,
             aliases,
+            global: false,
         });
         self.scope.push((name.clone(), id));
+        id
+    }
+
+    /// The pseudo-variable of the top-level definition `name`: it aliases only itself and
+    /// cannot be consumed.
+    fn global(&mut self, name: &Name, span: Span) -> usize {
+        if let Some(v) = self.globals.get(name) {
+            return *v;
+        }
+        let id = self.vars.len();
+        self.vars.push(Var {
+            name: name.clone(),
+            span,
+            consumable: false,
+            aliases: Set::from([id]),
+            global: true,
+        });
+        self.globals.insert(name.clone(), id);
         id
     }
 
@@ -288,6 +312,14 @@ impl Cx<'_> {
     fn consume(&mut self, set: &Set, span: Span) {
         for &v in set {
             let var = &self.vars[v];
+            if var.global {
+                let msg = format!(
+                    "Would consume \"{}\", which is not consumable: it is a top-level definition (a free variable of this function).",
+                    var.name
+                );
+                self.errors.push(Diagnostic::error(span, msg));
+                return;
+            }
             if !var.consumable {
                 let msg = format!("Would consume \"{}\", which is not consumable.", var.name);
                 let d = Diagnostic::error(span, msg).with_related(
@@ -340,7 +372,7 @@ impl Cx<'_> {
                     self.use_var(v, e.span);
                     Al::of(self.vars[v].aliases.clone())
                 }
-                None => Al::default(),
+                None => Al::of(Set::from([self.global(&q.name, e.span)])),
             },
             ExpKind::Literal(_)
             | ExpKind::Var(_)
