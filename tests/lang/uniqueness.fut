@@ -63,3 +63,15 @@ entry scatter_fresh (n: i64) = scatter (replicate n 0i32) [1, 3] [10, 30]
 entry map_then_update (xs: []i32) =
   let ys = map (* 2) xs
   in ys with [0] = 0
+
+-- ==
+-- entry: loop_reads_parameter
+-- input { [4, 5, 6] } output { [4, 5, 6] }
+
+-- Only the consumed component of a tuple loop parameter consumes its initial value: `xs`
+-- (not unique) is only read.
+entry loop_reads_parameter (xs: []i32) =
+  let (acc, _) =
+    loop (acc, ys) = (replicate (length xs) 0, xs) for i < length xs do
+      (acc with [i] = ys[i], ys)
+  in acc

@@ -658,8 +658,18 @@ impl Cx<'_> {
         let depth = self.scope.len();
         let start = self.vars.len();
         self.boundary.push((start, "a loop body"));
-        let mut params = Vec::new();
-        self.bind_pat(pat, &Al::default(), true, &mut params);
+        // The parameters per component of a tuple pattern, so that a consumed component
+        // consumes only its own initial value.
+        let comps: Vec<&Pat> = match (&pat.kind, &init_al.parts) {
+            (PatKind::Tuple(ps), Some(parts)) if ps.len() == parts.len() => ps.iter().collect(),
+            _ => vec![pat],
+        };
+        let mut params: Vec<Vec<usize>> = Vec::new();
+        for c in &comps {
+            let mut vs = Vec::new();
+            self.bind_pat(c, &Al::default(), true, &mut vs);
+            params.push(vs);
+        }
         match form {
             LoopForm::For {
                 var,
@@ -679,21 +689,30 @@ impl Cx<'_> {
         }
         let before = self.consumed.clone();
         let b = self.exp(body);
-        let consumed_params = params.iter().any(|p| self.consumed.contains_key(p));
+        let consumed: Vec<bool> = comps
+            .iter()
+            .zip(&params)
+            .map(|(c, vs)| pat_unique(c) || vs.iter().any(|v| self.consumed.contains_key(v)))
+            .collect();
         // What the body consumed of its own bindings ends with it.
         self.consumed
             .retain(|v, _| *v < start || before.contains_key(v));
         self.boundary.pop();
         self.scope.truncate(depth);
         let span = init.map(|x| x.span).unwrap_or(pat.span);
-        if consumed_params || pat_unique(pat) {
-            self.consume(&init_al.all, span);
-            Al::of(b.all.into_iter().filter(|v| *v < start).collect())
-        } else {
-            let mut s: Set = b.all.into_iter().filter(|v| *v < start).collect();
-            s.extend(init_al.all);
-            Al::of(s)
+        let mut out: Set = b.all.into_iter().filter(|v| *v < start).collect();
+        for (k, c) in consumed.into_iter().enumerate() {
+            let part = match &init_al.parts {
+                Some(parts) if comps.len() > 1 => parts[k].all.clone(),
+                _ => init_al.all.clone(),
+            };
+            if c {
+                self.consume(&part, span);
+            } else {
+                out.extend(part);
+            }
         }
+        Al::of(out)
     }
 }
 
