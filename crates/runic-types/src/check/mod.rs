@@ -24,6 +24,9 @@ use std::rc::Rc;
 
 pub(crate) type R<X> = Result<X, Box<Diagnostic>>;
 
+/// Names with the spans of their definitions.
+type NamedSpans = Vec<(Name, Span)>;
+
 pub(crate) fn err<X>(span: Span, msg: impl Into<String>) -> R<X> {
     Err(Box::new(Diagnostic::error(span, msg)))
 }
@@ -175,7 +178,7 @@ pub(crate) struct Checker {
     no_fun_sites: Vec<(T, Span, &'static str)>,
     /// Per declaration list being checked, its value names and the index of the next one:
     /// a use of a name defined later is a forward reference (as in mutual recursion).
-    later: Vec<(Rc<Vec<(Name, Span)>>, usize)>,
+    later: Vec<(Rc<NamedSpans>, usize)>,
 }
 
 fn ordinal(i: usize) -> String {
