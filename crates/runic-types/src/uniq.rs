@@ -608,15 +608,31 @@ impl Cx<'_> {
         let sig = self.sigs.get(name).cloned().unwrap_or_default();
         let mut out = Set::new();
         let mut consume = Vec::new();
+        let mut all = Vec::new();
         for (k, a) in args.iter().enumerate() {
             let al = self.exp(a);
             if sig.params.get(k).copied().unwrap_or(false) {
-                consume.push((al.all, a.span));
+                self.check_self_aliased(&al, a.span);
+                consume.push((k, al.all.clone(), a.span));
             } else {
-                out.extend(al.all);
+                out.extend(al.all.iter().copied());
             }
+            all.push(al.all);
         }
-        for (set, at) in consume {
+        for (k, set, at) in consume {
+            let shared = all
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .find_map(|(_, other)| set.intersection(other).next().copied());
+            if let Some(v) = shared {
+                let msg = format!(
+                    "\"{}\" is consumed by this call and also passed in another of its arguments.",
+                    self.vars[v].name
+                );
+                self.errors.push(Diagnostic::error(at, msg));
+                continue;
+            }
             self.consume(&set, at);
         }
         let _ = span;
@@ -624,6 +640,22 @@ impl Cx<'_> {
             Al::default()
         } else {
             Al::of(out)
+        }
+    }
+
+    /// The components of an argument for a consuming parameter must not alias each other.
+    fn check_self_aliased(&mut self, al: &Al, span: Span) {
+        let Some(parts) = &al.parts else {
+            return;
+        };
+        for (i, p) in parts.iter().enumerate() {
+            if parts[i + 1..].iter().any(|q| !p.all.is_disjoint(&q.all)) {
+                self.errors.push(Diagnostic::error(
+                    span,
+                    "Argument passed for consuming parameter is self-aliased.",
+                ));
+                return;
+            }
         }
     }
 
