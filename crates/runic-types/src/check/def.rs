@@ -391,6 +391,10 @@ impl Checker {
                 TypeParam::Type(n, _, _) => self.scopes.push(Scope::TParam(n.clone())),
             }
         }
+        // The abbreviation stays usable after a liftedness error, so that uses do not cascade.
+        if let Err(d) = abbreviation_liftedness(tb) {
+            self.errors.push(*d);
+        }
         let r = self.convert_type(&mut tb.def, Anon::Exist);
         self.scopes.clear();
         let body = match r {
@@ -488,6 +492,57 @@ fn abstract_marked(cs: &std::collections::BTreeMap<Name, Vec<T>>, mark: char) ->
         && cs
             .keys()
             .all(|c| c.starts_with(super::modules::ABSTRACT) && c.ends_with(mark))
+}
+
+/// A `type` abbreviation may contain neither functions nor anonymous or existential sizes,
+/// and a `type~` no functions (language.md §6, the type-parameter table).
+fn abbreviation_liftedness(tb: &TypeBind) -> R<()> {
+    if tb.lifted == Liftedness::Lifted {
+        return Ok(());
+    }
+    if let Some(span) = find_arrow(&tb.def) {
+        let kind = if tb.lifted == Liftedness::Unlifted {
+            "Non-lifted"
+        } else {
+            "Size-lifted"
+        };
+        return err(span, format!("{kind} type abbreviations may not contain functions; declare \"{}\" with \"type^\".", tb.name));
+    }
+    if tb.lifted == Liftedness::Unlifted {
+        if let Some(span) = find_anonymous_size(&tb.def) {
+            return err(span, format!("Non-lifted type abbreviations may not use anonymous sizes in their definition; add a size parameter or declare \"{}\" with \"type~\".", tb.name));
+        }
+    }
+    Ok(())
+}
+
+fn find_arrow(t: &TypeExp) -> Option<Span> {
+    match t {
+        TypeExp::Arrow(_, _, _, s) => Some(*s),
+        TypeExp::Apply(f, _, _) => find_arrow(f),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(find_arrow),
+        TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| find_arrow(t)),
+        TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) | TypeExp::Exists(_, e, _) => find_arrow(e),
+        TypeExp::Sum(cs, _) => cs.iter().flat_map(|(_, ts)| ts).find_map(find_arrow),
+        TypeExp::Var(..) => None,
+    }
+}
+
+/// An anonymous size `[]` or an existential `?[n].` outside function types.
+fn find_anonymous_size(t: &TypeExp) -> Option<Span> {
+    match t {
+        TypeExp::Array(SizeExp::Anon(s), _, _) => Some(*s),
+        TypeExp::Exists(_, _, s) => Some(*s),
+        TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) => find_anonymous_size(e),
+        TypeExp::Apply(f, _, _) => find_anonymous_size(f),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(find_anonymous_size),
+        TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| find_anonymous_size(t)),
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .find_map(find_anonymous_size),
+        TypeExp::Arrow(..) | TypeExp::Var(..) => None,
+    }
 }
 
 impl Checker {
