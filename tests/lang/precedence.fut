@@ -39,7 +39,7 @@ entry comparison_ops (u: f64) (v: f64) = (u =!= v, u =!= u)
 -- entry: with_precedence
 -- input { [1, 2] [3] } output { [1, 2, 9] [1, 11] }
 
-entry with_precedence (xs: []i32) (ys: []i32) =
+entry with_precedence (xs: *[]i32) (ys: []i32) =
   (xs ++ ys with [2] = 9, xs with [1] = 10 + 1)
 
 -- ==

@@ -20,7 +20,7 @@ entry prefix_max = prefix_max_of
 -- input { [1, 2, 3, 4] } output { [1, 20, 3, 4] [1, 2, 3, 4] [0, 0, 3, 4] }
 
 entry with_update (xs: []i32) =
-  let ys = xs with [1] = 20
+  let ys = copy xs with [1] = 20
   let zs = copy xs with [0:2] = [0, 0]
   in (ys, xs, zs)
 
@@ -46,10 +46,10 @@ entry many_updates (n: i64) =
 -- entry: bad_update
 -- input { [1, 2, 3] 3i64 } error: Index \[3\] out of bounds for array of shape \[3\]
 
-entry bad_update (xs: []i32) (i: i64) = xs with [i] = 0
+entry bad_update (xs: *[]i32) (i: i64) = xs with [i] = 0
 
 -- ==
 -- entry: bad_slice_update
 -- input { [1, 2, 3] } error: Shape of slice does not match shape of value
 
-entry bad_slice_update (xs: []i32) = xs with [0:2] = [7, 8, 9]
+entry bad_slice_update (xs: *[]i32) = xs with [0:2] = [7, 8, 9]

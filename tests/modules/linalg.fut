@@ -45,8 +45,8 @@ entry grad_error [n] (a: [n][n]f64) (v: [n]f64) : bool =
   let g = vjp (sqnorm_av a) v 1.0
   let h = 1e-4
   let fd = tabulate n (\i ->
-             let vp = v with [i] = v[i] + h
-             let vm = v with [i] = v[i] - h
+             let vp = copy v with [i] = v[i] + h
+             let vm = copy v with [i] = v[i] - h
              in (sqnorm_av a vp - sqnorm_av a vm) / (2 * h))
   in f64.maximum (map2 (\x y -> f64.abs (x - y)) g fd) < 1e-6
 

@@ -14,7 +14,7 @@ module type stack = {
 module fixed_stack : stack = {
   type t = {xs: [4]i32, n: i64}
   def empty : t = {xs = replicate 4 0, n = 0}
-  def push (x: i32) (s: t) : t = {xs = s.xs with [s.n] = x, n = s.n + 1}
+  def push (x: i32) (s: t) : t = {xs = copy s.xs with [s.n] = x, n = s.n + 1}
   def top (s: t) : i32 = s.xs[s.n - 1]
   def depth (s: t) = s.n
 }

@@ -10,6 +10,7 @@
 //! - [`print_value`], [`print_value_single_line`], [`print_value_repl`]: §3; [`write_binary`]: §4.
 //! - [`generate`] with [`SplitMix64`] and [`Bounds`]: §5.6. [`compare_values`]: §5.8.
 
+mod alloc;
 mod binary;
 mod buffer;
 mod compare;
@@ -22,6 +23,7 @@ mod text;
 mod types;
 mod value;
 
+pub use alloc::{check_alloc, memory_limit, out_of_memory};
 pub use binary::write_binary;
 pub use buffer::Buffer;
 pub use compare::compare_values;

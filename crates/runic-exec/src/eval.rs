@@ -600,9 +600,10 @@ pub fn replicate(dims: &[usize], x: &Val) -> R<Val> {
     let mut shape = dims.to_vec();
     shape.extend_from_slice(inner);
     Ok(match x {
-        Val::Prim(p) => arr(shape, Buffer::filled(p.ty(), n, *p)),
+        Val::Prim(p) => arr(shape, Buffer::try_filled(p.ty(), n, *p).or_else(err)?),
         Val::Arr(a) => {
-            let mut buf = Buffer::with_capacity(a.data.elem_type(), n * a.data.len());
+            let mut buf =
+                Buffer::try_with_capacity(a.data.elem_type(), total as usize).or_else(err)?;
             for _ in 0..n {
                 buf.extend_converted(&a.data, 0, a.data.len());
             }
@@ -666,7 +667,8 @@ fn concat(dim: usize, arrs: &[Arc<Array>]) -> R<Val> {
         shape[dim] += b.shape[dim];
     }
     let outer: usize = shape[..dim].iter().product();
-    let mut data = Buffer::with_capacity(first.data.elem_type(), shape.iter().product());
+    let mut data =
+        Buffer::try_with_capacity(first.data.elem_type(), shape.iter().product()).or_else(err)?;
     for o in 0..outer {
         for a in arrs {
             let chunk: usize = a.shape[dim..].iter().product();

@@ -72,13 +72,13 @@ pub fn range(a: Prim, b: Option<Prim>, c: Prim, kind: RangeKind) -> Result<Val, 
     let (first, s, n) = runic_prim::index::range_elements(a, b, c, kind)?;
     let buf = if t == PrimType::I64 {
         let (a64, s64) = (first as i64, s as i64);
-        Buffer::I64(
-            (0..n as i64)
-                .map(|k| a64.wrapping_add(k.wrapping_mul(s64)))
-                .collect(),
-        )
+        let mut buf = Buffer::try_with_capacity(t, n)?;
+        if let Buffer::I64(v) = &mut buf {
+            v.extend((0..n as i64).map(|k| a64.wrapping_add(k.wrapping_mul(s64))));
+        }
+        buf
     } else {
-        let mut buf = Buffer::with_capacity(t, n);
+        let mut buf = Buffer::try_with_capacity(t, n)?;
         for k in 0..n as i128 {
             buf.push_converted(Prim::int(t, first + k * s));
         }

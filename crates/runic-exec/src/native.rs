@@ -6,7 +6,7 @@
 //! [`crate::Executor`], so a program is compiled once however often it runs. `RUNIC_JIT=0`
 //! turns native code off (both paths stay testable).
 
-use crate::error::R;
+use crate::error::{err, R};
 use crate::eval::{Ctx, Frame};
 use crate::out::OutPtr;
 use crate::value::*;
@@ -502,8 +502,9 @@ impl Ctx<'_> {
             .results
             .iter()
             .zip(&out_shapes)
-            .map(|(t, s)| Buffer::filled(*t, s.iter().product(), Prim::I32(0)))
-            .collect();
+            .map(|(t, s)| Buffer::try_filled(*t, s.iter().product(), Prim::I32(0)))
+            .collect::<Result<_, _>>()
+            .or_else(err)?;
         // Array results: a failing chunk makes the evaluator redo the whole map (it reports
         // the failure, or builds the rows its own way).
         let rows_out = k.result_ranks.iter().any(|&r| r > 1);

@@ -149,6 +149,19 @@ fn same_lengths(arrs: &[&Rc<Array>]) -> R<usize> {
     Ok(n)
 }
 
+/// Ok when `n` rows like `row` fit in memory: the first row tells how big a `map`'s result
+/// will be, before the other rows are computed.
+fn check_rows_fit(n: usize, row: &Value) -> R<()> {
+    let Value::Array(a) = row else {
+        return Ok(());
+    };
+    let elem_bytes = match &a.data {
+        Data::Flat(b) => b.elem_type().size_bytes(),
+        Data::Boxed(_) => std::mem::size_of::<Value>(),
+    };
+    runic_data::check_alloc(n as u128 * a.data.len() as u128, elem_bytes).or_else(err)
+}
+
 fn build<'a>(rows: Vec<Value<'a>>, elem: Option<PrimType>) -> R<Value<'a>> {
     array_from_rows(rows, elem).map_err(|(a, b)| {
         RuntimeError::new(format!(
@@ -186,9 +199,10 @@ fn replicate<'a>(n: i64, x: &Value<'a>) -> R<Value<'a>> {
         return err("out of memory: array too large");
     }
     let n = n as usize;
+    let boxed_bytes = std::mem::size_of::<Value>();
     match x {
         Value::Prim(p) => {
-            let mut b = Buffer::with_capacity(p.ty(), n);
+            let mut b = Buffer::try_with_capacity(p.ty(), n).or_else(err)?;
             for _ in 0..n {
                 b.push(*p);
             }
@@ -198,18 +212,26 @@ fn replicate<'a>(n: i64, x: &Value<'a>) -> R<Value<'a>> {
             let mut shape = vec![n];
             shape.extend_from_slice(&a.shape);
             let mut data = match &a.data {
-                Data::Flat(b) => Data::Flat(Buffer::with_capacity(b.elem_type(), n * a.data.len())),
-                Data::Boxed(_) => Data::Boxed(Vec::new()),
+                Data::Flat(b) => Data::Flat(
+                    Buffer::try_with_capacity(b.elem_type(), total as usize).or_else(err)?,
+                ),
+                Data::Boxed(_) => {
+                    runic_data::check_alloc(total as u128, boxed_bytes).or_else(err)?;
+                    Data::Boxed(Vec::new())
+                }
             };
             for _ in 0..n {
                 data.extend_from(&a.data, 0, a.data.len());
             }
             Ok(Value::Array(Rc::new(Array::new(shape, data))))
         }
-        other => Ok(Value::Array(Rc::new(Array::new(
-            vec![n],
-            Data::Boxed(vec![other.clone(); n]),
-        )))),
+        other => {
+            runic_data::check_alloc(n as u128, boxed_bytes).or_else(err)?;
+            Ok(Value::Array(Rc::new(Array::new(
+                vec![n],
+                Data::Boxed(vec![other.clone(); n]),
+            ))))
+        }
     }
 }
 
@@ -344,6 +366,9 @@ impl<'a> Eval<'a> {
         for i in 0..n {
             let args: Vec<Value<'a>> = arrays.iter().map(|a| a.row(i)).collect();
             out.push(self.apply_many(f.clone(), args)?);
+            if i == 0 {
+                check_rows_fit(n, &out[0])?;
+            }
         }
         build(out, None)
     }
@@ -655,6 +680,9 @@ impl<'a> Eval<'a> {
                 let (n, m) = (i64_arg(&args[0])?, i64_arg(&args[1])?);
                 index::iota(n).map_err(RuntimeError::new)?;
                 index::iota(m).map_err(RuntimeError::new)?;
+                // The rows are built from boxed values.
+                runic_data::check_alloc(n as u128 * m as u128, std::mem::size_of::<Value>())
+                    .or_else(err)?;
                 let mut rows = Vec::with_capacity(n as usize);
                 for i in 0..n {
                     let mut row = Vec::with_capacity(m as usize);
@@ -677,6 +705,11 @@ impl<'a> Eval<'a> {
                 for k in [n, m, l] {
                     index::iota(k).map_err(RuntimeError::new)?;
                 }
+                runic_data::check_alloc(
+                    n as u128 * m as u128 * l as u128,
+                    std::mem::size_of::<Value>(),
+                )
+                .or_else(err)?;
                 if n == 0 || m == 0 || l == 0 {
                     let data = Data::Boxed(Vec::new());
                     return Ok(Value::Array(Rc::new(Array::new(

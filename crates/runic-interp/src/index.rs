@@ -80,7 +80,7 @@ pub fn range<'a>(a: Prim, b: Option<Prim>, c: Prim, kind: &RangeEnd) -> Result<V
     };
     let t = a.ty();
     let (first, s, count) = runic_prim::index::range_elements(a, b, c, kind)?;
-    let mut buf = Buffer::with_capacity(t, count);
+    let mut buf = Buffer::try_with_capacity(t, count)?;
     if let Buffer::I64(v) = &mut buf {
         let (a64, s64) = (first as i64, s as i64);
         v.extend((0..count as i64).map(|k| a64.wrapping_add(k.wrapping_mul(s64))));

@@ -292,11 +292,11 @@ fn dce_drops_dead_map_results_inside_a_loop_body() {
 #[test]
 fn copies_are_elided_only_where_the_original_is_owned_and_dead() {
     let p = lower(
-        "entry owned (xs: []i32) = xs with [0] = 1
-         entry read_later (xs: []i32) = (xs with [0] = 1, xs)
-         entry in_loop (xs: []i32) (n: i64) = loop ys = xs for i < n do ys with [i] = 1
-         entry in_map (rows: [][]i32) = map (\\r -> r with [0] = 1) rows
-         entry in_branch (xs: []i32) (c: bool) = if c then xs with [0] = 1 else xs",
+        "entry owned (xs: *[]i32) = xs with [0] = 1
+         entry read_later (xs: []i32) = (copy xs with [0] = 1, xs)
+         entry in_loop (xs: *[]i32) (n: i64) = loop ys = xs for i < n do ys with [i] = 1
+         entry in_map (rows: [][]i32) = map (\\r -> copy r with [0] = 1) rows
+         entry in_branch (xs: *[]i32) (c: bool) = if c then xs with [0] = 1 else xs",
     );
     let q = runic_opt::elide_copies(runic_opt::simplify(p));
     runic_ir::verify(&q).unwrap();

@@ -11,6 +11,7 @@ mod infer_ty;
 pub mod intrinsics;
 mod signature;
 pub mod ty;
+mod uniq;
 
 use runic_syntax::ast::{Name, NodeId, Program};
 use runic_syntax::{Diagnostic, FileId, SourceMap, Span};
@@ -86,7 +87,14 @@ pub fn check_program_at(
     for (name, text) in loaded {
         sources.add(name, text);
     }
-    r
+    r.and_then(|c| {
+        let errs = uniq::check_program(&c, sources);
+        if errs.is_empty() {
+            Ok(c)
+        } else {
+            Err(errs)
+        }
+    })
 }
 
 fn internal(msg: &str) -> Diagnostic {

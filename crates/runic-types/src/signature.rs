@@ -40,6 +40,7 @@ pub(crate) fn intrinsic_schemes() -> Result<HashMap<Name, Rc<Scheme>>, String> {
             hidden: ctx.hidden,
             exist: ctx.exist,
             implicit: vec![],
+            no_fun: vec![],
             poly: true,
             ty: t,
         };

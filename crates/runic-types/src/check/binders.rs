@@ -112,6 +112,16 @@ impl Checker {
         body: &mut Exp,
         span: Span,
     ) -> R<T> {
+        let pt = self.infer_loop_init(pat, init)?;
+        self.no_fun_sites.push((
+            pt.clone(),
+            pat.span,
+            "A function cannot be a loop parameter",
+        ));
+        self.infer_loop_rest(pat, form, body, span, pt)
+    }
+
+    fn infer_loop_init(&mut self, pat: &mut Pat, init: &mut Option<Box<Exp>>) -> R<T> {
         let pt = match init {
             Some(x) => self.infer(x)?,
             None => {
@@ -145,6 +155,17 @@ impl Checker {
                 t
             }
         };
+        Ok(pt)
+    }
+
+    fn infer_loop_rest(
+        &mut self,
+        pat: &mut Pat,
+        form: &mut LoopForm,
+        body: &mut Exp,
+        span: Span,
+        pt: T,
+    ) -> R<T> {
         let depth = self.scopes.len();
         // The loop parameter: the type of the initial value, or the annotation.
         let param_t = self.s.fresh_var();

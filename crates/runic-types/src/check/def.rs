@@ -21,6 +21,7 @@ impl Checker {
         top: bool,
     ) -> R<(Scheme, Vec<T>)> {
         let mut tparams = Vec::new();
+        let mut no_fun = Vec::new();
         let mut sparams = Vec::new();
         let mut seen = HashSet::new();
         for tp in type_params {
@@ -36,9 +37,12 @@ impl Checker {
                         .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
                     sparams.push(n.clone());
                 }
-                TypeParam::Type(n, _, _) => {
+                TypeParam::Type(n, lifted, _) => {
                     self.scopes.push(Scope::TParam(n.clone()));
                     tparams.push(n.clone());
+                    if *lifted != Liftedness::Lifted {
+                        no_fun.push(n.clone());
+                    }
                 }
             }
         }
@@ -95,6 +99,7 @@ impl Checker {
                 hidden: vec![],
                 exist: vec![],
                 implicit,
+                no_fun,
                 poly,
                 ty,
             },
@@ -113,6 +118,8 @@ impl Checker {
         self.irrefutable.clear();
         self.origins.clear();
         self.implicit.clear();
+        self.unlifted.clear();
+        self.no_fun_sites.clear();
         self.def_span = span;
         self.scopes.clear();
     }
@@ -329,6 +336,7 @@ impl Checker {
                 );
             }
         }
+        self.check_liftedness()?;
         for oc in &self.occs {
             for (n, sz, readable) in &oc.sizes {
                 if matches!(self.s.size(sz), Sz::Flex(_)) && !*readable {
@@ -382,6 +390,10 @@ impl Checker {
                     .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64())))),
                 TypeParam::Type(n, _, _) => self.scopes.push(Scope::TParam(n.clone())),
             }
+        }
+        // The abbreviation stays usable after a liftedness error, so that uses do not cascade.
+        if let Err(d) = abbreviation_liftedness(tb) {
+            self.errors.push(*d);
         }
         let r = self.convert_type(&mut tb.def, Anon::Exist);
         self.scopes.clear();
@@ -480,6 +492,87 @@ fn abstract_marked(cs: &std::collections::BTreeMap<Name, Vec<T>>, mark: char) ->
         && cs
             .keys()
             .all(|c| c.starts_with(super::modules::ABSTRACT) && c.ends_with(mark))
+}
+
+/// A `type` abbreviation may contain neither functions nor anonymous or existential sizes,
+/// and a `type~` no functions (language.md §6, the type-parameter table).
+fn abbreviation_liftedness(tb: &TypeBind) -> R<()> {
+    if tb.lifted == Liftedness::Lifted {
+        return Ok(());
+    }
+    if let Some(span) = find_arrow(&tb.def) {
+        let kind = if tb.lifted == Liftedness::Unlifted {
+            "Non-lifted"
+        } else {
+            "Size-lifted"
+        };
+        return err(span, format!("{kind} type abbreviations may not contain functions; declare \"{}\" with \"type^\".", tb.name));
+    }
+    if tb.lifted == Liftedness::Unlifted {
+        if let Some(span) = find_anonymous_size(&tb.def) {
+            return err(span, format!("Non-lifted type abbreviations may not use anonymous sizes in their definition; add a size parameter or declare \"{}\" with \"type~\".", tb.name));
+        }
+    }
+    Ok(())
+}
+
+fn find_arrow(t: &TypeExp) -> Option<Span> {
+    match t {
+        TypeExp::Arrow(_, _, _, s) => Some(*s),
+        TypeExp::Apply(f, _, _) => find_arrow(f),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(find_arrow),
+        TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| find_arrow(t)),
+        TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) | TypeExp::Exists(_, e, _) => find_arrow(e),
+        TypeExp::Sum(cs, _) => cs.iter().flat_map(|(_, ts)| ts).find_map(find_arrow),
+        TypeExp::Var(..) => None,
+    }
+}
+
+/// An anonymous size `[]` or an existential `?[n].` outside function types.
+fn find_anonymous_size(t: &TypeExp) -> Option<Span> {
+    match t {
+        TypeExp::Array(SizeExp::Anon(s), _, _) => Some(*s),
+        TypeExp::Exists(_, _, s) => Some(*s),
+        TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) => find_anonymous_size(e),
+        TypeExp::Apply(f, _, _) => find_anonymous_size(f),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(find_anonymous_size),
+        TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| find_anonymous_size(t)),
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .find_map(find_anonymous_size),
+        TypeExp::Arrow(..) | TypeExp::Var(..) => None,
+    }
+}
+
+impl Checker {
+    /// Functions may not be the result of `if`/`match`, a loop parameter, or an instance of
+    /// an unlifted type parameter (language.md §6, the type-parameter table).
+    fn check_liftedness(&mut self) -> R<()> {
+        for (t, span, what) in std::mem::take(&mut self.no_fun_sites) {
+            let z = self.s.zonk(&t);
+            if t_functional(&z) {
+                let shown = self.s.show(&z);
+                return err(
+                    span,
+                    format!("{what} (its type \"{shown}\" is functional)."),
+                );
+            }
+        }
+        for (t, name, span) in std::mem::take(&mut self.unlifted) {
+            let z = self.s.zonk(&t);
+            if t_functional(&z) {
+                let shown = self.s.show(&z);
+                let at = if span == Span::default() {
+                    self.def_span
+                } else {
+                    span
+                };
+                return err(at, format!("Cannot instantiate the unlifted type parameter \"'{name}\" with the functional type \"{shown}\" (declare it \"'^{name}\" to allow functions)."));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn t_functional(t: &T) -> bool {

@@ -200,6 +200,11 @@ impl Checker {
                 self.expect(&T::bool(), &ct, cond.span, "the condition of \"if\"")?;
                 let t1 = self.infer(then_branch)?;
                 let t2 = self.infer(else_branch)?;
+                self.no_fun_sites.push((
+                    t1.clone(),
+                    span,
+                    "Function returned from branch: an \"if\" cannot return a function",
+                ));
                 self.expect(
                     &t1,
                     &t2,
@@ -233,7 +238,7 @@ impl Checker {
             }
             ExpKind::LetFun {
                 name,
-                name_span: _,
+                name_span,
                 type_params,
                 params,
                 ret,
@@ -241,7 +246,9 @@ impl Checker {
                 body,
             } => {
                 let depth = self.scopes.len();
+                self.defining.push((name.clone(), *name_span));
                 let sc = self.infer_function(type_params, params, ret, rhs, false);
+                self.defining.pop();
                 self.scopes.truncate(depth);
                 let (sc, _) = sc?;
                 self.scopes.push(Scope::Val(name.clone(), Rc::new(sc)));
@@ -335,6 +342,13 @@ impl Checker {
                 }
                 let pats = cases.iter().map(|c| c.pat.clone()).collect();
                 self.matches.push((span, st, pats));
+                if let Some(t) = &result {
+                    self.no_fun_sites.push((
+                        t.clone(),
+                        span,
+                        "Function returned from branch: a \"match\" cannot return a function",
+                    ));
+                }
                 match result {
                     Some(t) => Ok(t),
                     None => err(span, "A match needs at least one case."),

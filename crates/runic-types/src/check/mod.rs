@@ -24,6 +24,9 @@ use std::rc::Rc;
 
 pub(crate) type R<X> = Result<X, Box<Diagnostic>>;
 
+/// Names with the spans of their definitions.
+type NamedSpans = Vec<(Name, Span)>;
+
 pub(crate) fn err<X>(span: Span, msg: impl Into<String>) -> R<X> {
     Err(Box::new(Diagnostic::error(span, msg)))
 }
@@ -40,6 +43,8 @@ pub(crate) struct Scheme {
     pub exist: Vec<Name>,
     /// Rigid unknowns of the definition that stand for anonymous parameter sizes.
     pub implicit: Vec<u32>,
+    /// Type parameters declared unlifted (`'a`, `'~a`): no instance may be functional.
+    pub no_fun: Vec<Name>,
     /// False for monomorphic local bindings (used as is).
     pub poly: bool,
     pub ty: T,
@@ -53,6 +58,7 @@ impl Default for Scheme {
             hidden: vec![],
             exist: vec![],
             implicit: vec![],
+            no_fun: vec![],
             poly: false,
             ty: T::unit(),
         }
@@ -162,6 +168,17 @@ pub(crate) struct Checker {
     /// two id ranges collide.
     pub id_guard: u32,
     pub id_collision: bool,
+    /// The functions whose bodies are being checked, innermost last: a use of one of them
+    /// inside is a recursive call.
+    defining: Vec<(Name, Span)>,
+    /// Per definition: instances of unlifted type parameters (with the parameter and the
+    /// use), and the types of `if`/`match` results and loop parameters; none may be a
+    /// function (checked once the definition is solved).
+    unlifted: Vec<(T, Name, Span)>,
+    no_fun_sites: Vec<(T, Span, &'static str)>,
+    /// Per declaration list being checked, its value names and the index of the next one:
+    /// a use of a name defined later is a forward reference (as in mutual recursion).
+    later: Vec<(Rc<NamedSpans>, usize)>,
 }
 
 fn ordinal(i: usize) -> String {
@@ -216,6 +233,10 @@ impl Checker {
             warnings: Vec::new(),
             id_guard: 0,
             id_collision: false,
+            defining: Vec::new(),
+            unlifted: Vec::new(),
+            no_fun_sites: Vec::new(),
+            later: Vec::new(),
         }
     }
 

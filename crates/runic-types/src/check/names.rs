@@ -47,6 +47,28 @@ impl Checker {
         None
     }
 
+    /// The error for a name that is not in scope because it is the function being defined
+    /// (recursion) or a definition further down (a forward reference, as mutual recursion
+    /// needs); neither is part of the language (language.md §4.10).
+    fn recursive_use(&self, name: &str, span: Span) -> Option<Box<Diagnostic>> {
+        if let Some((_, def)) = self.defining.iter().rev().find(|(n, _)| n == name) {
+            let d = Diagnostic::error(
+                span,
+                format!("\"{name}\" is used in its own definition: recursive functions are not supported."),
+            )
+            .with_related(*def, format!("\"{name}\" is defined here"));
+            return Some(Box::new(d));
+        }
+        let (names, next) = self.later.last()?;
+        let (_, def) = names[*next..].iter().find(|(n, _)| n == name)?;
+        let d = Diagnostic::error(
+            span,
+            format!("Unknown name \"{name}\": it is defined further down, and a definition can only use those before it (recursion and mutual recursion are not supported)."),
+        )
+        .with_related(*def, format!("\"{name}\" is defined here"));
+        Some(Box::new(d))
+    }
+
     fn visible_names(&self) -> Vec<String> {
         let mut v: Vec<String> = Vec::new();
         for sc in &self.scopes {
@@ -62,6 +84,9 @@ impl Checker {
     }
 
     pub(super) fn unknown_name(&self, name: &str, span: Span) -> Box<Diagnostic> {
+        if let Some(d) = self.recursive_use(name, span) {
+            return d;
+        }
         let mut best: Option<(usize, String)> = None;
         for cand in self.visible_names() {
             let d = edit_distance(name, &cand);
@@ -87,6 +112,9 @@ impl Checker {
         let mut tmap: HashMap<Name, T> = HashMap::new();
         for p in &sc.tparams {
             let v = self.s.fresh_var();
+            if sc.no_fun.contains(p) {
+                self.unlifted.push((v.clone(), p.clone(), Span::default()));
+            }
             tmap.insert(p.clone(), v);
         }
         let mut smap: HashMap<Name, Sz> = HashMap::new();
@@ -213,6 +241,13 @@ impl Checker {
         name: &str,
         sizes: Vec<(Name, Sz, bool)>,
     ) {
+        // The instances just made belong to this use.
+        for u in self.unlifted.iter_mut().rev() {
+            if u.2 != Span::default() {
+                break;
+            }
+            u.2 = span;
+        }
         if !sizes.is_empty() {
             self.occs.push(Occurrence {
                 id,

@@ -9,12 +9,34 @@ use runic_syntax::ast::*;
 use runic_syntax::{Diagnostic, Span};
 use std::rc::Rc;
 
+/// The name a value declaration defines (through `local`).
+fn val_name(d: &Dec) -> Option<(Name, Span)> {
+    match d {
+        Dec::Val(vb) => Some((vb.name.clone(), vb.name_span)),
+        Dec::Local(d, _) => val_name(d),
+        _ => None,
+    }
+}
+
 impl Checker {
     /// Checks declarations into the current frame, emitting their flat definitions.
     pub(crate) fn elab_decs(&mut self, decs: Vec<Dec>) {
-        for d in decs {
+        let names: Vec<Option<(Name, Span)>> = decs.iter().map(val_name).collect();
+        let listed = Rc::new(names.iter().flatten().cloned().collect::<Vec<_>>());
+        self.later.push((listed, 0));
+        for (d, name) in decs.into_iter().zip(names) {
+            if let Some(n) = &name {
+                self.defining.push(n.clone());
+                if let Some(l) = self.later.last_mut() {
+                    l.1 += 1;
+                }
+            }
             self.elab_dec(d, false);
+            if name.is_some() {
+                self.defining.pop();
+            }
         }
+        self.later.pop();
     }
 
     fn elab_dec(&mut self, d: Dec, local: bool) {
