@@ -370,8 +370,8 @@ entry rows (m: [][]f64) =
              in acc) m
 entry sizes (m: [][]i64) = map (\\r -> length r + r[length r - 1]) m
 entry keep (xs: []i32) =
-  map (\\x -> let a = replicate 3 x in let b = a with [0] = 1 in let r = a[1:] in
-             let c = (if x > 0 then a else b) with [2] = 7 in a[0] * 1000 + b[0] * 100 + r[0] * 10 + c[2]) xs
+  map (\\x -> let a = replicate 3 x in let b = copy a with [0] = 1 in let r = a[1:] in
+             let c = copy (if x > 0 then a else b) with [2] = 7 in a[0] * 1000 + b[0] * 100 + r[0] * 10 + c[2]) xs
 entry wl (xs: []i64) =
   map (\\x -> let (_, a) = loop (k, a) = (x, replicate 2 0i64) while k > 0 do
                            (k / 2, a with [k % 2] = a[k % 2] + 1)
