@@ -127,8 +127,10 @@ impl<'a> Lower<'a> {
     ) -> R<Val<'a>> {
         let w = outer(self, arr, span)?;
         let (lam, _) = self.lambda_of(op, &[ne.clone(), ne.clone()], span)?;
-        let neutral: Vec<SubExp> = self.leaves(ne, span)?.into_iter().map(|(s, _)| s).collect();
+        let ne_leaves = self.leaves(ne, span)?;
         let arrs = arrays(self, arr, span)?;
+        self.check_rows_match_neutral(&w, &arrs, &ne_leaves)?;
+        let neutral: Vec<SubExp> = ne_leaves.into_iter().map(|(s, _)| s).collect();
         let soac = if scan {
             Soac::Scan {
                 w,
@@ -148,6 +150,44 @@ impl<'a> Lower<'a> {
             }
         };
         self.let_val("red", Exp::Soac(soac), ne)
+    }
+
+    /// Fail like the interpreter ("Row shape of input array does not match shape of
+    /// neutral element") when a non-empty input's rows do not have the shape of an array
+    /// neutral element (checked where the sizes are not the same variables).
+    fn check_rows_match_neutral(
+        &mut self,
+        w: &SubExp,
+        arrs: &[VName],
+        ne: &[(SubExp, Type)],
+    ) -> R<()> {
+        let mut conds = Vec::new();
+        for (a, (_, t)) in arrs.iter().zip(ne) {
+            let Type::Array { shape: want, .. } = t else {
+                continue;
+            };
+            let Type::Array { shape, .. } = self.type_of(&SubExp::Var(*a))? else {
+                continue;
+            };
+            for (have, want) in shape[1..].iter().zip(want) {
+                if have != want {
+                    conds.push(self.b().op2(BinOp::Eq, have.clone(), want.clone())?);
+                }
+            }
+        }
+        if conds.is_empty() {
+            return Ok(());
+        }
+        let mut ok = self.b().op2(BinOp::Eq, w.clone(), SubExp::i64(0))?;
+        let mut all = SubExp::Const(Prim::Bool(true));
+        for c in conds {
+            all = self.b().op2(BinOp::LogAnd, all, c)?;
+        }
+        ok = self.b().op2(BinOp::LogOr, ok, all)?;
+        self.assert(
+            ok,
+            "Row shape of input array does not match shape of neutral element",
+        )
     }
 
     pub(super) fn reduce_prim(
@@ -345,7 +385,9 @@ fn scatter<'a>(
     dims: usize,
     span: Span,
 ) -> R<Val<'a>> {
-    let w = outer(l, vs, span)?;
+    // The values must be as many as the indices (the interpreter's shape message).
+    let w = outer(l, is, span)?;
+    l.check_outer(vs, &w, span)?;
     let isv = index_arrays(l, is, dims, span)?;
     let dl = l.leaves(dest, span)?;
     let dests = consumable_copies(l, &dl, span)?;
@@ -370,7 +412,9 @@ fn hist<'a>(
     dims: usize,
     span: Span,
 ) -> R<Val<'a>> {
-    let w = outer(l, vs, span)?;
+    // The values must be as many as the indices (the interpreter's shape message).
+    let w = outer(l, is, span)?;
+    l.check_outer(vs, &w, span)?;
     let isv = index_arrays(l, is, dims, span)?;
     let (lam, _) = l.lambda_of(op, &[ne.clone(), ne.clone()], span)?;
     let neutral: Vec<SubExp> = l.leaves(ne, span)?.into_iter().map(|(s, _)| s).collect();
