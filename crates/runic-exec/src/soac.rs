@@ -48,6 +48,26 @@ fn chunks(w: usize, par: bool) -> Vec<(usize, usize)> {
     (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
 }
 
+/// Chunk boundaries of `0..w` for native kernels whose elements may be rows: the minimum
+/// chunk counts scalars, not elements (a map over 1 024 rows of 192 is as much work as one
+/// over 196 608 scalars, and must not run on one core).
+fn chunks_of_rows(w: usize, par: bool, arrs: &[Arc<Array>]) -> Vec<(usize, usize)> {
+    let row = arrs
+        .iter()
+        .map(|a| a.shape.iter().skip(1).product::<usize>())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let threads = rayon::current_num_threads().max(1);
+    let work = w.saturating_mul(row);
+    let n = if par && work >= 2 * MIN_CHUNK && threads > 1 {
+        (work / MIN_CHUNK).min(threads * 4).min(w).max(1)
+    } else {
+        1
+    };
+    (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
+}
+
 /// Run `job` on every chunk (in parallel when there are several) and return the results in
 /// order, or the error of the first failing chunk.
 pub(crate) fn run_chunks<T: Send>(
@@ -300,7 +320,8 @@ impl Ctx<'_> {
                 let arrs = self.arrays(f, arrs, w)?;
                 if par {
                     if let Route::Map(k) = self.route(f, s) {
-                        if let Some(out) = self.map_native(f, w, lam, &k, &arrs, &chunks(w, par))? {
+                        let cs = chunks_of_rows(w, par, &arrs);
+                        if let Some(out) = self.map_native(f, w, lam, &k, &arrs, &cs)? {
                             return Ok(out);
                         }
                     }
@@ -321,7 +342,7 @@ impl Ctx<'_> {
                     .iter()
                     .map(|s| self.sub(f, s))
                     .collect::<R<Vec<_>>>()?;
-                let cs = chunks(w, par);
+                let cs = chunks_of_rows(w, par, &arrs);
                 // A plain `reduce op` over one vector already folds natively in place
                 // (`fold_col`); native kernels are for the others.
                 let native = match par.then(|| self.route(f, s)) {
@@ -364,7 +385,7 @@ impl Ctx<'_> {
                 if par {
                     if let Route::Scan(fk, sk) = self.route(f, s) {
                         let ks = (fk.as_ref(), sk.as_ref());
-                        let cs = chunks(w, par);
+                        let cs = chunks_of_rows(w, par, &arrs);
                         if let Some(out) = self.scan_native(f, w, lam, ks, &arrs, &ne, &cs)? {
                             return Ok(out);
                         }
