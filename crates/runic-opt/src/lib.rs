@@ -7,8 +7,10 @@
 //!   reads, a reduction over the map instead of accumulator updates;
 //! - [`hoist`]: invariant statements out of map lambdas;
 //! - [`fuse`]: vertical fusion of a map into its only consumer (map, reduce or scan);
-//! - [`split_contractions`] (module `contract`): a dot-product nest apart from the scalar
-//!   code after it, so that the executor can run it as a matrix product;
+//! - [`split_contractions`] (module `contract`): dot-product nests apart from the scalar
+//!   code after them and from each other, hoisted out of enclosing maps (with fission of a
+//!   map before a nest that reads its earlier values), so that the executor can run them
+//!   as matrix products;
 //! - [`copies`]: elision of copies made for consuming operations once the original is dead.
 //!
 //! There is no inlining pass: lowering already inlines every call (the language has no
