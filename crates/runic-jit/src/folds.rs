@@ -28,17 +28,7 @@ pub fn compile_fold(
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> R<FoldKernel> {
-    let (f, io, accs, acc_ranks, code) = fold_like(pre, op, free_type, false)?;
-    Ok(FoldKernel {
-        f,
-        elems: io.params,
-        ranks: io.ranks,
-        accs,
-        acc_ranks,
-        frees: io.frees,
-        free_arrays: io.free_arrays,
-        _code: code,
-    })
+    fold_kernel(pre, op, free_type, false)
 }
 
 pub fn compile_scan(
@@ -46,8 +36,18 @@ pub fn compile_scan(
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> R<ScanKernel> {
-    let (f, io, accs, acc_ranks, code) = fold_like(pre, op, free_type, true)?;
-    Ok(ScanKernel {
+    Ok(ScanKernel(fold_kernel(pre, op, free_type, true)?))
+}
+
+/// A fold (or, with `scan`, a scan writing every accumulator) compiled from `pre` and `op`.
+fn fold_kernel(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+    scan: bool,
+) -> R<FoldKernel> {
+    let (f, io, accs, acc_ranks, code) = fold_like(pre, op, free_type, scan)?;
+    Ok(FoldKernel {
         f,
         elems: io.params,
         ranks: io.ranks,

@@ -164,6 +164,19 @@ impl FoldKernel {
     /// As for [`MapKernel::run`]: inputs of at least `end` rows of their types and
     /// dimensions, valid free-variable pointers.
     pub unsafe fn run(&self, start: usize, end: usize, ins: &[*const u8], acc: &mut [u64]) -> i32 {
+        // SAFETY: the caller's contract; a fold writes no outputs.
+        unsafe { self.call(start, end, ins, acc, std::ptr::null()) }
+    }
+
+    /// The compiled function on `ins` (plus a scratch arena), `acc` and `outs`.
+    unsafe fn call(
+        &self,
+        start: usize,
+        end: usize,
+        ins: &[*const u8],
+        acc: &mut [u64],
+        outs: *const *mut u8,
+    ) -> i32 {
         let n = self.elems.len() + self.frees.len() + self.free_arrays.len() + 1;
         assert_eq!(ins.len(), n);
         assert_eq!(acc.len(), self.accs.len());
@@ -175,29 +188,23 @@ impl FoldKernel {
             end as i64,
             all.as_ptr(),
             acc.as_mut_ptr(),
-            std::ptr::null(),
+            outs,
         )
     }
 }
 
 /// A compiled inclusive scan: `acc = op(acc, pre(x))` for every element `x` in order,
-/// every intermediate `acc` written to the outputs at the element's position.
-pub struct ScanKernel {
-    f: FoldFn,
-    /// Element type of each input.
-    pub elems: Vec<PrimType>,
-    /// Rank of each input (see [`FoldKernel::ranks`]).
-    pub ranks: Vec<usize>,
-    /// Type (element type) of each accumulator value (and output).
-    pub accs: Vec<PrimType>,
-    /// Rank of each accumulator value (see [`FoldKernel::acc_ranks`]); the output of an
-    /// array accumulator holds a row per element.
-    pub acc_ranks: Vec<usize>,
-    /// The free scalar variables of `pre` and `op`, passed after the inputs.
-    pub frees: Vec<(VName, PrimType)>,
-    /// The free arrays of `pre` and `op`, passed after the scalars.
-    pub free_arrays: Vec<(VName, PrimType, usize)>,
-    _code: Code,
+/// every intermediate `acc` written to the outputs at the element's position. Its inputs,
+/// accumulators and free variables are described as a fold's (the fields of
+/// [`FoldKernel`], reached through `Deref`); the output of an array accumulator holds a
+/// row per element.
+pub struct ScanKernel(pub(crate) FoldKernel);
+
+impl std::ops::Deref for ScanKernel {
+    type Target = FoldKernel;
+    fn deref(&self) -> &FoldKernel {
+        &self.0
+    }
 }
 
 impl ScanKernel {
@@ -216,20 +223,9 @@ impl ScanKernel {
         acc: &mut [u64],
         outs: &[*mut u8],
     ) -> i32 {
-        let n = self.elems.len() + self.frees.len() + self.free_arrays.len() + 1;
-        assert_eq!(ins.len(), n);
-        assert_eq!(acc.len(), self.accs.len());
         assert_eq!(outs.len(), self.accs.len());
-        let mut arena = shims::Scratch::default();
-        let mut all = ins.to_vec();
-        all.push(&mut arena as *mut shims::Scratch as *const u8);
-        (self.f)(
-            start as i64,
-            end as i64,
-            all.as_ptr(),
-            acc.as_mut_ptr(),
-            outs.as_ptr(),
-        )
+        // SAFETY: the caller's contract.
+        unsafe { self.0.call(start, end, ins, acc, outs.as_ptr()) }
     }
 }
 
