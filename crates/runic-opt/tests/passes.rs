@@ -296,7 +296,14 @@ fn copies_are_elided_only_where_the_original_is_owned_and_dead() {
          entry read_later (xs: []i32) = (copy xs with [0] = 1, xs)
          entry in_loop (xs: *[]i32) (n: i64) = loop ys = xs for i < n do ys with [i] = 1
          entry in_map (rows: [][]i32) = map (\\r -> copy r with [0] = 1) rows
-         entry in_branch (xs: *[]i32) (c: bool) = if c then xs with [0] = 1 else xs",
+         entry in_branch (xs: *[]i32) (c: bool) = if c then xs with [0] = 1 else xs
+         entry branch_then_read (xs: []i32) (c: bool) =
+           (if c then copy xs with [0] = 1 else copy xs, xs)
+         entry branch_in_loop (xs: *[]i32) (n: i64) =
+           loop ys = xs for i < n do if i % 2 == 0 then ys with [i] = 1 else ys
+         entry outer_in_loop_branch (xs: []i32) (n: i64) =
+           loop acc = 0 for i < n do
+             if i > 0 then acc + (copy xs with [0] = 1)[i % 2] else acc",
     );
     let q = runic_opt::elide_copies(runic_opt::simplify(p));
     runic_ir::verify(&q).unwrap();
@@ -307,7 +314,13 @@ fn copies_are_elided_only_where_the_original_is_owned_and_dead() {
     // Read after the update; a row of a map's input; bound outside the branch.
     assert_eq!(copies("read_later"), 1, "{q}");
     assert_eq!(copies("in_map"), 1, "{q}");
-    assert_eq!(copies("in_branch"), 1, "{q}");
+    // A branch runs at most once: it may consume what its enclosing body owns, when
+    // nothing after the branch reads it.
+    assert_eq!(copies("in_branch"), 0, "{q}");
+    assert_eq!(copies("branch_in_loop"), 0, "{q}");
+    assert_eq!(copies("branch_then_read"), 1, "{q}");
+    // A loop body runs many times: it owns only its parameters.
+    assert_eq!(copies("outer_in_loop_branch"), 1, "{q}");
 }
 
 #[test]
