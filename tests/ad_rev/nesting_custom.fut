@@ -91,8 +91,9 @@ entry prod_hvp_fwd [n] (xs: [n]f64) = jvp grad_prod xs (replicate n 1)
 
 -- Σ of a multiplicative histogram, bins [0, 1, 0, 0]: the Hessian couples values of the
 -- same bin (H_02 = x3, H_03 = x2, H_23 = x0); the lone value in bin 1 has H = 0.
-def grad_hist_prod (vs: []f64) = vjp (\vs -> f64.sum (hist (*) 1 2 [0, 1, 0, 0] vs)) vs 1
-entry hist_hvp [n] (vs: [n]f64) = vjp grad_hist_prod vs (replicate n 1)
+-- The bin indices fix the number of values at 4.
+def grad_hist_prod (vs: [4]f64) = vjp (\vs -> f64.sum (hist (*) 1 2 [0, 1, 0, 0] vs)) vs 1
+entry hist_hvp (vs: [4]f64) = vjp grad_hist_prod vs (replicate 4 1)
 
 -- ==
 -- entry: captured

@@ -192,7 +192,8 @@ impl Subst {
             (T::Prim(p), T::Prim(q)) if p == q => Ok(()),
             (T::Param(p), T::Param(q)) if p == q => Ok(()),
             (T::Array(s1, e1), T::Array(s2, e2)) => {
-                self.unify_size(s1, s2);
+                self.unify_size(s1, s2)
+                    .map_err(|c| self.context(c, &a, &b))?;
                 self.unify(e1, e2).map_err(|c| self.context(c, &a, &b))
             }
             (T::Record(f1), T::Record(f2)) => {
@@ -411,20 +412,31 @@ impl Subst {
         }
     }
 
-    /// Unify two sizes. Flexible variables bind; rigid mismatches are accepted (level 1:
-    /// the interpreter checks them at run time).
-    pub fn unify_size(&mut self, a: &Sz, b: &Sz) {
+    /// Unify two sizes. Flexible variables bind. Two sizes that are certainly different —
+    /// distinct names in scope or distinct constants — clash (the reference's static size
+    /// check); other rigid mismatches (rigid unknowns and size expressions, which level-1
+    /// inference may have approximated) are accepted and checked at run time.
+    pub fn unify_size(&mut self, a: &Sz, b: &Sz) -> Result<(), Clash> {
         let a = self.size(a);
         let b = self.size(b);
         match (&a, &b) {
-            (Sz::Flex(x), Sz::Flex(y)) if x == y => {}
-            (Sz::Flex(x), _) if !mentions_flex(&b, *x) => self.flex[*x as usize] = Some(b.clone()),
-            (_, Sz::Flex(y)) if !mentions_flex(&a, *y) => self.flex[*y as usize] = Some(a.clone()),
-            (Sz::Op(o1, a1, b1), Sz::Op(o2, a2, b2)) if o1 == o2 => {
-                self.unify_size(a1, a2);
-                self.unify_size(b1, b2);
+            (Sz::Flex(x), Sz::Flex(y)) if x == y => Ok(()),
+            (Sz::Flex(x), _) if !mentions_flex(&b, *x) => {
+                self.flex[*x as usize] = Some(b.clone());
+                Ok(())
             }
-            _ => {}
+            (_, Sz::Flex(y)) if !mentions_flex(&a, *y) => {
+                self.flex[*y as usize] = Some(a.clone());
+                Ok(())
+            }
+            (Sz::Op(o1, a1, b1), Sz::Op(o2, a2, b2)) if o1 == o2 => {
+                self.unify_size(a1, a2)?;
+                self.unify_size(b1, b2)
+            }
+            (Sz::Name(x), Sz::Name(y)) if x != y => Err(size_clash(&a, &b)),
+            (Sz::Const(x), Sz::Const(y)) if x != y => Err(size_clash(&a, &b)),
+            (Sz::Name(_), Sz::Const(_)) | (Sz::Const(_), Sz::Name(_)) => Err(size_clash(&a, &b)),
+            _ => Ok(()),
         }
     }
 
@@ -538,6 +550,17 @@ fn var_name(n: usize) -> String {
         format!("{}", letters[n] as char)
     } else {
         format!("t{n}")
+    }
+}
+
+/// Two sizes that are certainly different.
+fn size_clash(a: &Sz, b: &Sz) -> Clash {
+    Clash {
+        message: format!(
+            "Sizes \"{}\" and \"{}\" do not match.",
+            show_size(a),
+            show_size(b)
+        ),
     }
 }
 
