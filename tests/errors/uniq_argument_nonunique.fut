@@ -1,6 +1,6 @@
 -- A non-unique parameter passed for a unique (consuming) parameter.
 -- ==
--- error: Would consume "ys", which is not consumable
+-- error: Consuming "ys", which is not consumable
 
 def update (xs: *[]i32) = xs with [0] = 0
 

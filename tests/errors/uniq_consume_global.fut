@@ -1,6 +1,6 @@
 -- A function consuming a top-level definition (one of its free variables).
 -- ==
--- error: Would consume "table", which is not consumable: it is a top-level definition
+-- error: Consuming "table", which is not consumable: it is a top-level definition
 
 def table = [1, 2, 3]
 

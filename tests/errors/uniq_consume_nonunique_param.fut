@@ -1,6 +1,6 @@
 -- An in-place update of a parameter that is not declared unique.
 -- ==
--- error: Would consume "xs", which is not consumable
+-- error: Consuming "xs", which is not consumable
 
 def f (xs: []i32) =
   let xs[0] = 1

@@ -1,6 +1,6 @@
 -- Consuming an alias of a variable consumes the variable too.
 -- ==
--- error: Using "xs", but this was consumed at 7:12.*Possibly through aliasing
+-- error: Using variable "xs", but this was consumed at 7:12.*Possibly through aliasing
 
 def f (xs: *[]i32) =
   let ys = xs

@@ -1,5 +1,5 @@
 -- scatter consumes its destination, which must therefore be consumable.
 -- ==
--- error: Would consume "dest", which is not consumable
+-- error: Consuming "dest", which is not consumable
 
 def f (dest: []i32) = scatter dest [0] [1]

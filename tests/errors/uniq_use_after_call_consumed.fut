@@ -1,6 +1,6 @@
 -- A call of a function with a unique parameter consumes the argument.
 -- ==
--- error: Using "xs", but this was consumed at 8:14
+-- error: Using variable "xs", but this was consumed at 8:14
 
 def g (xs: *[]i32) = xs with [0] = 0
 

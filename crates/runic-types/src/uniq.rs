@@ -296,7 +296,7 @@ impl Cx<'_> {
             .find_map(|a| self.consumed.get(a).map(|s| (*a, *s)));
         if let Some((_, at)) = hit {
             let msg = format!(
-                "Using \"{}\", but this was consumed at {}.  (Possibly through aliasing.)",
+                "Using variable \"{}\", but this was consumed at {}.  (Possibly through aliasing.)",
                 self.vars[v].name,
                 self.loc(at)
             );
@@ -314,14 +314,14 @@ impl Cx<'_> {
             let var = &self.vars[v];
             if var.global {
                 let msg = format!(
-                    "Would consume \"{}\", which is not consumable: it is a top-level definition (a free variable of this function).",
+                    "Consuming \"{}\", which is not consumable: it is a top-level definition (a free variable of this function).",
                     var.name
                 );
                 self.errors.push(Diagnostic::error(span, msg));
                 return;
             }
             if !var.consumable {
-                let msg = format!("Would consume \"{}\", which is not consumable.", var.name);
+                let msg = format!("Consuming \"{}\", which is not consumable.", var.name);
                 let d = Diagnostic::error(span, msg).with_related(
                     var.span,
                     format!("\"{}\" is bound here, not unique", var.name),
