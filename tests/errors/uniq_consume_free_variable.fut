@@ -1,6 +1,6 @@
 -- An anonymous function consuming a variable it did not bind.
 -- ==
--- error: Consuming "a" inside an anonymous function, but it is bound outside it
+-- error: Consuming variable "a" inside an anonymous function, but it is bound outside it
 
 def f (n: i64) =
   let a = replicate n 0i32

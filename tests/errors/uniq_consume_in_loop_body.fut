@@ -1,7 +1,7 @@
 -- A loop body consuming a variable bound outside the loop (it would be consumed on every
 -- iteration).
 -- ==
--- error: Consuming "a" inside a loop body, but it is bound outside it
+-- error: Consuming "a", which is not consumable inside a loop body: it is bound outside it
 
 def f (n: i64) =
   let a = replicate 3 0i32

@@ -1,6 +1,6 @@
 -- One call consuming an array that it also receives through another argument.
 -- ==
--- error: "xs" is consumed by this call and also passed in another of its arguments
+-- error: Argument is consumed, but aliases "xs", which is also passed in another argument
 
 def put (dst: *[]i32) (src: []i32) = dst with [0] = src[1]
 

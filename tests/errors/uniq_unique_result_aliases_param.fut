@@ -1,5 +1,5 @@
 -- A result declared unique that is (an alias of) a non-unique parameter.
 -- ==
--- error: Unique-typed return value of "f" is aliased to "xs", which is not consumable
+-- error: Fresh-declared return value of "f" is aliased to "xs", which is not consumable
 
 def f (xs: []i32) : *[]i32 = xs

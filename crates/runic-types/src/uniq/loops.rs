@@ -1,0 +1,162 @@
+//! Loops: the body consumes only what it binds, a consumed parameter consumes its initial
+//! value, and what the loop returns for a consumed parameter is fresh.
+
+use super::cx::{Al, Cx};
+use super::{pat_unique, Set};
+use runic_syntax::ast::*;
+use runic_syntax::Diagnostic;
+
+impl Cx<'_> {
+    pub(super) fn loop_(
+        &mut self,
+        pat: &Pat,
+        init: Option<&Exp>,
+        form: &LoopForm,
+        body: &Exp,
+    ) -> Al {
+        let init_al = match init {
+            Some(x) => self.exp(x),
+            None => {
+                // `loop x for ...` starts from the variable `x` itself.
+                let mut s = Al::default();
+                if let Some(n) = pat_var(pat) {
+                    if let Some(v) = self.lookup(n) {
+                        self.use_var(v, pat.span);
+                        s = self.var_al(v);
+                    }
+                }
+                s
+            }
+        };
+        let depth = self.scope.len();
+        let start = self.vars.len();
+        let uses_from = self.uses.len();
+        // The parameters per component of a tuple pattern, so that a consumed component
+        // consumes only its own initial value.
+        let comps: Vec<&Pat> = match (&strip(pat).kind, &init_al.parts) {
+            (PatKind::Tuple(ps), Some(parts)) if ps.len() == parts.len() => ps.iter().collect(),
+            _ => vec![pat],
+        };
+        let mut params: Vec<Vec<usize>> = Vec::new();
+        self.binding_loop_params = true;
+        for c in &comps {
+            let mut vs = Vec::new();
+            self.bind_pat(c, &Al::default(), true, &mut vs);
+            params.push(vs);
+        }
+        self.binding_loop_params = false;
+        let mut iterated = Set::new();
+        match form {
+            LoopForm::For {
+                var,
+                var_span,
+                bound,
+            } => {
+                self.exp(bound);
+                self.new_var(var, *var_span, true, &Al::default(), None);
+            }
+            LoopForm::ForIn { pat: p, array } => {
+                let a = self.exp(array);
+                iterated = a.all.clone();
+                self.bind_pat(p, &a, false, &mut Vec::new());
+            }
+            LoopForm::While(c) => {
+                // The condition runs before every iteration and after the last: it consumes
+                // nothing, not even the parameters.
+                self.boundary
+                    .push((self.vars.len(), "a while-loop condition"));
+                self.exp(c);
+                self.boundary.pop();
+            }
+        }
+        self.boundary.push((start, "a loop body"));
+        let before = self.consumed.clone();
+        let b = self.exp(body);
+        let consumed: Vec<bool> = comps
+            .iter()
+            .zip(&params)
+            .map(|(c, vs)| pat_unique(c) || vs.iter().any(|v| self.consumed.contains_key(v)))
+            .collect();
+        // What the body returns for a consumed parameter must be fresh in every iteration.
+        let n = comps.len();
+        for (k, c) in consumed.iter().enumerate() {
+            if !*c {
+                continue;
+            }
+            let part = if n == 1 { b.clone() } else { b.part(k, n) };
+            if let Some(v) = part.all.iter().copied().find(|v| *v < start) {
+                let pname = params[k]
+                    .first()
+                    .map(|p| self.vars[*p].name.clone())
+                    .unwrap_or_default();
+                let msg = format!(
+                    "Return value for consuming loop parameter \"{pname}\" aliases \"{}\".",
+                    self.vars[v].name
+                );
+                self.errors.push(Diagnostic::error(body.span, msg));
+            }
+        }
+        // What the body consumed of its own bindings ends with it.
+        self.consumed
+            .retain(|v, _| *v < start || before.contains_key(v));
+        self.boundary.pop();
+        self.scope.truncate(depth);
+        let used: Vec<(usize, Set)> = self.uses[uses_from..].to_vec();
+        let span = init.map(|x| x.span).unwrap_or(pat.span);
+        let mut out: Set = b.all.into_iter().filter(|v| *v < start).collect();
+        for (k, c) in consumed.into_iter().enumerate() {
+            let part = init_al.part(k, n).all;
+            if !c {
+                out.extend(part);
+                continue;
+            }
+            if let Some(v) = part.intersection(&iterated).next() {
+                let msg = format!(
+                    "Argument is consumed, but aliases \"{}\", the array the loop iterates over.",
+                    self.vars[*v].name
+                );
+                self.errors.push(Diagnostic::error(span, msg));
+                continue;
+            }
+            if let Some((v, _)) = used
+                .iter()
+                .find(|(v, s)| *v < start && !s.is_disjoint(&part))
+            {
+                let msg = format!(
+                    "Using variable \"{}\" in the loop, but it was consumed at {} as the initial value of a consuming loop parameter.",
+                    self.vars[*v].name,
+                    self.loc(span)
+                );
+                self.errors.push(Diagnostic::error(span, msg));
+                continue;
+            }
+            let note = declared_type(comps[k])
+                .map(|t| format!("the loop parameter is declared {}", self.text(t.span())));
+            self.consume_with(&part, span, note);
+        }
+        Al::of(out)
+    }
+}
+
+/// The pattern without attributes and ascriptions.
+fn strip(p: &Pat) -> &Pat {
+    match &p.kind {
+        PatKind::Ascribe(q, _) | PatKind::Attr(_, q) => strip(q),
+        _ => p,
+    }
+}
+
+fn pat_var(p: &Pat) -> Option<&Name> {
+    match &strip(p).kind {
+        PatKind::Var(n) => Some(n),
+        _ => None,
+    }
+}
+
+fn declared_type(p: &Pat) -> Option<&TypeExp> {
+    match &p.kind {
+        PatKind::Ascribe(_, t) => Some(t),
+        PatKind::Attr(_, q) => declared_type(q),
+        _ => None,
+    }
+}
