@@ -287,6 +287,10 @@ impl<'a> Cx<'a> {
     pub fn use_var(&mut self, v: usize, span: Span) {
         let mut ids = self.vars[v].aliases.clone();
         ids.insert(v);
+        // A function value uses what it captures.
+        if let Some((_, c)) = &self.vars[v].sig {
+            ids.extend(c.free.iter().copied());
+        }
         self.uses.push((v, ids.clone()));
         self.report_consumed(&ids, Some(v), 0, span);
     }
@@ -490,9 +494,14 @@ impl<'a> Cx<'a> {
                     && type_mentions_unique(comps[j])
                     && !parts[i].all.is_disjoint(&parts[j].all)
                 {
+                    let other = if r.parts.is_some() {
+                        "component"
+                    } else {
+                        "tuple component"
+                    };
                     self.errors.push(Diagnostic::error(
                         span,
-                        format!("A unique tuple element of the return value of {what} is aliased to some other tuple component."),
+                        format!("A unique tuple element of the return value of {what} is aliased to some other {other}."),
                     ));
                     return;
                 }

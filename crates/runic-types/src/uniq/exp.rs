@@ -611,7 +611,12 @@ impl Cx<'_> {
         for k in order {
             let a = args[k];
             self.check_consumer_arg(&callee, k, a);
+            self.last_fn = None;
             let al = self.exp(a);
+            // A function argument: the result may alias what it captures.
+            if let Some((_, c)) = self.last_fn.take() {
+                out.extend(c.ret.iter().chain(c.free.iter()).copied());
+            }
             held.push((al.all.clone(), self.hold(), a.span));
             if sig.params.get(k).copied().unwrap_or(false) {
                 self.check_self_aliased(&al, a.span);
@@ -730,13 +735,15 @@ impl Cx<'_> {
         }
         self.boundary.pop();
         self.scope.truncate(depth);
+        // Top-level definitions first used inside have ids after `start`, but are free too.
+        let outside = |v: &usize| *v < start || self.vars[*v].kind == Kind::Global;
         let free = self.uses[uses_from..]
             .iter()
             .flat_map(|(_, s)| s.iter().copied())
-            .filter(|v| *v < start)
+            .filter(outside)
             .collect();
         let closure = Closure {
-            ret: r.all.into_iter().filter(|v| *v < start).collect(),
+            ret: r.all.iter().copied().filter(outside).collect(),
             free,
         };
         let sig = UniqSig {

@@ -103,11 +103,10 @@ impl Cx<'_> {
         self.scope.truncate(depth);
         let used: Vec<(usize, Set)> = self.uses[uses_from..].to_vec();
         let span = init.map(|x| x.span).unwrap_or(pat.span);
-        let mut out: Set = b.all.into_iter().filter(|v| *v < start).collect();
+        let out = self.loop_result(&b, &init_al, &consumed, start, body.span);
         for (k, c) in consumed.into_iter().enumerate() {
             let part = init_al.part(k, n).all;
             if !c {
-                out.extend(part);
                 continue;
             }
             if let Some(v) = part.intersection(&iterated).next() {
@@ -134,7 +133,53 @@ impl Cx<'_> {
                 .map(|t| format!("the loop parameter is declared {}", self.text(t.span())));
             self.consume_with(&part, span, note);
         }
-        Al::of(out)
+        out
+    }
+
+    /// The aliases of a loop's result, per component: what the body returns, where the
+    /// body's own values get a fresh name each (shared where components share them); an
+    /// observed (not consumed) component may also be any observed part of the initial
+    /// value or anything the body returns for one, as the loop may permute them.
+    fn loop_result(
+        &mut self,
+        b: &Al,
+        init: &Al,
+        consumed: &[bool],
+        start: usize,
+        span: runic_syntax::Span,
+    ) -> Al {
+        let n = consumed.len();
+        let mut fresh = std::collections::HashMap::new();
+        for v in b.all.iter().copied().filter(|v| *v >= start) {
+            let q = self.fresh("result of loop".into(), span, true);
+            fresh.insert(v, q);
+        }
+        let b = b.rename(&|v| fresh.get(&v).copied().unwrap_or(v));
+        let body_part = |k: usize| if n == 1 { b.clone() } else { b.part(k, n) };
+        let mut observed = Set::new();
+        for (k, c) in consumed.iter().enumerate() {
+            if !*c {
+                observed.extend(init.part(k, n).all);
+                observed.extend(body_part(k).all.into_iter().filter(|v| *v < start));
+            }
+        }
+        let parts: Vec<Al> = (0..n)
+            .map(|k| {
+                let mut s = body_part(k).all;
+                if !consumed[k] {
+                    s.extend(observed.iter().copied());
+                }
+                Al::of(s)
+            })
+            .collect();
+        if n == 1 {
+            return parts.into_iter().next().unwrap_or_default();
+        }
+        let all = parts.iter().flat_map(|p| p.all.iter().copied()).collect();
+        Al {
+            all,
+            parts: Some(parts),
+        }
     }
 }
 
