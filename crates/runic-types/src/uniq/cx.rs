@@ -395,8 +395,10 @@ impl<'a> Cx<'a> {
                 }
                 let var = &self.vars[v];
                 let mut d = Diagnostic::error(span, msg);
-                if var.kind == Kind::Local && !var.consumable {
-                    d = d.with_related(var.span, format!("\"{}\" is bound here", var.name));
+                if var.kind == Kind::Local {
+                    let how = if var.consumable { "" } else { ", not unique" };
+                    let what = format!("\"{}\" is bound here{how}", var.name);
+                    d = d.with_related(var.span, what);
                 }
                 self.errors.push(d);
                 return;

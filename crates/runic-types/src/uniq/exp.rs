@@ -277,10 +277,13 @@ impl Cx<'_> {
                     self.use_var(x, *name_span);
                     if steps.iter().any(|s| matches!(s, UpdateStep::Index(..))) {
                         let set = self.vars[x].aliases.clone();
-                        self.check_in_place(&set, &v.all, rhs.span);
-                        self.consume(&set, *name_span);
+                        if self.check_in_place(&set, &v.all, rhs.span) {
+                            self.consume(&set, *name_span);
+                            self.check_held(&v.all, t, rhs.span);
+                        }
+                    } else {
+                        self.check_held(&v.all, t, rhs.span);
                     }
-                    self.check_held(&v.all, t, rhs.span);
                     let consumable = self.vars[x].consumable;
                     let ty = self.info.exp_types.get(&rhs.id).cloned();
                     let _ = ty;
@@ -301,9 +304,10 @@ impl Cx<'_> {
                 let t = self.exp(target);
                 self.steps(steps);
                 if steps.iter().any(|s| matches!(s, UpdateStep::Index(..))) {
-                    self.check_in_place(&t.all, &v.all, value.span);
-                    self.consume(&t.all, target.span);
-                    self.check_held(&v.all, t0, value.span);
+                    if self.check_in_place(&t.all, &v.all, value.span) {
+                        self.consume(&t.all, target.span);
+                        self.check_held(&v.all, t0, value.span);
+                    }
                     Al::default()
                 } else {
                     self.check_held(&v.all, t0, value.span);
@@ -411,14 +415,17 @@ impl Cx<'_> {
     }
 
     /// A value written in place may not share memory with the array it is written into.
-    fn check_in_place(&mut self, target: &Set, value: &Set, span: Span) {
-        if let Some(v) = target.intersection(value).next() {
-            let msg = format!(
-                "The value written in-place aliases \"{}\", the array being updated.",
-                self.vars[*v].name
-            );
-            self.errors.push(Diagnostic::error(span, msg));
-        }
+    /// Reports it and returns false when it does.
+    fn check_in_place(&mut self, target: &Set, value: &Set, span: Span) -> bool {
+        let Some(v) = target.intersection(value).next() else {
+            return true;
+        };
+        let msg = format!(
+            "The value written in-place aliases \"{}\", the array being updated.",
+            self.vars[*v].name
+        );
+        self.errors.push(Diagnostic::error(span, msg));
+        false
     }
 
     /// A value that must be unique (ascribed `*t`) aliases only consumable values.
