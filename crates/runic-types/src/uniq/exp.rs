@@ -256,6 +256,7 @@ impl Cx<'_> {
                         .collect(),
                     ret_global: closure.ret.iter().any(|v| self.vars[*v].is_global_like()),
                     user: true,
+                    ret_parts: None,
                 };
                 self.vars[id].sig = Some((sig, closure));
                 let b = self.exp(body);
@@ -583,10 +584,12 @@ impl Cx<'_> {
         let Some(f) = self.callee(head) else {
             return;
         };
+        // The intrinsics' operators (reduce, scan, ...) may consume their accumulators.
+        let named_ok = !callee.sig.user;
         if f.opaque || !f.sig.params.iter().any(|c| *c) {
             return;
         }
-        if n == 0 {
+        if n == 0 && !named_ok {
             let msg = format!(
                 "Function \"{}\" is consuming, but is passed as an argument of \"{}\" for a parameter that is not consuming.",
                 f.name, callee.name
@@ -606,6 +609,7 @@ impl Cx<'_> {
     fn apply(&mut self, callee: Callee, args: &[&Exp], e: &Exp, left_to_right: bool) -> Al {
         let sig = &callee.sig;
         let mut out = callee.closure.ret.clone();
+        let full = args.len() >= sig.params.len();
         let mut consume = Vec::new();
         let mut all: Vec<Set> = vec![Set::new(); args.len()];
         let mut held = Vec::new();
@@ -663,7 +667,6 @@ impl Cx<'_> {
             }
             self.consume(&set, at);
         }
-        let full = args.len() >= sig.params.len();
         if !full && !callee.opaque && callee.sig.user {
             // A partial application: a function value capturing its arguments.
             let rest = UniqSig {
@@ -698,6 +701,24 @@ impl Cx<'_> {
                 });
             }
             out.insert(q);
+        }
+        // Components the callee returns fresh (declared `*`, or inferred) alias nothing.
+        if let (Some(fresh), true) = (&sig.ret_parts, full) {
+            let parts: Vec<Al> = fresh
+                .iter()
+                .map(|f| {
+                    if *f {
+                        Al::default()
+                    } else {
+                        Al::of(out.clone())
+                    }
+                })
+                .collect();
+            let all = parts.iter().flat_map(|p| p.all.iter().copied()).collect();
+            return Al {
+                all,
+                parts: Some(parts),
+            };
         }
         Al::of(out)
     }
@@ -759,6 +780,7 @@ impl Cx<'_> {
             params_take_consumer: params.iter().map(super::pat_mentions_unique_deep).collect(),
             ret_global: closure.ret.iter().any(|v| self.vars[*v].is_global_like()),
             user: true,
+            ret_parts: None,
         };
         self.last_fn = Some((sig, closure.clone()));
         closure

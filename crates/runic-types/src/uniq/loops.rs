@@ -30,7 +30,6 @@ impl Cx<'_> {
         };
         let depth = self.scope.len();
         let start = self.vars.len();
-        let uses_from = self.uses.len();
         // The parameters per component of a tuple pattern, so that a consumed component
         // consumes only its own initial value.
         let comps: Vec<&Pat> = match (&strip(pat).kind, &init_al.parts) {
@@ -46,6 +45,7 @@ impl Cx<'_> {
         }
         self.binding_loop_params = false;
         let mut iterated = Set::new();
+        let mut while_uses = usize::MAX;
         match form {
             LoopForm::For {
                 var,
@@ -61,6 +61,7 @@ impl Cx<'_> {
                 self.bind_pat(p, &a, false, &mut Vec::new());
             }
             LoopForm::While(c) => {
+                while_uses = self.uses.len();
                 // The condition runs before every iteration and after the last: it consumes
                 // nothing, not even the parameters.
                 self.boundary
@@ -71,6 +72,8 @@ impl Cx<'_> {
         }
         self.boundary.push((start, "a loop body"));
         let before = self.consumed.clone();
+        // The while condition and body run after the loop consumed its initial value.
+        let uses_from = self.uses.len().min(while_uses);
         let b = self.exp(body);
         let consumed: Vec<bool> = comps
             .iter()

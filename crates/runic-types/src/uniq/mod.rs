@@ -46,6 +46,9 @@ pub(crate) struct UniqSig {
     pub ret_global: bool,
     /// A user definition (its results get a fresh name of their own).
     pub user: bool,
+    /// For a tuple result: which components are unique (declared `*`, or found fresh
+    /// when the return type is not declared).
+    pub ret_parts: Option<Vec<bool>>,
 }
 
 /// The signature of a definition as written.
@@ -56,6 +59,12 @@ pub(crate) fn sig_of(vb: &ValBind) -> UniqSig {
         params_take_consumer: vb.params.iter().map(pat_mentions_unique_deep).collect(),
         ret_global: false,
         user: true,
+        ret_parts: match &vb.ret {
+            Some(TypeExp::Tuple(ts, _)) if ts.len() >= 2 => {
+                Some(ts.iter().map(type_mentions_unique).collect())
+            }
+            _ => None,
+        },
     }
 }
 
@@ -90,6 +99,7 @@ pub(crate) fn sig_of_text(ty: &str) -> UniqSig {
             .collect(),
         ret_global: false,
         user: false,
+        ret_parts: None,
     }
 }
 
@@ -167,9 +177,17 @@ pub(crate) fn check_program(c: &crate::Checked, sm: &SourceMap) -> Vec<Diagnosti
         if let Dec::Val(vb) = d {
             let mut sig = sig_of(vb);
             if k >= c.prelude_decs && !sm.is_prelude(vb.span.file) {
-                let (errs, ret_global) = check_def(vb, &c.info, &sigs, sm);
+                let (errs, ret_global, fresh) = check_def(vb, &c.info, &sigs, sm);
                 errors.extend(errs);
                 sig.ret_global = ret_global;
+                // Without a declared return type, what the body returns fresh is unique.
+                if vb.ret.is_none() {
+                    match fresh {
+                        Fresh::All => sig.ret_unique = true,
+                        Fresh::Parts(ps) => sig.ret_parts = Some(ps),
+                        Fresh::No => {}
+                    }
+                }
             } else {
                 sig.user = false;
             }
@@ -187,21 +205,47 @@ fn display_name(name: &str) -> &str {
     }
 }
 
-/// Checks one definition; its errors, located, and whether its result may alias a
-/// top-level definition.
+/// How much of a definition's result is fresh (aliases no parameter or top-level value).
+enum Fresh {
+    All,
+    Parts(Vec<bool>),
+    No,
+}
+
+/// Checks one definition; its errors, located, whether its result may alias a top-level
+/// definition, and how much of it is fresh.
 fn check_def(
     vb: &ValBind,
     info: &TypeInfo,
     sigs: &HashMap<Name, UniqSig>,
     sm: &SourceMap,
-) -> (Vec<Diagnostic>, bool) {
+) -> (Vec<Diagnostic>, bool, Fresh) {
     let mut cx = Cx::new(info, sigs, sm);
     for p in &vb.params {
         let unique = pat_unique(p);
         cx.bind_pat(p, &Al::default(), unique, &mut Vec::new());
         cx.pat_sizes(p);
     }
+    let params_end = cx.vars.len();
     let r = cx.exp(&vb.body);
+    let is_fresh = |s: &Set, cx: &Cx| {
+        s.iter().all(|v| {
+            let var = &cx.vars[*v];
+            *v >= params_end && var.consumable && var.kind != cx::Kind::Global && !var.global_like
+        })
+    };
+    let fresh = if vb.params.is_empty() || !may_alias(info.exp_types.get(&vb.body.id)) {
+        Fresh::No
+    } else if is_fresh(&r.all, &cx) {
+        Fresh::All
+    } else {
+        match &r.parts {
+            Some(ps) if ps.iter().any(|p| is_fresh(&p.all, &cx)) => {
+                Fresh::Parts(ps.iter().map(|p| is_fresh(&p.all, &cx)).collect())
+            }
+            _ => Fresh::No,
+        }
+    };
     let what = format!("\"{}\"", display_name(&vb.name));
     let functional = matches!(info.exp_types.get(&vb.body.id), Some(Type::Arrow { .. }));
     if let Some(ret) = &vb.ret {
@@ -230,7 +274,7 @@ fn check_def(
         }
         ret_global |= c.ret.iter().any(|v| cx.vars[*v].is_global_like());
     }
-    (cx.errors, ret_global)
+    (cx.errors, ret_global, fresh)
 }
 
 /// A top-level constant: it is not unique (it is shared by every use), and a function it
