@@ -1,7 +1,7 @@
 //! The state of the alias analysis of one definition: variables with their aliases, what has
 //! been consumed (and when), and the rules checked at each use and consumption.
 
-use super::{may_alias, type_mentions_unique, Set, UniqSig};
+use super::{may_alias, type_mentions_unique, type_unique, Set, UniqSig};
 use crate::ty::Type;
 use crate::TypeInfo;
 use runic_syntax::ast::*;
@@ -418,6 +418,27 @@ impl<'a> Cx<'a> {
         self.consume_with(set, span, None)
     }
 
+    /// A unique result of a type that holds several arrays (a tuple, record or abstract
+    /// type) may not come from a function that does not declare its result unique: for all
+    /// we know, its arrays are one. Reports it; true if so.
+    fn internal_aliases(&mut self, r: &Al, body: &Exp, what: &str) -> bool {
+        if !holds_several_arrays(self.info.exp_types.get(&body.id)) || r.parts.is_some() {
+            return false;
+        }
+        let call = r.all.iter().find_map(|v| match &self.vars[*v].kind {
+            Kind::Result(w) if w.starts_with("result of applying") => Some(w.clone()),
+            _ => None,
+        });
+        let Some(call) = call else {
+            return false;
+        };
+        self.errors.push(Diagnostic::error(
+            body.span,
+            format!("Fresh-declared return value of {what} may have internal aliases: it is the {call}, whose return type is not unique."),
+        ));
+        true
+    }
+
     /// Is `v` consumable by a function whose own bindings start at `start`?
     fn consumable_from(&self, v: usize, start: usize) -> bool {
         let var = &self.vars[v];
@@ -431,9 +452,14 @@ impl<'a> Cx<'a> {
         ret: &TypeExp,
         r: &Al,
         start: usize,
-        span: Span,
+        body: &Exp,
         what: &str,
     ) {
+        let span = body.span;
+        let named = !matches!(ret, TypeExp::Tuple(..));
+        if named && type_unique(ret) && self.internal_aliases(r, body, what) {
+            return;
+        }
         let comps: Vec<&TypeExp> = match ret {
             TypeExp::Tuple(ts, _) if ts.len() >= 2 => ts.iter().collect(),
             t => vec![t],
@@ -509,5 +535,21 @@ impl<'a> Cx<'a> {
                 }
             }
         }
+    }
+}
+
+/// Can a value of this type hold more than one array (so that they may be the same)?
+fn holds_several_arrays(t: Option<&Type>) -> bool {
+    match t {
+        Some(Type::Param(_)) => true,
+        Some(Type::Record(fs)) => fs.iter().filter(|(_, t)| may_alias(Some(t))).count() >= 2,
+        Some(Type::Sum(cs)) => {
+            cs.iter()
+                .flat_map(|(_, ts)| ts)
+                .filter(|t| may_alias(Some(t)))
+                .count()
+                >= 2
+        }
+        _ => false,
     }
 }

@@ -759,7 +759,7 @@ impl Cx<'_> {
         }
         let r = self.exp(body);
         if let Some(t) = ret {
-            self.check_unique_return(t, &r, start, body.span, what);
+            self.check_unique_return(t, &r, start, body, what);
         }
         self.boundary.pop();
         self.scope.truncate(depth);

@@ -249,7 +249,7 @@ fn check_def(
     let what = format!("\"{}\"", display_name(&vb.name));
     let functional = matches!(info.exp_types.get(&vb.body.id), Some(Type::Arrow { .. }));
     if let Some(ret) = &vb.ret {
-        cx.check_unique_return(ret, &r, 0, vb.body.span, &what);
+        cx.check_unique_return(ret, &r, 0, &vb.body, &what);
         if vb.params.is_empty() {
             check_constant_type(&mut cx, vb, ret, &what);
         }
