@@ -95,3 +95,12 @@ entry alias_then_update (b: bool) (p: *[]i32) (q: *[]i32) (r: *[]i32) =
 
 entry update_with_own_map [n] (i: i64) (j: i64) (a: *[n]f32) =
   a with [i:j] = map (/ a[0]) a[i:j]
+
+-- ==
+-- entry: record_fields
+-- input { [1, 2] } output { [0, 2] [1, 2] }
+
+entry record_fields (xs: []i32) =
+  let r = {a = copy xs, b = copy xs}
+  let r.a[0] = 0
+  in (r.a, r.b)

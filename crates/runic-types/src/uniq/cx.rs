@@ -13,11 +13,17 @@ use std::collections::HashMap;
 pub(super) struct Al {
     pub all: Set,
     pub parts: Option<Vec<Al>>,
+    /// Per field, for a record built in place.
+    pub fields: Option<Vec<(Name, Al)>>,
 }
 
 impl Al {
     pub fn of(all: Set) -> Al {
-        Al { all, parts: None }
+        Al {
+            all,
+            parts: None,
+            fields: None,
+        }
     }
 
     /// The aliases with every id renamed by `f`.
@@ -28,6 +34,10 @@ impl Al {
                 .parts
                 .as_ref()
                 .map(|ps| ps.iter().map(|p| p.rename(f)).collect()),
+            fields: self
+                .fields
+                .as_ref()
+                .map(|fs| fs.iter().map(|(n, p)| (n.clone(), p.rename(f))).collect()),
         }
     }
 
@@ -67,6 +77,8 @@ pub(super) struct Var {
     pub global_like: bool,
     /// A parameter (or local) of function type whose results may alias anything.
     pub opaque_fn: bool,
+    /// Per field, for a variable bound to a record built in place.
+    pub fields: Option<Vec<(Name, Al)>>,
 }
 
 impl Var {
@@ -150,6 +162,7 @@ impl<'a> Cx<'a> {
             sig: None,
             global_like: false,
             opaque_fn: false,
+            fields: None,
         });
         id
     }
@@ -212,6 +225,7 @@ impl<'a> Cx<'a> {
                 .parts
                 .as_ref()
                 .map(|ps| ps.iter().map(|p| Al::of(p.clone())).collect()),
+            fields: var.fields.clone(),
         }
     }
 
@@ -239,6 +253,7 @@ impl<'a> Cx<'a> {
                 if matches!(ty, Some(Type::Arrow { .. })) {
                     self.vars[first].opaque_fn = true;
                 }
+                self.vars[first].fields = al.fields.clone();
                 out.extend(first..self.vars.len());
             }
             PatKind::Tuple(ps) => {

@@ -65,22 +65,26 @@ impl Cx<'_> {
                 Al {
                     all,
                     parts: Some(parts),
+                    fields: None,
                 }
             }
             ExpKind::Record(fs) => {
                 let mut s = Set::new();
                 let mut held = Vec::new();
+                let mut fields = Vec::new();
                 for f in fs {
                     match f {
-                        RecordField::Explicit(_, x) => {
-                            let a = self.exp(x).all;
-                            held.push((a.clone(), self.hold(), x.span));
-                            s.extend(a);
+                        RecordField::Explicit(n, x) => {
+                            let a = self.exp(x);
+                            held.push((a.all.clone(), self.hold(), x.span));
+                            s.extend(a.all.iter().copied());
+                            fields.push((n.clone(), a));
                         }
                         RecordField::Punned(n, span) => {
                             if let Some(v) = self.lookup(n) {
                                 self.use_var(v, *span);
                                 s.extend(self.vars[v].aliases.clone());
+                                fields.push((n.clone(), self.var_al(v)));
                             }
                         }
                     }
@@ -88,7 +92,11 @@ impl Cx<'_> {
                 for (a, t, sp) in held {
                     self.check_held(&a, t, sp);
                 }
-                Al::of(s)
+                Al {
+                    all: s,
+                    parts: None,
+                    fields: Some(fields),
+                }
             }
             // A fresh array: its elements are copied in.
             ExpKind::ArrayLit(es) => {
@@ -107,6 +115,9 @@ impl Cx<'_> {
             }
             ExpKind::Project(x, field) => {
                 let a = self.exp(x);
+                if let Some((_, f)) = a.fields.iter().flatten().find(|(n, _)| n == field) {
+                    return f.clone();
+                }
                 match (field.parse::<usize>(), &a.parts) {
                     (Ok(k), Some(ps)) if k < ps.len() => ps[k].clone(),
                     _ => Al::of(a.all),
@@ -276,6 +287,8 @@ impl Cx<'_> {
                 let depth = self.scope.len();
                 if let Some(x) = self.lookup(name) {
                     self.use_var(x, *name_span);
+                    let whole = self.var_al(x);
+                    self.check_field_update(&whole, name, steps, *name_span);
                     if steps.iter().any(|s| matches!(s, UpdateStep::Index(..))) {
                         let set = self.vars[x].aliases.clone();
                         if self.check_in_place(&set, &v.all, rhs.span) {
@@ -304,6 +317,8 @@ impl Cx<'_> {
                 let t0 = self.hold();
                 let t = self.exp(target);
                 self.steps(steps);
+                let root = self.text(target.span);
+                self.check_field_update(&t, &root, steps, target.span);
                 if steps.iter().any(|s| matches!(s, UpdateStep::Index(..))) {
                     if self.check_in_place(&t.all, &v.all, value.span) {
                         self.consume(&t.all, target.span);
@@ -331,6 +346,7 @@ impl Cx<'_> {
                 Al {
                     all,
                     parts: (parts.len() >= 2).then_some(parts),
+                    fields: None,
                 }
             }
         }
@@ -412,6 +428,38 @@ impl Cx<'_> {
             PatKind::Record(fs) => fs.iter().for_each(|(_, q)| self.pat_sizes(q)),
             PatKind::Attr(_, q) => self.pat_sizes(q),
             _ => {}
+        }
+    }
+
+    /// An in-place update through record fields keeps the other fields: the updated one
+    /// may not share memory with them.
+    fn check_field_update(&mut self, al: &Al, root: &str, steps: &[UpdateStep], span: Span) {
+        if !steps.iter().any(|s| matches!(s, UpdateStep::Index(..))) {
+            return;
+        }
+        let mut cur = al.clone();
+        let mut path = root.to_string();
+        for s in steps {
+            let UpdateStep::Field(f, _) = s else {
+                return;
+            };
+            let Some(fields) = cur.fields.clone() else {
+                return;
+            };
+            let Some((_, target)) = fields.iter().find(|(n, _)| n == f) else {
+                return;
+            };
+            for (n, other) in &fields {
+                if n != f && !other.all.is_disjoint(&target.all) {
+                    let msg = format!(
+                        "The in-place update of \"{path}.{f}\" shares memory with \"{path}.{n}\", which the update keeps."
+                    );
+                    self.errors.push(Diagnostic::error(span, msg));
+                    return;
+                }
+            }
+            path = format!("{path}.{f}");
+            cur = target.clone();
         }
     }
 
@@ -718,6 +766,7 @@ impl Cx<'_> {
             return Al {
                 all,
                 parts: Some(parts),
+                fields: None,
             };
         }
         Al::of(out)
@@ -796,5 +845,16 @@ fn join(a: &Al, b: &Al) -> Al {
         }
         _ => None,
     };
-    Al { all, parts }
+    let fields = match (&a.fields, &b.fields) {
+        (Some(x), Some(y)) => Some(
+            x.iter()
+                .map(|(n, p)| match y.iter().find(|(m, _)| m == n) {
+                    Some((_, q)) => (n.clone(), join(p, q)),
+                    None => (n.clone(), p.clone()),
+                })
+                .collect(),
+        ),
+        _ => None,
+    };
+    Al { all, parts, fields }
 }

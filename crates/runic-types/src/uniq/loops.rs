@@ -182,6 +182,7 @@ impl Cx<'_> {
         Al {
             all,
             parts: Some(parts),
+            fields: None,
         }
     }
 }
