@@ -99,6 +99,7 @@ impl Cx<'_> {
                 self.errors.push(Diagnostic::error(body.span, msg));
             }
         }
+        self.check_returned_apart(&b, &consumed, &params, body);
         // What the body consumed of its own bindings ends with it.
         self.consumed
             .retain(|v, _| *v < start || before.contains_key(v));
@@ -137,6 +138,36 @@ impl Cx<'_> {
             self.consume_with(&part, span, note);
         }
         out
+    }
+
+    /// The values a loop body returns for its consumed parameters may not alias each other:
+    /// each must be unique in the next iteration.
+    fn check_returned_apart(
+        &mut self,
+        b: &Al,
+        consumed: &[bool],
+        params: &[Vec<usize>],
+        body: &Exp,
+    ) {
+        let n = consumed.len();
+        if n < 2 {
+            return;
+        }
+        for j in 1..n {
+            for k in 0..j {
+                if consumed[j] && consumed[k] && !b.part(j, n).all.is_disjoint(&b.part(k, n).all) {
+                    let pname = params[j]
+                        .first()
+                        .map(|p| self.vars[*p].name.clone())
+                        .unwrap_or_default();
+                    let msg = format!(
+                        "Return value for consuming loop parameter \"{pname}\" aliases another returned value."
+                    );
+                    self.errors.push(Diagnostic::error(body.span, msg));
+                    return;
+                }
+            }
+        }
     }
 
     /// The aliases of a loop's result, per component: what the body returns, where the
