@@ -411,8 +411,12 @@ impl<'a> Cx<'a> {
                 let var = &self.vars[v];
                 let mut d = Diagnostic::error(span, msg);
                 if var.kind == Kind::Local {
-                    let how = if var.consumable { "" } else { ", not unique" };
-                    let what = format!("\"{}\" is bound here{how}", var.name);
+                    let what = if var.consumable {
+                        format!("\"{}\" is bound here", var.name)
+                    } else {
+                        let n = &var.name;
+                        format!("\"{n}\" is bound here, not unique: to consume \"{n}\", declare it unique (*)")
+                    };
                     d = d.with_related(var.span, what);
                 }
                 self.errors.push(d);
