@@ -589,20 +589,30 @@ impl Cx<'_> {
         }
         // Arguments are evaluated right to left, then the function; each value is held.
         let mut held = Vec::new();
-        let mut s = Set::new();
-        for a in args.iter().rev() {
+        let mut vals = vec![Set::new(); args.len()];
+        for (k, a) in args.iter().enumerate().rev() {
             let al = self.exp(a).all;
             held.push((al.clone(), self.hold(), a.span));
-            s.extend(al);
+            vals[k] = al;
         }
         self.last_fn = None;
         let h = self.exp(head).all;
-        s.extend(h);
         for (a, t, sp) in held {
             self.check_held(&a, t, sp);
         }
-        // A function value computed here (a lambda): its result aliases what it captures.
-        if let Some((sig, c)) = self.last_fn.take() {
+        let mut s: Set = h;
+        // A function value computed here (a lambda): it consumes the arguments of its
+        // unique parameters, and its result aliases the others and what it captures.
+        let f = self.last_fn.take();
+        for (k, v) in vals.into_iter().enumerate() {
+            match &f {
+                Some((sig, _)) if sig.params.get(k).copied().unwrap_or(false) => {
+                    self.consume(&v, args[k].span)
+                }
+                _ => s.extend(v),
+            }
+        }
+        if let Some((sig, c)) = f {
             if sig.ret_unique && args.len() >= sig.params.len() {
                 return Al::default();
             }
