@@ -328,16 +328,19 @@ impl<'a> Cx<'a> {
                 hits.insert(0, u);
             }
         }
+        // Variables the user wrote before fresh names of results.
+        hits.sort_by_key(|h| matches!(self.vars[*h].kind, Kind::Result(_)));
         let mut lines: Vec<String> = Vec::new();
         for h in &hits {
             let at = self.loc(self.consumed[h].0);
             let line = match &self.vars[*h].kind {
-                Kind::Result(what) => {
-                    let user = used.map(|u| self.vars[u].name.clone()).unwrap_or_default();
-                    format!(
-                        "Using variable \"{user}\", which aliases the {what}, but this was consumed at {at}."
-                    )
-                }
+                Kind::Result(what) => match used {
+                    Some(u) => format!(
+                        "Using variable \"{}\", which aliases the {what}, but this was consumed at {at}.",
+                        self.vars[u].name
+                    ),
+                    None => format!("Using the {what}, but this was consumed at {at}."),
+                },
                 _ => format!(
                     "Using variable \"{}\", but this was consumed at {at}.  (Possibly through aliasing.)",
                     self.vars[*h].name
