@@ -105,6 +105,9 @@ pub(crate) struct Subst {
     pub vars: Vec<VarInfo>,
     pub flex: Vec<Option<Sz>>,
     pub unknowns: u32,
+    /// Set while unifying the types of branches (or of a loop's parameter and its body),
+    /// where different sizes are allowed: the join gives them a rigid unknown.
+    pub joining: bool,
 }
 
 impl Subst {
@@ -413,9 +416,9 @@ impl Subst {
     }
 
     /// Unify two sizes. Flexible variables bind. Two sizes that are certainly different —
-    /// distinct names in scope or distinct constants — clash (the reference's static size
-    /// check); other rigid mismatches (rigid unknowns and size expressions, which level-1
-    /// inference may have approximated) are accepted and checked at run time.
+    /// distinct terms over names in scope and constants — clash (the reference's static
+    /// size check); other rigid mismatches (rigid unknowns and general size expressions,
+    /// which level-1 inference may have approximated) are accepted and checked at run time.
     pub fn unify_size(&mut self, a: &Sz, b: &Sz) -> Result<(), Clash> {
         let a = self.size(a);
         let b = self.size(b);
@@ -429,13 +432,18 @@ impl Subst {
                 self.flex[*y as usize] = Some(a.clone());
                 Ok(())
             }
+            _ if definite(&a) && definite(&b) => {
+                let same = a == b || matches!((value(&a), value(&b)), (Some(x), Some(y)) if x == y);
+                if same || self.joining {
+                    Ok(())
+                } else {
+                    Err(size_clash(&a, &b))
+                }
+            }
             (Sz::Op(o1, a1, b1), Sz::Op(o2, a2, b2)) if o1 == o2 => {
                 self.unify_size(a1, a2)?;
                 self.unify_size(b1, b2)
             }
-            (Sz::Name(x), Sz::Name(y)) if x != y => Err(size_clash(&a, &b)),
-            (Sz::Const(x), Sz::Const(y)) if x != y => Err(size_clash(&a, &b)),
-            (Sz::Name(_), Sz::Const(_)) | (Sz::Const(_), Sz::Name(_)) => Err(size_clash(&a, &b)),
             _ => Ok(()),
         }
     }
@@ -550,6 +558,33 @@ fn var_name(n: usize) -> String {
         format!("{}", letters[n] as char)
     } else {
         format!("t{n}")
+    }
+}
+
+/// A size term made of names in scope, constants and `+ - *` only: two such terms that
+/// differ are different sizes (sizes compare syntactically, as in the reference).
+fn definite(s: &Sz) -> bool {
+    match s {
+        Sz::Name(_) | Sz::Const(_) => true,
+        Sz::Op(_, a, b) => definite(a) && definite(b),
+        Sz::Flex(_) | Sz::Exp(_) | Sz::Unknown(_) => false,
+    }
+}
+
+/// The value of a size term made of constants only (`3-1` is the size `2`).
+fn value(s: &Sz) -> Option<i64> {
+    match s {
+        Sz::Const(k) => Some(*k),
+        Sz::Op(o, a, b) => {
+            let (x, y) = (value(a)?, value(b)?);
+            match *o {
+                "+" => x.checked_add(y),
+                "-" => x.checked_sub(y),
+                "*" => x.checked_mul(y),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

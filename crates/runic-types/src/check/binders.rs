@@ -201,7 +201,7 @@ impl Checker {
             }
         }
         let bt = self.infer(body)?;
-        self.expect(
+        self.expect_joinable(
             &param_t,
             &bt,
             body.span,

@@ -205,7 +205,7 @@ impl Checker {
                     span,
                     "Function returned from branch: an \"if\" cannot return a function",
                 ));
-                self.expect(
+                self.expect_joinable(
                     &t1,
                     &t2,
                     else_branch.span,
@@ -330,7 +330,7 @@ impl Checker {
                     result = Some(match result {
                         None => bt,
                         Some(prev) => {
-                            self.expect(
+                            self.expect_joinable(
                                 &prev,
                                 &bt,
                                 case.body.span,

@@ -248,6 +248,15 @@ impl Checker {
         t
     }
 
+    /// [`Checker::expect`] for the types of two branches (or a loop parameter and the
+    /// loop's body), whose sizes may differ: the caller joins them.
+    fn expect_joinable(&mut self, expected: &T, found: &T, span: Span, what: &str) -> R<()> {
+        self.s.joining = true;
+        let r = self.expect(expected, found, span, what);
+        self.s.joining = false;
+        r
+    }
+
     fn expect(&mut self, expected: &T, found: &T, span: Span, what: &str) -> R<()> {
         match self.s.unify(expected, found) {
             Ok(()) => Ok(()),
