@@ -13,7 +13,7 @@ entry coerce_abbreviation (n: i64) = iota n :> ints [3]
 -- ==
 -- entry: value_as_size
 -- input { 3i64 [1, 2, 3] } output { [1, 2, 3] }
--- input { 2i64 [1, 2, 3] } error: (invalid sizes|cannot match shape)
+-- input { 2i64 [1, 2, 3] } error: entry point arguments have invalid sizes
 entry value_as_size n (xs: [n]i32) = xs
 
 -- The result type `[n]t` names only the outer size of a 2-D instance.
