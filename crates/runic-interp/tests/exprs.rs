@@ -205,7 +205,10 @@ fn records_tuples_sums() {
     );
     assert_eq!(ev("match -3i32 case -3 -> true case _ -> false"), "true");
     assert_eq!(ev("(1i32, 2.0f32) == (1, 2)"), "true");
-    assert_eq!(ev("[1i32, 2] == [1, 2] && [1i32] != filter (> 0) [1, 2]"), "true");
+    assert_eq!(
+        ev("[1i32, 2] == [1, 2] && [1i32] != filter (> 0) [1, 2]"),
+        "true"
+    );
     assert_eq!(ev("(.1) (1i32, 2i32)"), "2i32");
     assert_eq!(ev("(.[1]) [4i32, 5]"), "5i32");
 }
