@@ -101,6 +101,7 @@ impl Checker {
                 implicit,
                 no_fun,
                 poly,
+                arity: Some(pts.len()),
                 ty,
             },
             pts,
@@ -339,15 +340,24 @@ impl Checker {
         self.check_liftedness()?;
         for oc in &self.occs {
             for (n, sz, readable) in &oc.sizes {
-                if matches!(self.s.size(sz), Sz::Flex(_)) && !*readable {
-                    return err(
-                        oc.span,
-                        format!(
-                            "Ambiguous size: the size parameter \"{n}\" of \"{}\" cannot be inferred here. Add a type annotation such as \":> [k]t\".",
-                            oc.name
-                        ),
-                    );
+                // A solution that is unsolved, or that names a size only known inside some
+                // other expression (a rigid unknown), cannot be computed at the call.
+                let sol = self.s.size(sz);
+                if *readable || !unknowable(&sol) {
+                    continue;
                 }
+                let msg = if matches!(sol, Sz::Flex(_)) {
+                    format!(
+                        "Ambiguous size: the size parameter \"{n}\" of \"{}\" cannot be inferred here. Add a type annotation such as \":> [k]t\".",
+                        oc.name
+                    )
+                } else {
+                    format!(
+                        "Ambiguous size: the size parameter \"{n}\" of \"{}\" is the size of a value that has no name here, so it cannot be computed when \"{}\" runs. Bind that value with its size first (`let [k] ys = ...`) and pass `ys`.",
+                        oc.name, oc.name
+                    )
+                };
+                return err(oc.span, msg);
             }
         }
         Ok(())
@@ -597,5 +607,15 @@ fn array_of_functions(t: &T) -> Option<T> {
         T::Sum(cs) => cs.values().flatten().find_map(array_of_functions),
         T::Arrow(_, a, b) => array_of_functions(a).or_else(|| array_of_functions(b)),
         _ => None,
+    }
+}
+
+/// A size term that cannot be evaluated where it is used: unsolved, or built from a rigid
+/// unknown (a size that exists only as the dimension of some value).
+fn unknowable(s: &Sz) -> bool {
+    match s {
+        Sz::Flex(_) | Sz::Unknown(_) => true,
+        Sz::Op(_, a, b) => unknowable(a) || unknowable(b),
+        Sz::Name(_) | Sz::Const(_) | Sz::Exp(_) => false,
     }
 }

@@ -228,6 +228,11 @@ impl Checker {
                             .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
                         bound_names.push(n.clone());
                     }
+                    // `let [n] xs = e`: the sizes name the outer dimensions of `xs`.
+                    let rt = match &pat.kind {
+                        PatKind::Var(_) => name_outer_sizes(&self.s.zonk(&rt), sizes),
+                        _ => rt,
+                    };
                     let vars = self.bind_pattern(pat, &rt, Anon::Flex, false)?;
                     bound_names.extend(vars.iter().cloned());
                     let bt = self.infer(body)?;
@@ -578,5 +583,15 @@ fn callee_name(f: &Exp) -> String {
     match &f.kind {
         ExpKind::Var(q) => format!("\"{q}\""),
         _ => "the function".to_string(),
+    }
+}
+
+/// `t` with its outer dimensions, one per size, renamed to those sizes.
+fn name_outer_sizes<S>(t: &T, sizes: &[(Name, S)]) -> T {
+    match (t, sizes.split_first()) {
+        (T::Array(_, e), Some(((n, _), rest))) => {
+            T::Array(Sz::Name(n.clone()), Box::new(name_outer_sizes(e, rest)))
+        }
+        _ => t.clone(),
     }
 }

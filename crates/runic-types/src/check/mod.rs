@@ -47,6 +47,9 @@ pub(crate) struct Scheme {
     pub no_fun: Vec<Name>,
     /// False for monomorphic local bindings (used as is).
     pub poly: bool,
+    /// The number of parameters a definition takes (its body runs once that many arguments
+    /// are given); `None` when every arrow of the type is a parameter (built-ins, specs).
+    pub arity: Option<usize>,
     pub ty: T,
 }
 
@@ -60,6 +63,7 @@ impl Default for Scheme {
             implicit: vec![],
             no_fun: vec![],
             poly: false,
+            arity: None,
             ty: T::unit(),
         }
     }
