@@ -108,6 +108,10 @@ pub(crate) struct Subst {
     /// Set while unifying the types of branches (or of a loop's parameter and its body),
     /// where different sizes are allowed: the join gives them a rigid unknown.
     pub joining: bool,
+    /// Flexible sizes and type variables in the order they were solved or constrained,
+    /// for the scope check (a solution made inside a scope is checked when it closes).
+    pub flex_log: Vec<u32>,
+    pub var_log: Vec<Tv>,
 }
 
 impl Subst {
@@ -247,6 +251,7 @@ impl Subst {
     }
 
     fn bind(&mut self, v: Tv, t: &T) -> Result<(), Clash> {
+        self.var_log.push(v);
         if self.occurs(v, t) {
             return Err(Clash {
                 message: format!(
@@ -425,10 +430,12 @@ impl Subst {
         match (&a, &b) {
             (Sz::Flex(x), Sz::Flex(y)) if x == y => Ok(()),
             (Sz::Flex(x), _) if !mentions_flex(&b, *x) => {
+                self.flex_log.push(*x);
                 self.flex[*x as usize] = Some(b.clone());
                 Ok(())
             }
             (_, Sz::Flex(y)) if !mentions_flex(&a, *y) => {
+                self.flex_log.push(*y);
                 self.flex[*y as usize] = Some(a.clone());
                 Ok(())
             }

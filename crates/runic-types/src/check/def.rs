@@ -20,6 +20,7 @@ impl Checker {
         body: &mut Exp,
         top: bool,
     ) -> R<(Scheme, Vec<T>)> {
+        let mark = self.scope_mark();
         let mut tparams = Vec::new();
         let mut no_fun = Vec::new();
         let mut sparams = Vec::new();
@@ -50,13 +51,17 @@ impl Checker {
         let implicit_start = self.implicit.len();
         let mut pts = Vec::new();
         let mut names: Vec<Option<Name>> = Vec::new();
+        let mut bound = sparams.clone();
         for p in params.iter_mut() {
             let t = self.s.fresh_var();
-            self.bind_pattern(p, &t, Anon::Implicit, false)?;
+            bound.extend(self.bind_pattern(p, &t, Anon::Implicit, false)?);
             names.push(simple_pat_name(p));
             pts.push(t);
         }
         let bt = self.infer(body)?;
+        if !top {
+            self.check_scope(&mark, &bound, &tparams, body.span)?;
+        }
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Exist)?;
@@ -123,6 +128,8 @@ impl Checker {
         self.no_fun_sites.clear();
         self.def_span = span;
         self.scopes.clear();
+        self.s.flex_log.clear();
+        self.s.var_log.clear();
     }
 
     /// Check a top-level value binding; records everything in `info` and returns its scheme.

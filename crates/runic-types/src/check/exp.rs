@@ -221,6 +221,7 @@ impl Checker {
             } => {
                 let rt = self.infer(rhs)?;
                 let depth = self.scopes.len();
+                let mark = self.scope_mark();
                 let r: R<T> = (|| {
                     let mut bound_names = Vec::new();
                     for (n, _) in sizes.iter() {
@@ -236,6 +237,7 @@ impl Checker {
                     let vars = self.bind_pattern(pat, &rt, Anon::Flex, false)?;
                     bound_names.extend(vars.iter().cloned());
                     let bt = self.infer(body)?;
+                    self.check_scope(&mark, &bound_names, &[], span)?;
                     Ok(self.escape(&bt, &bound_names))
                 })();
                 self.scopes.truncate(depth);
@@ -325,9 +327,11 @@ impl Checker {
                 let mut result: Option<T> = None;
                 for case in cases.iter_mut() {
                     let depth = self.scopes.len();
+                    let mark = self.scope_mark();
                     let r: R<T> = (|| {
                         let vars = self.bind_pattern(&mut case.pat, &st, Anon::Flex, true)?;
                         let bt = self.infer(&mut case.body)?;
+                        self.check_scope(&mark, &vars, &[], case.body.span)?;
                         Ok(self.escape(&bt, &vars))
                     })();
                     self.scopes.truncate(depth);

@@ -13,6 +13,7 @@ mod literal;
 pub(crate) mod modules;
 mod names;
 mod pat;
+mod scope;
 mod type_exp;
 
 use crate::infer_ty::{map_sizes, Cons, Subst, Sz, Tv, T};
