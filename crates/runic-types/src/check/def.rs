@@ -360,7 +360,7 @@ impl Checker {
                     )
                 } else {
                     format!(
-                        "Ambiguous size: the size parameter \"{n}\" of \"{}\" is the size of a value that has no name here, so it cannot be computed when \"{}\" runs. Bind that value with its size first (`let [k] ys = ...`) and pass `ys`.",
+                        "Causality check: the size parameter \"{n}\" of \"{}\" is the size of a value that has no name here, so it is not known when \"{}\" runs. Bind that value with its size first (`let [k] ys = ...`) and pass `ys`.",
                         oc.name, oc.name
                     )
                 };

@@ -234,10 +234,17 @@ impl Checker {
                         PatKind::Var(_) => name_outer_sizes(&self.s.zonk(&rt), sizes),
                         _ => rt,
                     };
+                    let unsettled = match &pat.kind {
+                        PatKind::Var(n) => Some(self.unsettled(n, &rt, pat.span)),
+                        _ => None,
+                    };
                     let vars = self.bind_pattern(pat, &rt, Anon::Flex, false)?;
                     bound_names.extend(vars.iter().cloned());
                     let bt = self.infer(body)?;
                     self.check_scope(&mark, &bound_names, &[], span)?;
+                    if let Some(u) = &unsettled {
+                        self.check_causality(u)?;
+                    }
                     Ok(self.escape(&bt, &bound_names))
                 })();
                 self.scopes.truncate(depth);

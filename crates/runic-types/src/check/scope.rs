@@ -6,6 +6,11 @@
 //! `def f x = let g 'b (y: b) = if true then y else x in g` the type of the outer `x` would
 //! have to be the local `b`.
 //!
+//! The same module holds the causality check for `let`: an array bound with a size not yet
+//! known (`let a = [] : [][]i32`) may not get that size, later, from a value computed after
+//! it (`a[0] == (filter p xs)`): the size is a property of `a`'s value, fixed when `a` was
+//! computed.
+//!
 //! Solutions are logged as unification makes them ([`crate::infer_ty::Subst`]'s `flex_log`
 //! and `var_log`); when a scope closes, only the solutions made inside it, of variables older
 //! than it, are looked at.
@@ -14,6 +19,15 @@ use super::{Checker, R};
 use crate::infer_ty::{map_sizes, size_mentions, Cons, Sz, T};
 use runic_syntax::ast::Name;
 use runic_syntax::{Diagnostic, Span};
+
+/// Flexible sizes of a `let`-bound value's array type, unsolved when it was bound, with the
+/// number of rigid unknowns that existed then.
+pub(super) struct Unsettled {
+    var: Name,
+    span: Span,
+    flexes: Vec<u32>,
+    unknowns: u32,
+}
 
 /// The state of the substitution when a scope opened.
 pub(super) struct ScopeMark {
@@ -71,6 +85,35 @@ impl Checker {
         Ok(())
     }
 
+    /// The flexible sizes of the array parts of `t` (outside functions), as `var` is bound.
+    pub(super) fn unsettled(&self, var: &Name, t: &T, span: Span) -> Unsettled {
+        let mut flexes = Vec::new();
+        array_flexes(&self.s.zonk(t), &mut flexes);
+        Unsettled {
+            var: var.clone(),
+            span,
+            flexes,
+            unknowns: self.s.unknowns,
+        }
+    }
+
+    /// Report a size of a `let`-bound value that was settled by a value computed after it.
+    pub(super) fn check_causality(&self, u: &Unsettled) -> R<()> {
+        for &f in &u.flexes {
+            let z = self.s.size(&Sz::Flex(f));
+            if mentions_unknown_from(&z, u.unknowns) {
+                return Err(Box::new(Diagnostic::error(
+                    u.span,
+                    format!(
+                        "Causality check: a size of \"{}\" is not known when it is bound and is only determined later, by a value computed after it. Give \"{}\" a type with known sizes.",
+                        u.var, u.var
+                    ),
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// What a type variable is known to be: its solution, or the types in its constraint.
     fn solution_parts(&self, v: u32) -> Vec<T> {
         let z = self.s.zonk(&T::Var(v));
@@ -116,5 +159,28 @@ fn type_mentions_param(t: &T, n: &str) -> bool {
         T::Sum(cs) => cs.values().flatten().any(|t| type_mentions_param(t, n)),
         T::Arrow(_, a, b) => type_mentions_param(a, n) || type_mentions_param(b, n),
         T::Var(_) | T::Prim(_) => false,
+    }
+}
+
+fn array_flexes(t: &T, out: &mut Vec<u32>) {
+    match t {
+        T::Array(s, e) => {
+            if let Sz::Flex(f) = s {
+                out.push(*f);
+            }
+            array_flexes(e, out);
+        }
+        T::Record(fs) => fs.values().for_each(|t| array_flexes(t, out)),
+        T::Sum(cs) => cs.values().flatten().for_each(|t| array_flexes(t, out)),
+        T::Arrow(..) | T::Var(_) | T::Prim(_) | T::Param(_) => {}
+    }
+}
+
+/// Whether a size mentions a rigid unknown numbered `from` or later.
+fn mentions_unknown_from(s: &Sz, from: u32) -> bool {
+    match s {
+        Sz::Unknown(k) => *k >= from,
+        Sz::Op(_, a, b) => mentions_unknown_from(a, from) || mentions_unknown_from(b, from),
+        Sz::Flex(_) | Sz::Name(_) | Sz::Const(_) | Sz::Exp(_) => false,
     }
 }
