@@ -261,10 +261,12 @@ impl Checker {
             } => {
                 let depth = self.scopes.len();
                 self.defining.push((name.clone(), *name_span));
+                let mark = self.scope_mark();
                 let sc = self.infer_function(type_params, params, ret, rhs, false);
                 self.defining.pop();
                 self.scopes.truncate(depth);
                 let (sc, _) = sc?;
+                let sc = self.generalise_local(sc, &mark);
                 self.scopes.push(Scope::Val(name.clone(), Rc::new(sc)));
                 let r = self.infer(body);
                 self.scopes.truncate(depth);

@@ -15,7 +15,7 @@
 //! and `var_log`); when a scope closes, only the solutions made inside it, of variables older
 //! than it, are looked at.
 
-use super::{Checker, R};
+use super::{Checker, Scheme, R};
 use crate::infer_ty::{map_sizes, size_mentions, Cons, Sz, T};
 use runic_syntax::ast::Name;
 use runic_syntax::{Diagnostic, Span};
@@ -114,6 +114,38 @@ impl Checker {
         Ok(())
     }
 
+    /// Let-polymorphism for a local function: the type variables created while checking it
+    /// that are still free, unconstrained, and not reachable from anything outside (no
+    /// older variable was solved to mention them) become type parameters, so that each use
+    /// instantiates them afresh (`let swap x y = (y, x) in (swap 1 true, swap true 1)`).
+    pub(super) fn generalise_local(&mut self, mut sc: Scheme, m: &ScopeMark) -> Scheme {
+        let zty = self.s.zonk(&sc.ty);
+        let mut free = Vec::new();
+        free_type_vars(&zty, &mut free);
+        let mut outer = Vec::new();
+        let logged: Vec<u32> = self.s.var_log[m.var_log..].to_vec();
+        for v in logged.into_iter().filter(|&v| (v as usize) < m.vars) {
+            for t in self.solution_parts(v) {
+                free_type_vars(&t, &mut outer);
+            }
+        }
+        for v in free {
+            let fresh = v as usize >= m.vars
+                && !outer.contains(&v)
+                && matches!(self.s.vars[v as usize].cons, Cons::Free)
+                && self.s.vars[v as usize].bound.is_none();
+            if fresh {
+                // A name no program can write, so it never meets a user's type parameter.
+                let name = format!("'{v}");
+                self.s.vars[v as usize].bound = Some(T::Param(name.clone()));
+                sc.tparams.push(name);
+                sc.poly = true;
+            }
+        }
+        sc.ty = self.s.zonk(&sc.ty);
+        sc
+    }
+
     /// What a type variable is known to be: its solution, or the types in its constraint.
     fn solution_parts(&self, v: u32) -> Vec<T> {
         let z = self.s.zonk(&T::Var(v));
@@ -182,5 +214,23 @@ fn mentions_unknown_from(s: &Sz, from: u32) -> bool {
         Sz::Unknown(k) => *k >= from,
         Sz::Op(_, a, b) => mentions_unknown_from(a, from) || mentions_unknown_from(b, from),
         Sz::Flex(_) | Sz::Name(_) | Sz::Const(_) | Sz::Exp(_) => false,
+    }
+}
+
+fn free_type_vars(t: &T, out: &mut Vec<u32>) {
+    match t {
+        T::Var(v) => {
+            if !out.contains(v) {
+                out.push(*v);
+            }
+        }
+        T::Array(_, e) => free_type_vars(e, out),
+        T::Record(fs) => fs.values().for_each(|t| free_type_vars(t, out)),
+        T::Sum(cs) => cs.values().flatten().for_each(|t| free_type_vars(t, out)),
+        T::Arrow(_, a, b) => {
+            free_type_vars(a, out);
+            free_type_vars(b, out);
+        }
+        T::Prim(_) | T::Param(_) => {}
     }
 }
