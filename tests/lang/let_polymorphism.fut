@@ -31,3 +31,12 @@ entry pairs_of_arrays (xs: []i32) (ys: []f32) =
 entry tied (k: i32) =
   let add_k v = v + k
   in add_k (add_k 1)
+
+-- A local function over a record whose full type is not known yet keeps that type open
+-- until its use.
+-- ==
+-- entry: open_record
+-- input { 2 3 } output { 2 }
+entry open_record (x: i32) (y: i32) =
+  let first v = v.0
+  in first (x, y)

@@ -129,6 +129,15 @@ impl Checker {
                 free_type_vars(&t, &mut outer);
             }
         }
+        // A variable inside the constraint of one that stays (a record with field `0` of
+        // type `b`) must stay too: the constraint is not instantiated per use.
+        for &v in &free {
+            if !matches!(self.s.vars[v as usize].cons, Cons::Free) {
+                for t in self.solution_parts(v) {
+                    free_type_vars(&t, &mut outer);
+                }
+            }
+        }
         for v in free {
             let fresh = v as usize >= m.vars
                 && !outer.contains(&v)
