@@ -297,7 +297,7 @@ impl Checker {
                 return err(
                     span,
                     format!(
-                        "Equality is not defined on functional type \"{}\".",
+                        "Cannot compare functions: equality is not defined on the functional type \"{}\".",
                         self.s.show(&z)
                     ),
                 );
@@ -340,7 +340,7 @@ impl Checker {
                 }
                 return err(
                     span,
-                    format!("Arrays of functions are not allowed (element type \"{shown}\")."),
+                    format!("Arrays of functions are not allowed: the element type \"{shown}\" is functional."),
                 );
             }
         }
@@ -572,7 +572,7 @@ impl Checker {
                 let shown = self.s.show(&z);
                 return err(
                     span,
-                    format!("{what} (its type \"{shown}\" is functional)."),
+                    format!("{what} (its type \"{shown}\" is a function type)."),
                 );
             }
         }
