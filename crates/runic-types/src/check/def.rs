@@ -24,14 +24,8 @@ impl Checker {
         let mut tparams = Vec::new();
         let mut no_fun = Vec::new();
         let mut sparams = Vec::new();
-        let mut seen = HashSet::new();
+        super::declarations::distinct_type_params(type_params)?;
         for tp in type_params {
-            if !seen.insert(tp.name().clone()) {
-                return err(
-                    tp.span(),
-                    format!("Type parameter \"{}\" is given more than once.", tp.name()),
-                );
-            }
             match tp {
                 TypeParam::Size(n, _) => {
                     self.scopes
@@ -165,6 +159,12 @@ impl Checker {
                 format!("The operator \"{}\" cannot be redefined.", vb.name),
             );
         }
+        super::declarations::function_uses_params(
+            &vb.name,
+            &vb.type_params,
+            &vb.params,
+            vb.ret.as_ref(),
+        )?;
         let (mut sc, _pts) = self.infer_function(
             &vb.type_params,
             &mut vb.params,
@@ -179,9 +179,23 @@ impl Checker {
         free_vars(&zty, &mut free);
         let mut used: HashSet<Name> = sc.tparams.iter().cloned().collect();
         let mut letter = 0usize;
+        let explicit = vb
+            .type_params
+            .iter()
+            .any(|p| matches!(p, TypeParam::Type(..)));
         for v in free {
             if self.s.vars[v as usize].bound.is_some() {
                 continue;
+            }
+            if explicit {
+                return err(
+                    vb.name_span,
+                    format!(
+                        "The type of \"{}\" is not closed over by its type parameters: \"{}\" has a part that none of them names. Annotate the parameters or add a type parameter.",
+                        vb.name,
+                        self.s.show(&zty)
+                    ),
+                );
             }
             let name = loop {
                 let cand = if letter < 26 {
@@ -408,8 +422,11 @@ impl Checker {
                 TypeParam::Type(n, _, _) => self.scopes.push(Scope::TParam(n.clone())),
             }
         }
-        // The abbreviation stays usable after a liftedness error, so that uses do not cascade.
-        if let Err(d) = abbreviation_liftedness(tb) {
+        // The abbreviation stays usable after these errors, so that uses do not cascade.
+        if let Err(d) = abbreviation_liftedness(tb)
+            .and_then(|()| super::declarations::distinct_type_params(&tb.params))
+            .and_then(|()| super::declarations::abbreviation_uses_sizes(tb))
+        {
             self.errors.push(*d);
         }
         let r = self.convert_type(&mut tb.def, Anon::Exist);

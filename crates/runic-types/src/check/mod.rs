@@ -4,6 +4,7 @@
 
 mod apply;
 mod binders;
+mod declarations;
 mod def;
 mod entry;
 mod exp;
