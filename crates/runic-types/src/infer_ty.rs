@@ -112,6 +112,11 @@ pub(crate) struct Subst {
     /// for the scope check (a solution made inside a scope is checked when it closes).
     pub flex_log: Vec<u32>,
     pub var_log: Vec<Tv>,
+    /// Pairs of sizes accepted without being equal yet (a flexible size against a term
+    /// that mentions it, say), with where: compared again once the definition is solved.
+    pub deferred: Vec<(Sz, Sz, Option<runic_syntax::Span>)>,
+    /// Where the unification under way comes from, when the checker said.
+    pub at: Option<runic_syntax::Span>,
 }
 
 impl Subst {
@@ -451,8 +456,22 @@ impl Subst {
                 self.unify_size(a1, a2)?;
                 self.unify_size(b1, b2)
             }
-            _ => Ok(()),
+            _ => {
+                if !self.joining {
+                    self.deferred.push((a.clone(), b.clone(), self.at));
+                }
+                Ok(())
+            }
         }
+    }
+
+    /// The first deferred pair that, now solved, is two certainly different sizes.
+    pub fn deferred_clash(&self) -> Option<(Clash, Option<runic_syntax::Span>)> {
+        self.deferred.iter().find_map(|(a, b, at)| {
+            let (a, b) = (self.size(a), self.size(b));
+            let same = a == b || matches!((value(&a), value(&b)), (Some(x), Some(y)) if x == y);
+            (definite(&a) && definite(&b) && !same).then(|| (size_clash(&a, &b), *at))
+        })
     }
 
     pub fn show(&self, t: &T) -> String {

@@ -124,6 +124,7 @@ impl Checker {
         self.scopes.clear();
         self.s.flex_log.clear();
         self.s.var_log.clear();
+        self.s.deferred.clear();
     }
 
     /// Check a top-level value binding; records everything in `info` and returns its scheme.
@@ -305,6 +306,10 @@ impl Checker {
     }
 
     fn post_checks(&mut self) -> R<()> {
+        // Sizes accepted while still unsolved, compared again now that they are solved.
+        if let Some((clash, at)) = self.s.deferred_clash() {
+            return err(at.unwrap_or(self.def_span), clash.message);
+        }
         for (t, span) in std::mem::take(&mut self.eqs) {
             let z = self.s.zonk(&t);
             if t_functional(&z) {

@@ -264,7 +264,10 @@ impl Checker {
     }
 
     fn expect(&mut self, expected: &T, found: &T, span: Span, what: &str) -> R<()> {
-        match self.s.unify(expected, found) {
+        self.s.at = Some(span);
+        let r = self.s.unify(expected, found);
+        self.s.at = None;
+        match r {
             Ok(()) => Ok(()),
             Err(c) => {
                 let mut d = Diagnostic::error(span, c.message);
