@@ -1,6 +1,6 @@
 -- Comparing two functions with `==`.
 -- ==
--- error: Equality is not defined on functional type
+-- error: Cannot compare functions: equality is not defined on the functional type
 
 def f (x: i32) = x + 1
 def main = f == f

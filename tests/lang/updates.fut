@@ -52,6 +52,6 @@ entry bad_update (xs: *[]i32) (i: i64) = xs with [i] = 0
 -- entry: bad_slice_update
 -- input { [1, 2, 3] } error: Shape of slice does not match shape of value
 
--- (`[0:2]` against a literal of 3 would be a static size error; `[1:3]` has the size
--- `3 - 1`, a term the checker leaves to the run time.)
-entry bad_slice_update (xs: *[]i32) = xs with [1:3] = [7, 8, 9]
+-- (A slice of a statically known size, `[0:2]` or `[1:3]`, against a literal of 3 would be
+-- a static size error; `length xs - 1` is a size the checker leaves to the run time.)
+entry bad_slice_update (xs: *[]i32) = xs with [0:length xs - 1] = [7, 8, 9]

@@ -112,6 +112,12 @@ impl Interpreter {
                 )));
             }
             for (p, a) in e.params.iter().zip(&args) {
+                // A scalar parameter may be the size of a later one (`entry f n (xs: [n]i32)`).
+                if let (Some(n), runic_data::Value::Scalar(x)) = (&p.name, a) {
+                    if let Some(k) = x.to_i64() {
+                        sizes.entry(n.clone()).or_insert(k);
+                    }
+                }
                 if !bind_entry_sizes(&p.ty, a, &mut sizes) {
                     return Err(RuntimeError::new(
                         "entry point arguments have invalid sizes.",

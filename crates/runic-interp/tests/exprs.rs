@@ -205,7 +205,10 @@ fn records_tuples_sums() {
     );
     assert_eq!(ev("match -3i32 case -3 -> true case _ -> false"), "true");
     assert_eq!(ev("(1i32, 2.0f32) == (1, 2)"), "true");
-    assert_eq!(ev("[1i32, 2] == [1, 2] && [1i32] != [1, 2]"), "true");
+    assert_eq!(
+        ev("[1i32, 2] == [1, 2] && [1i32] != filter (> 0) [1, 2]"),
+        "true"
+    );
     assert_eq!(ev("(.1) (1i32, 2i32)"), "2i32");
     assert_eq!(ev("(.[1]) [4i32, 5]"), "5i32");
 }
@@ -268,7 +271,7 @@ fn loops_and_updates() {
         "(1i32, 7i32)"
     );
     assert_eq!(
-        eval_err("let a = iota 5 in a with [1:3] = [9]"),
+        eval_err("let a = iota 5 in a with [1:length a - 2] = [9]"),
         "Shape of slice does not match shape of value."
     );
     assert_eq!(
@@ -332,7 +335,7 @@ fn soacs() {
         "([2i64, 0i64, 1i64], [true, false, true], [0i64, 2i64, 2i64], [true, true, true], [20i64, 0i64, 10i64])"
     );
     assert_eq!(
-        eval_err("map2 (+) [1i32, 2] [1i32]"),
+        eval_err("map2 (+) [1i32, 2] (filter (> 0) [1i32])"),
         "Value of (desugared) shape [1] cannot match shape of type \"[2]i32\"."
     );
 }
@@ -417,7 +420,7 @@ fn misc_errors() {
         "Assertion is false: (x > 2)"
     );
     assert_eq!(
-        eval_err("[[1i32], [2, 3]]"),
+        eval_err("[[1i32], filter (> 1) [1, 2, 3]]"),
         "Irregular array literal: elements have shapes [1] and [2]."
     );
     assert_eq!(

@@ -130,6 +130,10 @@ fn lower_entry<'a>(
             Type::Array { elem, shape }
         };
         l.names.set_type(name, ty.clone());
+        // A scalar parameter may be the size of a later one (`entry f n (xs: [n]i32)`).
+        if let (Some(pn), Type::Prim(_)) = (&p.name, &ty) {
+            env = env.bind(pn, Val::Leaf(SubExp::Var(name), ty.clone()));
+        }
         param_types.push(p.ty.to_string());
         params.push(Param {
             name,

@@ -219,6 +219,8 @@ pub struct Token {
     pub ws_before: bool,
     /// The token is the first thing on its line, in column 1.
     pub at_line_start: bool,
+    /// Only whitespace (or comments) precede the token on its line (any column).
+    pub first_on_line: bool,
     /// A `-- |` documentation comment immediately preceding this token.
     pub doc: Option<String>,
 }
@@ -551,6 +553,7 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
         let span = Span::new(file, range.start, range.end);
         let ws_before = range.start != prev_end;
         let at_line_start = range.start == 0 || bytes[range.start - 1] == b'\n';
+        let first_on_line = prev_end == 0 || bytes[prev_end..range.start].contains(&b'\n');
         let tok = match res {
             Err(e) => {
                 let msg = match e {
@@ -602,6 +605,7 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
             span,
             ws_before,
             at_line_start,
+            first_on_line,
             doc: doc.take(),
         });
     }
@@ -616,6 +620,7 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Vec<Diagnostic>> {
         span: end,
         ws_before: true,
         at_line_start: false,
+        first_on_line: false,
         doc: None,
     });
     Ok(merged)
@@ -726,6 +731,7 @@ fn merge_qualified_symbols(toks: Vec<Token>) -> Vec<Token> {
                     span: first.span.to(toks[k].span),
                     ws_before: first.ws_before,
                     at_line_start: first.at_line_start,
+                    first_on_line: first.first_on_line,
                     doc: first.doc.clone(),
                 });
                 i = k + 1;

@@ -510,3 +510,25 @@ fn nesting_up_to_the_limit_fits_in_a_small_stack() {
     let ok = format!("def x = {} in 1", "\\x -> f (".repeat(300));
     let _ = parse_program(FileId(0), &ok, 0);
 }
+
+#[test]
+fn an_indented_import_after_open_is_a_new_declaration() {
+    // Found by the round-trip property test: in a module body, `open x` followed by an
+    // `import` on the next line was read as `open (x (import "a"))`.
+    let src = "module x = {\n  open x\n  import \"a\"\n}\n";
+    let p = parse_program(FileId(0), src, 0).expect("parses");
+    let Dec::Module(m) = &p.decs[0] else {
+        panic!("a module: {:?}", p.decs[0]);
+    };
+    let ModExp::Struct(decs, _) = &m.body else {
+        panic!("a module body: {:?}", m.body);
+    };
+    assert_eq!(decs.len(), 2, "{decs:?}");
+    assert!(matches!(decs[1], Dec::Import(..)), "{decs:?}");
+    // On the same line, an `import` is still a functor argument.
+    let p = parse_program(FileId(0), "module y = F import \"a\"\n", 0).expect("parses");
+    let Dec::Module(m) = &p.decs[0] else {
+        panic!("a module: {:?}", p.decs[0]);
+    };
+    assert!(matches!(m.body, ModExp::Apply(..)), "{:?}", m.body);
+}

@@ -105,6 +105,18 @@ pub(crate) struct Subst {
     pub vars: Vec<VarInfo>,
     pub flex: Vec<Option<Sz>>,
     pub unknowns: u32,
+    /// Set while unifying the types of branches (or of a loop's parameter and its body),
+    /// where different sizes are allowed: the join gives them a rigid unknown.
+    pub joining: bool,
+    /// Flexible sizes and type variables in the order they were solved or constrained,
+    /// for the scope check (a solution made inside a scope is checked when it closes).
+    pub flex_log: Vec<u32>,
+    pub var_log: Vec<Tv>,
+    /// Pairs of sizes accepted without being equal yet (a flexible size against a term
+    /// that mentions it, say), with where: compared again once the definition is solved.
+    pub deferred: Vec<(Sz, Sz, Option<runic_syntax::Span>)>,
+    /// Where the unification under way comes from, when the checker said.
+    pub at: Option<runic_syntax::Span>,
 }
 
 impl Subst {
@@ -244,6 +256,7 @@ impl Subst {
     }
 
     fn bind(&mut self, v: Tv, t: &T) -> Result<(), Clash> {
+        self.var_log.push(v);
         if self.occurs(v, t) {
             return Err(Clash {
                 message: format!(
@@ -413,31 +426,52 @@ impl Subst {
     }
 
     /// Unify two sizes. Flexible variables bind. Two sizes that are certainly different —
-    /// distinct names in scope or distinct constants — clash (the reference's static size
-    /// check); other rigid mismatches (rigid unknowns and size expressions, which level-1
-    /// inference may have approximated) are accepted and checked at run time.
+    /// distinct terms over names in scope and constants — clash (the reference's static
+    /// size check); other rigid mismatches (rigid unknowns and general size expressions,
+    /// which level-1 inference may have approximated) are accepted and checked at run time.
     pub fn unify_size(&mut self, a: &Sz, b: &Sz) -> Result<(), Clash> {
         let a = self.size(a);
         let b = self.size(b);
         match (&a, &b) {
             (Sz::Flex(x), Sz::Flex(y)) if x == y => Ok(()),
             (Sz::Flex(x), _) if !mentions_flex(&b, *x) => {
+                self.flex_log.push(*x);
                 self.flex[*x as usize] = Some(b.clone());
                 Ok(())
             }
             (_, Sz::Flex(y)) if !mentions_flex(&a, *y) => {
+                self.flex_log.push(*y);
                 self.flex[*y as usize] = Some(a.clone());
                 Ok(())
+            }
+            _ if definite(&a) && definite(&b) => {
+                let same = a == b || matches!((value(&a), value(&b)), (Some(x), Some(y)) if x == y);
+                if same || self.joining {
+                    Ok(())
+                } else {
+                    Err(size_clash(&a, &b))
+                }
             }
             (Sz::Op(o1, a1, b1), Sz::Op(o2, a2, b2)) if o1 == o2 => {
                 self.unify_size(a1, a2)?;
                 self.unify_size(b1, b2)
             }
-            (Sz::Name(x), Sz::Name(y)) if x != y => Err(size_clash(&a, &b)),
-            (Sz::Const(x), Sz::Const(y)) if x != y => Err(size_clash(&a, &b)),
-            (Sz::Name(_), Sz::Const(_)) | (Sz::Const(_), Sz::Name(_)) => Err(size_clash(&a, &b)),
-            _ => Ok(()),
+            _ => {
+                if !self.joining {
+                    self.deferred.push((a.clone(), b.clone(), self.at));
+                }
+                Ok(())
+            }
         }
+    }
+
+    /// The first deferred pair that, now solved, is two certainly different sizes.
+    pub fn deferred_clash(&self) -> Option<(Clash, Option<runic_syntax::Span>)> {
+        self.deferred.iter().find_map(|(a, b, at)| {
+            let (a, b) = (self.size(a), self.size(b));
+            let same = a == b || matches!((value(&a), value(&b)), (Some(x), Some(y)) if x == y);
+            (definite(&a) && definite(&b) && !same).then(|| (size_clash(&a, &b), *at))
+        })
     }
 
     pub fn show(&self, t: &T) -> String {
@@ -550,6 +584,33 @@ fn var_name(n: usize) -> String {
         format!("{}", letters[n] as char)
     } else {
         format!("t{n}")
+    }
+}
+
+/// A size term made of names in scope, constants and `+ - *` only: two such terms that
+/// differ are different sizes (sizes compare syntactically, as in the reference).
+fn definite(s: &Sz) -> bool {
+    match s {
+        Sz::Name(_) | Sz::Const(_) => true,
+        Sz::Op(_, a, b) => definite(a) && definite(b),
+        Sz::Flex(_) | Sz::Exp(_) | Sz::Unknown(_) => false,
+    }
+}
+
+/// The value of a size term made of constants only (`3-1` is the size `2`).
+fn value(s: &Sz) -> Option<i64> {
+    match s {
+        Sz::Const(k) => Some(*k),
+        Sz::Op(o, a, b) => {
+            let (x, y) = (value(a)?, value(b)?);
+            match *o {
+                "+" => x.checked_add(y),
+                "-" => x.checked_sub(y),
+                "*" => x.checked_mul(y),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

@@ -42,6 +42,7 @@ pub(crate) fn intrinsic_schemes() -> Result<HashMap<Name, Rc<Scheme>>, String> {
             implicit: vec![],
             no_fun: vec![],
             poly: true,
+            arity: None,
             ty: t,
         };
         out.insert(name.to_string(), Rc::new(sc));

@@ -40,6 +40,12 @@ impl<'a> Eval<'a> {
     ) -> R<bool> {
         match &p.kind {
             PatKind::Var(n) => {
+                // `let [k] xs = e`: the checker names the sizes in the variable's type.
+                if !pending.is_empty() {
+                    if let Some(t) = self.checked.info.pat_types.get(&p.id) {
+                        self.match_shape(&v, t, env, pending);
+                    }
+                }
                 env.bind(n, v);
                 Ok(true)
             }

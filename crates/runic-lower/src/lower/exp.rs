@@ -228,7 +228,13 @@ impl<'a> Lower<'a> {
             ExpKind::Coerce(x, t) => {
                 let v = self.exp(x, env)?;
                 self.loc = Some(loc_of(e.span));
-                self.check_shape(&v, t, env, e.span)?;
+                if types::written_array_type(t) {
+                    self.check_shape(&v, t, env, e.span)?;
+                } else {
+                    // `e :> ints [3]`: the sizes are those of the resolved abbreviation.
+                    let ty = self.exp_type(e)?;
+                    self.check_resolved_shape(&v, ty, env, e.span)?;
+                }
                 Ok(v)
             }
             ExpKind::Assert { cond, body } => {

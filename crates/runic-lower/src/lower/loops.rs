@@ -26,17 +26,17 @@ impl<'a> Lower<'a> {
             },
         };
         let init_leaves = self.leaves(&initv, e.span)?;
-        // First try with the initial shapes; if the body changes them, carry sizes as
-        // loop parameters.
-        match self.loop_attempt(e, pat, &initv, &init_leaves, form, body, env, false)? {
-            Some(v) => Ok(v),
-            None => {
-                match self.loop_attempt(e, pat, &initv, &init_leaves, form, body, env, true)? {
-                    Some(v) => Ok(v),
-                    None => unsupported("a loop whose parameters change rank", Some(e.span)),
-                }
+        // First try with the initial shapes; if the body changes them, carry the sizes as
+        // loop parameters: first those not known statically, then also the constant ones
+        // (`loop xs = [0] ... do xs ++ xs`).
+        for generalise in [Generalise::None, Generalise::Dynamic, Generalise::All] {
+            let attempt =
+                self.loop_attempt(e, pat, &initv, &init_leaves, form, body, env, generalise)?;
+            if let Some(v) = attempt {
+                return Ok(v);
             }
         }
+        unsupported("a loop whose parameters change rank", Some(e.span))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -49,17 +49,17 @@ impl<'a> Lower<'a> {
         form: &'a ast::LoopForm,
         body: &'a ast::Exp,
         env: &Env<'a>,
-        generalise: bool,
+        generalise: Generalise,
     ) -> R<Option<Val<'a>>> {
         let mut params: Vec<(Param, SubExp)> = Vec::new();
         // Size parameters (generalised loops only).
         let mut size_of: Vec<Vec<Option<usize>>> = Vec::new();
-        if generalise {
+        if generalise != Generalise::None {
             for (_, t) in init_leaves {
                 let mut slots = Vec::new();
                 if let Type::Array { shape, .. } = t {
                     for d in shape {
-                        if matches!(d, SubExp::Const(_)) {
+                        if matches!(d, SubExp::Const(_)) && generalise == Generalise::Dynamic {
                             slots.push(None);
                         } else {
                             slots.push(Some(params.len()));
@@ -153,14 +153,18 @@ impl<'a> Lower<'a> {
                 return Ok(None);
             }
             if let (Type::Array { shape: ns, .. }, Type::Array { shape: ps, .. }) = (nt, pt) {
-                if !generalise && ns != ps {
-                    return Ok(None);
+                if generalise == Generalise::None {
+                    if ns != ps {
+                        return Ok(None);
+                    }
+                    continue;
                 }
-                if generalise {
-                    for (d, slot) in ns.iter().zip(&size_of[k]) {
-                        if slot.is_some() {
-                            size_res.push(d.clone());
-                        }
+                for ((d, p), slot) in ns.iter().zip(ps).zip(&size_of[k]) {
+                    match slot {
+                        Some(_) => size_res.push(d.clone()),
+                        // A size kept fixed must stay what it was.
+                        None if d != p => return Ok(None),
+                        None => {}
                     }
                 }
             }
@@ -213,6 +217,15 @@ impl<'a> Lower<'a> {
         self.b().add(Stm { pat, exp, src });
         Ok(Some(initv.rebuild(&mut out_leaves.into_iter())))
     }
+}
+
+/// Which sizes of the loop parameters become loop parameters themselves.
+#[derive(Clone, Copy, PartialEq)]
+enum Generalise {
+    None,
+    /// The sizes that are not constants.
+    Dynamic,
+    All,
 }
 
 /// The value of a loop pattern without an initial value: every variable of the pattern

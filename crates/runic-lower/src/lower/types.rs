@@ -187,6 +187,11 @@ impl<'a> Lower<'a> {
                 }
             }
         }
+        // A type parameter instantiated with arrays (`[n]t` with `t = [m]i32`) leaves
+        // inner dimensions the written type does not name: they are not checked.
+        if want.len() < have.len() {
+            want.extend(have[want.len()..].iter().cloned());
+        }
         if want.iter().zip(&have).all(|(a, b)| a == b) {
             return Ok(());
         }
@@ -199,6 +204,62 @@ impl<'a> Lower<'a> {
         };
         self.b().let_basic("ok", check)?;
         Ok(())
+    }
+
+    /// A check that an array value has the shape of a resolved source type (sizes the
+    /// checker could not name are not checked).
+    pub(super) fn check_resolved_shape(
+        &mut self,
+        v: &Val<'a>,
+        t: &'a runic_types::Type,
+        env: &Env<'a>,
+        span: Span,
+    ) -> R<()> {
+        let (
+            runic_types::Type::Array { shape: sizes, .. },
+            Val::Leaf(s, Type::Array { shape: have, .. }),
+        ) = (t, v)
+        else {
+            return Ok(());
+        };
+        let mut want = Vec::new();
+        let mut text = String::new();
+        for (k, (sz, h)) in sizes.iter().zip(have).enumerate() {
+            match self.size(sz, env)? {
+                Some(d) => {
+                    text.push_str(&format!("[{{{k}}}]"));
+                    want.push(d);
+                }
+                None => {
+                    text.push_str("[]");
+                    want.push(h.clone());
+                }
+            }
+        }
+        if want.iter().zip(have).all(|(a, b)| a == b) {
+            return Ok(());
+        }
+        if let runic_types::Type::Array { elem, .. } = t {
+            text.push_str(&elem.to_string());
+        }
+        let arr = self.arr_var(s, span)?;
+        let check = BasicOp::ShapeCheck {
+            arr,
+            shape: want,
+            type_text: text,
+        };
+        self.b().let_basic("ok", check)?;
+        Ok(())
+    }
+}
+
+/// Whether a written type is an array type on its face (`[n]t`, `*[n]t`), rather than a
+/// name that an abbreviation resolves.
+pub(super) fn written_array_type(t: &ast::TypeExp) -> bool {
+    match t {
+        ast::TypeExp::Array(..) => true,
+        ast::TypeExp::Unique(inner, _) => written_array_type(inner),
+        _ => false,
     }
 }
 

@@ -92,10 +92,10 @@ impl Parser {
         })
     }
 
-    /// Can a module argument start here? An `import` at the start of a line begins the next
-    /// declaration instead.
+    /// Can a module argument start here? An `import` first on its line (at any indentation,
+    /// as in a module body) begins the next declaration instead.
     fn mod_atom_start(&self) -> bool {
-        if self.is_kw(Keyword::Import) && self.token(0).at_line_start {
+        if self.is_kw(Keyword::Import) && self.token(0).first_on_line {
             return false;
         }
         matches!(

@@ -79,6 +79,7 @@ impl Checker {
         body: &mut Exp,
     ) -> R<T> {
         super::def::check_distinct_params(params)?;
+        let mark = self.scope_mark();
         let mut pts = Vec::new();
         let mut names = Vec::new();
         for p in params.iter_mut() {
@@ -87,6 +88,7 @@ impl Checker {
             pts.push(t);
         }
         let bt = self.infer(body)?;
+        self.check_scope(&mark, &names, &[], body.span)?;
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Flex)?;
@@ -167,6 +169,7 @@ impl Checker {
         pt: T,
     ) -> R<T> {
         let depth = self.scopes.len();
+        let mark = self.scope_mark();
         // The loop parameter: the type of the initial value, or the annotation.
         let param_t = self.s.fresh_var();
         self.s
@@ -201,7 +204,8 @@ impl Checker {
             }
         }
         let bt = self.infer(body)?;
-        self.expect(
+        self.check_scope(&mark, &bound, &[], body.span)?;
+        self.expect_joinable(
             &param_t,
             &bt,
             body.span,

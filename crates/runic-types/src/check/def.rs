@@ -20,17 +20,12 @@ impl Checker {
         body: &mut Exp,
         top: bool,
     ) -> R<(Scheme, Vec<T>)> {
+        let mark = self.scope_mark();
         let mut tparams = Vec::new();
         let mut no_fun = Vec::new();
         let mut sparams = Vec::new();
-        let mut seen = HashSet::new();
+        super::declarations::distinct_type_params(type_params)?;
         for tp in type_params {
-            if !seen.insert(tp.name().clone()) {
-                return err(
-                    tp.span(),
-                    format!("Type parameter \"{}\" is given more than once.", tp.name()),
-                );
-            }
             match tp {
                 TypeParam::Size(n, _) => {
                     self.scopes
@@ -50,13 +45,17 @@ impl Checker {
         let implicit_start = self.implicit.len();
         let mut pts = Vec::new();
         let mut names: Vec<Option<Name>> = Vec::new();
+        let mut bound = sparams.clone();
         for p in params.iter_mut() {
             let t = self.s.fresh_var();
-            self.bind_pattern(p, &t, Anon::Implicit, false)?;
+            bound.extend(self.bind_pattern(p, &t, Anon::Implicit, false)?);
             names.push(simple_pat_name(p));
             pts.push(t);
         }
         let bt = self.infer(body)?;
+        if !top {
+            self.check_scope(&mark, &bound, &tparams, body.span)?;
+        }
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Exist)?;
@@ -101,6 +100,7 @@ impl Checker {
                 implicit,
                 no_fun,
                 poly,
+                arity: Some(pts.len()),
                 ty,
             },
             pts,
@@ -122,6 +122,9 @@ impl Checker {
         self.no_fun_sites.clear();
         self.def_span = span;
         self.scopes.clear();
+        self.s.flex_log.clear();
+        self.s.var_log.clear();
+        self.s.deferred.clear();
     }
 
     /// Check a top-level value binding; records everything in `info` and returns its scheme.
@@ -157,6 +160,12 @@ impl Checker {
                 format!("The operator \"{}\" cannot be redefined.", vb.name),
             );
         }
+        super::declarations::function_uses_params(
+            &vb.name,
+            &vb.type_params,
+            &vb.params,
+            vb.ret.as_ref(),
+        )?;
         let (mut sc, _pts) = self.infer_function(
             &vb.type_params,
             &mut vb.params,
@@ -171,9 +180,23 @@ impl Checker {
         free_vars(&zty, &mut free);
         let mut used: HashSet<Name> = sc.tparams.iter().cloned().collect();
         let mut letter = 0usize;
+        let explicit = vb
+            .type_params
+            .iter()
+            .any(|p| matches!(p, TypeParam::Type(..)));
         for v in free {
             if self.s.vars[v as usize].bound.is_some() {
                 continue;
+            }
+            if explicit {
+                return err(
+                    vb.name_span,
+                    format!(
+                        "The type of \"{}\" is not closed over by its type parameters: \"{}\" has a part that none of them names. Annotate the parameters or add a type parameter.",
+                        vb.name,
+                        self.s.show(&zty)
+                    ),
+                );
             }
             let name = loop {
                 let cand = if letter < 26 {
@@ -283,13 +306,17 @@ impl Checker {
     }
 
     fn post_checks(&mut self) -> R<()> {
+        // Sizes accepted while still unsolved, compared again now that they are solved.
+        if let Some((clash, at)) = self.s.deferred_clash() {
+            return err(at.unwrap_or(self.def_span), clash.message);
+        }
         for (t, span) in std::mem::take(&mut self.eqs) {
             let z = self.s.zonk(&t);
             if t_functional(&z) {
                 return err(
                     span,
                     format!(
-                        "Equality is not defined on functional type \"{}\".",
+                        "Cannot compare functions: equality is not defined on the functional type \"{}\".",
                         self.s.show(&z)
                     ),
                 );
@@ -332,22 +359,31 @@ impl Checker {
                 }
                 return err(
                     span,
-                    format!("Arrays of functions are not allowed (element type \"{shown}\")."),
+                    format!("Arrays of functions are not allowed: the element type \"{shown}\" is functional."),
                 );
             }
         }
         self.check_liftedness()?;
         for oc in &self.occs {
             for (n, sz, readable) in &oc.sizes {
-                if matches!(self.s.size(sz), Sz::Flex(_)) && !*readable {
-                    return err(
-                        oc.span,
-                        format!(
-                            "Ambiguous size: the size parameter \"{n}\" of \"{}\" cannot be inferred here. Add a type annotation such as \":> [k]t\".",
-                            oc.name
-                        ),
-                    );
+                // A solution that is unsolved, or that names a size only known inside some
+                // other expression (a rigid unknown), cannot be computed at the call.
+                let sol = self.s.size(sz);
+                if *readable || !unknowable(&sol) {
+                    continue;
                 }
+                let msg = if matches!(sol, Sz::Flex(_)) {
+                    format!(
+                        "Ambiguous size: the size parameter \"{n}\" of \"{}\" cannot be inferred here. Add a type annotation such as \":> [k]t\".",
+                        oc.name
+                    )
+                } else {
+                    format!(
+                        "Causality check: the size parameter \"{n}\" of \"{}\" is the size of a value that has no name here, so it is not known when \"{}\" runs. Bind that value with its size first (`let [k] ys = ...`) and pass `ys`.",
+                        oc.name, oc.name
+                    )
+                };
+                return err(oc.span, msg);
             }
         }
         Ok(())
@@ -391,8 +427,11 @@ impl Checker {
                 TypeParam::Type(n, _, _) => self.scopes.push(Scope::TParam(n.clone())),
             }
         }
-        // The abbreviation stays usable after a liftedness error, so that uses do not cascade.
-        if let Err(d) = abbreviation_liftedness(tb) {
+        // The abbreviation stays usable after these errors, so that uses do not cascade.
+        if let Err(d) = abbreviation_liftedness(tb)
+            .and_then(|()| super::declarations::distinct_type_params(&tb.params))
+            .and_then(|()| super::declarations::abbreviation_uses_sizes(tb))
+        {
             self.errors.push(*d);
         }
         let r = self.convert_type(&mut tb.def, Anon::Exist);
@@ -555,7 +594,7 @@ impl Checker {
                 let shown = self.s.show(&z);
                 return err(
                     span,
-                    format!("{what} (its type \"{shown}\" is functional)."),
+                    format!("{what} (its type \"{shown}\" is a function type)."),
                 );
             }
         }
@@ -597,5 +636,15 @@ fn array_of_functions(t: &T) -> Option<T> {
         T::Sum(cs) => cs.values().flatten().find_map(array_of_functions),
         T::Arrow(_, a, b) => array_of_functions(a).or_else(|| array_of_functions(b)),
         _ => None,
+    }
+}
+
+/// A size term that cannot be evaluated where it is used: unsolved, or built from a rigid
+/// unknown (a size that exists only as the dimension of some value).
+fn unknowable(s: &Sz) -> bool {
+    match s {
+        Sz::Flex(_) | Sz::Unknown(_) => true,
+        Sz::Op(_, a, b) => unknowable(a) || unknowable(b),
+        Sz::Name(_) | Sz::Const(_) | Sz::Exp(_) => false,
     }
 }

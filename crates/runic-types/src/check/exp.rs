@@ -205,7 +205,7 @@ impl Checker {
                     span,
                     "Function returned from branch: an \"if\" cannot return a function",
                 ));
-                self.expect(
+                self.expect_joinable(
                     &t1,
                     &t2,
                     else_branch.span,
@@ -221,6 +221,7 @@ impl Checker {
             } => {
                 let rt = self.infer(rhs)?;
                 let depth = self.scopes.len();
+                let mark = self.scope_mark();
                 let r: R<T> = (|| {
                     let mut bound_names = Vec::new();
                     for (n, _) in sizes.iter() {
@@ -228,9 +229,22 @@ impl Checker {
                             .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
                         bound_names.push(n.clone());
                     }
+                    // `let [n] xs = e`: the sizes name the outer dimensions of `xs`.
+                    let rt = match &pat.kind {
+                        PatKind::Var(_) => name_outer_sizes(&self.s.zonk(&rt), sizes),
+                        _ => rt,
+                    };
+                    let unsettled = match &pat.kind {
+                        PatKind::Var(n) => Some(self.unsettled(n, &rt, pat.span)),
+                        _ => None,
+                    };
                     let vars = self.bind_pattern(pat, &rt, Anon::Flex, false)?;
                     bound_names.extend(vars.iter().cloned());
                     let bt = self.infer(body)?;
+                    self.check_scope(&mark, &bound_names, &[], span)?;
+                    if let Some(u) = &unsettled {
+                        self.check_causality(u)?;
+                    }
                     Ok(self.escape(&bt, &bound_names))
                 })();
                 self.scopes.truncate(depth);
@@ -247,10 +261,12 @@ impl Checker {
             } => {
                 let depth = self.scopes.len();
                 self.defining.push((name.clone(), *name_span));
+                let mark = self.scope_mark();
                 let sc = self.infer_function(type_params, params, ret, rhs, false);
                 self.defining.pop();
                 self.scopes.truncate(depth);
                 let (sc, _) = sc?;
+                let sc = self.generalise_local(sc, &mark);
                 self.scopes.push(Scope::Val(name.clone(), Rc::new(sc)));
                 let r = self.infer(body);
                 self.scopes.truncate(depth);
@@ -320,9 +336,11 @@ impl Checker {
                 let mut result: Option<T> = None;
                 for case in cases.iter_mut() {
                     let depth = self.scopes.len();
+                    let mark = self.scope_mark();
                     let r: R<T> = (|| {
                         let vars = self.bind_pattern(&mut case.pat, &st, Anon::Flex, true)?;
                         let bt = self.infer(&mut case.body)?;
+                        self.check_scope(&mark, &vars, &[], case.body.span)?;
                         Ok(self.escape(&bt, &vars))
                     })();
                     self.scopes.truncate(depth);
@@ -330,7 +348,7 @@ impl Checker {
                     result = Some(match result {
                         None => bt,
                         Some(prev) => {
-                            self.expect(
+                            self.expect_joinable(
                                 &prev,
                                 &bt,
                                 case.body.span,
@@ -578,5 +596,15 @@ fn callee_name(f: &Exp) -> String {
     match &f.kind {
         ExpKind::Var(q) => format!("\"{q}\""),
         _ => "the function".to_string(),
+    }
+}
+
+/// `t` with its outer dimensions, one per size, renamed to those sizes.
+fn name_outer_sizes<S>(t: &T, sizes: &[(Name, S)]) -> T {
+    match (t, sizes.split_first()) {
+        (T::Array(_, e), Some(((n, _), rest))) => {
+            T::Array(Sz::Name(n.clone()), Box::new(name_outer_sizes(e, rest)))
+        }
+        _ => t.clone(),
     }
 }

@@ -4,6 +4,7 @@
 
 mod apply;
 mod binders;
+mod declarations;
 mod def;
 mod entry;
 mod exp;
@@ -13,6 +14,7 @@ mod literal;
 pub(crate) mod modules;
 mod names;
 mod pat;
+mod scope;
 mod type_exp;
 
 use crate::infer_ty::{map_sizes, Cons, Subst, Sz, Tv, T};
@@ -47,6 +49,9 @@ pub(crate) struct Scheme {
     pub no_fun: Vec<Name>,
     /// False for monomorphic local bindings (used as is).
     pub poly: bool,
+    /// The number of parameters a definition takes (its body runs once that many arguments
+    /// are given); `None` when every arrow of the type is a parameter (built-ins, specs).
+    pub arity: Option<usize>,
     pub ty: T,
 }
 
@@ -60,6 +65,7 @@ impl Default for Scheme {
             implicit: vec![],
             no_fun: vec![],
             poly: false,
+            arity: None,
             ty: T::unit(),
         }
     }
@@ -248,8 +254,20 @@ impl Checker {
         t
     }
 
+    /// [`Checker::expect`] for the types of two branches (or a loop parameter and the
+    /// loop's body), whose sizes may differ: the caller joins them.
+    fn expect_joinable(&mut self, expected: &T, found: &T, span: Span, what: &str) -> R<()> {
+        self.s.joining = true;
+        let r = self.expect(expected, found, span, what);
+        self.s.joining = false;
+        r
+    }
+
     fn expect(&mut self, expected: &T, found: &T, span: Span, what: &str) -> R<()> {
-        match self.s.unify(expected, found) {
+        self.s.at = Some(span);
+        let r = self.s.unify(expected, found);
+        self.s.at = None;
+        match r {
             Ok(()) => Ok(()),
             Err(c) => {
                 let mut d = Diagnostic::error(span, c.message);

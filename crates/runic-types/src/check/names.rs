@@ -129,7 +129,7 @@ impl Checker {
         let mut umap: HashMap<u32, Sz> = HashMap::new();
         let mut fmap: HashMap<u32, Sz> = HashMap::new();
         let ty = self.inst_type(&sc.ty, &tmap, &smap, &sc.implicit, &mut umap, &mut fmap);
-        let readable = readable_sizes(&sc.ty);
+        let readable = readable_sizes(&sc.ty, sc.arity);
         let sizes = sc
             .sparams
             .iter()
@@ -439,13 +439,17 @@ fn op_class(op: &str) -> Option<&'static str> {
 }
 
 /// Size parameters that occur as a whole dimension of a parameter type, outside any arrow
-/// (they can be read off argument values at run time, Section 6.7).
-fn readable_sizes(t: &T) -> HashSet<Name> {
+/// (they can be read off argument values at run time, Section 6.7). Only the definition's
+/// own parameters count: the parameters of a function it returns are given after its body
+/// has run.
+fn readable_sizes(t: &T, arity: Option<usize>) -> HashSet<Name> {
     let mut out = HashSet::new();
     let mut cur = t;
-    while let T::Arrow(_, p, r) = cur {
+    let mut left = arity.unwrap_or(usize::MAX);
+    while let (T::Arrow(_, p, r), true) = (cur, left > 0) {
         whole_dims(p, &mut out);
         cur = r;
+        left -= 1;
     }
     out
 }

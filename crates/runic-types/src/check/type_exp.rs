@@ -55,12 +55,32 @@ impl Checker {
                 }
                 Ok(T::Record(out))
             }
-            TypeExp::Array(size, elem, _) => {
+            TypeExp::Array(size, elem, span) => {
+                if let TypeExp::Var(q, _) = &**elem {
+                    let lifted = !q.is_qualified()
+                        && !self.is_type_param(&q.name)
+                        && self
+                            .find_type(&q.name)
+                            .is_some_and(|a| a.lifted == Liftedness::Lifted);
+                    if lifted {
+                        return err(
+                            *span,
+                            format!("Cannot create arrays of \"{q}\": it is declared lifted (\"type^\"), so its values may be functions."),
+                        );
+                    }
+                }
                 let sz = self.convert_size(size, mode)?;
                 let et = self.convert_type(elem, mode)?;
                 Ok(T::Array(sz, Box::new(et)))
             }
-            TypeExp::Unique(t, _) => self.convert_type(t, mode),
+            TypeExp::Unique(t, span) => {
+                let span = *span;
+                let ct = self.convert_type(t, mode)?;
+                if let T::Prim(p) = self.s.zonk(&ct) {
+                    return Err(super::declarations::unique_non_array(&p.to_string(), span));
+                }
+                Ok(ct)
+            }
             TypeExp::Arrow(name, a, b, _) => {
                 let at = self.convert_type(a, mode)?;
                 let bt = match name {
@@ -129,6 +149,13 @@ impl Checker {
                 Ok(self.size_term(e))
             }
         }
+    }
+
+    /// Whether `name` is a type parameter in scope.
+    fn is_type_param(&self, name: &str) -> bool {
+        self.scopes
+            .iter()
+            .any(|s| matches!(s, Scope::TParam(n) if n == name))
     }
 
     fn type_name(&mut self, q: &QualName, args: &[Result<T, Sz>], span: Span) -> R<T> {

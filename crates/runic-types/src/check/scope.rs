@@ -1,0 +1,245 @@
+//! Scope violations (language.md §6.6, the reference's levels): a type variable or flexible
+//! size that existed before a binding construct may not be solved, inside it, to a type or
+//! size that mentions what the construct binds — a size variable, or a local function's
+//! type parameter — since that name means nothing outside. Example: in
+//! `def f (xs: []i32) = let n = 5 in zip (iota n) xs` nothing is wrong, but in
+//! `def f x = let g 'b (y: b) = if true then y else x in g` the type of the outer `x` would
+//! have to be the local `b`.
+//!
+//! The same module holds the causality check for `let`: an array bound with a size not yet
+//! known (`let a = [] : [][]i32`) may not get that size, later, from a value computed after
+//! it (`a[0] == (filter p xs)`): the size is a property of `a`'s value, fixed when `a` was
+//! computed.
+//!
+//! Solutions are logged as unification makes them ([`crate::infer_ty::Subst`]'s `flex_log`
+//! and `var_log`); when a scope closes, only the solutions made inside it, of variables older
+//! than it, are looked at.
+
+use super::{Checker, Scheme, R};
+use crate::infer_ty::{map_sizes, size_mentions, Cons, Sz, T};
+use runic_syntax::ast::Name;
+use runic_syntax::{Diagnostic, Span};
+
+/// Flexible sizes of a `let`-bound value's array type, unsolved when it was bound, with the
+/// number of rigid unknowns that existed then.
+pub(super) struct Unsettled {
+    var: Name,
+    span: Span,
+    flexes: Vec<u32>,
+    unknowns: u32,
+}
+
+/// The state of the substitution when a scope opened.
+pub(super) struct ScopeMark {
+    flex: usize,
+    vars: usize,
+    flex_log: usize,
+    var_log: usize,
+}
+
+impl Checker {
+    pub(super) fn scope_mark(&self) -> ScopeMark {
+        ScopeMark {
+            flex: self.s.flex.len(),
+            vars: self.s.vars.len(),
+            flex_log: self.s.flex_log.len(),
+            var_log: self.s.var_log.len(),
+        }
+    }
+
+    /// Report an older size or type variable solved to mention `names` (sizes and values
+    /// bound by the scope) or `tparams` (its type parameters), as the scope closes.
+    pub(super) fn check_scope(
+        &mut self,
+        m: &ScopeMark,
+        names: &[Name],
+        tparams: &[Name],
+        span: Span,
+    ) -> R<()> {
+        let flexes: Vec<u32> = self.s.flex_log[m.flex_log..]
+            .iter()
+            .copied()
+            .filter(|&f| (f as usize) < m.flex)
+            .collect();
+        for f in flexes {
+            let z = self.s.size(&Sz::Flex(f));
+            if let Some(n) = names.iter().find(|n| size_mentions(&z, n)) {
+                return Err(violation(n, "size", span));
+            }
+        }
+        let vars: Vec<u32> = self.s.var_log[m.var_log..]
+            .iter()
+            .copied()
+            .filter(|&v| (v as usize) < m.vars)
+            .collect();
+        for v in vars {
+            for t in self.solution_parts(v) {
+                if let Some(n) = names.iter().find(|n| type_mentions_size(&t, n)) {
+                    return Err(violation(n, "size", span));
+                }
+                if let Some(n) = tparams.iter().find(|n| type_mentions_param(&t, n)) {
+                    return Err(violation(n, "type", span));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The flexible sizes of the array parts of `t` (outside functions), as `var` is bound.
+    pub(super) fn unsettled(&self, var: &Name, t: &T, span: Span) -> Unsettled {
+        let mut flexes = Vec::new();
+        array_flexes(&self.s.zonk(t), &mut flexes);
+        Unsettled {
+            var: var.clone(),
+            span,
+            flexes,
+            unknowns: self.s.unknowns,
+        }
+    }
+
+    /// Report a size of a `let`-bound value that was settled by a value computed after it.
+    pub(super) fn check_causality(&self, u: &Unsettled) -> R<()> {
+        for &f in &u.flexes {
+            let z = self.s.size(&Sz::Flex(f));
+            if mentions_unknown_from(&z, u.unknowns) {
+                return Err(Box::new(Diagnostic::error(
+                    u.span,
+                    format!(
+                        "Causality check: a size of \"{}\" is not known when it is bound and is only determined later, by a value computed after it. Give \"{}\" a type with known sizes.",
+                        u.var, u.var
+                    ),
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Let-polymorphism for a local function: the type variables created while checking it
+    /// that are still free, unconstrained, and not reachable from anything outside (no
+    /// older variable was solved to mention them) become type parameters, so that each use
+    /// instantiates them afresh (`let swap x y = (y, x) in (swap 1 true, swap true 1)`).
+    pub(super) fn generalise_local(&mut self, mut sc: Scheme, m: &ScopeMark) -> Scheme {
+        let zty = self.s.zonk(&sc.ty);
+        let mut free = Vec::new();
+        free_type_vars(&zty, &mut free);
+        let mut outer = Vec::new();
+        let logged: Vec<u32> = self.s.var_log[m.var_log..].to_vec();
+        for v in logged.into_iter().filter(|&v| (v as usize) < m.vars) {
+            for t in self.solution_parts(v) {
+                free_type_vars(&t, &mut outer);
+            }
+        }
+        // A variable inside the constraint of one that stays (a record with field `0` of
+        // type `b`) must stay too: the constraint is not instantiated per use.
+        for &v in &free {
+            if !matches!(self.s.vars[v as usize].cons, Cons::Free) {
+                for t in self.solution_parts(v) {
+                    free_type_vars(&t, &mut outer);
+                }
+            }
+        }
+        for v in free {
+            let fresh = v as usize >= m.vars
+                && !outer.contains(&v)
+                && matches!(self.s.vars[v as usize].cons, Cons::Free)
+                && self.s.vars[v as usize].bound.is_none();
+            if fresh {
+                // A name no program can write, so it never meets a user's type parameter.
+                let name = format!("'{v}");
+                self.s.vars[v as usize].bound = Some(T::Param(name.clone()));
+                sc.tparams.push(name);
+                sc.poly = true;
+            }
+        }
+        sc.ty = self.s.zonk(&sc.ty);
+        sc
+    }
+
+    /// What a type variable is known to be: its solution, or the types in its constraint.
+    fn solution_parts(&self, v: u32) -> Vec<T> {
+        let z = self.s.zonk(&T::Var(v));
+        match &z {
+            T::Var(w) => match &self.s.vars[*w as usize].cons {
+                Cons::Fields(fs) => fs.values().map(|t| self.s.zonk(t)).collect(),
+                Cons::Constrs(cs) => cs.values().flatten().map(|t| self.s.zonk(t)).collect(),
+                Cons::Free | Cons::Prims(_) => Vec::new(),
+            },
+            _ => vec![z],
+        }
+    }
+}
+
+fn violation(name: &str, what: &str, span: Span) -> Box<Diagnostic> {
+    Box::new(
+        Diagnostic::error(
+            span,
+            format!(
+                "Scope violation: here the {what} \"{name}\" would have to appear in the type of something from outside its scope."
+            ),
+        )
+        .with_note(format!(
+            "\"{name}\" means nothing outside the expression that binds it; give the outer value a type that does not depend on it (see docs/TYPE-CHECKS.md#scope-violation)."
+        )),
+    )
+}
+
+fn type_mentions_size(t: &T, n: &str) -> bool {
+    let mut found = false;
+    map_sizes(t, &mut |s| {
+        found |= size_mentions(s, n);
+        s.clone()
+    });
+    found
+}
+
+fn type_mentions_param(t: &T, n: &str) -> bool {
+    match t {
+        T::Param(p) => p == n,
+        T::Array(_, e) => type_mentions_param(e, n),
+        T::Record(fs) => fs.values().any(|t| type_mentions_param(t, n)),
+        T::Sum(cs) => cs.values().flatten().any(|t| type_mentions_param(t, n)),
+        T::Arrow(_, a, b) => type_mentions_param(a, n) || type_mentions_param(b, n),
+        T::Var(_) | T::Prim(_) => false,
+    }
+}
+
+fn array_flexes(t: &T, out: &mut Vec<u32>) {
+    match t {
+        T::Array(s, e) => {
+            if let Sz::Flex(f) = s {
+                out.push(*f);
+            }
+            array_flexes(e, out);
+        }
+        T::Record(fs) => fs.values().for_each(|t| array_flexes(t, out)),
+        T::Sum(cs) => cs.values().flatten().for_each(|t| array_flexes(t, out)),
+        T::Arrow(..) | T::Var(_) | T::Prim(_) | T::Param(_) => {}
+    }
+}
+
+/// Whether a size mentions a rigid unknown numbered `from` or later.
+fn mentions_unknown_from(s: &Sz, from: u32) -> bool {
+    match s {
+        Sz::Unknown(k) => *k >= from,
+        Sz::Op(_, a, b) => mentions_unknown_from(a, from) || mentions_unknown_from(b, from),
+        Sz::Flex(_) | Sz::Name(_) | Sz::Const(_) | Sz::Exp(_) => false,
+    }
+}
+
+fn free_type_vars(t: &T, out: &mut Vec<u32>) {
+    match t {
+        T::Var(v) => {
+            if !out.contains(v) {
+                out.push(*v);
+            }
+        }
+        T::Array(_, e) => free_type_vars(e, out),
+        T::Record(fs) => fs.values().for_each(|t| free_type_vars(t, out)),
+        T::Sum(cs) => cs.values().flatten().for_each(|t| free_type_vars(t, out)),
+        T::Arrow(_, a, b) => {
+            free_type_vars(a, out);
+            free_type_vars(b, out);
+        }
+        T::Prim(_) | T::Param(_) => {}
+    }
+}

@@ -1,0 +1,21 @@
+-- Sizes bound inside an expression may be used there freely, and a result whose size
+-- mentions them gets a size known only at run time.
+
+-- ==
+-- entry: local_size
+-- input { [1, 2, 3] } output { [0i64, 2i64, 4i64] }
+entry local_size (xs: []i32) =
+  let n = length xs
+  in map2 (\i x -> i + i64.i32 x - 1) (iota n) xs
+
+-- ==
+-- entry: escaping_size
+-- input { 4i64 } output { 6i64 }
+entry escaping_size (k: i64) =
+  let ys = let m = k + 2 in iota m
+  in length ys
+
+-- ==
+-- entry: lambda_sizes
+-- input { [2i64, 3i64] } output { [1i64, 3i64] }
+entry lambda_sizes (ns: []i64) = map (\n -> let xs = iota n in reduce (+) 0 xs) ns
