@@ -47,9 +47,9 @@ fn to_py_err(e: Error) -> PyErr {
     match e {
         Error::Io(_) | Error::Compile(_) => CompileError::new_err(text),
         Error::Runtime(_) => RuntimeError::new_err(text),
-        Error::Argument { .. } | Error::Arity { .. } | Error::Result { .. } => {
-            ArgumentError::new_err(text)
-        }
+        Error::Argument { .. } | Error::Arity { .. } => ArgumentError::new_err(text),
+        // A result Python cannot hold (a record or nested tuple of the compiled backend).
+        Error::Result { .. } => RunicError::new_err(text),
         Error::UnknownEntry { .. } => EntryError::new_err(text),
         _ => InternalError::new_err(text),
     }

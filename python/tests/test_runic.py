@@ -175,3 +175,12 @@ def test_threads_share_a_program():
 def test_unknown_backend_is_a_value_error():
     with pytest.raises(ValueError, match="unknown backend"):
         runic.compile(DOT, backend="gpu")
+
+
+def test_results_python_cannot_hold_raise_runic_error():
+    p = runic.compile("entry rec (x: f32) = {a = x, b = x * 2}")
+    with pytest.raises(runic.RunicError, match=r'result 1 of "rec": a value of type \{a: f32, b: f32\} cannot be returned'):
+        p.rec(1.0)
+    # The interpreter keeps records: they come back as dicts.
+    q = runic.compile("entry rec (x: f32) = {a = x, b = x * 2}", backend="interpreter")
+    assert q.rec(1.0) == {"a": 1.0, "b": 2.0}
