@@ -1,14 +1,15 @@
-//! Calling entry points on a backend, with a time limit and with interpreter panics turned
+//! Calling entry points on a backend, with an optional time limit and with panics turned
 //! into reportable failures (a panic is a runic bug, but one bad case must not take down a
-//! whole `test` or `bench` run).
+//! whole `test` or `bench` run, nor a program that uses the library).
 
-use crate::driver::Loaded;
+use crate::load::Loaded;
 use runic_data::Value;
 use runic_interp::Interpreter;
+use runic_syntax::SourceMap;
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Once};
 use std::time::Duration;
 
 /// Why a call produced no results.
@@ -36,9 +37,10 @@ impl CallError {
 /// A program prepared for calls on one backend.
 pub struct Executor {
     backend: Backend,
-    loaded: Loaded,
+    /// What run-time error locations are rendered against.
+    sources: Arc<SourceMap>,
     /// The time each step of preparing the program took (after the front end).
-    pub timings: crate::backend_ir::Timings,
+    pub timings: crate::pipeline::Timings,
 }
 
 enum Backend {
@@ -69,7 +71,7 @@ impl Executor {
                 Backend::Interp(i)
             }
             "ir" => {
-                let (x, t) = quietly(|| crate::backend_ir::executor(loaded))
+                let (x, t) = quietly(|| crate::pipeline::executor(loaded))
                     .map_err(|m| format!("Error: internal error (a bug in runic): {m}"))??;
                 timings = t;
                 Backend::Ir(x)
@@ -82,9 +84,42 @@ impl Executor {
         };
         Ok(Executor {
             backend,
-            loaded: loaded.clone(),
+            sources: loaded.sources.clone(),
             timings,
         })
+    }
+
+    /// A program given as IR (not from source): AD and the optimisation passes, then the
+    /// ir backend. Its locations, if any, are rendered against `sources`.
+    pub fn from_ir(prog: runic_ir::Prog, sources: Arc<SourceMap>) -> Result<Executor, String> {
+        let exec = quietly(|| {
+            crate::pipeline::optimise(prog).map(|p| runic_exec::Executor::new(Arc::new(p)))
+        })
+        .map_err(|m| format!("Error: internal error (a bug in runic): {m}"))??;
+        Ok(Executor {
+            backend: Backend::Ir(exec),
+            sources,
+            timings: Vec::new(),
+        })
+    }
+
+    /// Call an entry point without a time limit; `&self`, so calls may run from several
+    /// threads at once.
+    pub fn run(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, CallError> {
+        let sources = &self.sources;
+        let result = match &self.backend {
+            Backend::Interp(i) => {
+                quietly(|| i.call_entry(entry, args).map_err(|e| e.render(sources)))
+            }
+            Backend::Ir(x) => quietly(|| {
+                x.run_entry(entry, args)
+                    .map_err(|e| crate::pipeline::render_error(&e, sources))
+            }),
+        };
+        match result {
+            Err(m) => Err(CallError::Internal(m)),
+            Ok(r) => r.map_err(CallError::Runtime),
+        }
     }
 
     /// Call an entry point; with a limit, the call is interrupted once it has passed.
@@ -99,42 +134,27 @@ impl Executor {
             Backend::Interp(i) => i.set_interrupt(flag.clone()),
             Backend::Ir(x) => x.set_interrupt(flag.clone()),
         }
+        let Some(limit) = limit else {
+            return self.run(entry, args);
+        };
         // The watchdog sets the flag unless the call finishes first (dropping `done`).
         let (done, wait) = mpsc::channel::<()>();
-        let watchdog = limit.map(|d| {
+        let watchdog = {
             let flag = flag.clone();
             std::thread::spawn(move || {
-                if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(d) {
+                if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
                     flag.store(true, Ordering::SeqCst);
                 }
             })
-        });
-        let sources = &self.loaded.sources;
-        let result = match &self.backend {
-            Backend::Interp(i) => {
-                quietly(|| i.call_entry(entry, args).map_err(|e| e.render(sources)))
-            }
-            Backend::Ir(x) => quietly(|| {
-                x.run_entry(entry, args)
-                    .map_err(|e| crate::backend_ir::render_error(&e, sources))
-            }),
         };
+        let result = self.run(entry, args);
         drop(done);
-        if let Some(w) = watchdog {
-            let _ = w.join();
-        }
+        let _ = watchdog.join();
         match result {
-            Err(m) => Err(CallError::Internal(m)),
-            Ok(Ok(values)) => Ok(values),
-            Ok(Err(report)) => {
-                if flag.load(Ordering::SeqCst) {
-                    Err(CallError::Timeout(
-                        limit.map(|d| d.as_secs_f64()).unwrap_or(0.0),
-                    ))
-                } else {
-                    Err(CallError::Runtime(report))
-                }
+            Err(CallError::Runtime(_)) if flag.load(Ordering::SeqCst) => {
+                Err(CallError::Timeout(limit.as_secs_f64()))
             }
+            r => r,
         }
     }
 }
@@ -154,6 +174,20 @@ pub fn install_panic_hook() {
             );
         }
     }));
+}
+
+/// For the library: a process-wide hook, installed once, that is silent inside [`quietly`]
+/// and hands every other panic to the hook that was there before (the host program's).
+pub fn install_quiet_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info);
+            }
+        }));
+    });
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {

@@ -1,0 +1,184 @@
+//! Values in and out: every primitive type, arrays of every rank given as owned arrays,
+//! views, non-contiguous views and slices, and tuple results; on both backends.
+
+use half::f16;
+use ndarray::{array, Array, ArrayD, Ix0, Ix1, Ix2, IxDyn};
+use runic::{Backend, Program, Value};
+
+const BACKENDS: [Backend; 2] = [Backend::Compiled, Backend::Interpreter];
+
+/// One identity entry per primitive type, taking a scalar and a matrix.
+fn identities() -> String {
+    let types = [
+        "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "bool",
+    ];
+    types
+        .iter()
+        .map(|t| format!("entry id_{t} (x: {t}) (xs: [][]{t}) = (x, xs)\n"))
+        .collect()
+}
+
+fn round_trip<T>(p: &Program, name: &str, x: T, xs: Array<T, Ix2>)
+where
+    T: runic::Element + runic::IntoValue + runic::FromValue + PartialEq + std::fmt::Debug,
+{
+    let mut out = p.call(name, (x, &xs)).unwrap();
+    assert_eq!(out.len(), 2, "{name}");
+    assert_eq!(out.take::<T>(0).unwrap(), x, "{name}");
+    assert_eq!(out.take::<Array<T, Ix2>>(1).unwrap(), xs, "{name}");
+}
+
+#[test]
+fn every_primitive_type_round_trips_on_both_backends() {
+    for backend in BACKENDS {
+        let p = Program::from_source_with("ids.fut", &identities(), backend).unwrap();
+        round_trip(&p, "id_i8", -128i8, array![[1i8, -2], [3, 127]]);
+        round_trip(&p, "id_i16", -300i16, array![[1i16, -2], [3, 32767]]);
+        round_trip(&p, "id_i32", -70000i32, array![[1i32, -2], [3, i32::MIN]]);
+        round_trip(&p, "id_i64", i64::MAX, array![[1i64, -2], [3, 1 << 40]]);
+        round_trip(&p, "id_u8", 255u8, array![[1u8, 2], [3, 200]]);
+        round_trip(&p, "id_u16", 65535u16, array![[1u16, 2], [3, 40000]]);
+        round_trip(
+            &p,
+            "id_u32",
+            u32::MAX,
+            array![[1u32, 2], [3, 3_000_000_000]],
+        );
+        round_trip(&p, "id_u64", u64::MAX, array![[1u64, 2], [3, 1 << 63]]);
+        let h = f16::from_f32;
+        round_trip(
+            &p,
+            "id_f16",
+            h(1.5),
+            array![[h(0.5), h(-2.0)], [h(65504.0), h(0.0)]],
+        );
+        round_trip(
+            &p,
+            "id_f32",
+            0.1f32,
+            array![[1.5f32, -2.25], [f32::MAX, 1e-30]],
+        );
+        round_trip(
+            &p,
+            "id_f64",
+            0.1f64,
+            array![[1.5f64, -2.25], [f64::MIN, 1e-300]],
+        );
+        round_trip(&p, "id_bool", true, array![[true, false], [false, true]]);
+    }
+}
+
+#[test]
+fn arrays_of_any_rank_and_layout_are_accepted() {
+    let src = "entry total [n][m] (xs: [n][m]f64): f64 = f64.sum (flatten xs)\n\
+               entry row [n][m] (xs: [n][m]f64) (i: i64): [m]f64 = xs[i]\n\
+               entry shape3 [a][b][c] (xs: [a][b][c]i32): [3]i64 = [a, b, c]";
+    let p = Program::from_source("arrays.fut", src).unwrap();
+    let xs = array![[1.0f64, 2.0, 3.0], [4.0, 5.0, 6.0]];
+    // Owned, view, transposed view (not contiguous), dynamic rank: all the same matrix
+    // up to transposition.
+    assert_eq!(
+        p.call("total", (&xs,)).unwrap().get::<f64>(0).unwrap(),
+        21.0
+    );
+    assert_eq!(
+        p.call("total", (xs.view(),))
+            .unwrap()
+            .get::<f64>(0)
+            .unwrap(),
+        21.0
+    );
+    let t = xs.t();
+    let row = p
+        .call("row", (t, 2i64))
+        .unwrap()
+        .into_array::<f64, Ix1>(0)
+        .unwrap();
+    assert_eq!(row, array![3.0, 6.0]);
+    let dynamic: ArrayD<f64> = xs.clone().into_dyn();
+    let row = p.call("row", (dynamic, 1i64)).unwrap();
+    assert_eq!(
+        row.get::<ArrayD<f64>>(0).unwrap(),
+        array![4.0, 5.0, 6.0].into_dyn()
+    );
+    // An owned array sliced in place starts past the beginning of its storage.
+    let mut sliced = array![[0.0f64, 0.0, 0.0], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
+    sliced.slice_collapse(ndarray::s![1.., ..]);
+    assert_eq!(
+        p.call("total", (sliced,)).unwrap().get::<f64>(0).unwrap(),
+        21.0
+    );
+    let cube = Array::from_shape_vec(IxDyn(&[2, 3, 4]), (0..24).collect::<Vec<i32>>()).unwrap();
+    let shape = p.call("shape3", (&cube,)).unwrap();
+    assert_eq!(shape.get::<Vec1<i64>>(0).unwrap().0, vec![2, 3, 4]);
+}
+
+/// A one-dimensional result as a plain vector (a user-defined [`runic::FromValue`]).
+struct Vec1<T>(Vec<T>);
+
+impl<T: runic::Element> runic::FromValue for Vec1<T> {
+    fn from_value(v: Value) -> Result<Self, String> {
+        Array::<T, Ix1>::from_value(v).map(|a| Vec1(a.to_vec()))
+    }
+}
+
+#[test]
+fn slices_vectors_and_zero_dimensional_arrays_are_arguments() {
+    let p = Program::from_source(
+        "s.fut",
+        "entry dot [n] (a: [n]f32) (b: [n]f32): f32 = f32.sum (map2 (*) a b)",
+    )
+    .unwrap();
+    let a = [1.0f32, 2.0];
+    let out = p.call("dot", (&a[..], vec![3.0f32, 4.0])).unwrap();
+    assert_eq!(out.get::<f32>(0).unwrap(), 11.0);
+    // A scalar result can be taken as a 0-dimensional array.
+    assert_eq!(
+        out.get::<Array<f32, Ix0>>(0).unwrap(),
+        ndarray::arr0(11.0f32)
+    );
+}
+
+#[test]
+fn tuple_results_are_split_and_nested_tuples_come_back_on_the_interpreter() {
+    let src = "entry pair (x: f32) = (x + 1, [x, x])\n\
+               entry nested (x: i32) = (x, (x + 1, x + 2))";
+    for backend in BACKENDS {
+        let p = Program::from_source_with("t.fut", src, backend).unwrap();
+        let mut out = p.call("pair", (1.5f32,)).unwrap();
+        assert_eq!(out.take::<f32>(0).unwrap(), 2.5);
+        assert_eq!(out.take::<Array<f32, Ix1>>(1).unwrap(), array![1.5, 1.5]);
+        let out = p.call("nested", (1i32,)).unwrap();
+        assert_eq!(out.get::<i32>(0).unwrap(), 1);
+        let inner = out.get::<Value>(1).unwrap();
+        match backend {
+            // The interpreter gives the nested tuple; the compiled backend's entry results
+            // are flat, so it is an opaque value named by its type.
+            Backend::Interpreter => assert_eq!(out.get::<(i32, i32)>(1).unwrap(), (2, 3)),
+            _ => assert_eq!(inner, Value::Opaque("(i32, i32)".into())),
+        }
+    }
+}
+
+#[test]
+fn taking_a_result_as_the_wrong_type_names_it() {
+    let p = Program::from_source("t.fut", "entry f (x: f32) = (x, [x])").unwrap();
+    let mut out = p.call("f", (1.0f32,)).unwrap();
+    let e = out.get::<f64>(0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Error: result 1 of \"f\": expected f64, got f32"
+    );
+    let e = out.get::<Array<f32, Ix2>>(1).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Error: result 2 of \"f\": expected an array of rank 2, got one of rank 1"
+    );
+    assert!(out.get::<i32>(2).is_err());
+    out.take::<f32>(0).unwrap();
+    assert!(out
+        .take::<f32>(0)
+        .unwrap_err()
+        .to_string()
+        .contains("already taken"));
+}
