@@ -26,6 +26,7 @@ mod out;
 mod profile;
 pub mod slots;
 mod soac;
+mod tasks;
 mod value;
 pub mod vector;
 
@@ -52,6 +53,7 @@ pub struct Executor {
     plans: vector::Plans,
     gemm: gemm::Contractions,
     jit: Box<native::Jit>,
+    tasks: tasks::Plans,
     interrupt: Option<Arc<AtomicBool>>,
 }
 
@@ -83,6 +85,7 @@ impl Executor {
         // Compile the kernels of the top-level SOACs now: preparing a program includes its
         // native code, so that runs (and their timings) never compile.
         explain::walk(&prog, &jit, &gemm, false);
+        let tasks = tasks::Plans::new(&prog, &slots);
         Executor {
             prog,
             slots,
@@ -90,6 +93,7 @@ impl Executor {
             plans,
             gemm,
             jit,
+            tasks,
             interrupt: None,
         }
     }
@@ -97,7 +101,14 @@ impl Executor {
     /// Every SOAC of every entry point, in program order (nested ones after their
     /// enclosing SOAC), with how it runs: the executor's own decision.
     pub fn explain(&self) -> Vec<SoacReport> {
-        explain::walk(&self.prog, &self.jit, &self.gemm, true)
+        let soacs = explain::walk(&self.prog, &self.jit, &self.gemm, true);
+        explain::with_tasks(soacs, &self.tasks)
+    }
+
+    /// Turns task parallelism across independent statements on or off (the default:
+    /// on, unless the environment variable `RUNIC_TASKS` is `0`).
+    pub fn set_tasks(&mut self, on: bool) {
+        self.tasks.set_on(on);
     }
 
     /// How many SOACs have run native code to the end (on this executor, since it was
@@ -152,6 +163,8 @@ impl Executor {
             gemm: &self.gemm,
             jit: &self.jit,
             interrupt: self.interrupt.as_deref(),
+            tasks: &self.tasks,
+            cancel: None,
         };
         let mut frame = Frame::new(self.slots.frame_size[k]);
         for (p, a) in fun.params.iter().zip(args) {
