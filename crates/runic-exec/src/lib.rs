@@ -51,9 +51,10 @@ pub struct Executor {
     slots: slots::Slots,
     funs: HashMap<String, usize>,
     plans: vector::Plans,
-    gemm: gemm::Contractions,
+    /// (Boxed, as `tasks`: an `Executor` stays small to move.)
+    gemm: Box<gemm::Contractions>,
     jit: Box<native::Jit>,
-    tasks: tasks::Plans,
+    tasks: Box<tasks::Plans>,
     interrupt: Option<Arc<AtomicBool>>,
 }
 
@@ -80,12 +81,12 @@ impl Executor {
             .map(|(k, f)| (f.name.clone(), k))
             .collect();
         let plans = vector::Plans::new(&prog);
-        let gemm = gemm::Contractions::new(&prog);
+        let gemm = Box::new(gemm::Contractions::new(&prog));
         let jit = Box::new(jit);
         // Compile the kernels of the top-level SOACs now: preparing a program includes its
         // native code, so that runs (and their timings) never compile.
         explain::walk(&prog, &jit, &gemm, false);
-        let tasks = tasks::Plans::new(&prog, &slots);
+        let tasks = Box::new(tasks::Plans::new(&prog, &slots));
         Executor {
             prog,
             slots,

@@ -226,14 +226,14 @@ impl Tracer {
     pub fn maximum(self) -> Tracer {
         let t = self.elem();
         let ne = constant_prim(Prim::lowest(t));
-        self.reduce_comm(ne, |a, b| crate::max(a, b))
+        self.reduce_comm(ne, crate::max)
     }
 
     /// The smallest element of a vector (`inf` when empty).
     pub fn minimum(self) -> Tracer {
         let t = self.elem();
         let ne = constant_prim(Prim::highest(t));
-        self.reduce_comm(ne, |a, b| crate::min(a, b))
+        self.reduce_comm(ne, crate::min)
     }
 }
 
