@@ -219,7 +219,9 @@ fn differentiable(
                 cx.fail(format!("no parameter number {i} to differentiate"));
                 return false;
             };
-            let (s, t) = cx.get(a).expect("a parameter");
+            let Some((s, t)) = cx.get(a) else {
+                return false;
+            };
             if !t.elem().is_some_and(PrimType::is_float) {
                 cx.fail(format!(
                     "differentiation with respect to parameter {i}, not a float"

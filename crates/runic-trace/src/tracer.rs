@@ -13,7 +13,13 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 ///
 /// Tracers are handles into the running trace (cheap to copy). They are valid only inside
 /// the closure given to [`crate::trace`] (or `grad`, `vjp`, `jvp`); a value made inside the
-/// closure of a `map`, `reduce` or `scan` cannot be used after that closure returns.
+/// closure of a `map`, `reduce` or `scan` cannot be used after that closure returns (the
+/// trace then returns an error).
+///
+/// # Panics
+///
+/// Operations on a tracer panic when no trace is running on the thread (a tracer kept
+/// after its trace returned, or sent to another thread): there is no trace to report to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tracer {
     pub(crate) id: u32,
