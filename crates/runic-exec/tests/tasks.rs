@@ -19,6 +19,13 @@ entry fails (k: i64) (n: i64) (xs: []f64) : (f64, f64) =
   let a = loop acc = 0 for i < k do acc + xs[i / 1000]
   let b = loop acc = 0 for i < n do acc + xs[i]
   in (a, b)
+-- The update consumes xs, which both loops read: it must wait for them (cheap statements
+-- run first otherwise, and the update is in place).
+entry consume [n] (xs: *[n]f64) : (f64, f64, [n]f64) =
+  let a = loop acc = 0 for i < n do acc + xs[i]
+  let b = loop acc = 1 for i < n do acc * 0.5 + xs[i]
+  let ys = xs with [0] = 100
+  in (a, b, ys)
 -- The first loop fails at once; the second would run for minutes and is cancelled.
 entry cancelled (xs: []f64) : (f64, f64) =
   let a = loop acc = 0 for i < 10 do acc + xs[i]
@@ -56,7 +63,7 @@ fn independent_loops_and_their_adjoints_are_planned_as_tasks() {
         .into_iter()
         .filter(|r| r.kind == "tasks")
         .collect();
-    for entry in ["value", "grad", "fails", "cancelled"] {
+    for entry in ["value", "grad", "fails", "cancelled", "consume"] {
         let r = tasks.iter().find(|r| r.entry == entry);
         let r = r.unwrap_or_else(|| panic!("{entry}: no task report in {tasks:?}"));
         assert!(r.how.contains("up to 2 independent"), "{entry}: {}", r.how);
@@ -107,4 +114,17 @@ fn tasks_after_a_failure_are_cancelled() {
             .unwrap_err(),
         e
     );
+}
+
+#[test]
+fn a_consumer_waits_for_the_readers_of_what_it_consumes() {
+    let (par, seq) = (compiled(true), compiled(false));
+    let input = "[1f64, 2f64, 3f64, 4f64]";
+    let p = par.run("consume", input);
+    assert_eq!(p, seq.run("consume", input));
+    assert_eq!(
+        format!("{p:?}"),
+        format!("{:?}", values("10f64 6.1875f64 [100f64, 2f64, 3f64, 4f64]"))
+    );
+    par.agree("consume", input, true);
 }
