@@ -191,6 +191,7 @@ entry main:
   p.fut:2:12 map: native (runic-jit map kernel)
   p.fut:3:12 map: native (runic-jit map kernel)
   p.fut:4:15 reduce: built-in (a single operator, folded by the executor's loop)
+  p.fut:2:12 tasks: 3 expensive statements, up to 3 independent: run as parallel tasks
 "
     );
     let o = runic_jit(&d, &args, false);

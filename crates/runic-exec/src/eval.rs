@@ -23,6 +23,11 @@ pub struct Ctx<'p> {
     /// Native kernels, compiled on first use.
     pub jit: &'p crate::native::Jit,
     pub interrupt: Option<&'p AtomicBool>,
+    /// Bodies whose independent statements run as parallel tasks.
+    pub tasks: &'p crate::tasks::Plans,
+    /// Set when the task running with this context is no longer needed (a statement
+    /// before it failed): it stops like an interrupted evaluation.
+    pub cancel: Option<&'p AtomicBool>,
 }
 
 /// The variables of one function activation (lambdas share their function's frame).
@@ -41,8 +46,8 @@ impl Frame {
 
 impl Ctx<'_> {
     pub fn check_interrupt(&self) -> R<()> {
-        match self.interrupt {
-            Some(f) if f.load(Ordering::Relaxed) => err("interrupted"),
+        match (self.interrupt, self.cancel) {
+            (Some(f), _) | (_, Some(f)) if f.load(Ordering::Relaxed) => err("interrupted"),
             _ => Ok(()),
         }
     }
@@ -103,8 +108,14 @@ impl Ctx<'_> {
     }
 
     pub fn body(&self, f: &mut Frame, b: &Body, par: bool) -> R<Vec<Val>> {
-        for stm in &b.stms {
-            self.stm(f, stm, par)?;
+        // (`par` first: lambdas applied per element never look for a plan.)
+        match par.then(|| self.tasks.get(b)).flatten() {
+            Some(plan) => self.stms_as_tasks(f, b, plan)?,
+            None => {
+                for stm in &b.stms {
+                    self.stm(f, stm, par)?;
+                }
+            }
         }
         b.result
             .iter()
@@ -131,7 +142,7 @@ impl Ctx<'_> {
         self.sub(f, s)
     }
 
-    fn stm(&self, f: &mut Frame, stm: &Stm, par: bool) -> R<()> {
+    pub(crate) fn stm(&self, f: &mut Frame, stm: &Stm, par: bool) -> R<()> {
         // Single scalar results of basic operations skip the vector of results.
         if let (Exp::Basic(op), [p]) = (&stm.exp, stm.pat.as_slice()) {
             let v = self.basic(f, op).map_err(|e| e.locate(&stm.src))?;

@@ -187,3 +187,52 @@ pub(crate) fn walk(
     }
     w.out
 }
+
+/// The SOAC reports with, after each entry point's, one report per body whose independent
+/// statements run as parallel tasks (kind `tasks`).
+pub(crate) fn with_tasks(soacs: Vec<SoacReport>, tasks: &crate::tasks::Plans) -> Vec<SoacReport> {
+    let mut out: Vec<SoacReport> = Vec::with_capacity(soacs.len());
+    let mut pending: Vec<(&str, &crate::tasks::Plan)> = tasks.reports().collect();
+    let flush =
+        |out: &mut Vec<SoacReport>, entry: &str, pending: &mut Vec<(&str, &crate::tasks::Plan)>| {
+            for (_, p) in pending.iter().filter(|(e, _)| *e == entry) {
+                out.push(SoacReport {
+                    entry: entry.to_string(),
+                    depth: 0,
+                    kind: "tasks",
+                    loc: p.loc,
+                    how: format!(
+                        "{} expensive statements, up to {} independent: run as parallel tasks{}",
+                        p.expensive_count,
+                        p.width,
+                        if tasks.is_on() {
+                            ""
+                        } else {
+                            " (off: RUNIC_TASKS=0)"
+                        }
+                    ),
+                    lambda: None,
+                });
+            }
+            pending.retain(|(e, _)| *e != entry);
+        };
+    for r in soacs {
+        if let Some(last) = out.last() {
+            if last.entry != r.entry {
+                let e = last.entry.clone();
+                flush(&mut out, &e, &mut pending);
+            }
+        }
+        out.push(r);
+    }
+    if let Some(last) = out.last() {
+        let e = last.entry.clone();
+        flush(&mut out, &e, &mut pending);
+    }
+    // Entry points without SOACs (tasks of loops alone).
+    let rest: Vec<String> = pending.iter().map(|(e, _)| e.to_string()).collect();
+    for e in rest {
+        flush(&mut out, &e, &mut pending);
+    }
+    out
+}

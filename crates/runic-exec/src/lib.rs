@@ -26,6 +26,7 @@ mod out;
 mod profile;
 pub mod slots;
 mod soac;
+mod tasks;
 mod value;
 pub mod vector;
 
@@ -50,8 +51,10 @@ pub struct Executor {
     slots: slots::Slots,
     funs: HashMap<String, usize>,
     plans: vector::Plans,
-    gemm: gemm::Contractions,
+    /// (Boxed, as `tasks`: an `Executor` stays small to move.)
+    gemm: Box<gemm::Contractions>,
     jit: Box<native::Jit>,
+    tasks: Box<tasks::Plans>,
     interrupt: Option<Arc<AtomicBool>>,
 }
 
@@ -78,11 +81,12 @@ impl Executor {
             .map(|(k, f)| (f.name.clone(), k))
             .collect();
         let plans = vector::Plans::new(&prog);
-        let gemm = gemm::Contractions::new(&prog);
+        let gemm = Box::new(gemm::Contractions::new(&prog));
         let jit = Box::new(jit);
         // Compile the kernels of the top-level SOACs now: preparing a program includes its
         // native code, so that runs (and their timings) never compile.
         explain::walk(&prog, &jit, &gemm, false);
+        let tasks = Box::new(tasks::Plans::new(&prog, &slots));
         Executor {
             prog,
             slots,
@@ -90,6 +94,7 @@ impl Executor {
             plans,
             gemm,
             jit,
+            tasks,
             interrupt: None,
         }
     }
@@ -97,7 +102,14 @@ impl Executor {
     /// Every SOAC of every entry point, in program order (nested ones after their
     /// enclosing SOAC), with how it runs: the executor's own decision.
     pub fn explain(&self) -> Vec<SoacReport> {
-        explain::walk(&self.prog, &self.jit, &self.gemm, true)
+        let soacs = explain::walk(&self.prog, &self.jit, &self.gemm, true);
+        explain::with_tasks(soacs, &self.tasks)
+    }
+
+    /// Turns task parallelism across independent statements on or off (the default:
+    /// on, unless the environment variable `RUNIC_TASKS` is `0`).
+    pub fn set_tasks(&mut self, on: bool) {
+        self.tasks.set_on(on);
     }
 
     /// How many SOACs have run native code to the end (on this executor, since it was
@@ -152,6 +164,8 @@ impl Executor {
             gemm: &self.gemm,
             jit: &self.jit,
             interrupt: self.interrupt.as_deref(),
+            tasks: &self.tasks,
+            cancel: None,
         };
         let mut frame = Frame::new(self.slots.frame_size[k]);
         for (p, a) in fun.params.iter().zip(args) {

@@ -1,0 +1,407 @@
+//! Task parallelism across the statements of a body (seed 000 §4.4: "independent branches
+//! of the traced graph run their adjoints in parallel").
+//!
+//! When the `Executor` is prepared, every body the evaluation thread itself runs (function
+//! bodies, and the bodies of loops, branches and `with_acc` at that level; not lambdas of
+//! SOACs) gets a [`Plan`] if it has at least two *expensive* statements (ones holding a
+//! SOAC, a loop, a call or a `with_acc`) neither of which depends on the other. At run time
+//! such a body is scheduled by dependency counting (Kahn's algorithm as it goes): a
+//! statement becomes ready when every statement of the body it uses is done; cheap ready
+//! statements run at once on the evaluation thread; expensive ones run as rayon tasks when
+//! another expensive statement is ready or running (alone, one runs in place). Each task
+//! keeps its data parallelism (its SOACs use the same rayon pool).
+//!
+//! Semantics are those of sequential evaluation:
+//! - results are the same (a task evaluates its statement on a frame holding the values it
+//!   reads; what it consumes is moved into it, after every statement that reads it);
+//! - the error reported is the one sequential evaluation reports: after a failure, only
+//!   statements before it in program order are started, running ones after it are
+//!   cancelled, and the first failing statement in program order wins;
+//! - statements after an `assert` or shape check wait for it (they may rely on it).
+//!
+//! `RUNIC_TASKS=0` turns it off.
+
+use crate::eval::{Ctx, Frame};
+use crate::slots::Slots;
+use crate::value::Val;
+use runic_ir::traverse::{any_exp, binders, free_vars};
+use runic_ir::*;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+
+/// The schedule of one body.
+pub struct Plan {
+    /// For each statement, the statements of the body it waits for.
+    deps: Vec<Vec<u32>>,
+    /// For each statement, the statements that wait for it.
+    users: Vec<Vec<u32>>,
+    expensive: Vec<bool>,
+    /// Variables a task of the statement reads (copied into its frame) and consumes (moved).
+    reads: Vec<Vec<VName>>,
+    consumes: Vec<Vec<VName>>,
+    /// The frame length a task of the statement needs.
+    frame_len: Vec<usize>,
+    /// For `--explain-exec`: the expensive statements and how many can run at once.
+    pub expensive_count: usize,
+    pub width: usize,
+    pub loc: Option<Loc>,
+}
+
+/// The plans of a program's bodies, by the address of the body in the (immutable) program.
+#[derive(Default)]
+pub struct Plans {
+    by_body: HashMap<usize, Plan>,
+    on: bool,
+    /// (entry name, plan key) in program order, for reports.
+    order: Vec<(String, usize)>,
+}
+
+impl Plans {
+    pub fn new(prog: &Prog, slots: &Slots) -> Plans {
+        let mut p = Plans {
+            on: std::env::var("RUNIC_TASKS").map_or(true, |v| v != "0"),
+            ..Plans::default()
+        };
+        for f in &prog.funs {
+            let name = f.entry.as_ref().map_or(f.name.clone(), |e| e.name.clone());
+            p.body(&name, &f.body, slots);
+        }
+        p
+    }
+
+    /// Turns task parallelism on or off (the default is `RUNIC_TASKS`, on unless `0`).
+    pub fn set_on(&mut self, on: bool) {
+        self.on = on;
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// The plan of `b`, when tasks may run it: task parallelism on, and the caller is the
+    /// evaluation thread (a rayon worker waiting for tasks could starve the pool).
+    #[inline]
+    pub fn get(&self, b: &Body) -> Option<&Plan> {
+        if !self.on || self.by_body.is_empty() || rayon::current_thread_index().is_some() {
+            return None;
+        }
+        self.by_body.get(&(b as *const Body as usize))
+    }
+
+    /// The plans in program order, with their entry point's name.
+    pub fn reports(&self) -> impl Iterator<Item = (&str, &Plan)> {
+        self.order
+            .iter()
+            .filter_map(|(e, k)| Some((e.as_str(), self.by_body.get(k)?)))
+    }
+
+    /// Plans `b` and the bodies the evaluation thread runs inside its statements.
+    fn body(&mut self, entry: &str, b: &Body, slots: &Slots) {
+        if let Some(plan) = plan(b, slots) {
+            let key = b as *const Body as usize;
+            self.by_body.insert(key, plan);
+            self.order.push((entry.to_string(), key));
+        }
+        for stm in &b.stms {
+            match &stm.exp {
+                Exp::Loop { body, .. } => self.body(entry, body, slots),
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    self.body(entry, then_body, slots);
+                    self.body(entry, else_body, slots);
+                }
+                Exp::WithAcc { lam, .. } => self.body(entry, &lam.body, slots),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A statement worth a task of its own: it holds a SOAC, a loop, a call or a `with_acc`.
+fn expensive(stm: &Stm) -> bool {
+    any_exp(stm, |e| {
+        matches!(
+            e,
+            Exp::Soac(_) | Exp::Loop { .. } | Exp::Apply { .. } | Exp::WithAcc { .. }
+        )
+    })
+}
+
+/// A statement later statements may rely on without using its result.
+fn barrier(stm: &Stm) -> bool {
+    matches!(
+        stm.exp,
+        Exp::Basic(BasicOp::Assert { .. } | BasicOp::ShapeCheck { .. })
+    )
+}
+
+/// The variables `stm` consumes (updates in place) that it does not bind itself.
+fn consumed(stm: &Stm) -> Vec<VName> {
+    let found = std::cell::RefCell::new(Vec::new());
+    any_exp(stm, |e| {
+        let mut out = found.borrow_mut();
+        match e {
+            Exp::Basic(BasicOp::Update(v, ..)) => out.push(*v),
+            Exp::Soac(Soac::Hist { dests, .. } | Soac::Scatter { dests, .. }) => {
+                out.extend(dests.iter().copied())
+            }
+            Exp::WithAcc { inputs, .. } => {
+                out.extend(inputs.iter().flat_map(|i| i.arrays.iter().copied()))
+            }
+            _ => {}
+        }
+        false
+    });
+    let mut out = found.into_inner();
+    let inner = binders(stm);
+    out.retain(|v| !inner.contains(v));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The plan of a body, if two of its expensive statements are independent.
+fn plan(b: &Body, slots: &Slots) -> Option<Plan> {
+    let n = b.stms.len();
+    let exp: Vec<bool> = b.stms.iter().map(expensive).collect();
+    let expensive_count = exp.iter().filter(|&&e| e).count();
+    if expensive_count < 2 {
+        return None;
+    }
+    let mut bound_at: HashMap<VName, usize> = HashMap::new();
+    let mut readers: HashMap<VName, Vec<usize>> = HashMap::new();
+    let mut deps = vec![BTreeSet::new(); n];
+    let mut reads = Vec::with_capacity(n);
+    let mut consumes = Vec::with_capacity(n);
+    let mut frame_len = Vec::with_capacity(n);
+    let mut last_barrier: Option<usize> = None;
+    for (i, stm) in b.stms.iter().enumerate() {
+        let free: Vec<VName> = free_vars(stm).into_iter().collect();
+        let eaten = consumed(stm);
+        for v in &free {
+            if let Some(&j) = bound_at.get(v) {
+                deps[i].insert(j);
+            }
+        }
+        // A consumer runs after every earlier reader of what it consumes.
+        for v in &eaten {
+            for &j in readers.get(v).map(Vec::as_slice).unwrap_or(&[]) {
+                deps[i].insert(j);
+            }
+        }
+        if let Some(a) = last_barrier {
+            deps[i].insert(a);
+        }
+        for v in &free {
+            readers.entry(*v).or_default().push(i);
+        }
+        for p in &stm.pat {
+            bound_at.insert(p.name, i);
+        }
+        if barrier(stm) {
+            last_barrier = Some(i);
+        }
+        let slot_max = free
+            .iter()
+            .chain(binders(stm).iter())
+            .map(|v| slots.of(*v))
+            .filter(|&s| s != crate::slots::NO_SLOT as usize)
+            .max()
+            .unwrap_or(0);
+        frame_len.push(slot_max + 1);
+        reads.push(free.into_iter().filter(|v| !eaten.contains(v)).collect());
+        consumes.push(eaten);
+    }
+    let deps: Vec<Vec<u32>> = deps
+        .into_iter()
+        .map(|d| d.into_iter().map(|j| j as u32).collect())
+        .collect();
+    let width = width(&deps, &exp);
+    if width < 2 {
+        return None;
+    }
+    let mut users = vec![Vec::new(); n];
+    for (i, d) in deps.iter().enumerate() {
+        for &j in d {
+            users[j as usize].push(i as u32);
+        }
+    }
+    let loc = b
+        .stms
+        .iter()
+        .zip(&exp)
+        .find(|(_, &e)| e)
+        .and_then(|(s, _)| s.src.loc);
+    Some(Plan {
+        deps,
+        users,
+        expensive: exp,
+        reads,
+        consumes,
+        frame_len,
+        expensive_count,
+        width,
+        loc,
+    })
+}
+
+/// How many expensive statements can run at once, estimated by levels: an expensive
+/// statement's level is one more than the deepest expensive statement it depends on
+/// (transitively); the width is the largest number of expensive statements on one level.
+fn width(deps: &[Vec<u32>], exp: &[bool]) -> usize {
+    let mut level = vec![0usize; deps.len()];
+    let mut count: HashMap<usize, usize> = HashMap::new();
+    for i in 0..deps.len() {
+        let below = deps[i]
+            .iter()
+            .map(|&j| level[j as usize])
+            .max()
+            .unwrap_or(0);
+        level[i] = below + usize::from(exp[i]);
+        if exp[i] {
+            *count.entry(level[i]).or_default() += 1;
+        }
+    }
+    count.values().copied().max().unwrap_or(0)
+}
+
+/// The state of one scheduled body.
+struct Run<'a> {
+    plan: &'a Plan,
+    waiting: Vec<u32>,
+    ready: BTreeSet<usize>,
+    running: BTreeSet<usize>,
+    /// The first failure in program order so far.
+    failed: Option<(usize, crate::ExecError)>,
+}
+
+impl Run<'_> {
+    fn done(&mut self, i: usize) {
+        for &u in &self.plan.users[i] {
+            let w = &mut self.waiting[u as usize];
+            *w -= 1;
+            if *w == 0 {
+                self.ready.insert(u as usize);
+            }
+        }
+    }
+
+    fn fail(&mut self, i: usize, e: crate::ExecError, cancel: &[AtomicBool]) {
+        if self.failed.as_ref().is_none_or(|(k, _)| i < *k) {
+            self.failed = Some((i, e));
+            for &r in self.running.range(i + 1..) {
+                cancel[r].store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Statements after the first failure are not started.
+    fn limit(&self) -> usize {
+        self.failed.as_ref().map_or(usize::MAX, |(k, _)| *k)
+    }
+
+    /// The first ready statement before the limit that `pick` accepts.
+    fn take(&mut self, pick: impl Fn(usize) -> bool) -> Option<usize> {
+        let limit = self.limit();
+        let i = self
+            .ready
+            .iter()
+            .copied()
+            .take_while(|&i| i < limit)
+            .find(|&i| pick(i))?;
+        self.ready.remove(&i);
+        Some(i)
+    }
+}
+
+impl Ctx<'_> {
+    /// Runs the statements of `b` by `plan` (see the module's header); the caller evaluates
+    /// the body's results.
+    pub(crate) fn stms_as_tasks(
+        &self,
+        f: &mut Frame,
+        b: &Body,
+        plan: &Plan,
+    ) -> crate::error::R<()> {
+        let n = b.stms.len();
+        let mut run = Run {
+            plan,
+            waiting: plan.deps.iter().map(|d| d.len() as u32).collect(),
+            ready: (0..n).filter(|&i| plan.deps[i].is_empty()).collect(),
+            running: BTreeSet::new(),
+            failed: None,
+        };
+        let cancel: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
+        let (tx, rx) = mpsc::channel::<(usize, crate::error::R<Vec<Val>>)>();
+        rayon::in_place_scope(|scope| loop {
+            // Cheap statements first: they may make more expensive ones ready.
+            while let Some(i) = run.take(|i| !plan.expensive[i]) {
+                match self.stm(f, &b.stms[i], true) {
+                    Ok(()) => run.done(i),
+                    Err(e) => run.fail(i, e, &cancel),
+                }
+            }
+            let ready: Vec<usize> = std::iter::from_fn(|| run.take(|_| true)).collect();
+            if let ([i], true) = (ready.as_slice(), run.running.is_empty()) {
+                // Nothing to overlap with: run it here, as sequential evaluation would.
+                match self.stm(f, &b.stms[*i], true) {
+                    Ok(()) => run.done(*i),
+                    Err(e) => run.fail(*i, e, &cancel),
+                }
+                continue;
+            }
+            for i in ready {
+                let mut tf = Frame::new(plan.frame_len[i]);
+                for &v in &plan.reads[i] {
+                    if let Ok(x) = self.get(f, v) {
+                        let x = x.clone();
+                        self.set(&mut tf, v, x);
+                    }
+                }
+                for &v in &plan.consumes[i] {
+                    if let Ok(x) = self.take(f, v) {
+                        self.set(&mut tf, v, x);
+                    }
+                }
+                let (tx, stm, stop) = (tx.clone(), &b.stms[i], &cancel[i]);
+                let cx = Ctx {
+                    cancel: Some(stop),
+                    ..*self
+                };
+                run.running.insert(i);
+                scope.spawn(move |_| {
+                    let r = cx.stm(&mut tf, stm, true).and_then(|()| {
+                        stm.pat
+                            .iter()
+                            .map(|p| cx.take(&mut tf, p.name))
+                            .collect::<crate::error::R<Vec<Val>>>()
+                    });
+                    // The receiver outlives the scope.
+                    let _ = tx.send((i, r));
+                });
+            }
+            if run.running.is_empty() {
+                break;
+            }
+            let Ok((i, r)) = rx.recv() else { break };
+            run.running.remove(&i);
+            match r {
+                Ok(vals) => {
+                    for (p, v) in b.stms[i].pat.iter().zip(vals) {
+                        self.set(f, p.name, v);
+                    }
+                    run.done(i);
+                }
+                Err(e) => run.fail(i, e, &cancel),
+            }
+        });
+        match run.failed {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
