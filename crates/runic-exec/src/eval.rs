@@ -12,6 +12,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// Below this much free stack, a nested body runs on a new stack segment ...
+const STACK_RED_ZONE: usize = 256 << 10;
+/// ... of this size (committed as it is used).
+const STACK_SEGMENT: usize = 16 << 20;
+
 /// Everything that stays fixed while a program runs; shared by all workers.
 pub struct Ctx<'p> {
     pub prog: &'p Prog,
@@ -108,6 +113,13 @@ impl Ctx<'_> {
     }
 
     pub fn body(&self, f: &mut Frame, b: &Body, par: bool) -> R<Vec<Val>> {
+        // Bodies nest (SOACs, loops, branches, calls) and evaluate recursively on whatever
+        // thread runs them — the caller's, or a rayon worker's small stack: grow the stack
+        // on demand instead of relying on a large one.
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.body_here(f, b, par))
+    }
+
+    fn body_here(&self, f: &mut Frame, b: &Body, par: bool) -> R<Vec<Val>> {
         // (`par` first: lambdas applied per element never look for a plan.)
         match par.then(|| self.tasks.get(b)).flatten() {
             Some(plan) => self.stms_as_tasks(f, b, plan)?,

@@ -42,9 +42,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use value::Val;
 
-/// Stack size of the evaluation thread (function calls recurse on the host stack).
-const STACK_SIZE: usize = 256 << 20;
-
 /// A program prepared for execution.
 pub struct Executor {
     prog: Arc<Prog>,
@@ -128,15 +125,15 @@ impl Executor {
     }
 
     /// Call an entry point with data values; returns one value per external result.
+    ///
+    /// The call runs on the calling thread (no thread per call: a small entry point costs
+    /// microseconds); evaluation grows the stack on demand as bodies nest (`eval.rs`). A
+    /// panic inside the executor is a bug and comes back as an internal error.
     pub fn run_entry(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
-        std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .stack_size(STACK_SIZE)
-                .spawn_scoped(s, move || self.run_entry_here(entry, args))
-                .map_err(|e| ExecError::new(format!("cannot start the evaluation thread: {e}")))?
-                .join()
-                .unwrap_or_else(|_| Err(ExecError::new("internal error: the ir backend panicked")))
-        })
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.run_entry_here(entry, args)
+        }))
+        .unwrap_or_else(|_| Err(ExecError::new("internal error: the ir backend panicked")))
     }
 
     fn run_entry_here(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
