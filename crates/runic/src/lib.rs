@@ -28,6 +28,10 @@
 //! - A `Program` is `Send + Sync` and cheap to clone; calls take `&self`, so threads may
 //!   call the same program at once. The compiled code is made once and reused by every call.
 //!
+//! - [`trace()`], [`grad`], [`vjp`] and [`jvp`] build an entry point from a Rust closure over
+//!   traced values (seed 000's tracing API, [`trace`] module): `runic::grad(&params, &[0],
+//!   |a| dot(a[0], a[0]))` is the compiled gradient of `x·x`.
+//!
 //! The lower-level stages are public for tools built on them (the `runic` command):
 //! [`load`] (read, parse, type-check), [`pipeline`] (lower, AD, optimise) and [`engine`]
 //! (run on a backend, with time limits and panics caught).
@@ -39,12 +43,14 @@ pub mod load;
 mod outputs;
 pub mod pipeline;
 mod sig;
+pub mod trace;
 
 pub use convert::{Element, FromValue, IntoArgs, IntoValue};
 pub use error::Error;
 pub use outputs::Outputs;
 pub use runic_data::{f16, Array as DataArray, Buffer, Prim, PrimType, Value};
 pub use sig::{Dim, Param, ParamType, Signature};
+pub use trace::{grad, jvp, trace, vjp};
 
 use std::path::Path;
 use std::sync::Arc;
