@@ -192,15 +192,28 @@ impl<'a> Lower<'a> {
         if want.len() < have.len() {
             want.extend(have[want.len()..].iter().cloned());
         }
-        if want.iter().zip(&have).all(|(a, b)| a == b) {
+        text.push_str(&runic_syntax::pretty::print_type(cur));
+        self.shape_check(&s, &have, want, text, span)
+    }
+
+    /// Check `arr` (of shape `have`) against `want` at run time, unless they are the same
+    /// terms already. `type_text` is the type as the message prints it.
+    fn shape_check(
+        &mut self,
+        arr: &SubExp,
+        have: &[SubExp],
+        want: Vec<SubExp>,
+        type_text: String,
+        span: Span,
+    ) -> R<()> {
+        if want.iter().zip(have).all(|(a, b)| a == b) {
             return Ok(());
         }
-        text.push_str(&runic_syntax::pretty::print_type(cur));
-        let arr = self.arr_var(&s, span)?;
+        let arr = self.arr_var(arr, span)?;
         let check = BasicOp::ShapeCheck {
             arr,
             shape: want,
-            type_text: text,
+            type_text,
         };
         self.b().let_basic("ok", check)?;
         Ok(())
@@ -236,20 +249,10 @@ impl<'a> Lower<'a> {
                 }
             }
         }
-        if want.iter().zip(have).all(|(a, b)| a == b) {
-            return Ok(());
-        }
         if let runic_types::Type::Array { elem, .. } = t {
             text.push_str(&elem.to_string());
         }
-        let arr = self.arr_var(s, span)?;
-        let check = BasicOp::ShapeCheck {
-            arr,
-            shape: want,
-            type_text: text,
-        };
-        self.b().let_basic("ok", check)?;
-        Ok(())
+        self.shape_check(s, have, want, text, span)
     }
 }
 

@@ -299,8 +299,6 @@ impl Cx<'_> {
                         self.check_held(&v.all, t, rhs.span);
                     }
                     let consumable = self.vars[x].consumable;
-                    let ty = self.info.exp_types.get(&rhs.id).cloned();
-                    let _ = ty;
                     self.new_var(name, *name_span, consumable, &Al::default(), None);
                 }
                 let b = self.exp(body);
