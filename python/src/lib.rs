@@ -48,7 +48,8 @@ fn to_py_err(e: Error) -> PyErr {
         Error::Io(_) | Error::Compile(_) => CompileError::new_err(text),
         Error::Runtime(_) => RuntimeError::new_err(text),
         Error::Argument { .. } | Error::Arity { .. } => ArgumentError::new_err(text),
-        // A result Python cannot hold (a record or nested tuple of the compiled backend).
+        // A result Python cannot hold (a sum type or a function, which the compiled backend
+        // returns opaque).
         Error::Result { .. } => RunicError::new_err(text),
         Error::UnknownEntry { .. } => EntryError::new_err(text),
         _ => InternalError::new_err(text),

@@ -256,6 +256,7 @@ fn jmp_prog(body: impl FnOnce(&mut Builder, VName) -> SubExp) -> Prog {
         type_text: t.into(),
         num_values: 1,
         opaque: false,
+        layout: None,
     };
     Prog {
         funs: vec![FunDef {

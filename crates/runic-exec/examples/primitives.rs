@@ -111,6 +111,7 @@ fn program(bins: i64) -> Prog {
                 type_text: String::new(),
                 num_values: 1,
                 opaque: false,
+                layout: None,
             }],
         }),
         src: SrcInfo::default(),

@@ -36,7 +36,7 @@ pub use profile::{set_profiling, take_profile, ProfileEntry};
 
 use eval::{Ctx, Frame};
 use runic_data::{Array, Value};
-use runic_ir::{Prog, SubExp, Type};
+use runic_ir::{Prog, SubExp, Type, ValueLayout};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -181,7 +181,10 @@ impl Executor {
                 for r in &info.results {
                     let vals: Vec<Val> = it.by_ref().take(r.num_values).collect();
                     if r.opaque {
-                        out.push(Value::Opaque(r.type_text.clone()));
+                        out.push(match &r.layout {
+                            Some(layout) => rebuild(layout, &mut vals.into_iter())?,
+                            None => Value::Opaque(r.type_text.clone()),
+                        });
                     } else if vals.len() == 1 {
                         let v = vals.into_iter().next().expect("one value");
                         out.push(to_data(v)?);
@@ -205,6 +208,27 @@ impl Executor {
 /// Prepare `prog` and call `entry` once.
 pub fn run_entry(prog: &Prog, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
     Executor::new(Arc::new(prog.clone())).run_entry(entry, args)
+}
+
+/// A tuple or record result from its IR results, in order.
+fn rebuild(layout: &ValueLayout, vals: &mut impl Iterator<Item = Val>) -> Result<Value, ExecError> {
+    let missing =
+        || ExecError::new("internal error: an entry result has fewer values than its type");
+    Ok(match layout {
+        ValueLayout::Value => to_data(vals.next().ok_or_else(missing)?)?,
+        ValueLayout::Tuple(parts) => Value::Tuple(
+            parts
+                .iter()
+                .map(|l| rebuild(l, vals))
+                .collect::<Result<_, _>>()?,
+        ),
+        ValueLayout::Record(fields) => Value::Record(
+            fields
+                .iter()
+                .map(|(n, l)| Ok((n.clone(), rebuild(l, vals)?)))
+                .collect::<Result<_, ExecError>>()?,
+        ),
+    })
 }
 
 fn invalid_sizes() -> ExecError {

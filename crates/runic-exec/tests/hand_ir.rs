@@ -67,6 +67,7 @@ fn entry(name: &str, params: Vec<Param>, body: Body, nres: usize) -> FunDef {
                     type_text: String::new(),
                     num_values: 1,
                     opaque: false,
+                    layout: None,
                 })
                 .collect(),
         }),

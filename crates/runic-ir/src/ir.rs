@@ -459,6 +459,19 @@ pub struct EntryResult {
     pub type_text: String,
     pub num_values: usize,
     pub opaque: bool,
+    /// For an opaque result that is a tuple or record of data values (nested any deep):
+    /// how to rebuild it from its IR results, so hosts get the value, not its type.
+    pub layout: Option<ValueLayout>,
+}
+
+/// The structure of a tuple or record result over its IR results, taken in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueLayout {
+    /// One IR result: a data value.
+    Value,
+    Tuple(Vec<ValueLayout>),
+    /// Fields in the order of their IR results.
+    Record(Vec<(String, ValueLayout)>),
 }
 
 /// A top-level function.

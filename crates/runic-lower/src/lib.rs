@@ -191,6 +191,7 @@ fn lower_entry<'a>(
             type_text: ty.to_string(),
             num_values: leaves.len(),
             opaque,
+            layout: if opaque { result_layout(&ty) } else { None },
         });
         for (s, t) in leaves {
             result.push(s);
@@ -217,4 +218,26 @@ fn lower_entry<'a>(
             stripmine: None,
         },
     })
+}
+
+/// How a tuple or record result of data values is rebuilt from its leaves (in the order
+/// lowering flattens it: fields in canonical order); `None` for anything else (sums,
+/// functions, arrays of records), which stays opaque.
+fn result_layout(t: &runic_types::Type) -> Option<ValueLayout> {
+    use runic_types::Type as T;
+    match t {
+        T::Prim(_) => Some(ValueLayout::Value),
+        T::Array { elem, .. } if matches!(**elem, T::Prim(_)) => Some(ValueLayout::Value),
+        T::Record(fs) if !fs.is_empty() => {
+            let parts = fs
+                .iter()
+                .map(|(n, ft)| Some((n.clone(), result_layout(ft)?)))
+                .collect::<Option<Vec<_>>>()?;
+            Some(match t.as_tuple() {
+                Some(_) => ValueLayout::Tuple(parts.into_iter().map(|(_, l)| l).collect()),
+                None => ValueLayout::Record(parts),
+            })
+        }
+        _ => None,
+    }
 }

@@ -307,6 +307,7 @@ fn build(
             type_text: text(t),
             num_values: 1,
             opaque: false,
+            layout: None,
         })
         .collect();
     let ret: Vec<Type> = resolved.iter().map(|(_, t)| t.clone()).collect();

@@ -140,9 +140,10 @@ fn slices_vectors_and_zero_dimensional_arrays_are_arguments() {
 }
 
 #[test]
-fn tuple_results_are_split_and_nested_tuples_come_back_on_the_interpreter() {
+fn tuple_results_are_split_and_nested_tuples_and_records_come_back_on_both_backends() {
     let src = "entry pair (x: f32) = (x + 1, [x, x])\n\
-               entry nested (x: i32) = (x, (x + 1, x + 2))";
+               entry nested (x: i32) = (x, (x + 1, x + 2))\n\
+               entry record (x: i32) = {total = x * 10, parts = ([x, x], x > 0)}";
     for backend in BACKENDS {
         let p = Program::from_source_with("t.fut", src, backend).unwrap();
         let mut out = p.call("pair", (1.5f32,)).unwrap();
@@ -150,13 +151,14 @@ fn tuple_results_are_split_and_nested_tuples_come_back_on_the_interpreter() {
         assert_eq!(out.take::<Array<f32, Ix1>>(1).unwrap(), array![1.5, 1.5]);
         let out = p.call("nested", (1i32,)).unwrap();
         assert_eq!(out.get::<i32>(0).unwrap(), 1);
-        let inner = out.get::<Value>(1).unwrap();
-        match backend {
-            // The interpreter gives the nested tuple; the compiled backend's entry results
-            // are flat, so it is an opaque value named by its type.
-            Backend::Interpreter => assert_eq!(out.get::<(i32, i32)>(1).unwrap(), (2, 3)),
-            _ => assert_eq!(inner, Value::Opaque("(i32, i32)".into())),
-        }
+        assert_eq!(out.get::<(i32, i32)>(1).unwrap(), (2, 3), "{backend:?}");
+        let out = p.call("record", (2i32,)).unwrap();
+        let Value::Record(mut fields) = out.get::<Value>(0).unwrap() else {
+            panic!("{backend:?}: a record");
+        };
+        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(fields[0].0, "parts", "{backend:?}");
+        assert_eq!(fields[1].1.to_string(), "20i32", "{backend:?}");
     }
 }
 
