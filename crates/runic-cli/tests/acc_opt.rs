@@ -5,24 +5,9 @@
 //! that reads two per-row values (the matrix product δᵀ·x). The programs' test blocks
 //! (run on both backends by `runic test`) hold gradients computed with JAX.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-fn ir_after(pass: &str, name: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new(env!("CARGO_BIN_EXE_runic"))
-        .args(["dev", "--backend", "ir", "--print-ir-after", pass])
-        .arg(format!("tests/ad_rules/{name}.fut"))
-        .current_dir(&root)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::ir_after;
 
 /// The bodies of the `pre` lambdas of the sums over iterations the pass builds.
 fn element_bodies(ir: &str) -> Vec<String> {
@@ -73,14 +58,7 @@ fn rnn_weight_adjoints_are_sums_over_rows() {
 
 /// `runic dev --backend ir --explain-exec FILE`.
 fn explain(file: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new(env!("CARGO_BIN_EXE_runic"))
-        .args(["dev", "--backend", "ir", "--explain-exec", file])
-        .current_dir(&root)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    common::dev_ir(&["--explain-exec"], file)
 }
 
 fn gemms(text: &str) -> usize {

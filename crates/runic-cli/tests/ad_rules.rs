@@ -4,29 +4,10 @@
 //! rule was used (so a regression to the general rules fails even if the snapshot is
 //! accepted carelessly).
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
 fn after_ad(name: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new(env!("CARGO_BIN_EXE_runic"))
-        .args([
-            "dev",
-            "--backend",
-            "ir",
-            "--print-ir-after",
-            "ad",
-            &format!("tests/ad_rules/{name}.fut"),
-        ])
-        .current_dir(&root)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    common::ir_after("ad", name)
 }
 
 /// The number of SOACs of a kind (`scan`, `reduce`, `hist`, …) in the program text

@@ -497,14 +497,7 @@ impl Ctx<'_> {
         let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &[], &out_shapes) else {
             return Ok(None);
         };
-        // Zero-filled vectors come from the allocator's zeroed pages: no extra pass.
-        let mut outs: Vec<Buffer> = k
-            .results
-            .iter()
-            .zip(&out_shapes)
-            .map(|(t, s)| Buffer::try_filled(*t, s.iter().product(), Prim::I32(0)))
-            .collect::<Result<_, _>>()
-            .or_else(err)?;
+        let mut outs = out_buffers(&k.results, &out_shapes)?;
         // Array results: a failing chunk makes the evaluator redo the whole map (it reports
         // the failure, or builds the rows its own way).
         let rows_out = k.result_ranks.iter().any(|&r| r > 1);
@@ -537,12 +530,26 @@ impl Ctx<'_> {
         if done.contains(&false) {
             return Ok(None);
         }
-        self.jit.ran();
-        Ok(Some(
-            outs.into_iter()
-                .zip(out_shapes)
-                .map(|(b, s)| arr(s, b))
-                .collect(),
-        ))
+        Ok(Some(self.native_results(outs, out_shapes)))
     }
+
+    /// The results of a native kernel that ran to the end, counted as native code run.
+    pub(crate) fn native_results(&self, outs: Vec<Buffer>, shapes: Vec<Vec<usize>>) -> Vec<Val> {
+        self.jit.ran();
+        outs.into_iter()
+            .zip(shapes)
+            .map(|(b, s)| arr(s, b))
+            .collect()
+    }
+}
+
+/// Zeroed output buffers of a kernel's result types and shapes, allocated fallibly (the
+/// zeroed pages come from the allocator: no extra pass).
+pub(crate) fn out_buffers(types: &[PrimType], shapes: &[Vec<usize>]) -> R<Vec<Buffer>> {
+    types
+        .iter()
+        .zip(shapes)
+        .map(|(t, s)| Buffer::try_filled(*t, s.iter().product(), Prim::I32(0)))
+        .collect::<Result<_, _>>()
+        .or_else(err)
 }

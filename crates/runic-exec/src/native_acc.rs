@@ -22,7 +22,6 @@ use rayon::prelude::*;
 use runic_data::{Array, Buffer};
 use runic_ir::Lambda;
 use runic_jit::MapKernel;
-use runic_prim::Prim;
 use std::sync::Arc;
 
 /// `d[e] = d[e] op h[e]` for every element.
@@ -141,12 +140,7 @@ impl Ctx<'_> {
                 None => return Ok(None),
             }
         }
-        let mut outs: Vec<Buffer> = k
-            .results
-            .iter()
-            .zip(&out_shapes)
-            .map(|(t, s)| Buffer::filled(*t, s.iter().product(), Prim::I32(0)))
-            .collect();
+        let mut outs = crate::native::out_buffers(&k.results, &out_shapes)?;
         let ptrs: Vec<OutPtr> = outs.iter_mut().map(OutPtr::new).collect();
         let out_addrs: Vec<usize> = ptrs.iter().map(|p| p.base() as usize).collect();
         let run = |c: usize| -> i32 {
@@ -179,12 +173,6 @@ impl Ctx<'_> {
                 merge(op, &mut g[0].data, &h)?;
             }
         }
-        self.jit.ran();
-        Ok(Some(
-            outs.into_iter()
-                .zip(out_shapes)
-                .map(|(b, s)| arr(s, b))
-                .collect(),
-        ))
+        Ok(Some(self.native_results(outs, out_shapes)))
     }
 }

@@ -10,7 +10,7 @@ use crate::value::*;
 use runic_data::{Array, Buffer};
 use runic_ir::Lambda;
 use runic_jit::{FoldKernel, ScanKernel};
-use runic_prim::{Prim, PrimType};
+use runic_prim::PrimType;
 use std::sync::Arc;
 
 /// The accumulator of a kernel call: raw words (scalars, or the addresses of `bufs`, one
@@ -190,12 +190,7 @@ impl Ctx<'_> {
             s.extend_from_slice(v.shape());
             out_shapes.push(s);
         }
-        let mut outs: Vec<Buffer> = sk
-            .accs
-            .iter()
-            .zip(&out_shapes)
-            .map(|(t, s)| Buffer::filled(*t, s.iter().product(), Prim::I32(0)))
-            .collect();
+        let mut outs = crate::native::out_buffers(&sk.accs, &out_shapes)?;
         let out_ptrs: Vec<OutPtr> = outs.iter_mut().map(OutPtr::new).collect();
         let out_addrs: Vec<usize> = out_ptrs.iter().map(|p| p.base() as usize).collect();
         let jobs: Vec<(usize, usize)> = (0..cs.len()).map(|k| (k, k + 1)).collect();
@@ -214,12 +209,6 @@ impl Ctx<'_> {
         if ok.contains(&false) {
             return Ok(None);
         }
-        self.jit.ran();
-        Ok(Some(
-            outs.into_iter()
-                .zip(out_shapes)
-                .map(|(b, s)| arr(s, b))
-                .collect(),
-        ))
+        Ok(Some(self.native_results(outs, out_shapes)))
     }
 }

@@ -310,6 +310,16 @@ pub(crate) fn build_kernel(
     Ok((ptr, Code(Some(module))))
 }
 
+/// A kernel's ending: the current block returns 0 (success); `fail`, whose one parameter
+/// is the failure code, returns that code.
+pub(crate) fn return_ok_or_fail(b: &mut FunctionBuilder, fail: Block) {
+    let zero = b.ins().iconst(types::I32, 0);
+    b.ins().return_(&[zero]);
+    b.switch_to_block(fail);
+    let code = b.block_params(fail)[0];
+    b.ins().return_(&[code]);
+}
+
 /// Address of element `i` of the column at `base`.
 pub(crate) fn elem_addr(b: &mut FunctionBuilder, base: Value, i: Value, t: PrimType) -> Value {
     let shift = t.size_bytes().trailing_zeros() as i64;

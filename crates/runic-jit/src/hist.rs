@@ -421,12 +421,7 @@ fn histogram_kernel(
         g.b.ins().jump(after, &[]);
         g.b.switch_to_block(after);
         g.close_counted_loop(j0, header, done);
-        let b = g.b;
-        let zero = b.ins().iconst(types::I32, 0);
-        b.ins().return_(&[zero]);
-        b.switch_to_block(fail);
-        let code = b.block_params(fail)[0];
-        b.ins().return_(&[code]);
+        crate::gen::return_ok_or_fail(g.b, fail);
         Ok(())
     })?;
     // SAFETY: compiled with exactly this signature (four i64-sized arguments, an i32

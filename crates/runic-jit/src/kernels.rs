@@ -265,11 +265,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         b.ins().jump(header, &ba(&[next]));
 
         b.switch_to_block(done);
-        let zero = b.ins().iconst(types::I32, 0);
-        b.ins().return_(&[zero]);
-        b.switch_to_block(fail);
-        let code = b.block_params(fail)[0];
-        b.ins().return_(&[code]);
+        crate::gen::return_ok_or_fail(b, fail);
         Ok(())
     })?;
     // SAFETY: the function was compiled with exactly this signature (four i64-sized

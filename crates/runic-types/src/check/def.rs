@@ -21,26 +21,15 @@ impl Checker {
         top: bool,
     ) -> R<(Scheme, Vec<T>)> {
         let mark = self.scope_mark();
-        let mut tparams = Vec::new();
-        let mut no_fun = Vec::new();
-        let mut sparams = Vec::new();
         super::declarations::distinct_type_params(type_params)?;
-        for tp in type_params {
-            match tp {
-                TypeParam::Size(n, _) => {
-                    self.scopes
-                        .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
-                    sparams.push(n.clone());
-                }
-                TypeParam::Type(n, lifted, _) => {
-                    self.scopes.push(Scope::TParam(n.clone()));
-                    tparams.push(n.clone());
-                    if *lifted != Liftedness::Lifted {
-                        no_fun.push(n.clone());
-                    }
-                }
-            }
-        }
+        let (tparams, sparams) = self.push_type_params(type_params);
+        let no_fun: Vec<Name> = type_params
+            .iter()
+            .filter_map(|tp| match tp {
+                TypeParam::Type(n, lifted, _) if *lifted != Liftedness::Lifted => Some(n.clone()),
+                _ => None,
+            })
+            .collect();
         check_distinct_params(params)?;
         let implicit_start = self.implicit.len();
         let mut pts = Vec::new();
@@ -105,6 +94,26 @@ impl Checker {
             },
             pts,
         ))
+    }
+
+    /// Bring a declaration's type and size parameters into scope (sizes as `i64` values);
+    /// returns the type parameters' and the size parameters' names.
+    pub(super) fn push_type_params(&mut self, params: &[TypeParam]) -> (Vec<Name>, Vec<Name>) {
+        let (mut tparams, mut sparams) = (Vec::new(), Vec::new());
+        for tp in params {
+            match tp {
+                TypeParam::Size(n, _) => {
+                    self.scopes
+                        .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
+                    sparams.push(n.clone());
+                }
+                TypeParam::Type(n, _, _) => {
+                    self.scopes.push(Scope::TParam(n.clone()));
+                    tparams.push(n.clone());
+                }
+            }
+        }
+        (tparams, sparams)
     }
 
     fn begin_def(&mut self, span: Span) {
@@ -419,14 +428,7 @@ impl Checker {
     /// error, which is pushed to `self.errors`).
     pub fn check_typebind(&mut self, tb: &mut TypeBind) -> Rc<TypeAbbr> {
         self.begin_def(tb.span);
-        for p in &tb.params {
-            match p {
-                TypeParam::Size(n, _) => self
-                    .scopes
-                    .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64())))),
-                TypeParam::Type(n, _, _) => self.scopes.push(Scope::TParam(n.clone())),
-            }
-        }
+        self.push_type_params(&tb.params);
         // The abbreviation stays usable after these errors, so that uses do not cascade.
         if let Err(d) = abbreviation_liftedness(tb)
             .and_then(|()| super::declarations::distinct_type_params(&tb.params))

@@ -3,7 +3,7 @@
 
 use super::elab::prim_env;
 use super::{Env, Frame, ModVal, SigVal, ValRef};
-use crate::check::{err, Anon, Checker, Scheme, Scope, TypeAbbr, R};
+use crate::check::{err, Anon, Checker, Scheme, TypeAbbr, R};
 use crate::infer_ty::{Sz, T};
 use crate::intrinsics::module_member;
 use runic_syntax::ast::*;
@@ -494,21 +494,7 @@ impl Checker {
             );
         }
         let depth = self.scopes.len();
-        let mut tparams = vec![];
-        let mut sparams = vec![];
-        for tp in type_params {
-            match tp {
-                TypeParam::Size(n, _) => {
-                    self.scopes
-                        .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
-                    sparams.push(n.clone());
-                }
-                TypeParam::Type(n, _, _) => {
-                    self.scopes.push(Scope::TParam(n.clone()));
-                    tparams.push(n.clone());
-                }
-            }
-        }
+        let (tparams, sparams) = self.push_type_params(type_params);
         let mut te = ty.clone();
         let r = self.convert_type(&mut te, Anon::Exist);
         self.scopes.truncate(depth);
