@@ -7,8 +7,10 @@ take gradients of them.
 
 Arguments: NumPy arrays (C-contiguous; their elements are copied once into runic, a
 non-contiguous array raises ArgumentError rather than being copied silently), NumPy
-scalars, and Python bool/int/float (which take the parameter's type). Results: NumPy arrays
-that own runic's result buffer (no copy), NumPy scalars; several results as a tuple.
+scalars, and Python bool/int/float (which take the parameter's type); a Python tuple for a
+tuple parameter and a dict (a key per field) for a record parameter. Results: NumPy arrays
+that own runic's result buffer (no copy), NumPy scalars, tuples and dicts; several results
+as a tuple.
 Errors raise RunicError subclasses carrying runic's located message. Calls release the GIL,
 so threads may call one program at once.
 """

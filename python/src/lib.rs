@@ -232,6 +232,11 @@ impl Entry {
 /// A Python argument as a runic value. NumPy arrays (and NumPy scalars) keep their dtype;
 /// Python scalars take the parameter's type when they fit it.
 fn to_value(obj: &Bound<'_, PyAny>, ty: &ParamType) -> Result<Value, String> {
+    match ty {
+        ParamType::Tuple(items) => return tuple_value(obj, ty, items),
+        ParamType::Record(fields) => return record_value(obj, ty, fields),
+        _ => {}
+    }
     if let Ok(arr) = obj.downcast::<PyUntypedArray>() {
         return array_value(arr);
     }
@@ -252,6 +257,68 @@ fn to_value(obj: &Bound<'_, PyAny>, ty: &ParamType) -> Result<Value, String> {
         ));
     };
     python_scalar(obj, *want).ok_or_else(|| format!("expected type {ty}, got {}", describe(obj)))
+}
+
+/// A Python tuple as a runic tuple, component by component.
+fn tuple_value(
+    obj: &Bound<'_, PyAny>,
+    ty: &ParamType,
+    items: &[ParamType],
+) -> Result<Value, String> {
+    let Ok(given) = obj.downcast::<PyTuple>() else {
+        return Err(format!(
+            "expected type {ty} (a tuple), got {}",
+            describe(obj)
+        ));
+    };
+    if given.len() != items.len() {
+        return Err(format!(
+            "expected type {ty}, got a tuple of {} components",
+            given.len()
+        ));
+    }
+    let mut values = Vec::with_capacity(items.len());
+    for (k, (x, t)) in given.iter().zip(items).enumerate() {
+        values.push(to_value(&x, t).map_err(|e| format!("component {} of the tuple: {e}", k + 1))?);
+    }
+    Ok(Value::Tuple(values))
+}
+
+/// A Python dict with a key per field as a runic record.
+fn record_value(
+    obj: &Bound<'_, PyAny>,
+    ty: &ParamType,
+    fields: &[(String, ParamType)],
+) -> Result<Value, String> {
+    let Ok(given) = obj.downcast::<PyDict>() else {
+        return Err(format!(
+            "expected type {ty} (a dict), got {}",
+            describe(obj)
+        ));
+    };
+    for key in given.keys() {
+        let known = key
+            .extract::<String>()
+            .is_ok_and(|k| fields.iter().any(|(f, _)| *f == k));
+        if !known {
+            return Err(format!(
+                "expected type {ty}: the record has no field {}",
+                describe(&key)
+            ));
+        }
+    }
+    let mut values = Vec::with_capacity(fields.len());
+    for (name, t) in fields {
+        let x = given
+            .get_item(name)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("expected type {ty}: field {name} is missing"))?;
+        values.push((
+            name.clone(),
+            to_value(&x, t).map_err(|e| format!("field {name}: {e}"))?,
+        ));
+    }
+    Ok(Value::Record(values))
 }
 
 /// A Python `bool`, `int` or `float` as a scalar of type `want`, if it fits: ints fit any

@@ -192,3 +192,34 @@ def test_results_python_cannot_hold_raise_runic_error():
     p = runic.compile("entry opt (x: f32) : (#some f32 | #none) = if x > 0 then #some x else #none")
     with pytest.raises(runic.RunicError, match=r'result 1 of "opt": a value of type .* cannot be returned'):
         p.opt(1.0)
+
+
+LAYER = """
+entry affine [n][m] (layer: {w: [n][m]f64, b: [n]f64}) (x: [m]f64) : [n]f64 =
+  map2 (\\row b -> f64.sum (map2 (*) row x) + b) layer.w layer.b
+entry mix [k] (p: (i32, (f32, [k]f32))) : f32 = f32.i32 p.0 + p.1.0 * f32.sum p.1.1
+"""
+
+
+@pytest.mark.parametrize("backend", ["compiled", "interpreter"])
+def test_tuple_and_record_parameters_take_tuples_and_dicts(backend):
+    p = runic.compile(LAYER, backend=backend)
+    w = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 0.5]])
+    out = p.affine({"w": w, "b": np.array([0.5, 1.0])}, np.array([1.0, 1.0, 2.0]))
+    # Worked by hand: [1+2+6+0.5, 0-1+1+1].
+    assert out.tolist() == [9.5, 1.0]
+    assert p.mix((2, (0.5, np.array([1.0, 3.0], dtype=np.float32)))) == 4.0
+
+
+@pytest.mark.parametrize("backend", ["compiled", "interpreter"])
+def test_a_misfit_inside_a_tuple_or_record_names_the_field(backend):
+    p = runic.compile(LAYER, backend=backend)
+    x = np.array([1.0, 2.0])
+    with pytest.raises(runic.ArgumentError, match="field b is missing"):
+        p.affine({"w": np.eye(2)}, x)
+    with pytest.raises(runic.ArgumentError, match="the record has no field str 'c'"):
+        p.affine({"w": np.eye(2), "b": x, "c": 1}, x)
+    with pytest.raises(runic.ArgumentError, match=r"field w: expected type \[n\]\[m\]f64, got \[2\]\[2\]f32"):
+        p.affine({"w": np.eye(2, dtype=np.float32), "b": x}, x)
+    with pytest.raises(runic.ArgumentError, match=r"component 2 of the tuple: expected type \(f32, \[k\]f32\) \(a tuple\)"):
+        p.mix((2, 0.5))

@@ -275,7 +275,7 @@ fn jmp_prog(body: impl FnOnce(&mut Builder, VName) -> SubExp) -> Prog {
             body,
             entry: Some(EntryInfo {
                 name: "main".into(),
-                param_types: vec!["f64".into(), "[]f64".into()],
+                params: vec![EntryParam::data("f64"), EntryParam::data("[]f64")],
                 results: vec![result("f64"), result("[]f64")],
             }),
             src: SrcInfo::default(),

@@ -99,14 +99,10 @@ fn program(bins: i64) -> Prog {
         exp,
         src: SrcInfo::default(),
     };
-    let entry = |name: &str, params, body| FunDef {
-        name: name.into(),
-        params,
-        ret: vec![],
-        body,
+    let entry = |name: &str, params: Vec<Param>, body| FunDef {
         entry: Some(EntryInfo {
             name: name.into(),
-            param_types: vec![],
+            params: vec![EntryParam::data(""); params.len()],
             results: vec![EntryResult {
                 type_text: String::new(),
                 num_values: 1,
@@ -114,6 +110,10 @@ fn program(bins: i64) -> Prog {
                 layout: None,
             }],
         }),
+        name: name.into(),
+        params,
+        ret: vec![],
+        body,
         src: SrcInfo::default(),
     };
     let zero = SubExp::Const(Prim::F32(0.0));

@@ -36,7 +36,7 @@ pub use profile::{set_profiling, take_profile, ProfileEntry};
 
 use eval::{Ctx, Frame};
 use runic_data::{Array, Value};
-use runic_ir::{Prog, SubExp, Type, ValueLayout};
+use runic_ir::{EntryParam, Prog, SubExp, Type, ValueLayout};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -146,6 +146,10 @@ impl Executor {
         else {
             return Err(ExecError::new(format!("no entry point named \"{entry}\"")));
         };
+        let args = match &fun.entry {
+            Some(info) => flatten_args(entry, &info.params, args)?,
+            None => args,
+        };
         if args.len() != fun.params.len() {
             return Err(ExecError::new(format!(
                 "entry point \"{entry}\" takes {} arguments, but {} were given",
@@ -208,6 +212,47 @@ impl Executor {
 /// Prepare `prog` and call `entry` once.
 pub fn run_entry(prog: &Prog, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
     Executor::new(Arc::new(prog.clone())).run_entry(entry, args)
+}
+
+/// The IR arguments of a call: each external argument split into its data values by its
+/// parameter's layout (record fields matched by name, in any order).
+fn flatten_args(
+    entry: &str,
+    params: &[EntryParam],
+    args: Vec<Value>,
+) -> Result<Vec<Value>, ExecError> {
+    if args.len() != params.len() {
+        return Err(ExecError::new(format!(
+            "entry point \"{entry}\" takes {} arguments, but {} were given",
+            params.len(),
+            args.len()
+        )));
+    }
+    let mut out = Vec::new();
+    for (p, a) in params.iter().zip(args) {
+        flatten(&p.layout, a, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn flatten(layout: &ValueLayout, v: Value, out: &mut Vec<Value>) -> Result<(), ExecError> {
+    let bad = || ExecError::new("entry point arguments have invalid types.");
+    match (layout, v) {
+        (ValueLayout::Value, v) => out.push(v),
+        (ValueLayout::Tuple(parts), Value::Tuple(items)) if parts.len() == items.len() => {
+            for (l, v) in parts.iter().zip(items) {
+                flatten(l, v, out)?;
+            }
+        }
+        (ValueLayout::Record(fields), Value::Record(mut given)) if fields.len() == given.len() => {
+            for (name, l) in fields {
+                let k = given.iter().position(|(n, _)| n == name).ok_or_else(bad)?;
+                flatten(l, given.swap_remove(k).1, out)?;
+            }
+        }
+        _ => return Err(bad()),
+    }
+    Ok(())
 }
 
 /// A tuple or record result from its IR results, in order.

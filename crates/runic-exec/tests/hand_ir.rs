@@ -54,6 +54,7 @@ fn bin_lam(b: &mut B, op: BinOp, t: PrimType) -> Lambda {
 }
 
 fn entry(name: &str, params: Vec<Param>, body: Body, nres: usize) -> FunDef {
+    let nparams = params.len();
     FunDef {
         name: name.into(),
         params,
@@ -61,7 +62,7 @@ fn entry(name: &str, params: Vec<Param>, body: Body, nres: usize) -> FunDef {
         body,
         entry: Some(EntryInfo {
             name: name.into(),
-            param_types: vec![],
+            params: vec![EntryParam::data(""); nparams],
             results: (0..nres)
                 .map(|_| EntryResult {
                     type_text: String::new(),

@@ -6,16 +6,36 @@ use runic_types::{Size, Type};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// An input data value as an interpreter value.
-pub fn from_data<'a>(v: runic_data::Value) -> Value<'a> {
+/// An input data value as an interpreter value; `ty`, the parameter's type, names the
+/// fields of records (interpreter records borrow their field names from the program).
+pub fn from_data<'a>(v: runic_data::Value, ty: Option<&'a Type>) -> Value<'a> {
     match v {
         runic_data::Value::Scalar(s) => Value::Prim(s),
         runic_data::Value::Array(a) => {
             Value::Array(Rc::new(Array::new(a.shape, Data::Flat(a.data))))
         }
         runic_data::Value::Tuple(vs) => {
-            Value::Tuple(Rc::new(vs.into_iter().map(from_data).collect()))
+            let types = ty.and_then(Type::as_tuple);
+            let items = vs
+                .into_iter()
+                .enumerate()
+                .map(|(k, v)| from_data(v, types.as_ref().and_then(|ts| ts.get(k).copied())))
+                .collect();
+            Value::Tuple(Rc::new(items))
         }
+        runic_data::Value::Record(mut given) => match ty {
+            // In the type's field order; the host's checks made sure every field is given.
+            Some(Type::Record(fields)) => Value::Record(Rc::new(
+                fields
+                    .iter()
+                    .filter_map(|(name, t)| {
+                        let k = given.iter().position(|(n, _)| n == name)?;
+                        Some((name.as_str(), from_data(given.swap_remove(k).1, Some(t))))
+                    })
+                    .collect(),
+            )),
+            _ => Value::unit(),
+        },
         _ => Value::unit(),
     }
 }

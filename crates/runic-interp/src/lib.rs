@@ -127,7 +127,13 @@ impl Interpreter {
         }
         let results: Option<Vec<Type>> = entry.map(|e| e.results.clone());
         self.run(move |ev| {
-            let args: Vec<value::Value> = args.into_iter().map(convert::from_data).collect();
+            let params = ev.checked.info.entries.iter().find(|e| e.name == name);
+            let types = params.map(|e| e.params.iter().map(|p| &p.ty).collect::<Vec<_>>());
+            let args: Vec<value::Value> = args
+                .into_iter()
+                .enumerate()
+                .map(|(k, a)| convert::from_data(a, types.as_ref().map(|ts| ts[k])))
+                .collect();
             let f = ev.global_value(dec_index, None, &env::Env::top(dec_index))?;
             let v = if args.is_empty() {
                 f
@@ -170,7 +176,10 @@ impl Interpreter {
             .map(|e| e.dec_index)
             .ok_or_else(|| RuntimeError::new(format!("no entry point named \"{name}\"")))?;
         self.run(move |ev| {
-            let args: Vec<value::Value> = args.into_iter().map(convert::from_data).collect();
+            let args: Vec<value::Value> = args
+                .into_iter()
+                .map(|a| convert::from_data(a, None))
+                .collect();
             let f = ev.global_value(dec_index, None, &env::Env::top(dec_index))?;
             ev.grad_check(&f, &args, eps)
         })
@@ -194,6 +203,26 @@ impl Interpreter {
 
 /// Bind size variables of an entry parameter type from a data value; false on a mismatch.
 fn bind_entry_sizes(t: &Type, v: &runic_data::Value, sizes: &mut convert::SizeEnv) -> bool {
+    match (t, v) {
+        (Type::Record(_), runic_data::Value::Tuple(items)) => {
+            let types = t.as_tuple().unwrap_or_default();
+            return types.len() == items.len()
+                && types
+                    .iter()
+                    .zip(items)
+                    .all(|(t, v)| bind_entry_sizes(t, v, sizes));
+        }
+        (Type::Record(fields), runic_data::Value::Record(given)) => {
+            return fields.len() == given.len()
+                && fields.iter().all(|(name, t)| {
+                    given
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .is_some_and(|(_, v)| bind_entry_sizes(t, v, sizes))
+                });
+        }
+        _ => {}
+    }
     if let (Type::Array { shape, .. }, runic_data::Value::Array(a)) = (t, v) {
         if a.shape.len() < shape.len() {
             return false;

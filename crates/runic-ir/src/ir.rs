@@ -446,9 +446,9 @@ pub struct Body {
 pub struct EntryInfo {
     /// The name the host calls.
     pub name: String,
-    /// The external type of each parameter as text (`[n]f32`), in order; each is one IR
-    /// parameter (entry parameters are data values).
-    pub param_types: Vec<String>,
+    /// Each external parameter, in order: a data value is one IR parameter; a tuple or
+    /// record of data values spans one IR parameter per leaf (its [`ValueLayout`]).
+    pub params: Vec<EntryParam>,
     /// For each external result: how many IR results it spans and, if it is not a data
     /// value, a description of its type (it is then opaque to the host).
     pub results: Vec<EntryResult>,
@@ -464,7 +464,26 @@ pub struct EntryResult {
     pub layout: Option<ValueLayout>,
 }
 
-/// The structure of a tuple or record result over its IR results, taken in order.
+/// An external parameter of an entry point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntryParam {
+    /// Its type as written (`[n]f32`, `(i32, {a: []f64})`).
+    pub type_text: String,
+    /// How its value maps onto IR parameters, taken in order.
+    pub layout: ValueLayout,
+}
+
+impl EntryParam {
+    /// A data value: one IR parameter.
+    pub fn data(type_text: impl Into<String>) -> EntryParam {
+        EntryParam {
+            type_text: type_text.into(),
+            layout: ValueLayout::Value,
+        }
+    }
+}
+
+/// The structure of a tuple or record value over IR values, taken in order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ValueLayout {
     /// One IR result: a data value.
@@ -472,6 +491,17 @@ pub enum ValueLayout {
     Tuple(Vec<ValueLayout>),
     /// Fields in the order of their IR results.
     Record(Vec<(String, ValueLayout)>),
+}
+
+impl ValueLayout {
+    /// How many IR values it spans.
+    pub fn num_values(&self) -> usize {
+        match self {
+            ValueLayout::Value => 1,
+            ValueLayout::Tuple(parts) => parts.iter().map(ValueLayout::num_values).sum(),
+            ValueLayout::Record(fields) => fields.iter().map(|(_, l)| l.num_values()).sum(),
+        }
+    }
 }
 
 /// A top-level function.

@@ -58,11 +58,12 @@ pub fn verify_with(prog: &Prog, opts: VerifyOptions) -> Result<(), Vec<String>> 
         v.ctx = "function result".into();
         v.match_types(&res, &f.ret, "function result");
         if let Some(e) = &f.entry {
-            if e.param_types.len() != f.params.len() {
+            let n: usize = e.params.iter().map(|p| p.layout.num_values()).sum();
+            if n != f.params.len() {
                 v.err(format!(
-                    "entry point {} describes {} parameters but has {}",
+                    "entry point {} describes {} parameter values but has {}",
                     e.name,
-                    e.param_types.len(),
+                    n,
                     f.params.len()
                 ));
             }

@@ -83,63 +83,25 @@ fn lower_entry<'a>(
     let mut params = Vec::new();
     let mut args = Vec::new();
     let mut env = Env::default();
-    let mut param_types = Vec::new();
+    let mut entry_params = Vec::new();
     for p in &e.params {
-        let (elem, dims) = match &p.ty {
-            runic_types::Type::Prim(t) => (*t, vec![]),
-            runic_types::Type::Array { elem, shape } => match &**elem {
-                runic_types::Type::Prim(t) => (*t, shape.clone()),
-                _ => {
-                    return lower::unsupported(
-                        "entry parameters of non-primitive arrays",
-                        Some(e.span),
-                    )
-                }
-            },
-            _ => {
-                return lower::unsupported(
-                    "entry parameters that are not data values",
-                    Some(e.span),
-                )
-            }
+        let Some(layout) = data_layout(&p.ty) else {
+            return lower::unsupported(
+                "entry parameters that are not data values or tuples and records of them",
+                Some(e.span),
+            );
         };
-        let name = l.names.fresh(p.name.as_deref().unwrap_or("arg"));
-        let mut shape = Vec::new();
-        for (k, s) in dims.iter().enumerate() {
-            let d = l.b().array_size(name, k);
-            match s {
-                runic_types::Size::Var(n) => match env.lookup(n) {
-                    Some(Val::Leaf(prev, _)) => {
-                        let prev = prev.clone();
-                        let c = l.b().op2(BinOp::Eq, prev, d.clone())?;
-                        l.assert(c, "entry point arguments have invalid sizes.")?;
-                    }
-                    _ => env = env.bind(n, l.leaf_of(d.clone())?),
-                },
-                runic_types::Size::Const(k) => {
-                    let c = l.b().op2(BinOp::Eq, SubExp::i64(*k), d.clone())?;
-                    l.assert(c, "entry point arguments have invalid sizes.")?;
-                }
-                _ => {}
-            }
-            shape.push(d);
-        }
-        let ty = if shape.is_empty() {
-            Type::Prim(elem)
-        } else {
-            Type::Array { elem, shape }
-        };
-        l.names.set_type(name, ty.clone());
+        let hint = p.name.as_deref().unwrap_or("arg");
+        let arg = lower_entry_param(l, &mut env, &mut params, hint, &p.ty, e.span)?;
         // A scalar parameter may be the size of a later one (`entry f n (xs: [n]i32)`).
-        if let (Some(pn), Type::Prim(_)) = (&p.name, &ty) {
-            env = env.bind(pn, Val::Leaf(SubExp::Var(name), ty.clone()));
+        if let (Some(pn), Val::Leaf(s, ty @ Type::Prim(_))) = (&p.name, &arg) {
+            env = env.bind(pn, Val::Leaf(s.clone(), ty.clone()));
         }
-        param_types.push(p.ty.to_string());
-        params.push(Param {
-            name,
-            ty: ty.clone(),
+        entry_params.push(EntryParam {
+            type_text: p.ty.to_string(),
+            layout,
         });
-        args.push(Val::Leaf(SubExp::Var(name), ty));
+        args.push(arg);
     }
     l.loc = Some(loc_of(e.span));
     let f = if vb.params.is_empty() {
@@ -191,7 +153,7 @@ fn lower_entry<'a>(
             type_text: ty.to_string(),
             num_values: leaves.len(),
             opaque,
-            layout: if opaque { result_layout(&ty) } else { None },
+            layout: if opaque { data_layout(&ty) } else { None },
         });
         for (s, t) in leaves {
             result.push(s);
@@ -209,7 +171,7 @@ fn lower_entry<'a>(
         body: Body { stms, result },
         entry: Some(EntryInfo {
             name: e.name.clone(),
-            param_types,
+            params: entry_params,
             results,
         }),
         src: SrcInfo {
@@ -220,10 +182,75 @@ fn lower_entry<'a>(
     })
 }
 
-/// How a tuple or record result of data values is rebuilt from its leaves (in the order
-/// lowering flattens it: fields in canonical order); `None` for anything else (sums,
-/// functions, arrays of records), which stays opaque.
-fn result_layout(t: &runic_types::Type) -> Option<ValueLayout> {
+/// One IR parameter per data value inside an entry parameter's type (fields in canonical
+/// order, as lowering flattens records), with the sizes its arrays name bound or checked;
+/// the parameter's value as the function body sees it.
+fn lower_entry_param<'a>(
+    l: &mut Lower<'a>,
+    env: &mut Env<'a>,
+    params: &mut Vec<Param>,
+    hint: &str,
+    ty: &runic_types::Type,
+    span: Span,
+) -> Result<Val<'a>, LowerError> {
+    use runic_types::Type as T;
+    let (elem, dims) = match ty {
+        T::Prim(t) => (*t, vec![]),
+        T::Array { elem, shape } => match &**elem {
+            T::Prim(t) => (*t, shape.clone()),
+            _ => return lower::unsupported("entry parameters of non-primitive arrays", Some(span)),
+        },
+        T::Record(fields) => {
+            let mut vals = Vec::new();
+            for (field, fty) in fields {
+                let hint = format!("{hint}_{field}");
+                vals.push((
+                    field.clone(),
+                    lower_entry_param(l, env, params, &hint, fty, span)?,
+                ));
+            }
+            return Ok(Val::Rec(vals));
+        }
+        _ => return lower::unsupported("entry parameters that are not data values", Some(span)),
+    };
+    let name = l.names.fresh(hint);
+    let mut shape = Vec::new();
+    for (k, s) in dims.iter().enumerate() {
+        let d = l.b().array_size(name, k);
+        match s {
+            runic_types::Size::Var(n) => match env.lookup(n) {
+                Some(Val::Leaf(prev, _)) => {
+                    let prev = prev.clone();
+                    let c = l.b().op2(BinOp::Eq, prev, d.clone())?;
+                    l.assert(c, "entry point arguments have invalid sizes.")?;
+                }
+                _ => *env = env.bind(n, l.leaf_of(d.clone())?),
+            },
+            runic_types::Size::Const(k) => {
+                let c = l.b().op2(BinOp::Eq, SubExp::i64(*k), d.clone())?;
+                l.assert(c, "entry point arguments have invalid sizes.")?;
+            }
+            _ => {}
+        }
+        shape.push(d);
+    }
+    let ty = if shape.is_empty() {
+        Type::Prim(elem)
+    } else {
+        Type::Array { elem, shape }
+    };
+    l.names.set_type(name, ty.clone());
+    params.push(Param {
+        name,
+        ty: ty.clone(),
+    });
+    Ok(Val::Leaf(SubExp::Var(name), ty))
+}
+
+/// How a tuple or record of data values maps onto its leaves (in the order lowering
+/// flattens it: fields in canonical order); `None` for anything else (sums, functions,
+/// arrays of records), which stays opaque.
+fn data_layout(t: &runic_types::Type) -> Option<ValueLayout> {
     use runic_types::Type as T;
     match t {
         T::Prim(_) => Some(ValueLayout::Value),
@@ -231,7 +258,7 @@ fn result_layout(t: &runic_types::Type) -> Option<ValueLayout> {
         T::Record(fs) if !fs.is_empty() => {
             let parts = fs
                 .iter()
-                .map(|(n, ft)| Some((n.clone(), result_layout(ft)?)))
+                .map(|(n, ft)| Some((n.clone(), data_layout(ft)?)))
                 .collect::<Option<Vec<_>>>()?;
             Some(match t.as_tuple() {
                 Some(_) => ValueLayout::Tuple(parts.into_iter().map(|(_, l)| l).collect()),

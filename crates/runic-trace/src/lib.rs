@@ -36,8 +36,8 @@ pub use soacs::{dot, iota, map2, map3, map_n, replicate, zip, Zip};
 pub use tracer::{constant, max, min, select, Operand, Tracer};
 
 use runic_ir::{
-    BasicOp, BinOp, EntryInfo, EntryResult, Exp, FunDef, Param, Prim, Prog, SrcInfo, SubExp, Type,
-    VName,
+    BasicOp, BinOp, EntryInfo, EntryParam, EntryResult, Exp, FunDef, Param, Prim, Prog, SrcInfo,
+    SubExp, Type, VName,
 };
 use std::collections::HashMap;
 
@@ -296,9 +296,12 @@ fn build(
     }
     let text = |t: &Type| type_text(t, &size_names);
     let mut all_specs = specs.to_vec();
-    let mut param_types: Vec<String> = params.iter().map(|p| text(&p.ty)).collect();
+    let mut entry_params: Vec<EntryParam> = params
+        .iter()
+        .map(|p| EntryParam::data(text(&p.ty)))
+        .collect();
     for p in &extra {
-        param_types.push(text(&p.ty));
+        entry_params.push(EntryParam::data(text(&p.ty)));
         all_specs.push(spec_of(&p.ty, &size_names));
     }
     let results: Vec<EntryResult> = resolved
@@ -321,7 +324,7 @@ fn build(
         },
         entry: Some(EntryInfo {
             name: ENTRY.to_string(),
-            param_types,
+            params: entry_params,
             results,
         }),
         src: SrcInfo::default(),

@@ -234,6 +234,74 @@ macro_rules! tuples {
     )*};
 }
 
+/// A record value, for a parameter or result of record type: fields by name, in any order.
+///
+/// ```
+/// use ndarray::array;
+/// let r = runic::Record::new().field("w", array![1.0f32, 2.0]).field("b", 0.5f32);
+/// let mut r2 = r.clone();
+/// let b: f32 = r2.take("b")?;
+/// assert_eq!(b, 0.5);
+/// assert!(r2.take::<f32>("b").is_err()); // taken already
+/// # Ok::<(), runic::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Record {
+    fields: Vec<(String, Value)>,
+}
+
+impl Record {
+    pub fn new() -> Record {
+        Record::default()
+    }
+
+    /// The record with field `name` set to `value` (replacing an earlier value).
+    pub fn field(mut self, name: &str, value: impl IntoValue) -> Record {
+        let value = value.into_value();
+        match self.fields.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.fields.push((name.to_string(), value)),
+        }
+        self
+    }
+
+    /// The names of the fields still here.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.fields.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// Field `name` as a `T`, moved out (arrays are not copied).
+    pub fn take<T: FromValue>(&mut self, name: &str) -> Result<T, crate::Error> {
+        let Some(k) = self.fields.iter().position(|(n, _)| n == name) else {
+            let have: Vec<&str> = self.names().collect();
+            return Err(crate::Error::Field {
+                name: name.to_string(),
+                message: format!("there is no such field (fields: {})", have.join(", ")),
+            });
+        };
+        let (_, v) = self.fields.remove(k);
+        T::from_value(v).map_err(|message| crate::Error::Field {
+            name: name.to_string(),
+            message,
+        })
+    }
+}
+
+impl IntoValue for Record {
+    fn into_value(self) -> Value {
+        Value::Record(self.fields)
+    }
+}
+
+impl FromValue for Record {
+    fn from_value(v: Value) -> Result<Self, String> {
+        match v {
+            Value::Record(fields) => Ok(Record { fields }),
+            other => Err(expected(&other, "a record")),
+        }
+    }
+}
+
 /// The arguments of a call: a tuple of [`IntoValue`]s (`(x.view(), 3.0f32)`), `()` for
 /// none, or values already built (`Vec<Value>`, `&[Value]`, `[Value; N]`).
 pub trait IntoArgs {

@@ -43,6 +43,9 @@ pub enum Error {
         index: usize,
         message: String,
     },
+    /// A field of a [`Record`](crate::Record) is missing or was taken out as a type it
+    /// does not have.
+    Field { name: String, message: String },
     /// A bug in runic (a caught panic or a broken invariant); never the caller's fault.
     Internal(String),
 }
@@ -90,6 +93,7 @@ impl fmt::Display for Error {
                 index,
                 message,
             } => write!(f, "Error: result {} of \"{entry}\": {message}", index + 1),
+            Error::Field { name, message } => write!(f, "Error: field {name}: {message}"),
             Error::Internal(m) => {
                 let m = m.trim_end();
                 if m.starts_with("Error:") {

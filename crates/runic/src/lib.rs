@@ -20,8 +20,10 @@
 //! - [`Program::entry`] checks an entry point's name and gives an [`Entry`]; [`Entry::call`]
 //!   checks the arguments against the entry's signature (element type, rank, sizes) and
 //!   runs it. Arguments are anything [`IntoValue`] — scalars of the twelve primitive types,
-//!   `ndarray` arrays and views of them, slices, [`Value`]s — grouped in a tuple
-//!   ([`IntoArgs`]); results come back as [`Outputs`], taken out by type ([`FromValue`]).
+//!   `ndarray` arrays and views of them, slices, Rust tuples (for a tuple parameter),
+//!   [`Record`]s (for a record parameter), [`Value`]s — grouped in a tuple ([`IntoArgs`]);
+//!   results come back as [`Outputs`], taken out by type ([`FromValue`]): arrays, scalars,
+//!   tuples, [`Record`]s.
 //! - Every failure is an [`Error`] whose text is what the `runic` command prints for it:
 //!   located compile diagnostics, located run-time reports, the argument that does not
 //!   fit, the entry points that exist. A panic inside runic becomes [`Error::Internal`].
@@ -45,7 +47,7 @@ pub mod pipeline;
 mod sig;
 pub mod trace;
 
-pub use convert::{Element, FromValue, IntoArgs, IntoValue};
+pub use convert::{Element, FromValue, IntoArgs, IntoValue, Record};
 pub use error::Error;
 pub use outputs::Outputs;
 pub use runic_data::{f16, Array as DataArray, Buffer, Prim, PrimType, Value};

@@ -13,7 +13,13 @@ pub enum ParamType {
     Scalar(PrimType),
     /// An array of primitives; one [`Dim`] per dimension.
     Array { elem: PrimType, dims: Vec<Dim> },
-    /// Any other type (a tuple, record, sum or function): it cannot be passed from the host.
+    /// A tuple of these: passed as a Rust tuple (or a `Value::Tuple`).
+    Tuple(Vec<ParamType>),
+    /// A record of these, fields in the order the type lists them: passed as a
+    /// [`Record`](crate::Record) (or a `Value::Record`), fields in any order.
+    Record(Vec<(String, ParamType)>),
+    /// Any other type (a sum, a function, an array of tuples): it cannot be passed from the
+    /// host.
     Opaque(String),
 }
 
@@ -65,6 +71,14 @@ impl fmt::Display for ParamType {
                 }
                 write!(f, "{elem}")
             }
+            ParamType::Tuple(items) => {
+                let items: Vec<String> = items.iter().map(|t| t.to_string()).collect();
+                write!(f, "({})", items.join(", "))
+            }
+            ParamType::Record(fields) => {
+                let fields: Vec<String> = fields.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+                write!(f, "{{{}}}", fields.join(", "))
+            }
             ParamType::Opaque(t) => f.write_str(t),
         }
     }
@@ -92,7 +106,7 @@ fn of_source_type(ty: &runic_types::Type) -> ParamType {
         Type::Prim(p) => PrimType::from_name(p.name()),
         _ => None,
     };
-    match ty {
+    let data = match ty {
         Type::Prim(_) => prim(ty).map(ParamType::Scalar),
         Type::Array { elem, shape } => prim(elem).map(|elem| ParamType::Array {
             elem,
@@ -105,42 +119,77 @@ fn of_source_type(ty: &runic_types::Type) -> ParamType {
                 })
                 .collect(),
         }),
+        Type::Record(fields) if !fields.is_empty() => {
+            let parts: Vec<(String, ParamType)> = fields
+                .iter()
+                .map(|(n, t)| (n.to_string(), of_source_type(t)))
+                .collect();
+            if parts.iter().any(|(_, t)| matches!(t, ParamType::Opaque(_))) {
+                None
+            } else if ty.as_tuple().is_some() {
+                Some(ParamType::Tuple(
+                    parts.into_iter().map(|(_, t)| t).collect(),
+                ))
+            } else {
+                Some(ParamType::Record(parts))
+            }
+        }
         _ => None,
-    }
-    .unwrap_or_else(|| ParamType::Opaque(ty.to_string()))
+    };
+    data.unwrap_or_else(|| ParamType::Opaque(ty.to_string()))
 }
 
 /// A signature from an IR function with entry information (a program given as IR).
 pub fn of_ir(f: &runic_ir::FunDef, info: &runic_ir::EntryInfo) -> Signature {
-    use runic_ir::{SubExp, Type};
-    let ty = |t: &Type| match t {
-        Type::Prim(p) => ParamType::Scalar(*p),
-        Type::Array { elem, shape } => ParamType::Array {
-            elem: *elem,
-            dims: shape
-                .iter()
-                .map(|d| match d {
-                    SubExp::Const(c) => c
-                        .to_i64()
-                        .and_then(|k| usize::try_from(k).ok())
-                        .map_or(Dim::Any, Dim::Fixed),
-                    SubExp::Var(v) => Dim::Named(v.to_string()),
-                })
-                .collect(),
-        },
-        Type::Acc { .. } => ParamType::Opaque("accumulator".to_string()),
-    };
+    let mut ir_params = f.params.iter();
     Signature {
         name: info.name.clone(),
-        params: f
+        params: info
             .params
             .iter()
             .map(|p| Param {
                 name: None,
-                ty: ty(&p.ty),
+                ty: of_layout(&p.layout, &mut ir_params),
             })
             .collect(),
         results: info.results.iter().map(|r| r.type_text.clone()).collect(),
+    }
+}
+
+/// A parameter's host type from its layout over the IR parameters (taken in order).
+fn of_layout<'a>(
+    layout: &runic_ir::ValueLayout,
+    ir_params: &mut impl Iterator<Item = &'a runic_ir::Param>,
+) -> ParamType {
+    use runic_ir::{SubExp, Type, ValueLayout};
+    match layout {
+        ValueLayout::Tuple(parts) => {
+            ParamType::Tuple(parts.iter().map(|l| of_layout(l, ir_params)).collect())
+        }
+        ValueLayout::Record(fields) => ParamType::Record(
+            fields
+                .iter()
+                .map(|(n, l)| (n.clone(), of_layout(l, ir_params)))
+                .collect(),
+        ),
+        ValueLayout::Value => match ir_params.next().map(|p| &p.ty) {
+            Some(Type::Prim(p)) => ParamType::Scalar(*p),
+            Some(Type::Array { elem, shape }) => ParamType::Array {
+                elem: *elem,
+                dims: shape
+                    .iter()
+                    .map(|d| match d {
+                        SubExp::Const(c) => c
+                            .to_i64()
+                            .and_then(|k| usize::try_from(k).ok())
+                            .map_or(Dim::Any, Dim::Fixed),
+                        SubExp::Var(v) => Dim::Named(v.to_string()),
+                    })
+                    .collect(),
+            },
+            Some(Type::Acc { .. }) => ParamType::Opaque("accumulator".to_string()),
+            None => ParamType::Opaque("a parameter the IR function lacks".to_string()),
+        },
     }
 }
 
@@ -177,59 +226,102 @@ pub fn check_args(sig: &Signature, args: &[Value]) -> Result<(), Error> {
             given: args.len(),
         });
     }
-    // Where each named size was first bound: (size, argument index, dimension).
-    let mut sizes: HashMap<&str, (usize, usize, usize)> = HashMap::new();
+    let mut sizes = Sizes::new();
     for (index, (p, v)) in sig.params.iter().zip(args).enumerate() {
-        let fail = |message: String| Error::Argument {
+        check_value(&p.ty, v, index, &mut sizes).map_err(|message| Error::Argument {
             entry: sig.name.clone(),
             index,
             name: p.name.clone(),
             message,
-        };
-        let mismatch = || fail(format!("expected type {}, got {}", p.ty, describe(v)));
-        match (&p.ty, v) {
-            (ParamType::Scalar(t), Value::Scalar(s)) if s.ty() == *t => {}
-            (ParamType::Array { elem, dims }, Value::Array(a))
-                if a.elem_type() == *elem && a.rank() == dims.len() && a.is_valid() =>
+        })?;
+    }
+    Ok(())
+}
+
+/// Where each named size was first bound: (size, argument index, dimension).
+type Sizes<'a> = HashMap<&'a str, (usize, usize, usize)>;
+
+/// Check one value (an argument, or a component or field of one) against its type.
+fn check_value<'a>(
+    ty: &'a ParamType,
+    v: &Value,
+    index: usize,
+    sizes: &mut Sizes<'a>,
+) -> Result<(), String> {
+    let mismatch = || format!("expected type {ty}, got {}", describe(v));
+    match (ty, v) {
+        (ParamType::Scalar(t), Value::Scalar(s)) if s.ty() == *t => Ok(()),
+        (ParamType::Array { elem, dims }, Value::Array(a))
+            if a.elem_type() == *elem && a.rank() == dims.len() && a.is_valid() =>
+        {
+            check_dims(ty, dims, v, &a.shape, index, sizes)
+        }
+        (ParamType::Tuple(items), Value::Tuple(given)) if items.len() == given.len() => {
+            for (k, (t, v)) in items.iter().zip(given).enumerate() {
+                check_value(t, v, index, sizes)
+                    .map_err(|e| format!("component {} of the tuple: {e}", k + 1))?;
+            }
+            Ok(())
+        }
+        (ParamType::Record(fields), Value::Record(given)) => {
+            if let Some((extra, _)) = given
+                .iter()
+                .find(|(n, _)| !fields.iter().any(|(f, _)| f == n))
             {
-                for (k, (d, &have)) in dims.iter().zip(&a.shape).enumerate() {
-                    match d {
-                        Dim::Fixed(want) if *want != have => {
-                            return Err(fail(format!(
-                                "expected type {}, got {}: dimension {} is {have}, not {want}",
-                                p.ty,
-                                describe(v),
-                                k + 1
-                            )))
-                        }
-                        Dim::Named(n) => match sizes.get(n.as_str()) {
-                            Some(&(want, i, j)) if want != have => {
-                                return Err(fail(format!(
-                                    "expected type {}, got {}: dimension {} is {have}, but \
-                                     size {n} is {want} (dimension {} of argument {})",
-                                    p.ty,
-                                    describe(v),
-                                    k + 1,
-                                    j + 1,
-                                    i + 1
-                                )))
-                            }
-                            Some(_) => {}
-                            None => {
-                                sizes.insert(n, (have, index, k));
-                            }
-                        },
-                        _ => {}
-                    }
+                return Err(format!("{}: the record has no field {extra}", mismatch()));
+            }
+            for (name, t) in fields {
+                let Some((_, v)) = given.iter().find(|(n, _)| n == name) else {
+                    return Err(format!("{}: field {name} is missing", mismatch()));
+                };
+                check_value(t, v, index, sizes).map_err(|e| format!("field {name}: {e}"))?;
+            }
+            Ok(())
+        }
+        (ParamType::Opaque(t), _) => Err(format!(
+            "parameters of type {t} cannot be given from the host (only scalars, arrays of \
+             primitive types, and tuples and records of them)"
+        )),
+        _ => Err(mismatch()),
+    }
+}
+
+/// An array's dimensions against its type's: literal sizes must match, and a named size
+/// must agree with its first use (in this argument or an earlier one).
+fn check_dims<'a>(
+    ty: &ParamType,
+    dims: &'a [Dim],
+    v: &Value,
+    shape: &[usize],
+    index: usize,
+    sizes: &mut Sizes<'a>,
+) -> Result<(), String> {
+    for (k, (d, &have)) in dims.iter().zip(shape).enumerate() {
+        match d {
+            Dim::Fixed(want) if *want != have => {
+                return Err(format!(
+                    "expected type {ty}, got {}: dimension {} is {have}, not {want}",
+                    describe(v),
+                    k + 1
+                ))
+            }
+            Dim::Named(n) => match sizes.get(n.as_str()) {
+                Some(&(want, i, j)) if want != have => {
+                    return Err(format!(
+                        "expected type {ty}, got {}: dimension {} is {have}, but size {n} is \
+                         {want} (dimension {} of argument {})",
+                        describe(v),
+                        k + 1,
+                        j + 1,
+                        i + 1
+                    ))
                 }
-            }
-            (ParamType::Opaque(t), _) => {
-                return Err(fail(format!(
-                    "parameters of type {t} cannot be given from the host (only scalars and \
-                     arrays of primitive types)"
-                )))
-            }
-            _ => return Err(mismatch()),
+                Some(_) => {}
+                None => {
+                    sizes.insert(n, (have, index, k));
+                }
+            },
+            _ => {}
         }
     }
     Ok(())

@@ -153,13 +153,13 @@ fn compile_errors_are_rendered_as_runic_check_prints_them() {
 
 #[test]
 fn a_construct_the_compiled_backend_cannot_lower_is_a_located_compile_error() {
-    let src = "entry tup (p: (f32, i32)) = p.0";
+    let src = "entry tup (p: []([2]f32, i32)) = p[0].1";
     let e = Program::from_source("tup.fut", src).err().unwrap();
     assert!(matches!(e, Error::Compile(_)), "{e:?}");
     assert!(e
         .to_string()
-        .starts_with("tup.fut:1:1-32: Error: not yet supported"));
-    // The interpreter runs it, but a tuple cannot be passed from the host.
+        .starts_with("tup.fut:1:1-40: Error: not yet supported"));
+    // The interpreter runs it, but an array of tuples cannot be passed from the host.
     let p = Program::from_source_with("tup.fut", src, Backend::Interpreter).unwrap();
     let e = p.call("tup", (1.0f32,)).unwrap_err();
     assert!(
