@@ -5,8 +5,10 @@ take gradients of them.
     p = runic.compile("entry loss (w: []f64) = f64.sum (map (\\x -> x * x) w)")
     g = runic.grad(p, "loss")(np.array([1.0, 2.0]))      # array([2., 4.])
 
-Arguments: NumPy arrays (C-contiguous; their elements are copied once into runic, a
-non-contiguous array raises ArgumentError rather than being copied silently), NumPy
+Arguments: NumPy arrays (C-contiguous; runic reads them in place, without a copy, and
+copies one only if the program updates it in place, so your array never changes; do not
+write to an array from another thread while a call reads it; a non-contiguous array
+raises ArgumentError rather than being copied silently), NumPy
 scalars, and Python bool/int/float (which take the parameter's type); a Python tuple for a
 tuple parameter and a dict (a key per field) for a record parameter. Results: NumPy arrays
 that own runic's result buffer (no copy), NumPy scalars, tuples and dicts; several results

@@ -8,7 +8,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyAttributeError, PyException};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
-use runic::{Backend, Error, IntoValue, ParamType, PrimType, Value};
+use runic::{Backend, Error, IntoValue, ParamType, PrimType, Store, Value};
+use std::any::Any;
+use std::sync::Arc;
 
 create_exception!(_runic, RunicError, PyException, "Any error of runic.");
 create_exception!(
@@ -387,8 +389,10 @@ macro_rules! dtypes {
     }};
 }
 
-/// A NumPy array as a runic value: its elements copied once (one memcpy) out of a
-/// C-contiguous array; any other layout is an error (runic never copies silently).
+/// A NumPy array as a runic value. A C-contiguous, aligned array is read in place (no
+/// copy): runic keeps a reference to it for as long as it reads it, and copies it only if
+/// the program updates it in place (so the caller's array never changes). Any other layout
+/// is an error (runic never copies silently).
 fn array_value(arr: &Bound<'_, PyUntypedArray>) -> Result<Value, String> {
     if !arr.is_c_contiguous() {
         return Err(format!(
@@ -417,14 +421,41 @@ fn array_value(arr: &Bound<'_, PyUntypedArray>) -> Result<Value, String> {
 fn contiguous<T: runic::Element + numpy::Element + IntoValue>(
     a: &Bound<'_, PyArrayDyn<T>>,
 ) -> Result<Value, String> {
-    let ro = a.readonly();
-    let shape = ro.shape().to_vec();
-    let data = ro.as_slice().map_err(|e| e.to_string())?.to_vec();
-    if shape.is_empty() {
-        return Ok(data[0].into_value());
+    let shape = a.shape().to_vec();
+    let len: usize = shape.iter().product();
+    let ptr = a.data() as *const T;
+    if shape.is_empty() || !(ptr as usize).is_multiple_of(std::mem::align_of::<T>()) {
+        // A 0-dimensional array is a scalar; a misaligned one (a view at an odd byte
+        // offset) cannot be read as a slice and is copied once, bytewise.
+        let mut data: Vec<T> = Vec::with_capacity(len);
+        // SAFETY: the array holds `len` elements of `T` (C-contiguous, its dtype) at `ptr`,
+        // possibly misaligned, hence the byte copy into `data`'s aligned capacity; every
+        // byte pattern NumPy stores for these dtypes is a valid `T`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                ptr.cast::<u8>(),
+                data.as_mut_ptr().cast::<u8>(),
+                len * std::mem::size_of::<T>(),
+            );
+            data.set_len(len);
+        }
+        if shape.is_empty() {
+            return Ok(data[0].into_value());
+        }
+        let arr = numpy::ndarray::ArrayD::from_shape_vec(shape, data).map_err(|e| e.to_string())?;
+        return Ok(arr.into_value());
     }
-    let arr = numpy::ndarray::ArrayD::from_shape_vec(shape, data).map_err(|e| e.to_string())?;
-    Ok(arr.into_value())
+    let owner: Arc<dyn Any + Send + Sync> = Arc::new(a.clone().unbind());
+    // SAFETY: the array is C-contiguous (checked by the caller) and aligned (checked above),
+    // so `len` elements of `T` (its dtype, checked by the downcast) start at `ptr`; `owner`
+    // keeps the array alive, and runic never writes borrowed memory (the first write
+    // copies it). Writing the array from another thread while a call reads it is the
+    // caller's data race, as documented in the module.
+    let store = unsafe { Store::borrowed(ptr, len, owner) };
+    Ok(Value::Array(runic::DataArray {
+        shape,
+        data: T::store_buffer(store),
+    }))
 }
 
 /// A result as a Python object: arrays as NumPy arrays that own runic's buffer (no copy),
@@ -437,7 +468,7 @@ fn to_python(py: Python<'_>, v: Value) -> Result<PyObject, String> {
             let shape = a.shape;
             macro_rules! owned {
                 ($v:expr) => {{
-                    let arr = numpy::ndarray::ArrayD::from_shape_vec(shape, $v)
+                    let arr = numpy::ndarray::ArrayD::from_shape_vec(shape, $v.into_vec())
                         .map_err(|e| e.to_string())?;
                     PyArrayDyn::from_owned_array(py, arr).into_any().unbind()
                 }};

@@ -223,3 +223,60 @@ def test_a_misfit_inside_a_tuple_or_record_names_the_field(backend):
         p.affine({"w": np.eye(2, dtype=np.float32), "b": x}, x)
     with pytest.raises(runic.ArgumentError, match=r"component 2 of the tuple: expected type \(f32, \[k\]f32\) \(a tuple\)"):
         p.mix((2, 0.5))
+
+
+NOCOPY = """
+entry first (xs: []f32) : f32 = xs[0] + xs[length xs - 1]
+entry upd (xs: *[]f32) : []f32 = xs with [0] = 5
+entry same (xs: []f64) : []f64 = xs
+"""
+
+
+def peak_rss_mib():
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@pytest.mark.parametrize("backend", ["compiled", "interpreter"])
+def test_contiguous_arguments_are_read_in_place_not_copied(backend):
+    p = runic.compile(NOCOPY, backend=backend)
+    xs = np.ones(64 * 1024 * 1024, dtype=np.float32)  # 256 MiB
+    xs[-1] = 2.0
+    before = peak_rss_mib()
+    assert p.first(xs) == 3.0
+    # A copy of the argument would raise the peak by 256 MiB.
+    assert peak_rss_mib() - before < 64, "the argument was copied"
+
+
+@pytest.mark.parametrize("backend", ["compiled", "interpreter"])
+def test_an_in_place_update_of_an_argument_never_changes_the_callers_array(backend):
+    p = runic.compile(NOCOPY, backend=backend)
+    xs = np.arange(4, dtype=np.float32)
+    out = p.upd(xs)
+    assert out.tolist() == [5.0, 1.0, 2.0, 3.0]
+    assert xs.tolist() == [0.0, 1.0, 2.0, 3.0]
+    ys = np.array([1.0, 2.0])
+    zs = p.same(ys)
+    zs[0] = 9.0
+    assert ys.tolist() == [1.0, 2.0], "a result is never the argument's memory"
+
+
+def test_arguments_stay_alive_while_runic_reads_them():
+    import gc
+    p = runic.compile(NOCOPY)
+    total = 0.0
+    for _ in range(50):
+        total += p.first(np.full(1000, 2.0, dtype=np.float32))
+        gc.collect()
+    assert total == 200.0
+
+
+def test_a_misaligned_view_is_read_correctly():
+    p = runic.compile(NOCOPY)
+    raw = np.zeros(4 * 8 + 1, dtype=np.uint8)
+    xs = np.frombuffer(raw, dtype=np.float32, offset=1, count=8).copy()
+    xs[:] = np.arange(8, dtype=np.float32)
+    raw[1:] = xs.view(np.uint8)
+    view = np.frombuffer(raw, dtype=np.float32, offset=1, count=8)
+    assert not view.flags["ALIGNED"]
+    assert p.first(view) == 7.0

@@ -114,7 +114,7 @@ fn floats_match(want: &[f64], got: &[f64]) -> bool {
 fn floats(b: &Buffer) -> Option<Vec<f64>> {
     match b {
         Buffer::F32(v) => Some(v.iter().map(|&x| x as f64).collect()),
-        Buffer::F64(v) => Some(v.clone()),
+        Buffer::F64(v) => Some(v.clone().into_vec()),
         _ => None,
     }
 }

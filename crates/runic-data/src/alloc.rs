@@ -84,7 +84,7 @@ mod tests {
         );
         assert_eq!(
             Buffer::try_filled(PrimType::I8, 3, runic_prim::Prim::I8(7)).unwrap(),
-            Buffer::I8(vec![7, 7, 7])
+            Buffer::I8(vec![7, 7, 7].into())
         );
     }
 }

@@ -200,7 +200,7 @@ fn decode_elements(elem: PrimType, raw: &[u8]) -> Buffer {
     }
     match elem {
         PrimType::I8 => Buffer::I8(raw.iter().map(|&b| b as i8).collect()),
-        PrimType::U8 => Buffer::U8(raw.to_vec()),
+        PrimType::U8 => Buffer::U8(raw.to_vec().into()),
         PrimType::Bool => Buffer::Bool(raw.iter().map(|&b| b != 0).collect()),
         PrimType::I16 => decode!(I16, i16, 2),
         PrimType::I32 => decode!(I32, i32, 4),

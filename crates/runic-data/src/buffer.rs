@@ -1,24 +1,26 @@
 //! [`Buffer`]: the typed, flat row-major element storage of arrays, shared by the data formats,
 //! the interpreter and the executor; its elements are read and written as [`Prim`] scalars.
 
+use crate::store::Store;
 use half::f16;
 use runic_prim::{Prim, PrimType};
 
-/// A typed, flat element buffer (row-major data of an array).
+/// A typed, flat element buffer (row-major data of an array): each variant's [`Store`] is
+/// a `Vec` runic owns or, for arguments from a host, memory read in place.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Buffer {
-    I8(Vec<i8>),
-    I16(Vec<i16>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-    F16(Vec<f16>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    Bool(Vec<bool>),
+    I8(Store<i8>),
+    I16(Store<i16>),
+    I32(Store<i32>),
+    I64(Store<i64>),
+    U8(Store<u8>),
+    U16(Store<u16>),
+    U32(Store<u32>),
+    U64(Store<u64>),
+    F16(Store<f16>),
+    F32(Store<f32>),
+    F64(Store<f64>),
+    Bool(Store<bool>),
 }
 
 /// Applies `$body` to the vector inside any `Buffer` variant, bound as `$v`.
@@ -69,7 +71,7 @@ macro_rules! buffer_from_vec {
     ($($t:ty => $variant:ident),*) => {$(
         impl From<Vec<$t>> for Buffer {
             fn from(v: Vec<$t>) -> Buffer {
-                Buffer::$variant(v)
+                Buffer::$variant(v.into())
             }
         }
     )*};
@@ -81,18 +83,18 @@ impl Buffer {
     /// An empty buffer of the given type with room for `capacity` elements.
     pub fn with_capacity(elem: PrimType, capacity: usize) -> Buffer {
         match elem {
-            PrimType::I8 => Buffer::I8(Vec::with_capacity(capacity)),
-            PrimType::I16 => Buffer::I16(Vec::with_capacity(capacity)),
-            PrimType::I32 => Buffer::I32(Vec::with_capacity(capacity)),
-            PrimType::I64 => Buffer::I64(Vec::with_capacity(capacity)),
-            PrimType::U8 => Buffer::U8(Vec::with_capacity(capacity)),
-            PrimType::U16 => Buffer::U16(Vec::with_capacity(capacity)),
-            PrimType::U32 => Buffer::U32(Vec::with_capacity(capacity)),
-            PrimType::U64 => Buffer::U64(Vec::with_capacity(capacity)),
-            PrimType::F16 => Buffer::F16(Vec::with_capacity(capacity)),
-            PrimType::F32 => Buffer::F32(Vec::with_capacity(capacity)),
-            PrimType::F64 => Buffer::F64(Vec::with_capacity(capacity)),
-            PrimType::Bool => Buffer::Bool(Vec::with_capacity(capacity)),
+            PrimType::I8 => Buffer::I8(Vec::with_capacity(capacity).into()),
+            PrimType::I16 => Buffer::I16(Vec::with_capacity(capacity).into()),
+            PrimType::I32 => Buffer::I32(Vec::with_capacity(capacity).into()),
+            PrimType::I64 => Buffer::I64(Vec::with_capacity(capacity).into()),
+            PrimType::U8 => Buffer::U8(Vec::with_capacity(capacity).into()),
+            PrimType::U16 => Buffer::U16(Vec::with_capacity(capacity).into()),
+            PrimType::U32 => Buffer::U32(Vec::with_capacity(capacity).into()),
+            PrimType::U64 => Buffer::U64(Vec::with_capacity(capacity).into()),
+            PrimType::F16 => Buffer::F16(Vec::with_capacity(capacity).into()),
+            PrimType::F32 => Buffer::F32(Vec::with_capacity(capacity).into()),
+            PrimType::F64 => Buffer::F64(Vec::with_capacity(capacity).into()),
+            PrimType::Bool => Buffer::Bool(Vec::with_capacity(capacity).into()),
         }
     }
 
@@ -103,18 +105,18 @@ impl Buffer {
     /// A buffer of type `elem` holding `n` copies of `p` converted to `elem`.
     pub fn filled(elem: PrimType, n: usize, p: Prim) -> Buffer {
         match runic_prim::convert(p, elem) {
-            Prim::I8(x) => Buffer::I8(vec![x; n]),
-            Prim::I16(x) => Buffer::I16(vec![x; n]),
-            Prim::I32(x) => Buffer::I32(vec![x; n]),
-            Prim::I64(x) => Buffer::I64(vec![x; n]),
-            Prim::U8(x) => Buffer::U8(vec![x; n]),
-            Prim::U16(x) => Buffer::U16(vec![x; n]),
-            Prim::U32(x) => Buffer::U32(vec![x; n]),
-            Prim::U64(x) => Buffer::U64(vec![x; n]),
-            Prim::F16(x) => Buffer::F16(vec![x; n]),
-            Prim::F32(x) => Buffer::F32(vec![x; n]),
-            Prim::F64(x) => Buffer::F64(vec![x; n]),
-            Prim::Bool(x) => Buffer::Bool(vec![x; n]),
+            Prim::I8(x) => Buffer::I8(vec![x; n].into()),
+            Prim::I16(x) => Buffer::I16(vec![x; n].into()),
+            Prim::I32(x) => Buffer::I32(vec![x; n].into()),
+            Prim::I64(x) => Buffer::I64(vec![x; n].into()),
+            Prim::U8(x) => Buffer::U8(vec![x; n].into()),
+            Prim::U16(x) => Buffer::U16(vec![x; n].into()),
+            Prim::U32(x) => Buffer::U32(vec![x; n].into()),
+            Prim::U64(x) => Buffer::U64(vec![x; n].into()),
+            Prim::F16(x) => Buffer::F16(vec![x; n].into()),
+            Prim::F32(x) => Buffer::F32(vec![x; n].into()),
+            Prim::F64(x) => Buffer::F64(vec![x; n].into()),
+            Prim::Bool(x) => Buffer::Bool(vec![x; n].into()),
         }
     }
 

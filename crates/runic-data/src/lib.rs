@@ -19,6 +19,7 @@ mod generate;
 mod lexer;
 mod print;
 mod reader;
+mod store;
 mod text;
 mod types;
 mod value;
@@ -34,6 +35,7 @@ pub use print::{
     print_value_single_line,
 };
 pub use reader::{read_all, read_file_bytes, Reader};
+pub use store::Store;
 pub use types::{parse_value_type, PrimType, ValueType};
 pub use value::{shape_product, Array, Value};
 

@@ -406,15 +406,15 @@ mod tests {
     fn empty_arrays() {
         let e = |shape: Vec<usize>, buf| Value::Array(Array::new(shape, buf).unwrap());
         assert_eq!(
-            print_value(&e(vec![0], Buffer::I32(vec![]))),
+            print_value(&e(vec![0], Buffer::I32(vec![].into()))),
             "empty([0]i32)"
         );
         assert_eq!(
-            print_value(&e(vec![2, 0], Buffer::F32(vec![]))),
+            print_value(&e(vec![2, 0], Buffer::F32(vec![].into()))),
             "empty([2][0]f32)"
         );
         assert_eq!(
-            print_value_single_line(&e(vec![0, 3], Buffer::Bool(vec![]))),
+            print_value_single_line(&e(vec![0, 3], Buffer::Bool(vec![].into()))),
             "empty([0][3]bool)"
         );
     }
@@ -435,7 +435,7 @@ mod tests {
     fn invalid_arrays_do_not_panic() {
         let bad = Value::Array(Array {
             shape: vec![2],
-            data: Buffer::I32(vec![1]),
+            data: Buffer::I32(vec![1].into()),
         });
         assert_eq!(
             print_value(&bad),

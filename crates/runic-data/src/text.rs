@@ -421,7 +421,7 @@ impl<'a> TextParser<'a> {
         Ok((
             Value::Array(Array {
                 shape: vec![n],
-                data: Buffer::U8(out),
+                data: Buffer::U8(out.into()),
             }),
             p + 1,
         ))

@@ -28,7 +28,7 @@ macro_rules! array_constructors {
         $(
             #[doc = concat!("An array of `", stringify!($t), "`; `None` if the shape does not fit the data.")]
             pub fn $name(shape: Vec<usize>, data: Vec<$t>) -> Option<Array> {
-                Array::new(shape, Buffer::$variant(data))
+                Array::new(shape, Buffer::$variant(data.into()))
             }
         )*
     };
@@ -224,7 +224,7 @@ mod tests {
         assert!(Array::from_i32(vec![], vec![1]).is_none());
         let bad = Array {
             shape: vec![0],
-            data: Buffer::I8(vec![1]),
+            data: Buffer::I8(vec![1].into()),
         };
         assert!(!bad.is_valid());
         let a = Array::from_f32(vec![0, 3], vec![]).unwrap();

@@ -445,8 +445,12 @@ impl Ctx<'_> {
             threads,
         };
         let data = match (c.elem, &a.arr.data, &b.arr.data) {
-            (PrimType::F32, Buffer::F32(x), Buffer::F32(y)) => Buffer::F32(product(x, y, &layout)),
-            (PrimType::F64, Buffer::F64(x), Buffer::F64(y)) => Buffer::F64(product(x, y, &layout)),
+            (PrimType::F32, Buffer::F32(x), Buffer::F32(y)) => {
+                Buffer::F32(product(x, y, &layout).into())
+            }
+            (PrimType::F64, Buffer::F64(x), Buffer::F64(y)) => {
+                Buffer::F64(product(x, y, &layout).into())
+            }
             _ => return Ok(None),
         };
         Ok(Some(vec![arr(shape, data)]))

@@ -184,7 +184,7 @@ mod tests {
             for op in [BinOp::Add, BinOp::Mul, BinOp::Min, BinOp::Max] {
                 let got = chunks(
                     op,
-                    &Buffer::F32(f32s.clone()),
+                    &Buffer::F32(f32s.clone().into()),
                     &cs,
                     &vec![Prim::F32(1.0); k],
                     None,
@@ -202,7 +202,7 @@ mod tests {
                 }
                 let got = chunks(
                     op,
-                    &Buffer::I32(i32s.clone()),
+                    &Buffer::I32(i32s.clone().into()),
                     &cs,
                     &vec![Prim::I32(3); k],
                     None,
@@ -224,7 +224,7 @@ mod tests {
             let dst = OutPtr::new(&mut out);
             chunks(
                 BinOp::Add,
-                &Buffer::F64(f64s.clone()),
+                &Buffer::F64(f64s.clone().into()),
                 &cs,
                 &init,
                 Some(&dst),
@@ -240,7 +240,7 @@ mod tests {
             // Scans with other operators are left to `scan_into`.
             assert!(chunks(
                 BinOp::Min,
-                &Buffer::F64(f64s.clone()),
+                &Buffer::F64(f64s.clone().into()),
                 &cs,
                 &init,
                 Some(&dst)

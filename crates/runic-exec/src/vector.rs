@@ -377,7 +377,7 @@ impl Plan {
                     Instr::Select(c, a, b) => vselect(arg(c)?, arg(a)?, arg(b)?, n, t)?,
                     Instr::AccAdd(acc, i, v) => {
                         acc_add(&frees[*acc], arg(i)?, arg(v)?, n)?;
-                        Buffer::Bool(Vec::new())
+                        Buffer::Bool(Vec::new().into())
                     }
                     Instr::Copy(a) => match arg(a)? {
                         Arg::Col(b, o) => b.slice(o, n),
@@ -462,7 +462,7 @@ macro_rules! typed_bin {
                     ((_, Some(s)), (ys, None)) => ys.iter().map(|&b| f(s, b)).collect(),
                     ((_, Some(s)), (_, Some(t))) => vec![f(s, t); $n],
                 };
-                Buffer::Bool(out)
+                Buffer::Bool(out.into())
             };
             // Floor modulo (runic_prim's `%`) where no divisor is zero (else the generic
             // path reports the division by zero).

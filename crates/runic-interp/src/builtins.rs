@@ -1105,7 +1105,7 @@ impl<'a> Eval<'a> {
         let i64s = |v: Vec<i64>| {
             Value::Array(Rc::new(Array::new(
                 vec![v.len()],
-                Data::Flat(Buffer::I64(v)),
+                Data::Flat(Buffer::I64(v.into())),
             )))
         };
         let nflags = flags.len();
@@ -1113,7 +1113,7 @@ impl<'a> Eval<'a> {
             i64s(sizes),
             Value::Array(Rc::new(Array::new(
                 vec![nflags],
-                Data::Flat(Buffer::Bool(flags)),
+                Data::Flat(Buffer::Bool(flags.into())),
             ))),
             i64s(offsets),
             build(data_rows, None)?,

@@ -26,7 +26,7 @@ entry primal (xs: []f64) = f xs\n"
 fn floats(v: runic_data::Value) -> Vec<f64> {
     match v {
         runic_data::Value::Array(a) => match a.data {
-            runic_data::Buffer::F64(v) => v,
+            runic_data::Buffer::F64(v) => v.into_vec(),
             _ => panic!("not f64"),
         },
         _ => panic!("not an array"),

@@ -75,25 +75,25 @@ pub fn ev(e: &str) -> String {
 pub fn i32s(v: &[i32]) -> Value {
     Value::Array(runic_data::Array {
         shape: vec![v.len()],
-        data: runic_data::Buffer::I32(v.to_vec()),
+        data: runic_data::Buffer::I32(v.to_vec().into()),
     })
 }
 pub fn i64s(v: &[i64]) -> Value {
     Value::Array(runic_data::Array {
         shape: vec![v.len()],
-        data: runic_data::Buffer::I64(v.to_vec()),
+        data: runic_data::Buffer::I64(v.to_vec().into()),
     })
 }
 pub fn f32s(v: &[f32]) -> Value {
     Value::Array(runic_data::Array {
         shape: vec![v.len()],
-        data: runic_data::Buffer::F32(v.to_vec()),
+        data: runic_data::Buffer::F32(v.to_vec().into()),
     })
 }
 pub fn f64s(v: &[f64]) -> Value {
     Value::Array(runic_data::Array {
         shape: vec![v.len()],
-        data: runic_data::Buffer::F64(v.to_vec()),
+        data: runic_data::Buffer::F64(v.to_vec().into()),
     })
 }
 pub fn i32v(x: i32) -> Value {

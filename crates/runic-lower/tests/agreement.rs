@@ -228,7 +228,7 @@ fn floats(b: &Buffer) -> Option<Vec<f64>> {
     match b {
         Buffer::F16(v) => Some(v.iter().map(|x| x.to_f64()).collect()),
         Buffer::F32(v) => Some(v.iter().map(|&x| x as f64).collect()),
-        Buffer::F64(v) => Some(v.clone()),
+        Buffer::F64(v) => Some(v.clone().into_vec()),
         _ => None,
     }
 }

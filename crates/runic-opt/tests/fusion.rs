@@ -18,7 +18,7 @@ fn soacs(p: &runic_ir::Prog) -> (usize, usize) {
 }
 
 fn i32s(v: &[i32]) -> Value {
-    Value::Array(Array::new(vec![v.len()], Buffer::I32(v.to_vec())).unwrap())
+    Value::Array(Array::new(vec![v.len()], Buffer::I32(v.to_vec().into())).unwrap())
 }
 
 /// Fuse, verify, print both forms, and check that both programs give `want`.

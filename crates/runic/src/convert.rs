@@ -7,7 +7,7 @@
 
 use half::f16;
 use ndarray::{Array, ArrayBase, ArrayView, Data, Dimension, IxDyn};
-use runic_data::{Buffer, Prim, PrimType, Value};
+use runic_data::{Buffer, Prim, PrimType, Store, Value};
 
 /// The twelve primitive element types: `i8`…`i64`, `u8`…`u64`, `f16` (from the `half`
 /// crate), `f32`, `f64` and `bool`.
@@ -20,6 +20,8 @@ pub trait Element: Copy + Send + Sync + 'static + private::Sealed {
     fn from_prim(p: Prim) -> Option<Self>;
     #[doc(hidden)]
     fn into_buffer(v: Vec<Self>) -> Buffer;
+    /// The buffer of these elements, owned or borrowed from a host ([`Store`]).
+    fn store_buffer(s: Store<Self>) -> Buffer;
     #[doc(hidden)]
     fn from_buffer(b: Buffer) -> Result<Vec<Self>, Buffer>;
 }
@@ -43,11 +45,14 @@ macro_rules! elements {
                 }
             }
             fn into_buffer(v: Vec<Self>) -> Buffer {
-                Buffer::$variant(v)
+                Buffer::$variant(v.into())
+            }
+            fn store_buffer(s: Store<Self>) -> Buffer {
+                Buffer::$variant(s)
             }
             fn from_buffer(b: Buffer) -> Result<Vec<Self>, Buffer> {
                 match b {
-                    Buffer::$variant(v) => Ok(v),
+                    Buffer::$variant(v) => Ok(v.into_vec()),
                     other => Err(other),
                 }
             }

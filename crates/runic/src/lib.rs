@@ -50,7 +50,7 @@ pub mod trace;
 pub use convert::{Element, FromValue, IntoArgs, IntoValue, Record};
 pub use error::Error;
 pub use outputs::Outputs;
-pub use runic_data::{f16, Array as DataArray, Buffer, Prim, PrimType, Value};
+pub use runic_data::{f16, Array as DataArray, Buffer, Prim, PrimType, Store, Value};
 pub use sig::{Dim, Param, ParamType, Signature};
 pub use trace::{grad, jvp, trace, vjp};
 

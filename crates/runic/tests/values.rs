@@ -265,3 +265,31 @@ fn taking_a_result_as_the_wrong_type_names_it() {
         .to_string()
         .contains("already taken"));
 }
+
+#[test]
+fn borrowed_host_memory_is_read_but_never_written_on_both_backends() {
+    use std::sync::Arc;
+    let src = "entry upd (xs: *[]f32) (i: i64) : []f32 = xs with [i] = 5\n\
+               entry total (xs: []f32) : f32 = f32.sum xs";
+    let host: Arc<Vec<f32>> = Arc::new(vec![1.0, 2.0, 3.0]);
+    let borrowed = || {
+        let owner: Arc<dyn std::any::Any + Send + Sync> = host.clone();
+        // SAFETY: `host` is never written and `owner` keeps it alive.
+        let store = unsafe { runic::Store::borrowed(host.as_ptr(), host.len(), owner) };
+        Value::Array(runic::DataArray {
+            shape: vec![3],
+            data: runic::Buffer::F32(store),
+        })
+    };
+    for backend in BACKENDS {
+        let p = Program::from_source_with("b.fut", src, backend).unwrap();
+        let out = p.call("total", [borrowed()]).unwrap();
+        assert_eq!(out.get::<f32>(0).unwrap(), 6.0, "{backend:?}");
+        let out = p.call("upd", [borrowed(), Value::Scalar(runic::Prim::I64(1))]);
+        let got = out.unwrap().into_array::<f32, Ix1>(0).unwrap();
+        assert_eq!(got, array![1.0, 5.0, 3.0], "{backend:?}");
+        assert_eq!(*host, vec![1.0, 2.0, 3.0], "{backend:?}: the host's memory changed");
+    }
+    // Every borrowed store, and with it its reference to the owner, is gone.
+    assert_eq!(Arc::strong_count(&host), 1);
+}

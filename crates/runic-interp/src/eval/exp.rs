@@ -388,7 +388,7 @@ impl<'a> Eval<'a> {
             )),
             Literal::Bool(b) => Value::bool(*b),
             Literal::String(bytes) => {
-                let data = Data::Flat(runic_data::Buffer::U8(bytes.clone()));
+                let data = Data::Flat(runic_data::Buffer::U8(bytes.clone().into()));
                 Value::Array(Rc::new(Array::new(vec![bytes.len()], data)))
             }
         }
