@@ -10,3 +10,25 @@ def f [n] (_: [n]i32 -> i32) : [n]i32 -> i64 = \_ -> n + 1
 entry named (xs: []i32) =
   let [k] ys = filter (> 0) xs
   in f (\_ -> 0) ys
+
+-- A plain `let` names the sizes of what it binds, so the size is known at the call too.
+-- ==
+-- entry: let_bound
+-- input { [4, -5, 6, 7] } output { 4i64 }
+-- input { empty([0]i32) } output { 1i64 }
+entry let_bound (xs: []i32) =
+  let ys = filter (> 0) xs
+  in f (\_ -> 0) ys
+
+-- The left operand of `|>` is computed before the function it is passed to, so its size is
+-- known when that function is partially applied.
+-- ==
+-- entry: piped
+-- input { [1, 2, -3] } output { 3i64 }
+entry piped (xs: []i32) = filter (> 0) xs |> f (\_ -> 0)
+
+-- A pipe whose function is given in pieces and whose left operand is another pipe.
+-- ==
+-- entry: piped_twice
+-- input { [5, -1, 5, 5] } output { [6i32, 6i32, 6i32] }
+entry piped_twice (xs: []i32) = xs |> filter (> 0) |> map (+ 1)

@@ -373,6 +373,14 @@ impl Checker {
             }
         }
         self.check_liftedness()?;
+        // A size that is the size of a `let`-bound value in scope at the use has a run-time
+        // name there.
+        let subst = &self.s;
+        for oc in &mut self.occs {
+            for (_, sz, _) in &mut oc.sizes {
+                *sz = name_unknowns(&subst.size(sz), &oc.named);
+            }
+        }
         for oc in &self.occs {
             for (n, sz, readable) in &oc.sizes {
                 // A solution that is unsolved, or that names a size only known inside some
@@ -643,6 +651,22 @@ fn array_of_functions(t: &T) -> Option<T> {
 
 /// A size term that cannot be evaluated where it is used: unsolved, or built from a rigid
 /// unknown (a size that exists only as the dimension of some value).
+/// `s` with each rigid unknown that `named` gives a name replaced by that name.
+fn name_unknowns(s: &Sz, named: &[(u32, Name)]) -> Sz {
+    match s {
+        Sz::Unknown(u) => match named.iter().rev().find(|(v, _)| v == u) {
+            Some((_, n)) => Sz::Name(n.clone()),
+            None => s.clone(),
+        },
+        Sz::Op(o, a, b) => Sz::Op(
+            o,
+            Box::new(name_unknowns(a, named)),
+            Box::new(name_unknowns(b, named)),
+        ),
+        _ => s.clone(),
+    }
+}
+
 fn unknowable(s: &Sz) -> bool {
     match s {
         Sz::Flex(_) | Sz::Unknown(_) => true,
