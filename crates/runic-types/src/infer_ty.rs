@@ -458,11 +458,33 @@ impl Subst {
             }
             _ => {
                 if !self.joining {
+                    if let Some(clash) = self.second_equation(&a, &b) {
+                        return Err(clash);
+                    }
                     self.deferred.push((a.clone(), b.clone(), self.at));
                 }
                 Ok(())
             }
         }
+    }
+
+    /// A rigid unknown equated with a definite size, when an earlier equation already gave
+    /// it a different one (`n+1` and then `n+2`): one size cannot be both.
+    fn second_equation(&self, a: &Sz, b: &Sz) -> Option<Clash> {
+        let (u, d) = match (a, b) {
+            (Sz::Unknown(u), d) | (d, Sz::Unknown(u)) if definite(d) => (*u, d),
+            _ => return None,
+        };
+        self.deferred.iter().find_map(|(x, y, _)| {
+            let (x, y) = (self.size(x), self.size(y));
+            let earlier = match (&x, &y) {
+                (Sz::Unknown(v), e) | (e, Sz::Unknown(v)) if *v == u && definite(e) => e,
+                _ => return None,
+            };
+            let same =
+                earlier == d || matches!((value(earlier), value(d)), (Some(p), Some(q)) if p == q);
+            (!same).then(|| size_clash(earlier, d))
+        })
     }
 
     /// The first deferred pair that, now solved, is two certainly different sizes.
