@@ -19,3 +19,12 @@ entry escaping_size (k: i64) =
 -- entry: lambda_sizes
 -- input { [2i64, 3i64] } output { [1i64, 3i64] }
 entry lambda_sizes (ns: []i64) = map (\n -> let xs = iota n in reduce (+) 0 xs) ns
+
+-- A name bound to the size of a value (`let [n]`, `let n = length xs`) may stand for an
+-- anonymous parameter size.
+-- ==
+-- entry: witnessed
+-- input { [3, 4] } output { [3i64, 5i64] }
+entry witnessed (xs: []i32) =
+  let [n] (ys: [n]i32) = xs
+  in map2 (\i y -> i + i64.i32 y) (iota n) ys

@@ -32,6 +32,7 @@ impl Checker {
             .collect();
         check_distinct_params(params)?;
         let implicit_start = self.implicit.len();
+        let deferred_start = self.s.deferred.len();
         let mut pts = Vec::new();
         let mut names: Vec<Option<Name>> = Vec::new();
         let mut bound = sparams.clone();
@@ -45,6 +46,7 @@ impl Checker {
         if !top {
             self.check_scope(&mark, &bound, &tparams, body.span)?;
         }
+        self.check_anonymous_scope(implicit_start, deferred_start, params)?;
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Exist)?;
@@ -127,6 +129,7 @@ impl Checker {
         self.irrefutable.clear();
         self.origins.clear();
         self.implicit.clear();
+        self.size_witnesses.clear();
         self.unlifted.clear();
         self.no_fun_sites.clear();
         self.def_span = span;

@@ -222,6 +222,13 @@ impl Checker {
                 rhs,
                 body,
             } => {
+                // Names that stand for the size of a value (`let [n] ys = xs`,
+                // `let n = length xs`) may be equated with an anonymous parameter size.
+                self.size_witnesses
+                    .extend(sizes.iter().map(|(n, _)| n.clone()));
+                if let (PatKind::Var(n), true) = (&pat.kind, is_length_call(rhs)) {
+                    self.size_witnesses.push(n.clone());
+                }
                 let rt = self.infer(rhs)?;
                 let depth = self.scopes.len();
                 let mark = self.scope_mark();
@@ -643,6 +650,17 @@ impl Checker {
         sizes.extend(named.iter().map(|(_, n)| (n.clone(), pat.span)));
         let shown = name_outer_sizes(&self.s.zonk(rt), sizes);
         Some((shown, named))
+    }
+}
+
+/// `length e`: its value is the outer size of `e`.
+fn is_length_call(e: &Exp) -> bool {
+    match &e.kind {
+        ExpKind::Apply(f, args) => {
+            args.len() == 1
+                && matches!(&f.kind, ExpKind::Var(q) if q.quals.is_empty() && q.name == "length")
+        }
+        _ => false,
     }
 }
 

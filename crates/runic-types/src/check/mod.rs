@@ -192,6 +192,9 @@ pub(crate) struct Checker {
     /// Rigid unknowns that are the sizes of a `let`-bound variable in scope, with the hidden
     /// size name the `let` binds at run time (innermost last).
     named_unknowns: Vec<(u32, Name)>,
+    /// Names bound to the size of a value (`let [n] ys = xs`, `let n = length xs`): equating
+    /// an anonymous parameter size with one is not a scope violation.
+    size_witnesses: Vec<Name>,
 }
 
 fn ordinal(i: usize) -> String {
@@ -251,6 +254,7 @@ impl Checker {
             no_fun_sites: Vec::new(),
             later: Vec::new(),
             named_unknowns: Vec::new(),
+            size_witnesses: Vec::new(),
         }
     }
 
