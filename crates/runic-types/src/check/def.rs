@@ -549,6 +549,9 @@ fn abstract_marked(cs: &std::collections::BTreeMap<Name, Vec<T>>, mark: char) ->
 /// A `type` abbreviation may contain neither functions nor anonymous or existential sizes,
 /// and a `type~` no functions (language.md §6, the type-parameter table).
 fn abbreviation_liftedness(tb: &TypeBind) -> R<()> {
+    if let Some(span) = find_anonymous_parameter_size(&tb.def) {
+        return err(span, format!("Type abbreviation \"{}\" uses an anonymous size in the parameter type of a function type; the size would be hidden. Add a size parameter to \"{}\" and use it there.", tb.name, tb.name));
+    }
     if tb.lifted == Liftedness::Lifted {
         return Ok(());
     }
@@ -576,6 +579,54 @@ fn find_arrow(t: &TypeExp) -> Option<Span> {
         TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| find_arrow(t)),
         TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) | TypeExp::Exists(_, e, _) => find_arrow(e),
         TypeExp::Sum(cs, _) => cs.iter().flat_map(|(_, ts)| ts).find_map(find_arrow),
+        TypeExp::Var(..) => None,
+    }
+}
+
+/// An anonymous size `[]` in the parameter type of a function type (`[]bool -> bool`).
+fn find_anonymous_parameter_size(t: &TypeExp) -> Option<Span> {
+    match t {
+        TypeExp::Arrow(_, p, r, _) => {
+            find_anonymous_anywhere(p).or_else(|| find_anonymous_parameter_size(r))
+        }
+        TypeExp::Apply(f, _, _) => find_anonymous_parameter_size(f),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(find_anonymous_parameter_size),
+        TypeExp::Record(fs, _) => fs
+            .iter()
+            .find_map(|(_, t)| find_anonymous_parameter_size(t)),
+        TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) | TypeExp::Exists(_, e, _) => {
+            find_anonymous_parameter_size(e)
+        }
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .find_map(find_anonymous_parameter_size),
+        TypeExp::Var(..) => None,
+    }
+}
+
+/// An anonymous size `[]` anywhere in `t`, function types included.
+fn find_anonymous_anywhere(t: &TypeExp) -> Option<Span> {
+    match t {
+        TypeExp::Array(SizeExp::Anon(s), _, _) => Some(*s),
+        TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) | TypeExp::Exists(_, e, _) => {
+            find_anonymous_anywhere(e)
+        }
+        TypeExp::Arrow(_, p, r, _) => {
+            find_anonymous_anywhere(p).or_else(|| find_anonymous_anywhere(r))
+        }
+        TypeExp::Apply(f, arg, s) => match arg.as_ref() {
+            TypeArg::Size(SizeExp::Anon(_)) => Some(*s),
+            TypeArg::Type(a) => find_anonymous_anywhere(a),
+            TypeArg::Size(_) => None,
+        }
+        .or_else(|| find_anonymous_anywhere(f)),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(find_anonymous_anywhere),
+        TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| find_anonymous_anywhere(t)),
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .find_map(find_anonymous_anywhere),
         TypeExp::Var(..) => None,
     }
 }
