@@ -233,12 +233,49 @@ impl Subst {
                 }
                 Ok(())
             }
-            (T::Arrow(_, p1, r1), T::Arrow(_, p2, r2)) => {
+            (T::Arrow(n1, p1, r1), T::Arrow(n2, p2, r2)) => {
                 self.unify(p1, p2).map_err(|c| self.context(c, &a, &b))?;
-                self.unify(r1, r2).map_err(|c| self.context(c, &a, &b))
+                self.unify(r1, r2).map_err(|c| self.context(c, &a, &b))?;
+                match self.lost_size_parameter(n1, r1, n2, r2) {
+                    Some(c) => Err(c),
+                    None => self.lost_size_parameter(n2, r2, n1, r1).map_or(Ok(()), Err),
+                }
             }
             _ => Err(self.clash(&a, &b)),
         }
+    }
+
+    /// A function whose parameter `n` is a size in the rest of its type (`(n: i64) -> [n]t`)
+    /// met a function type that does not name that parameter, and whose rest, now solved,
+    /// mentions `n` (`uncurry f` solves `c` in `a -> b -> c` to `bool -> [n]bool`): there
+    /// `n` means nothing.
+    fn lost_size_parameter(
+        &self,
+        named: &Option<Name>,
+        rest: &T,
+        other: &Option<Name>,
+        other_rest: &T,
+    ) -> Option<Clash> {
+        let n = named.as_ref()?;
+        if other.as_ref() == Some(n) || !type_mentions_size_name(&self.zonk(rest), n) {
+            return None;
+        }
+        let lost = self.zonk(other_rest);
+        if !type_mentions_size_name(&lost, n) {
+            return None;
+        }
+        let message = if in_parameter_position(&lost, n) {
+            format!(
+                "Existential size would appear in function parameter: the function's parameter \"{n}\" is a size of a later parameter, and it is lost where the function is used at type \"{}\".",
+                self.show(other_rest)
+            )
+        } else {
+            format!(
+                "The function's parameter \"{n}\" is used as size in its result, and it is lost where the function is used at type \"{}\"; call the function directly instead.",
+                self.show(other_rest)
+            )
+        };
+        Some(Clash { message })
     }
 
     fn clash(&self, a: &T, b: &T) -> Clash {
@@ -765,5 +802,26 @@ pub(crate) fn subst_size(s: &Sz, name: &str, by: &Sz) -> Sz {
             Box::new(subst_size(b, name, by)),
         ),
         s => s.clone(),
+    }
+}
+
+/// Whether a size of `t` mentions the name `n`.
+fn type_mentions_size_name(t: &T, n: &str) -> bool {
+    let mut found = false;
+    map_sizes(t, &mut |s| {
+        found |= size_mentions(s, n);
+        s.clone()
+    });
+    found
+}
+
+/// Whether `n` is a size in the parameter type of a function type in `t`.
+fn in_parameter_position(t: &T, n: &str) -> bool {
+    match t {
+        T::Arrow(_, p, r) => type_mentions_size_name(p, n) || in_parameter_position(r, n),
+        T::Array(_, e) => in_parameter_position(e, n),
+        T::Record(fs) => fs.values().any(|t| in_parameter_position(t, n)),
+        T::Sum(cs) => cs.values().flatten().any(|t| in_parameter_position(t, n)),
+        T::Var(_) | T::Prim(_) | T::Param(_) => false,
     }
 }
