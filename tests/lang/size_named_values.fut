@@ -32,3 +32,16 @@ entry piped (xs: []i32) = filter (> 0) xs |> f (\_ -> 0)
 -- entry: piped_twice
 -- input { [5, -1, 5, 5] } output { [6i32, 6i32, 6i32] }
 entry piped_twice (xs: []i32) = xs |> filter (> 0) |> map (+ 1)
+
+-- A dependent function passed where its size becomes a plain array size, or where the other
+-- side names the same parameter, keeps working.
+type^ summer = {sum: (k: i64) -> [k]f64 -> f64}
+
+def make_summer (_: bool) : summer = {sum = \(k: i64) (xs: [k]f64) -> f64.sum xs}
+
+def apply_to 'a '^b (f: a -> b) (x: a) : b = f x
+
+-- ==
+-- entry: dependent_passed
+-- input { 3i64 } output { [0i64, 1i64, 2i64] 3.0f64 }
+entry dependent_passed (n: i64) = (apply_to iota n, (make_summer true).sum 2 [1, 2])

@@ -234,11 +234,25 @@ impl Subst {
                 Ok(())
             }
             (T::Arrow(n1, p1, r1), T::Arrow(n2, p2, r2)) => {
+                // A name the other side already uses is its own, not a lost one.
+                let own1 = n2
+                    .as_ref()
+                    .is_some_and(|n| type_mentions_size_name(&self.zonk(r1), n));
+                let own2 = n1
+                    .as_ref()
+                    .is_some_and(|n| type_mentions_size_name(&self.zonk(r2), n));
                 self.unify(p1, p2).map_err(|c| self.context(c, &a, &b))?;
                 self.unify(r1, r2).map_err(|c| self.context(c, &a, &b))?;
-                match self.lost_size_parameter(n1, r1, n2, r2) {
+                let lost = |named, rest, other, other_rest, own: bool| {
+                    if own {
+                        None
+                    } else {
+                        self.lost_size_parameter(named, rest, other, other_rest)
+                    }
+                };
+                match lost(n1, r1, n2, r2, own2) {
                     Some(c) => Err(c),
-                    None => self.lost_size_parameter(n2, r2, n1, r1).map_or(Ok(()), Err),
+                    None => lost(n2, r2, n1, r1, own1).map_or(Ok(()), Err),
                 }
             }
             _ => Err(self.clash(&a, &b)),
@@ -260,8 +274,10 @@ impl Subst {
         if other.as_ref() == Some(n) || !type_mentions_size_name(&self.zonk(rest), n) {
             return None;
         }
+        // Outside function types the size just becomes one known at run time (`apply iota
+        // n`); inside one, it would have to be hidden in the function.
         let lost = self.zonk(other_rest);
-        if !type_mentions_size_name(&lost, n) {
+        if !under_arrow(&lost, n) {
             return None;
         }
         let message = if in_parameter_position(&lost, n) {
@@ -822,6 +838,17 @@ fn in_parameter_position(t: &T, n: &str) -> bool {
         T::Array(_, e) => in_parameter_position(e, n),
         T::Record(fs) => fs.values().any(|t| in_parameter_position(t, n)),
         T::Sum(cs) => cs.values().flatten().any(|t| in_parameter_position(t, n)),
+        T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
+/// Whether `n` is a size inside a function type in `t`.
+fn under_arrow(t: &T, n: &str) -> bool {
+    match t {
+        T::Arrow(..) => type_mentions_size_name(t, n),
+        T::Array(_, e) => under_arrow(e, n),
+        T::Record(fs) => fs.values().any(|t| under_arrow(t, n)),
+        T::Sum(cs) => cs.values().flatten().any(|t| under_arrow(t, n)),
         T::Var(_) | T::Prim(_) | T::Param(_) => false,
     }
 }
