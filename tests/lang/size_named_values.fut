@@ -45,3 +45,14 @@ def apply_to 'a '^b (f: a -> b) (x: a) : b = f x
 -- entry: dependent_passed
 -- input { 3i64 } output { [0i64, 1i64, 2i64] 3.0f64 }
 entry dependent_passed (n: i64) = (apply_to iota n, (make_summer true).sum 2 [1, 2])
+
+-- An array beside the function in the result tells the sizes the function's type needs.
+def pair_of (n: i64) (m: i64) : ([n][m]i32, [n][m]i32 -> i32) =
+  (replicate n (replicate m 1), \b -> b[0, 0] + i32.i64 (n * m))
+
+-- ==
+-- entry: witnessed_pair
+-- input { 2i64 3i64 } output { 7 }
+entry witnessed_pair (x: i64) (y: i64) =
+  let (a, f) = uncurry pair_of (x, y)
+  in f a

@@ -275,9 +275,18 @@ impl Subst {
             return None;
         }
         // Outside function types the size just becomes one known at run time (`apply iota
-        // n`); inside one, it would have to be hidden in the function.
-        let lost = self.zonk(other_rest);
-        if !under_arrow(&lost, n) {
+        // n`), and such an array also tells the size to a function type beside it; only
+        // inside a function type, it would have to be hidden in the function.
+        // The other parameters of the same dependent chain (`(m: i64) -> ...`) are not
+        // where the size would be hidden: look past them.
+        let mut lost = self.zonk(other_rest);
+        let mut mine = self.zonk(rest);
+        while let (T::Arrow(Some(_), _, m), T::Arrow(_, _, l)) = (&mine, &lost) {
+            let (m, l) = ((**m).clone(), (**l).clone());
+            mine = m;
+            lost = l;
+        }
+        if !under_arrow(&lost, n) || outside_arrows(&lost, n) {
             return None;
         }
         let message = if in_parameter_position(&lost, n) {
@@ -849,6 +858,17 @@ fn under_arrow(t: &T, n: &str) -> bool {
         T::Array(_, e) => under_arrow(e, n),
         T::Record(fs) => fs.values().any(|t| under_arrow(t, n)),
         T::Sum(cs) => cs.values().flatten().any(|t| under_arrow(t, n)),
+        T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
+/// Whether `n` is the size of an array outside every function type in `t`.
+fn outside_arrows(t: &T, n: &str) -> bool {
+    match t {
+        T::Arrow(..) => false,
+        T::Array(s, e) => size_mentions(s, n) || outside_arrows(e, n),
+        T::Record(fs) => fs.values().any(|t| outside_arrows(t, n)),
+        T::Sum(cs) => cs.values().flatten().any(|t| outside_arrows(t, n)),
         T::Var(_) | T::Prim(_) | T::Param(_) => false,
     }
 }
