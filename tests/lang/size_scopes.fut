@@ -28,3 +28,15 @@ entry lambda_sizes (ns: []i64) = map (\n -> let xs = iota n in reduce (+) 0 xs) 
 entry witnessed (xs: []i32) =
   let [n] (ys: [n]i32) = xs
   in map2 (\i y -> i + i64.i32 y) (iota n) ys
+
+-- An ascribed sum type whose payload sizes are all settled by the value.
+type~ maybe_bytes = #bytes ([]u8) | #none
+
+-- ==
+-- entry: settled_sum
+-- input { [1u8, 2u8] } output { 2i64 }
+entry settled_sum (bs: []u8) =
+  let m : maybe_bytes = #bytes (map (+ 1) bs)
+  in match m
+     case #bytes b -> length b
+     case #none -> 0

@@ -130,6 +130,7 @@ impl Checker {
         self.origins.clear();
         self.implicit.clear();
         self.size_witnesses.clear();
+        self.ascribed.clear();
         self.unlifted.clear();
         self.no_fun_sites.clear();
         self.def_span = span;
@@ -376,6 +377,7 @@ impl Checker {
             }
         }
         self.check_liftedness()?;
+        self.check_sum_payload_sizes()?;
         // A size that is the size of a `let`-bound value in scope at the use has a run-time
         // name there.
         let subst = &self.s;
@@ -705,6 +707,56 @@ fn array_of_functions(t: &T) -> Option<T> {
 
 /// A size term that cannot be evaluated where it is used: unsolved, or built from a rigid
 /// unknown (a size that exists only as the dimension of some value).
+impl Checker {
+    /// `let v : t = #foo xs` where `t` has another constructor with an anonymous size in
+    /// its payload: nothing says what that size is.
+    fn check_sum_payload_sizes(&mut self) -> R<()> {
+        let ascribed = std::mem::take(&mut self.ascribed);
+        for (span, t, before) in ascribed {
+            // An anonymous size the ascription made that no equation ever mentioned.
+            let settled = |s: &Sz| match s {
+                Sz::Flex(_) => false,
+                Sz::Unknown(u) if *u >= before => {
+                    let it = Sz::Unknown(*u);
+                    self.s
+                        .deferred
+                        .iter()
+                        .any(|(a, b, _)| [a, b].iter().any(|x| self.s.size(x) == it))
+                        || self.s.flex.iter().any(|f| f.as_ref() == Some(&it))
+                }
+                _ => true,
+            };
+            if let Some(c) = unsolved_payload_size(&self.s.zonk(&t), &settled) {
+                return err(
+                    span,
+                    format!("The size of an array in the payload of constructor \"#{c}\" of the ascribed type is ambiguous: nothing here determines it. Name it with a size parameter of the type."),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A constructor of a sum type in `t` whose payload has a size that is not `settled`.
+fn unsolved_payload_size(t: &T, settled: &dyn Fn(&Sz) -> bool) -> Option<Name> {
+    match t {
+        T::Sum(cs) => cs.iter().find_map(|(c, ts)| {
+            ts.iter().find_map(|p| {
+                let mut open = false;
+                map_sizes(p, &mut |s| {
+                    open |= !settled(s);
+                    s.clone()
+                });
+                open.then(|| c.clone())
+                    .or_else(|| unsolved_payload_size(p, settled))
+            })
+        }),
+        T::Array(_, e) => unsolved_payload_size(e, settled),
+        T::Record(fs) => fs.values().find_map(|f| unsolved_payload_size(f, settled)),
+        T::Arrow(..) | T::Var(_) | T::Prim(_) | T::Param(_) => None,
+    }
+}
+
 /// `s` with each rigid unknown that `named` gives a name replaced by that name.
 fn name_unknowns(s: &Sz, named: &[(u32, Name)]) -> Sz {
     match s {

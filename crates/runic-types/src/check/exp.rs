@@ -394,7 +394,9 @@ impl Checker {
             }
             ExpKind::Ascribe(x, te) => {
                 let t = self.infer(x)?;
+                let before = self.s.unknowns;
                 let at = self.convert_type(te, Anon::Flex)?;
+                self.ascribed.push((te.span(), at.clone(), before));
                 self.expect(&at, &t, x.span, "the expression with a type ascription")?;
                 Ok(at)
             }

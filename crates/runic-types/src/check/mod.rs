@@ -195,6 +195,11 @@ pub(crate) struct Checker {
     /// Names bound to the size of a value (`let [n] ys = xs`, `let n = length xs`): equating
     /// an anonymous parameter size with one is not a scope violation.
     size_witnesses: Vec<Name>,
+    /// Per definition: types written in ascriptions (`e : t`, `(p: t)` in a `let`), whose
+    /// sizes in sum payloads must be settled by the time the definition is solved.
+    /// With each, the number of rigid unknowns before it was converted (the unknowns it
+    /// made are the anonymous sizes of the abbreviations it uses).
+    ascribed: Vec<(Span, T, u32)>,
 }
 
 fn ordinal(i: usize) -> String {
@@ -255,6 +260,7 @@ impl Checker {
             later: Vec::new(),
             named_unknowns: Vec::new(),
             size_witnesses: Vec::new(),
+            ascribed: Vec::new(),
         }
     }
 

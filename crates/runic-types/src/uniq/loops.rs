@@ -161,7 +161,7 @@ impl Cx<'_> {
                         .map(|p| self.vars[*p].name.clone())
                         .unwrap_or_default();
                     let msg = format!(
-                        "Return value for loop parameter \"{pname}\" aliases another returned value."
+                        "Return value for loop parameter \"{pname}\" aliases another returned value (see docs/TYPE-CHECKS.md#aliases-previously-returned)."
                     );
                     self.errors.push(Diagnostic::error(body.span, msg));
                     return;
