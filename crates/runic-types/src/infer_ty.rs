@@ -274,21 +274,16 @@ impl Subst {
         if other.as_ref() == Some(n) || !type_mentions_size_name(&self.zonk(rest), n) {
             return None;
         }
-        // Outside function types the size just becomes one known at run time (`apply iota
-        // n`), and such an array also tells the size to a function type beside it; only
-        // inside a function type, it would have to be hidden in the function.
-        // The other parameters of the same dependent chain (`(m: i64) -> ...`) are not
-        // where the size would be hidden: look past them.
-        let mut lost = self.zonk(other_rest);
-        let mut mine = self.zonk(rest);
-        while let (T::Arrow(Some(_), _, m), T::Arrow(_, _, l)) = (&mine, &lost) {
-            let (m, l) = ((**m).clone(), (**l).clone());
-            mine = m;
-            lost = l;
-        }
-        if !under_arrow(&lost, n) || outside_arrows(&lost, n) {
-            return None;
-        }
+        // The name is lost into a type variable of the other side (`c` in `a -> b -> c`):
+        // if its solution is an array, the size there is one known at run time (`apply iota
+        // n`); inside a function type it would have to be hidden in the function, unless an
+        // array beside it tells the size.
+        let mut vars = Vec::new();
+        vars_of(other_rest, &mut vars);
+        let lost = vars
+            .into_iter()
+            .map(|v| self.zonk(&T::Var(v)))
+            .find(|sol| under_arrow(sol, n) && !outside_arrows(sol, n))?;
         let message = if in_parameter_position(&lost, n) {
             format!(
                 "Existential size would appear in function parameter: the function's parameter \"{n}\" is a size of a later parameter, and it is lost where the function is used at type \"{}\".",
@@ -870,5 +865,20 @@ fn outside_arrows(t: &T, n: &str) -> bool {
         T::Record(fs) => fs.values().any(|t| outside_arrows(t, n)),
         T::Sum(cs) => cs.values().flatten().any(|t| outside_arrows(t, n)),
         T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
+/// The type variables written in `t` (not following their solutions).
+fn vars_of(t: &T, out: &mut Vec<Tv>) {
+    match t {
+        T::Var(v) => out.push(*v),
+        T::Array(_, e) => vars_of(e, out),
+        T::Record(fs) => fs.values().for_each(|t| vars_of(t, out)),
+        T::Sum(cs) => cs.values().flatten().for_each(|t| vars_of(t, out)),
+        T::Arrow(_, a, b) => {
+            vars_of(a, out);
+            vars_of(b, out);
+        }
+        T::Prim(_) | T::Param(_) => {}
     }
 }
