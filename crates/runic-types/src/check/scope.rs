@@ -125,9 +125,9 @@ impl Checker {
                         "The anonymous size{param} would have to be \"{local}\", which is bound inside the function: a scope violation."
                     ),
                 )
-                .with_note(format!(
-                    "The caller chooses the sizes of the parameters; give the parameter a size parameter (`[n]`) and use that, instead of a size computed inside (see docs/TYPE-CHECKS.md#scope-violation)."
-                )),
+                .with_note(
+                    "The caller chooses the sizes of the parameters; give the parameter a size parameter (`[n]`) and use that, instead of a size computed inside (see docs/TYPE-CHECKS.md#scope-violation).",
+                ),
             ));
         }
         Ok(())
