@@ -133,6 +133,32 @@ impl Checker {
         Ok(())
     }
 
+    /// A lambda parameter whose type, settled by the body, has a size of a value the body
+    /// computes (`\f -> f (filter p xs)`: `f`'s parameter has the filtered size): the
+    /// argument is there before that value, so its size cannot depend on it.
+    pub(super) fn check_param_causality(
+        &self,
+        params: &[runic_syntax::ast::Pat],
+        pts: &[T],
+        before: u32,
+    ) -> R<()> {
+        for (p, t) in params.iter().zip(pts) {
+            let mut late = false;
+            map_sizes(&self.s.zonk(t), &mut |s| {
+                late |= mentions_unknown_from(s, before);
+                s.clone()
+            });
+            if late {
+                let shown = self.s.show(t);
+                return Err(Box::new(Diagnostic::error(
+                    p.span,
+                    format!("Causality check: the type \"{shown}\" of this parameter has a size that is only known once the lambda's body computes a value, after the parameter is bound, which breaks causality."),
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The flexible sizes of the array parts of `t` (outside functions), as `var` is bound.
     pub(super) fn unsettled(&self, var: &Name, t: &T, span: Span) -> Unsettled {
         let mut flexes = Vec::new();
