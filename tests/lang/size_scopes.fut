@@ -40,3 +40,11 @@ entry settled_sum (bs: []u8) =
   in match m
      case #bytes b -> length b
      case #none -> 0
+
+-- A lambda's array parameter whose size a filtering loop in the body joins with new sizes is
+-- not a causality problem.
+-- ==
+-- entry: lambda_loop_filter
+-- input { [1, -2, 3] } output { 16 }
+entry lambda_loop_filter (xs: []i32) =
+  (\ys -> i32.sum (loop zs = ys for i < 2 do filter (> 0) (map (* 2) zs))) xs

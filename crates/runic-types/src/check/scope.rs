@@ -143,12 +143,12 @@ impl Checker {
         before: u32,
     ) -> R<()> {
         for (p, t) in params.iter().zip(pts) {
-            let mut late = false;
-            map_sizes(&self.s.zonk(t), &mut |s| {
-                late |= mentions_unknown_from(s, before);
-                s.clone()
-            });
-            if late {
+            // Only a functional parameter: an array parameter's size may still be settled
+            // by a join inside the body (a loop that filters it) without harm.
+            if !late_size_in_function(&self.s.zonk(t), before) {
+                continue;
+            }
+            {
                 let shown = self.s.show(t);
                 return Err(Box::new(Diagnostic::error(
                     p.span,
@@ -353,4 +353,26 @@ fn anonymous_param_name(ck: &Checker, p: &runic_syntax::ast::Pat, u: u32) -> Opt
         s.clone()
     });
     found.then(|| n.clone())
+}
+
+/// Whether a function type inside `t` has a size that is a rigid unknown numbered `from` or
+/// later.
+fn late_size_in_function(t: &T, from: u32) -> bool {
+    match t {
+        T::Arrow(..) => {
+            let mut late = false;
+            map_sizes(t, &mut |s| {
+                late |= mentions_unknown_from(s, from);
+                s.clone()
+            });
+            late
+        }
+        T::Array(_, e) => late_size_in_function(e, from),
+        T::Record(fs) => fs.values().any(|t| late_size_in_function(t, from)),
+        T::Sum(cs) => cs
+            .values()
+            .flatten()
+            .any(|t| late_size_in_function(t, from)),
+        T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
 }
