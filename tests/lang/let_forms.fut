@@ -47,3 +47,14 @@ entry shadowing (x: i32) =
 entry sized_let (xs: []i32) =
   let [n] (ys: [n]i32) = xs
   in n
+
+-- Several size binders, written without spaces between them.
+def three_parts (x: i32) : ?[n][m].([n]i32, [m]i32, [n + m]i32) =
+  (replicate 1 x, replicate 2 x, replicate 3 x)
+
+-- ==
+-- entry: two_size_binders
+-- input { 7 } output { 1i64 2i64 }
+entry two_size_binders (x: i32) =
+  let [a][b] (_: ([a]i32, [b]i32, [a + b]i32)) = three_parts x
+  in (a, b)

@@ -19,3 +19,32 @@ entry escaping_size (k: i64) =
 -- entry: lambda_sizes
 -- input { [2i64, 3i64] } output { [1i64, 3i64] }
 entry lambda_sizes (ns: []i64) = map (\n -> let xs = iota n in reduce (+) 0 xs) ns
+
+-- A name bound to the size of a value (`let [n]`, `let n = length xs`) may stand for an
+-- anonymous parameter size.
+-- ==
+-- entry: witnessed
+-- input { [3, 4] } output { [3i64, 5i64] }
+entry witnessed (xs: []i32) =
+  let [n] (ys: [n]i32) = xs
+  in map2 (\i y -> i + i64.i32 y) (iota n) ys
+
+-- An ascribed sum type whose payload sizes are all settled by the value.
+type~ maybe_bytes = #bytes ([]u8) | #none
+
+-- ==
+-- entry: settled_sum
+-- input { [1u8, 2u8] } output { 2i64 }
+entry settled_sum (bs: []u8) =
+  let m : maybe_bytes = #bytes (map (+ 1) bs)
+  in match m
+     case #bytes b -> length b
+     case #none -> 0
+
+-- A lambda's array parameter whose size a filtering loop in the body joins with new sizes is
+-- not a causality problem.
+-- ==
+-- entry: lambda_loop_filter
+-- input { [1, -2, 3] } output { 16 }
+entry lambda_loop_filter (xs: []i32) =
+  (\ys -> i32.sum (loop zs = ys for i < 2 do filter (> 0) (map (* 2) zs))) xs

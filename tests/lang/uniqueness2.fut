@@ -104,3 +104,16 @@ entry record_fields (xs: []i32) =
   let r = {a = copy xs, b = copy xs}
   let r.a[0] = 0
   in (r.a, r.b)
+
+-- The fields of a record loop parameter are updated separately and come back distinct.
+-- ==
+-- entry: record_loop_fields
+-- input { 3i64 } output { [5u8, 5u8, 5u8] [7u8, 7u8, 7u8] }
+entry record_loop_fields (n: i64) =
+  let r =
+    loop {lo = lo: *[]u8, hi = hi: *[]u8} = {lo = replicate n 0, hi = replicate n 1}
+    for i < n do
+      let lo[i] = 5
+      let hi[i] = 7
+      in {lo = lo, hi = hi}
+  in (r.lo, r.hi)

@@ -233,12 +233,69 @@ impl Subst {
                 }
                 Ok(())
             }
-            (T::Arrow(_, p1, r1), T::Arrow(_, p2, r2)) => {
+            (T::Arrow(n1, p1, r1), T::Arrow(n2, p2, r2)) => {
+                // A name the other side already uses is its own, not a lost one.
+                let own1 = n2
+                    .as_ref()
+                    .is_some_and(|n| type_mentions_size_name(&self.zonk(r1), n));
+                let own2 = n1
+                    .as_ref()
+                    .is_some_and(|n| type_mentions_size_name(&self.zonk(r2), n));
                 self.unify(p1, p2).map_err(|c| self.context(c, &a, &b))?;
-                self.unify(r1, r2).map_err(|c| self.context(c, &a, &b))
+                self.unify(r1, r2).map_err(|c| self.context(c, &a, &b))?;
+                let lost = |named, rest, other, other_rest, own: bool| {
+                    if own {
+                        None
+                    } else {
+                        self.lost_size_parameter(named, rest, other, other_rest)
+                    }
+                };
+                match lost(n1, r1, n2, r2, own2) {
+                    Some(c) => Err(c),
+                    None => lost(n2, r2, n1, r1, own1).map_or(Ok(()), Err),
+                }
             }
             _ => Err(self.clash(&a, &b)),
         }
+    }
+
+    /// A function whose parameter `n` is a size in the rest of its type (`(n: i64) -> [n]t`)
+    /// met a function type that does not name that parameter, and whose rest, now solved,
+    /// mentions `n` (`uncurry f` solves `c` in `a -> b -> c` to `bool -> [n]bool`): there
+    /// `n` means nothing.
+    fn lost_size_parameter(
+        &self,
+        named: &Option<Name>,
+        rest: &T,
+        other: &Option<Name>,
+        other_rest: &T,
+    ) -> Option<Clash> {
+        let n = named.as_ref()?;
+        if other.as_ref() == Some(n) || !type_mentions_size_name(&self.zonk(rest), n) {
+            return None;
+        }
+        // The name is lost into a type variable of the other side (`c` in `a -> b -> c`):
+        // if its solution is an array, the size there is one known at run time (`apply iota
+        // n`); inside a function type it would have to be hidden in the function, unless an
+        // array beside it tells the size.
+        let mut vars = Vec::new();
+        vars_of(other_rest, &mut vars);
+        let lost = vars
+            .into_iter()
+            .map(|v| self.zonk(&T::Var(v)))
+            .find(|sol| under_arrow(sol, n) && !outside_arrows(sol, n))?;
+        let message = if in_parameter_position(&lost, n) {
+            format!(
+                "Existential size would appear in function parameter: the function's parameter \"{n}\" is a size of a later parameter, and it is lost where the function is used at type \"{}\".",
+                self.show(other_rest)
+            )
+        } else {
+            format!(
+                "The function's parameter \"{n}\" is used as size in its result, and it is lost where the function is used at type \"{}\"; call the function directly instead.",
+                self.show(other_rest)
+            )
+        };
+        Some(Clash { message })
     }
 
     fn clash(&self, a: &T, b: &T) -> Clash {
@@ -458,11 +515,33 @@ impl Subst {
             }
             _ => {
                 if !self.joining {
+                    if let Some(clash) = self.second_equation(&a, &b) {
+                        return Err(clash);
+                    }
                     self.deferred.push((a.clone(), b.clone(), self.at));
                 }
                 Ok(())
             }
         }
+    }
+
+    /// A rigid unknown equated with a definite size, when an earlier equation already gave
+    /// it a different one (`n+1` and then `n+2`): one size cannot be both.
+    fn second_equation(&self, a: &Sz, b: &Sz) -> Option<Clash> {
+        let (u, d) = match (a, b) {
+            (Sz::Unknown(u), d) | (d, Sz::Unknown(u)) if definite(d) => (*u, d),
+            _ => return None,
+        };
+        self.deferred.iter().find_map(|(x, y, _)| {
+            let (x, y) = (self.size(x), self.size(y));
+            let earlier = match (&x, &y) {
+                (Sz::Unknown(v), e) | (e, Sz::Unknown(v)) if *v == u && definite(e) => e,
+                _ => return None,
+            };
+            let same =
+                earlier == d || matches!((value(earlier), value(d)), (Some(p), Some(q)) if p == q);
+            (!same).then(|| size_clash(earlier, d))
+        })
     }
 
     /// The first deferred pair that, now solved, is two certainly different sizes.
@@ -743,5 +822,63 @@ pub(crate) fn subst_size(s: &Sz, name: &str, by: &Sz) -> Sz {
             Box::new(subst_size(b, name, by)),
         ),
         s => s.clone(),
+    }
+}
+
+/// Whether a size of `t` mentions the name `n`.
+fn type_mentions_size_name(t: &T, n: &str) -> bool {
+    let mut found = false;
+    map_sizes(t, &mut |s| {
+        found |= size_mentions(s, n);
+        s.clone()
+    });
+    found
+}
+
+/// Whether `n` is a size in the parameter type of a function type in `t`.
+fn in_parameter_position(t: &T, n: &str) -> bool {
+    match t {
+        T::Arrow(_, p, r) => type_mentions_size_name(p, n) || in_parameter_position(r, n),
+        T::Array(_, e) => in_parameter_position(e, n),
+        T::Record(fs) => fs.values().any(|t| in_parameter_position(t, n)),
+        T::Sum(cs) => cs.values().flatten().any(|t| in_parameter_position(t, n)),
+        T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
+/// Whether `n` is a size inside a function type in `t`.
+fn under_arrow(t: &T, n: &str) -> bool {
+    match t {
+        T::Arrow(..) => type_mentions_size_name(t, n),
+        T::Array(_, e) => under_arrow(e, n),
+        T::Record(fs) => fs.values().any(|t| under_arrow(t, n)),
+        T::Sum(cs) => cs.values().flatten().any(|t| under_arrow(t, n)),
+        T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
+/// Whether `n` is the size of an array outside every function type in `t`.
+fn outside_arrows(t: &T, n: &str) -> bool {
+    match t {
+        T::Arrow(..) => false,
+        T::Array(s, e) => size_mentions(s, n) || outside_arrows(e, n),
+        T::Record(fs) => fs.values().any(|t| outside_arrows(t, n)),
+        T::Sum(cs) => cs.values().flatten().any(|t| outside_arrows(t, n)),
+        T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
+/// The type variables written in `t` (not following their solutions).
+fn vars_of(t: &T, out: &mut Vec<Tv>) {
+    match t {
+        T::Var(v) => out.push(*v),
+        T::Array(_, e) => vars_of(e, out),
+        T::Record(fs) => fs.values().for_each(|t| vars_of(t, out)),
+        T::Sum(cs) => cs.values().flatten().for_each(|t| vars_of(t, out)),
+        T::Arrow(_, a, b) => {
+            vars_of(a, out);
+            vars_of(b, out);
+        }
+        T::Prim(_) | T::Param(_) => {}
     }
 }

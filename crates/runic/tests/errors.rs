@@ -146,6 +146,7 @@ fn compile_errors_are_rendered_as_runic_check_prints_them() {
             "bad.fut:2:22-23: Error: Cannot unify \"i32\" with \"f32\".\n   \
              2 | entry g (y: f32) = f y\n     \
              |                      ^\n\
+             Cannot apply \"f\" to \"y\" (its first argument): the types do not match.\n\
              Expected type \"i32\" but found \"f32\" in the first argument of \"f\"."
         );
     }

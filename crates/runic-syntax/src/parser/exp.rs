@@ -380,7 +380,9 @@ impl Parser {
             return self.let_fun();
         }
         let mut sizes = Vec::new();
-        while self.is(&Tok::LBracket)
+        // `let [a][b] p = e`: the second `[` follows `]` directly, so it lexes as an index
+        // bracket.
+        while (self.is(&Tok::LBracket) || (!sizes.is_empty() && self.is(&Tok::IndexLBracket)))
             && matches!(self.peek_at(1), Tok::Name(_))
             && *self.peek_at(2) == Tok::RBracket
         {

@@ -3,6 +3,7 @@
 use super::{PResult, Parser};
 use crate::ast::*;
 use crate::lexer::{Keyword, Tok};
+use crate::Diagnostic;
 
 impl Parser {
     /// A full pattern: `pat_term [: type]`.
@@ -151,6 +152,12 @@ impl Parser {
                     })?;
                     Ok(p.mk_pat(PatKind::Record(fields), p.since(start)))
                 }
+                // `let 't y = x`, `loop ('t y = x)`: a type parameter where only values are
+                // bound.
+                Tok::Tick | Tok::TickCaret | Tok::TickTilde => Err(Diagnostic::error(
+                    p.span(),
+                    "Type parameters can only be given to a function definition (`def f 't ...` or `let f 't ...` with parameters); this pattern binds values only.",
+                )),
                 _ => Err(p.expected("a pattern")),
             }
         })

@@ -54,7 +54,8 @@ impl Checker {
                     &at,
                     arg.span,
                     &format!("the {} argument of {fname}", ordinal(pos)),
-                )?;
+                )
+                .map_err(|d| cannot_apply(d, fname, arg, pos))?;
                 let r = *r;
                 Ok(match pn {
                     Some(n) => {
@@ -73,7 +74,8 @@ impl Checker {
                     &want,
                     arg.span,
                     &format!("the {} argument of {fname}", ordinal(pos)),
-                )?;
+                )
+                .map_err(|d| cannot_apply(d, fname, arg, pos))?;
                 Ok(r)
             }
             other => err(
@@ -86,4 +88,27 @@ impl Checker {
             ),
         }
     }
+}
+
+/// A type error in an argument: say first which application failed, as the reference does
+/// (`Cannot apply "f" to "x"`), then why.
+fn cannot_apply(
+    mut d: Box<runic_syntax::Diagnostic>,
+    fname: &str,
+    arg: &Exp,
+    pos: usize,
+) -> Box<runic_syntax::Diagnostic> {
+    let text = runic_syntax::pretty::print_exp(arg);
+    // Names the checker made (flattened module members, hidden binders) are not shown.
+    let internal = text.contains(['?', '%', '\n']);
+    let shown = if text.chars().count() > 40 || internal {
+        format!("its {} argument", ordinal(pos))
+    } else {
+        format!("\"{text}\" (its {} argument)", ordinal(pos))
+    };
+    d.notes.insert(
+        0,
+        format!("Cannot apply {fname} to {shown}: the types do not match."),
+    );
+    d
 }

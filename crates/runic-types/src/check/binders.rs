@@ -87,8 +87,10 @@ impl Checker {
             names.extend(self.bind_pattern(p, &t, Anon::Flex, false)?);
             pts.push(t);
         }
+        let before = self.s.unknowns;
         let bt = self.infer(body)?;
         self.check_scope(&mark, &names, &[], body.span)?;
+        self.check_param_causality(params, &pts, before)?;
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Flex)?;

@@ -69,7 +69,7 @@ pub(super) fn function_uses_params(
         };
         return err(
             tp.span(),
-            format!("{what} parameter \"{shown}\" of \"{name}\" is not used in the type of any parameter or of the result."),
+            format!("{what} parameter \"{shown}\" of \"{name}\" is not used in the type of any parameter or of the result, so what it stands for at a use is ambiguous."),
         );
     }
     Ok(())

@@ -32,6 +32,7 @@ impl Checker {
             .collect();
         check_distinct_params(params)?;
         let implicit_start = self.implicit.len();
+        let deferred_start = self.s.deferred.len();
         let mut pts = Vec::new();
         let mut names: Vec<Option<Name>> = Vec::new();
         let mut bound = sparams.clone();
@@ -45,6 +46,7 @@ impl Checker {
         if !top {
             self.check_scope(&mark, &bound, &tparams, body.span)?;
         }
+        self.check_anonymous_scope(implicit_start, deferred_start, params)?;
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Exist)?;
@@ -127,6 +129,8 @@ impl Checker {
         self.irrefutable.clear();
         self.origins.clear();
         self.implicit.clear();
+        self.size_witnesses.clear();
+        self.ascribed.clear();
         self.unlifted.clear();
         self.no_fun_sites.clear();
         self.def_span = span;
@@ -373,6 +377,15 @@ impl Checker {
             }
         }
         self.check_liftedness()?;
+        self.check_sum_payload_sizes()?;
+        // A size that is the size of a `let`-bound value in scope at the use has a run-time
+        // name there.
+        let subst = &self.s;
+        for oc in &mut self.occs {
+            for (_, sz, _) in &mut oc.sizes {
+                *sz = name_unknowns(&subst.size(sz), &oc.named);
+            }
+        }
         for oc in &self.occs {
             for (n, sz, readable) in &oc.sizes {
                 // A solution that is unsolved, or that names a size only known inside some
@@ -538,6 +551,9 @@ fn abstract_marked(cs: &std::collections::BTreeMap<Name, Vec<T>>, mark: char) ->
 /// A `type` abbreviation may contain neither functions nor anonymous or existential sizes,
 /// and a `type~` no functions (language.md §6, the type-parameter table).
 fn abbreviation_liftedness(tb: &TypeBind) -> R<()> {
+    if let Some(span) = find_anonymous_parameter_size(&tb.def) {
+        return err(span, format!("Type abbreviation \"{}\" uses an anonymous size in the parameter type of a function type; the size would be hidden. Add a size parameter to \"{}\" and use it there.", tb.name, tb.name));
+    }
     if tb.lifted == Liftedness::Lifted {
         return Ok(());
     }
@@ -565,6 +581,54 @@ fn find_arrow(t: &TypeExp) -> Option<Span> {
         TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| find_arrow(t)),
         TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) | TypeExp::Exists(_, e, _) => find_arrow(e),
         TypeExp::Sum(cs, _) => cs.iter().flat_map(|(_, ts)| ts).find_map(find_arrow),
+        TypeExp::Var(..) => None,
+    }
+}
+
+/// An anonymous size `[]` in the parameter type of a function type (`[]bool -> bool`).
+fn find_anonymous_parameter_size(t: &TypeExp) -> Option<Span> {
+    match t {
+        TypeExp::Arrow(_, p, r, _) => {
+            find_anonymous_anywhere(p).or_else(|| find_anonymous_parameter_size(r))
+        }
+        TypeExp::Apply(f, _, _) => find_anonymous_parameter_size(f),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(find_anonymous_parameter_size),
+        TypeExp::Record(fs, _) => fs
+            .iter()
+            .find_map(|(_, t)| find_anonymous_parameter_size(t)),
+        TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) | TypeExp::Exists(_, e, _) => {
+            find_anonymous_parameter_size(e)
+        }
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .find_map(find_anonymous_parameter_size),
+        TypeExp::Var(..) => None,
+    }
+}
+
+/// An anonymous size `[]` anywhere in `t`, function types included.
+fn find_anonymous_anywhere(t: &TypeExp) -> Option<Span> {
+    match t {
+        TypeExp::Array(SizeExp::Anon(s), _, _) => Some(*s),
+        TypeExp::Array(_, e, _) | TypeExp::Unique(e, _) | TypeExp::Exists(_, e, _) => {
+            find_anonymous_anywhere(e)
+        }
+        TypeExp::Arrow(_, p, r, _) => {
+            find_anonymous_anywhere(p).or_else(|| find_anonymous_anywhere(r))
+        }
+        TypeExp::Apply(f, arg, s) => match arg.as_ref() {
+            TypeArg::Size(SizeExp::Anon(_)) => Some(*s),
+            TypeArg::Type(a) => find_anonymous_anywhere(a),
+            TypeArg::Size(_) => None,
+        }
+        .or_else(|| find_anonymous_anywhere(f)),
+        TypeExp::Tuple(ts, _) => ts.iter().find_map(find_anonymous_anywhere),
+        TypeExp::Record(fs, _) => fs.iter().find_map(|(_, t)| find_anonymous_anywhere(t)),
+        TypeExp::Sum(cs, _) => cs
+            .iter()
+            .flat_map(|(_, ts)| ts)
+            .find_map(find_anonymous_anywhere),
         TypeExp::Var(..) => None,
     }
 }
@@ -643,6 +707,72 @@ fn array_of_functions(t: &T) -> Option<T> {
 
 /// A size term that cannot be evaluated where it is used: unsolved, or built from a rigid
 /// unknown (a size that exists only as the dimension of some value).
+impl Checker {
+    /// `let v : t = #foo xs` where `t` has another constructor with an anonymous size in
+    /// its payload: nothing says what that size is.
+    fn check_sum_payload_sizes(&mut self) -> R<()> {
+        let ascribed = std::mem::take(&mut self.ascribed);
+        for (span, t, before) in ascribed {
+            // An anonymous size the ascription made that no equation ever mentioned.
+            let settled = |s: &Sz| match s {
+                Sz::Flex(_) => false,
+                Sz::Unknown(u) if *u >= before => {
+                    let it = Sz::Unknown(*u);
+                    self.s
+                        .deferred
+                        .iter()
+                        .any(|(a, b, _)| [a, b].iter().any(|x| self.s.size(x) == it))
+                        || self.s.flex.iter().any(|f| f.as_ref() == Some(&it))
+                }
+                _ => true,
+            };
+            if let Some(c) = unsolved_payload_size(&self.s.zonk(&t), &settled) {
+                return err(
+                    span,
+                    format!("The size of an array in the payload of constructor \"#{c}\" of the ascribed type is ambiguous: nothing here determines it. Name it with a size parameter of the type."),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A constructor of a sum type in `t` whose payload has a size that is not `settled`.
+fn unsolved_payload_size(t: &T, settled: &dyn Fn(&Sz) -> bool) -> Option<Name> {
+    match t {
+        T::Sum(cs) => cs.iter().find_map(|(c, ts)| {
+            ts.iter().find_map(|p| {
+                let mut open = false;
+                map_sizes(p, &mut |s| {
+                    open |= !settled(s);
+                    s.clone()
+                });
+                open.then(|| c.clone())
+                    .or_else(|| unsolved_payload_size(p, settled))
+            })
+        }),
+        T::Array(_, e) => unsolved_payload_size(e, settled),
+        T::Record(fs) => fs.values().find_map(|f| unsolved_payload_size(f, settled)),
+        T::Arrow(..) | T::Var(_) | T::Prim(_) | T::Param(_) => None,
+    }
+}
+
+/// `s` with each rigid unknown that `named` gives a name replaced by that name.
+fn name_unknowns(s: &Sz, named: &[(u32, Name)]) -> Sz {
+    match s {
+        Sz::Unknown(u) => match named.iter().rev().find(|(v, _)| v == u) {
+            Some((_, n)) => Sz::Name(n.clone()),
+            None => s.clone(),
+        },
+        Sz::Op(o, a, b) => Sz::Op(
+            o,
+            Box::new(name_unknowns(a, named)),
+            Box::new(name_unknowns(b, named)),
+        ),
+        _ => s.clone(),
+    }
+}
+
 fn unknowable(s: &Sz) -> bool {
     match s {
         Sz::Flex(_) | Sz::Unknown(_) => true,

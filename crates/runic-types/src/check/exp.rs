@@ -16,6 +16,9 @@ impl Checker {
     }
 
     fn infer_kind(&mut self, e: &mut Exp) -> R<T> {
+        if let Some(t) = self.infer_pipe(e)? {
+            return Ok(t);
+        }
         let span = e.span;
         let id = e.id;
         match &mut e.kind {
@@ -219,6 +222,13 @@ impl Checker {
                 rhs,
                 body,
             } => {
+                // Names that stand for the size of a value (`let [n] ys = xs`,
+                // `let n = length xs`) may be equated with an anonymous parameter size.
+                self.size_witnesses
+                    .extend(sizes.iter().map(|(n, _)| n.clone()));
+                if let (PatKind::Var(n), true) = (&pat.kind, is_length_call(rhs)) {
+                    self.size_witnesses.push(n.clone());
+                }
                 let rt = self.infer(rhs)?;
                 let depth = self.scopes.len();
                 let mark = self.scope_mark();
@@ -238,9 +248,19 @@ impl Checker {
                         PatKind::Var(n) => Some(self.unsettled(n, &rt, pat.span)),
                         _ => None,
                     };
+                    let hidden = self.name_let_sizes(sizes, pat, &rt);
                     let vars = self.bind_pattern(pat, &rt, Anon::Flex, false)?;
                     bound_names.extend(vars.iter().cloned());
-                    let bt = self.infer(body)?;
+                    if let Some((named, _)) = &hidden {
+                        self.pat_rec.push((pat.id, named.clone()));
+                    }
+                    let outer = self.named_unknowns.len();
+                    if let Some((_, ns)) = hidden {
+                        self.named_unknowns.extend(ns);
+                    }
+                    let bt = self.infer(body);
+                    self.named_unknowns.truncate(outer);
+                    let bt = bt?;
                     self.check_scope(&mark, &bound_names, &[], span)?;
                     if let Some(u) = &unsettled {
                         self.check_causality(u)?;
@@ -374,7 +394,9 @@ impl Checker {
             }
             ExpKind::Ascribe(x, te) => {
                 let t = self.infer(x)?;
+                let before = self.s.unknowns;
                 let at = self.convert_type(te, Anon::Flex)?;
+                self.ascribed.push((te.span(), at.clone(), before));
                 self.expect(&at, &t, x.span, "the expression with a type ascription")?;
                 Ok(at)
             }
@@ -600,6 +622,50 @@ fn callee_name(f: &Exp) -> String {
 }
 
 /// `t` with its outer dimensions, one per size, renamed to those sizes.
+impl Checker {
+    /// `let xs = e` where the outer sizes of `e` are rigid unknowns (the result of `filter`,
+    /// say): the `let` binds hidden size names for them (added to `sizes`, bound at run time
+    /// from the value's shape), so that a use in the body that needs such a size can compute
+    /// it. The variable's type for checking keeps the unknowns (two such sizes still meet at
+    /// run time); returns the type the backends see and the names of the unknowns.
+    pub(super) fn name_let_sizes(
+        &mut self,
+        sizes: &mut Vec<(Name, Span)>,
+        pat: &Pat,
+        rt: &T,
+    ) -> Option<(T, Vec<(u32, Name)>)> {
+        let PatKind::Var(var) = &pat.kind else {
+            return None;
+        };
+        if !sizes.is_empty() {
+            return None;
+        }
+        let mut t = self.s.zonk(rt);
+        let mut named = Vec::new();
+        while let T::Array(Sz::Unknown(u), elem) = &t {
+            named.push((*u, format!("{var}%{}_{}", pat.id.0, named.len())));
+            t = (**elem).clone();
+        }
+        if named.is_empty() {
+            return None;
+        }
+        sizes.extend(named.iter().map(|(_, n)| (n.clone(), pat.span)));
+        let shown = name_outer_sizes(&self.s.zonk(rt), sizes);
+        Some((shown, named))
+    }
+}
+
+/// `length e`: its value is the outer size of `e`.
+fn is_length_call(e: &Exp) -> bool {
+    match &e.kind {
+        ExpKind::Apply(f, args) => {
+            args.len() == 1
+                && matches!(&f.kind, ExpKind::Var(q) if q.quals.is_empty() && q.name == "length")
+        }
+        _ => false,
+    }
+}
+
 fn name_outer_sizes<S>(t: &T, sizes: &[(Name, S)]) -> T {
     match (t, sizes.split_first()) {
         (T::Array(_, e), Some(((n, _), rest))) => {

@@ -14,6 +14,7 @@ mod literal;
 pub(crate) mod modules;
 mod names;
 mod pat;
+mod pipe;
 mod scope;
 mod type_exp;
 
@@ -112,6 +113,9 @@ struct Occurrence {
     span: Span,
     name: String,
     sizes: Vec<(Name, Sz, bool)>,
+    /// The rigid unknowns that have a run-time name at the occurrence (see
+    /// `Checker::named_unknowns`).
+    named: Vec<(u32, Name)>,
 }
 
 struct LitCheck {
@@ -185,6 +189,17 @@ pub(crate) struct Checker {
     /// Per declaration list being checked, its value names and the index of the next one:
     /// a use of a name defined later is a forward reference (as in mutual recursion).
     later: Vec<(Rc<NamedSpans>, usize)>,
+    /// Rigid unknowns that are the sizes of a `let`-bound variable in scope, with the hidden
+    /// size name the `let` binds at run time (innermost last).
+    named_unknowns: Vec<(u32, Name)>,
+    /// Names bound to the size of a value (`let [n] ys = xs`, `let n = length xs`): equating
+    /// an anonymous parameter size with one is not a scope violation.
+    size_witnesses: Vec<Name>,
+    /// Per definition: types written in ascriptions (`e : t`, `(p: t)` in a `let`), whose
+    /// sizes in sum payloads must be settled by the time the definition is solved.
+    /// With each, the number of rigid unknowns before it was converted (the unknowns it
+    /// made are the anonymous sizes of the abbreviations it uses).
+    ascribed: Vec<(Span, T, u32)>,
 }
 
 fn ordinal(i: usize) -> String {
@@ -243,6 +258,9 @@ impl Checker {
             unlifted: Vec::new(),
             no_fun_sites: Vec::new(),
             later: Vec::new(),
+            named_unknowns: Vec::new(),
+            size_witnesses: Vec::new(),
+            ascribed: Vec::new(),
         }
     }
 

@@ -254,6 +254,7 @@ impl Checker {
                 span,
                 name: name.to_string(),
                 sizes,
+                named: self.named_unknowns.clone(),
             });
         }
     }

@@ -78,7 +78,11 @@ impl Checker {
                 Ok(())
             }
             PatKind::Ascribe(sub, te) => {
+                let before = self.s.unknowns;
                 let at = self.convert_type(te, mode)?;
+                if mode == Anon::Flex {
+                    self.ascribed.push((te.span(), at.clone(), before));
+                }
                 self.expect(&at, t, span, "a pattern with a type annotation")?;
                 self.pattern(sub, &at, mode, refutable, vars)
             }

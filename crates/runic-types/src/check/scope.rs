@@ -85,6 +85,80 @@ impl Checker {
         Ok(())
     }
 
+    /// An anonymous parameter size of the function just checked (one of
+    /// `implicit[implicit_start..]`) that its body equated with a size naming something bound
+    /// inside the body (`let n = 5 in zip (iota n) xs`): the caller chooses that size, so it
+    /// cannot depend on the body's names. Looks at the equations deferred since
+    /// `deferred_start`; a name that no longer resolves, now that the body's scopes are
+    /// closed, was bound inside it.
+    pub(super) fn check_anonymous_scope(
+        &self,
+        implicit_start: usize,
+        deferred_start: usize,
+        params: &[runic_syntax::ast::Pat],
+    ) -> R<()> {
+        let implicit = &self.implicit[implicit_start..];
+        for (a, b, at) in &self.s.deferred[deferred_start..] {
+            let (a, b) = (self.s.size(a), self.s.size(b));
+            let (u, other) = match (&a, &b) {
+                (Sz::Unknown(u), o) | (o, Sz::Unknown(u)) if implicit.contains(u) => (*u, o),
+                _ => continue,
+            };
+            let mut names = Vec::new();
+            size_names(other, &mut names);
+            let Some(local) = names
+                .into_iter()
+                .find(|n| self.lookup(n).is_none() && !self.size_witnesses.contains(n))
+            else {
+                continue;
+            };
+            let param = params
+                .iter()
+                .find_map(|p| anonymous_param_name(self, p, u))
+                .map(|n| format!(" of parameter \"{n}\""))
+                .unwrap_or_default();
+            let span = at.unwrap_or(self.def_span);
+            return Err(Box::new(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "The anonymous size{param} would have to be \"{local}\", which is bound inside the function: a scope violation."
+                    ),
+                )
+                .with_note(
+                    "The caller chooses the sizes of the parameters; give the parameter a size parameter (`[n]`) and use that, instead of a size computed inside (see docs/TYPE-CHECKS.md#scope-violation).",
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A lambda parameter whose type, settled by the body, has a size of a value the body
+    /// computes (`\f -> f (filter p xs)`: `f`'s parameter has the filtered size): the
+    /// argument is there before that value, so its size cannot depend on it.
+    pub(super) fn check_param_causality(
+        &self,
+        params: &[runic_syntax::ast::Pat],
+        pts: &[T],
+        before: u32,
+    ) -> R<()> {
+        for (p, t) in params.iter().zip(pts) {
+            // Only a functional parameter: an array parameter's size may still be settled
+            // by a join inside the body (a loop that filters it) without harm.
+            if !late_size_in_function(&self.s.zonk(t), before) {
+                continue;
+            }
+            {
+                let shown = self.s.show(t);
+                return Err(Box::new(Diagnostic::error(
+                    p.span,
+                    format!("Causality check: the type \"{shown}\" of this parameter has a size that is only known once the lambda's body computes a value, after the parameter is bound, which breaks causality."),
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The flexible sizes of the array parts of `t` (outside functions), as `var` is bound.
     pub(super) fn unsettled(&self, var: &Name, t: &T, span: Span) -> Unsettled {
         let mut flexes = Vec::new();
@@ -241,5 +315,64 @@ fn free_type_vars(t: &T, out: &mut Vec<u32>) {
             free_type_vars(b, out);
         }
         T::Prim(_) | T::Param(_) => {}
+    }
+}
+
+/// The names a size term mentions.
+fn size_names(s: &Sz, out: &mut Vec<Name>) {
+    match s {
+        Sz::Name(n) => out.push(n.clone()),
+        Sz::Op(_, a, b) => {
+            size_names(a, out);
+            size_names(b, out);
+        }
+        Sz::Flex(_) | Sz::Const(_) | Sz::Exp(_) | Sz::Unknown(_) => {}
+    }
+}
+
+/// The name of a plain parameter `(xs: t)` whose type has the rigid unknown `u` as a size.
+fn anonymous_param_name(ck: &Checker, p: &runic_syntax::ast::Pat, u: u32) -> Option<Name> {
+    use runic_syntax::ast::PatKind;
+    let inner = match &p.kind {
+        PatKind::Ascribe(q, _) => q,
+        _ => p,
+    };
+    let PatKind::Var(n) = &inner.kind else {
+        return None;
+    };
+    let ty = ck
+        .pat_rec
+        .iter()
+        .rev()
+        .find(|(id, _)| *id == p.id)?
+        .1
+        .clone();
+    let mut found = false;
+    map_sizes(&ck.s.zonk(&ty), &mut |s| {
+        found |= *s == Sz::Unknown(u);
+        s.clone()
+    });
+    found.then(|| n.clone())
+}
+
+/// Whether a function type inside `t` has a size that is a rigid unknown numbered `from` or
+/// later.
+fn late_size_in_function(t: &T, from: u32) -> bool {
+    match t {
+        T::Arrow(..) => {
+            let mut late = false;
+            map_sizes(t, &mut |s| {
+                late |= mentions_unknown_from(s, from);
+                s.clone()
+            });
+            late
+        }
+        T::Array(_, e) => late_size_in_function(e, from),
+        T::Record(fs) => fs.values().any(|t| late_size_in_function(t, from)),
+        T::Sum(cs) => cs
+            .values()
+            .flatten()
+            .any(|t| late_size_in_function(t, from)),
+        T::Var(_) | T::Prim(_) | T::Param(_) => false,
     }
 }

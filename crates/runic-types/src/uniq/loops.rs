@@ -30,10 +30,19 @@ impl Cx<'_> {
         };
         let depth = self.scope.len();
         let start = self.vars.len();
+        // A record pattern is handled as a tuple of its fields, in the pattern's order.
+        let field_names: Option<Vec<Name>> = match &strip(pat).kind {
+            PatKind::Record(fs) => Some(fs.iter().map(|(n, _)| n.clone()).collect()),
+            _ => None,
+        };
+        let init_al = fields_as_parts(init_al, field_names.as_deref());
         // The parameters per component of a tuple pattern, so that a consumed component
         // consumes only its own initial value.
         let comps: Vec<&Pat> = match (&strip(pat).kind, &init_al.parts) {
             (PatKind::Tuple(ps), Some(parts)) if ps.len() == parts.len() => ps.iter().collect(),
+            (PatKind::Record(fs), Some(parts)) if fs.len() == parts.len() => {
+                fs.iter().map(|(_, p)| p).collect()
+            }
             _ => vec![pat],
         };
         let mut params: Vec<Vec<usize>> = Vec::new();
@@ -75,6 +84,7 @@ impl Cx<'_> {
         // The while condition and body run after the loop consumed its initial value.
         let uses_from = self.uses.len().min(while_uses);
         let b = self.exp(body);
+        let b = fields_as_parts(b, field_names.as_deref());
         let consumed: Vec<bool> = comps
             .iter()
             .zip(&params)
@@ -161,7 +171,7 @@ impl Cx<'_> {
                         .map(|p| self.vars[*p].name.clone())
                         .unwrap_or_default();
                     let msg = format!(
-                        "Return value for loop parameter \"{pname}\" aliases another returned value."
+                        "Return value for loop parameter \"{pname}\" aliases another returned value (see docs/TYPE-CHECKS.md#aliases-previously-returned)."
                     );
                     self.errors.push(Diagnostic::error(body.span, msg));
                     return;
@@ -219,6 +229,26 @@ impl Cx<'_> {
 }
 
 /// The pattern without attributes and ascriptions.
+/// A record's aliases per field, as the parts of a tuple in the order of `names` (the fields
+/// of a record loop pattern); unchanged when they are not known field by field.
+fn fields_as_parts(al: Al, names: Option<&[Name]>) -> Al {
+    let (Some(names), Some(fields)) = (names, &al.fields) else {
+        return al;
+    };
+    let parts: Option<Vec<Al>> = names
+        .iter()
+        .map(|n| fields.iter().find(|(m, _)| m == n).map(|(_, a)| a.clone()))
+        .collect();
+    match parts {
+        Some(parts) => Al {
+            all: al.all.clone(),
+            parts: Some(parts),
+            fields: al.fields.clone(),
+        },
+        None => al,
+    }
+}
+
 fn strip(p: &Pat) -> &Pat {
     match &p.kind {
         PatKind::Ascribe(q, _) | PatKind::Attr(_, q) => strip(q),
