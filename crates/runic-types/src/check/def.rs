@@ -541,7 +541,19 @@ fn abbreviation_liftedness(tb: &TypeBind) -> R<()> {
     if tb.lifted == Liftedness::Lifted {
         return Ok(());
     }
-    if let Some(span) = find_arrow(&tb.def) {
+    // A lifted type parameter may stand for a function type, a size-lifted one for an
+    // array of any size: used in the definition, they are what the abbreviation holds.
+    let lifted_param = |level: Liftedness| {
+        tb.params.iter().find_map(|p| match p {
+            TypeParam::Type(n, l, span)
+                if *l == level && super::declarations::type_exp_mentions(&tb.def, n) =>
+            {
+                Some(*span)
+            }
+            _ => None,
+        })
+    };
+    if let Some(span) = find_arrow(&tb.def).or_else(|| lifted_param(Liftedness::Lifted)) {
         let kind = if tb.lifted == Liftedness::Unlifted {
             "Non-lifted"
         } else {
@@ -550,7 +562,9 @@ fn abbreviation_liftedness(tb: &TypeBind) -> R<()> {
         return err(span, format!("{kind} type abbreviations may not contain functions; declare \"{}\" with \"type^\".", tb.name));
     }
     if tb.lifted == Liftedness::Unlifted {
-        if let Some(span) = find_anonymous_size(&tb.def) {
+        if let Some(span) =
+            find_anonymous_size(&tb.def).or_else(|| lifted_param(Liftedness::SizeLifted))
+        {
             return err(span, format!("Non-lifted type abbreviations may not use anonymous sizes in their definition; add a size parameter or declare \"{}\" with \"type~\".", tb.name));
         }
     }

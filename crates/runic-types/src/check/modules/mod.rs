@@ -8,9 +8,11 @@
 //! distinct types during checking and are replaced by their definitions when types are
 //! exported, so the backends only ever see concrete types.
 
+mod arrow;
 mod elab;
 mod files;
 mod sig;
+mod spec_checks;
 
 pub(crate) use files::FileCtx;
 pub(crate) use sig::ABSTRACT;
@@ -119,9 +121,14 @@ pub(crate) enum SigVal {
         closure: Vec<Frame>,
         refine: Vec<(QualName, Rc<TypeAbbr>)>,
     },
-    /// `(p: A) -> B`: the signature of a parametric module. A parametric module matches it
-    /// without its parameter and result being compared (not checked in depth yet).
-    Arrow,
+    /// `(p: A) -> B`: the signature of a parametric module. `B` is read where it was
+    /// written, with `p` bound to the module its parameter stands for.
+    Arrow {
+        param: Option<Name>,
+        param_sig: Rc<SigVal>,
+        result: ModTypeExp,
+        closure: Vec<Frame>,
+    },
 }
 
 impl Checker {

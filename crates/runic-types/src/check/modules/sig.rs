@@ -62,13 +62,14 @@ impl Checker {
                         "Only a module type with specifications can be refined with \"with\".",
                     );
                 };
-                if !sig_has_type(self, specs, closure, q) {
+                let Some(lifted) = sig_type(self, specs, closure, q) else {
                     return err(
                         *span,
                         format!("The module type has no type \"{q}\" to refine."),
                     );
-                }
-                let abbr = self.abbr_of(&q.name, Liftedness::Unlifted, params, te, *span)?;
+                };
+                // Read as the refined spec declares it: `type~ t` may be refined to `[]i32`.
+                let abbr = self.abbr_of(&q.name, lifted, params, te, *span)?;
                 // A refinement is lifted exactly when its definition holds functions.
                 let abbr = if has_arrow(&abbr.body) {
                     Rc::new(TypeAbbr {
@@ -87,11 +88,7 @@ impl Checker {
                     refine,
                 }))
             }
-            ModTypeExp::Arrow(_, a, b, _) => {
-                self.elab_sig(a)?;
-                let _ = b;
-                Ok(Rc::new(SigVal::Arrow))
-            }
+            ModTypeExp::Arrow(param, a, b, _) => self.elab_arrow_sig(param.as_ref(), a, b),
         }
     }
 
@@ -138,7 +135,7 @@ impl Checker {
         self.match_sig_at(actual, sig, opaque, span, who, String::new())
     }
 
-    fn match_sig_at(
+    pub(super) fn match_sig_at(
         &mut self,
         actual: Option<&ModVal>,
         sig: &SigVal,
@@ -147,24 +144,39 @@ impl Checker {
         who: &str,
         path: String,
     ) -> R<ModVal> {
-        let (specs, closure, refine) =
-            match sig {
-                SigVal::Specs {
-                    specs,
-                    closure,
-                    refine,
-                } => (specs, closure, refine),
-                SigVal::Arrow => return match actual {
-                    Some(ModVal::Functor(f)) => Ok(ModVal::Functor(f.clone())),
+        let (specs, closure, refine) = match sig {
+            SigVal::Specs {
+                specs,
+                closure,
+                refine,
+            } => (specs, closure, refine),
+            SigVal::Arrow {
+                param,
+                param_sig,
+                result,
+                closure,
+            } => {
+                return match actual {
+                    Some(ModVal::Functor(f)) => {
+                        let arrow = super::arrow::ArrowSig {
+                            param: param.as_ref(),
+                            param_sig,
+                            result,
+                            closure,
+                        };
+                        self.match_functor(f, &arrow, opaque, span, who, path)
+                    }
+                    Some(ModVal::Broken) => Ok(ModVal::Broken),
                     Some(_) => err(
                         span,
                         "A parametric module is required here, but this module is not parametric.",
                     ),
-                    // A parametric module specified inside a module type, seen from inside: its
-                    // applications are only checked once a real module is supplied.
+                    // A parametric module specified inside a module type, seen from inside:
+                    // its applications are only checked once a real module is supplied.
                     None => Ok(ModVal::Struct(Rc::new(Env::default()))),
-                },
-            };
+                };
+            }
+        };
         let prim;
         let actual_env = match actual {
             Some(ModVal::Broken) => return Ok(ModVal::Broken),
@@ -319,6 +331,11 @@ impl Checker {
                 None => return Err(missing(m, "type", name, span)),
             },
         };
+        if let (Some(a), None, true) = (&actual, &spec_def, m.opaque) {
+            if let Some(msg) = self.spec_constructive(&format!("{}{name}", m.path), a) {
+                return Err(mismatch(m, span, msg));
+            }
+        }
         if let Some(a) = &actual {
             // A definition or refinement in the module type fixes the type instead.
             if spec_def.is_none() && rank(a.lifted) > rank(lifted) {
@@ -429,8 +446,23 @@ impl Checker {
             },
         };
         let _ = member_sizes;
+        let before = self.unlifted.len();
         let (inst, sizes) = self.instantiate(&actual_sc);
-        if self.s.unify(&inst, &conc).is_err() {
+        let unified = self.s.unify(&inst, &conc);
+        let own_unlifted: Vec<(T, Name)> = self.unlifted[before..]
+            .iter()
+            .map(|(v, p, _)| (v.clone(), p.clone()))
+            .collect();
+        if unified.is_ok() {
+            let failed = self
+                .spec_uniqueness(name, &v, ty)
+                .or_else(|| self.spec_lifted_params(name, type_params, &own_unlifted))
+                .or_else(|| self.spec_size_lifted(name, &spec_t, &actual_sc, &m.created));
+            if let Some(msg) = failed {
+                return Err(mismatch(m, span, msg));
+            }
+        }
+        if unified.is_err() {
             let shown_actual = self.s.show(&actual_sc.ty);
             let shown_spec = self.s.show(&spec_t);
             return Err(mismatch(
@@ -620,31 +652,40 @@ impl Checker {
     }
 }
 
-/// Does the module type specify a type at `q` (directly or through an include)?
-fn sig_has_type(ck: &mut Checker, specs: &[Spec], closure: &[Frame], q: &QualName) -> bool {
-    specs.iter().any(|s| match s {
-        Spec::Type { name, .. } => q.quals.is_empty() && *name == q.name,
-        Spec::Module { name, sig, .. } => {
-            q.quals.first() == Some(name) && {
-                let inner = QualName {
-                    quals: q.quals[1..].to_vec(),
-                    name: q.name.clone(),
-                };
-                sig_exp_has_type(ck, sig, closure, &inner)
-            }
+/// The liftedness of the type the module type specifies at `q` (directly or through an
+/// include), if it specifies one.
+fn sig_type(
+    ck: &mut Checker,
+    specs: &[Spec],
+    closure: &[Frame],
+    q: &QualName,
+) -> Option<Liftedness> {
+    specs.iter().find_map(|s| match s {
+        Spec::Type { name, lifted, .. } if q.quals.is_empty() && *name == q.name => Some(*lifted),
+        Spec::Module { name, sig, .. } if q.quals.first() == Some(name) => {
+            let inner = QualName {
+                quals: q.quals[1..].to_vec(),
+                name: q.name.clone(),
+            };
+            sig_exp_type(ck, sig, closure, &inner)
         }
-        Spec::Include(mt, _) => sig_exp_has_type(ck, mt, closure, q),
-        _ => false,
+        Spec::Include(mt, _) => sig_exp_type(ck, mt, closure, q),
+        _ => None,
     })
 }
 
-fn sig_exp_has_type(ck: &mut Checker, mt: &ModTypeExp, closure: &[Frame], q: &QualName) -> bool {
+fn sig_exp_type(
+    ck: &mut Checker,
+    mt: &ModTypeExp,
+    closure: &[Frame],
+    q: &QualName,
+) -> Option<Liftedness> {
     let saved = std::mem::replace(&mut ck.frames, closure.to_vec());
     let r = ck.elab_sig(mt);
     ck.frames = saved;
     match r.as_deref() {
-        Ok(SigVal::Specs { specs, closure, .. }) => sig_has_type(ck, specs, closure, q),
-        _ => false,
+        Ok(SigVal::Specs { specs, closure, .. }) => sig_type(ck, specs, closure, q),
+        _ => None,
     }
 }
 
