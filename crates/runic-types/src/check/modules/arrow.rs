@@ -121,6 +121,7 @@ impl Checker {
     }
 }
 
-fn note(d: Box<Diagnostic>, what: impl Into<String>) -> Box<Diagnostic> {
-    Box::new(d.with_note(what))
+fn note(mut d: Box<Diagnostic>, what: impl Into<String>) -> Box<Diagnostic> {
+    d.notes.push(what.into());
+    d
 }
