@@ -113,3 +113,30 @@ def tag '^a (x: a) : tagged a = (x, 1)
 -- entry: lifted_abbreviation
 -- input { 4 } output { 9 }
 entry lifted_abbreviation (x: i32) = let (f, k) = tag (\y -> y * 2) in f x + k
+
+-- A value spec's name is in scope in the specs after it: `xs` has `n` elements.
+module type sized_table = { val n : i64  val xs : [n]i32 }
+module three : sized_table = { def n = 3i64  def xs = map i32.i64 (iota n) }
+
+-- ==
+-- entry: spec_names_in_sizes
+-- input { } output { [0, 1, 2] }
+entry spec_names_in_sizes = copy three.xs :> [3]i32
+
+-- A `with` refinement may make a type parameter more lifted than specified.
+module type wraps = { type w 'a  val unwrap 'a : w a -> a }
+module type fn_wraps = wraps with w '^a = a
+module ident : fn_wraps = { type^ w '^a = a  def unwrap '^a (x: a) = x }
+
+-- ==
+-- entry: refinement_expands
+-- input { 3 } output { 7 }
+entry refinement_expands (x: i32) = ident.unwrap (\y -> y + 4) x
+
+-- A module declared after a prelude function of the same name hides it in `name.x`.
+module reverse = { def twice (x: i32) = 2 * x }
+
+-- ==
+-- entry: module_hides_prelude_value
+-- input { 5 } output { 10 [3, 2, 1] }
+entry module_hides_prelude_value (x: i32) = (reverse.twice x, reverse [1, 2, 3])

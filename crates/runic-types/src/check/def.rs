@@ -442,6 +442,9 @@ impl Checker {
             Ok(t) => {
                 let t = self.s.zonk(&t);
                 self.export_def();
+                if let Err(d) = abstract_liftedness(tb, &t) {
+                    self.errors.push(*d);
+                }
                 t
             }
             Err(d) => {
@@ -569,6 +572,46 @@ fn abbreviation_liftedness(tb: &TypeBind) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// An abstract type from a module keeps its liftedness inside an abbreviation: a `type` may
+/// not hold a `type~` or `type^` one, a `type~` no `type^` one.
+fn abstract_liftedness(tb: &TypeBind, t: &T) -> R<()> {
+    let holds = |mark| any_abstract(t, mark);
+    let what = match tb.lifted {
+        Liftedness::Lifted => None,
+        _ if holds('^') => Some("lifted types (they may be functions)"),
+        Liftedness::Unlifted if holds('~') => Some("size-lifted types"),
+        _ => None,
+    };
+    match what {
+        Some(what) => {
+            let kind = if tb.lifted == Liftedness::Unlifted {
+                "Non-lifted"
+            } else {
+                "Size-lifted"
+            };
+            err(
+                tb.def.span(),
+                format!(
+                    "{kind} type abbreviations may not contain {what}; \"{}\" holds one.",
+                    tb.name
+                ),
+            )
+        }
+        None => Ok(()),
+    }
+}
+
+fn any_abstract(t: &T, mark: char) -> bool {
+    match t {
+        T::Sum(cs) if abstract_marked(cs, mark) => true,
+        T::Sum(cs) => cs.values().flatten().any(|x| any_abstract(x, mark)),
+        T::Array(_, e) => any_abstract(e, mark),
+        T::Record(fs) => fs.values().any(|x| any_abstract(x, mark)),
+        // Function types are lifted anyway (reported by `abbreviation_liftedness`).
+        T::Arrow(..) | T::Var(_) | T::Param(_) | T::Prim(_) => false,
+    }
 }
 
 fn find_arrow(t: &TypeExp) -> Option<Span> {

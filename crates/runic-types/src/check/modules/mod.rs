@@ -156,6 +156,28 @@ impl Checker {
         PrimType::from_name(name).map(ModVal::Prim)
     }
 
+    /// Does a module of this name hide a value of the same name, for a dotted use `name.x`?
+    /// A local variable always hides modules; of two declarations, the inner one wins, and
+    /// at the same level (or against a built-in) the module does.
+    pub(crate) fn module_hides_value(&self, name: &str) -> bool {
+        if self.lookup_local(name).is_some() {
+            return false;
+        }
+        let fm = self
+            .frames
+            .iter()
+            .rposition(|f| f.vis.mods.contains_key(name));
+        let fv = self
+            .frames
+            .iter()
+            .rposition(|f| f.vis.vals.contains_key(name));
+        match (fm, fv) {
+            (Some(m), Some(v)) => m >= v,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
     /// The module at a dotted path, or why there is none.
     pub(crate) fn module_path(&self, path: &[Name]) -> Result<ModVal, String> {
         let Some((first, rest)) = path.split_first() else {

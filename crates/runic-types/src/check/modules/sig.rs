@@ -62,13 +62,22 @@ impl Checker {
                         "Only a module type with specifications can be refined with \"with\".",
                     );
                 };
-                let Some(lifted) = sig_type(self, specs, closure, q) else {
+                let Some((lifted, spec_params)) = sig_type(self, specs, closure, q) else {
                     return err(
                         *span,
                         format!("The module type has no type \"{q}\" to refine."),
                     );
                 };
-                // Read as the refined spec declares it: `type~ t` may be refined to `[]i32`.
+                refinement_params(q, &spec_params, params, *span)?;
+                // Read as the refined spec declares it (`type~ t` may be refined to `[]i32`),
+                // or as its own parameters need (`with t '^a = a` may expand `type t 'a`).
+                let lifted = params
+                    .iter()
+                    .filter_map(|p| match p {
+                        TypeParam::Type(_, l, _) => Some(*l),
+                        TypeParam::Size(..) => None,
+                    })
+                    .fold(lifted, |a, b| if rank(b) > rank(a) { b } else { a });
                 let abbr = self.abbr_of(&q.name, lifted, params, te, *span)?;
                 // A refinement is lifted exactly when its definition holds functions.
                 let abbr = if has_arrow(&abbr.body) {
@@ -297,6 +306,7 @@ impl Checker {
             }
             // Later specs see the names specified so far.
             let f = self.frame();
+            f.vis.vals.extend(view.vals.clone());
             f.vis.types.extend(view.types.clone());
             f.vis.mods.extend(view.mods.clone());
         }
@@ -652,16 +662,21 @@ impl Checker {
     }
 }
 
-/// The liftedness of the type the module type specifies at `q` (directly or through an
-/// include), if it specifies one.
+/// The liftedness and number of parameters of the type the module type specifies at `q`
+/// (directly or through an include), if it specifies one.
 fn sig_type(
     ck: &mut Checker,
     specs: &[Spec],
     closure: &[Frame],
     q: &QualName,
-) -> Option<Liftedness> {
+) -> Option<(Liftedness, Vec<TypeParam>)> {
     specs.iter().find_map(|s| match s {
-        Spec::Type { name, lifted, .. } if q.quals.is_empty() && *name == q.name => Some(*lifted),
+        Spec::Type {
+            name,
+            lifted,
+            params,
+            ..
+        } if q.quals.is_empty() && *name == q.name => Some((*lifted, params.clone())),
         Spec::Module { name, sig, .. } if q.quals.first() == Some(name) => {
             let inner = QualName {
                 quals: q.quals[1..].to_vec(),
@@ -679,13 +694,58 @@ fn sig_exp_type(
     mt: &ModTypeExp,
     closure: &[Frame],
     q: &QualName,
-) -> Option<Liftedness> {
+) -> Option<(Liftedness, Vec<TypeParam>)> {
     let saved = std::mem::replace(&mut ck.frames, closure.to_vec());
     let r = ck.elab_sig(mt);
     ck.frames = saved;
     match r.as_deref() {
         Ok(SigVal::Specs { specs, closure, .. }) => sig_type(ck, specs, closure, q),
         _ => None,
+    }
+}
+
+/// A refinement takes the refined type's parameters, in kind and order, each at least as
+/// lifted as specified (it may expand `'a` to `'^a`, never narrow it).
+fn refinement_params(q: &QualName, spec: &[TypeParam], given: &[TypeParam], span: Span) -> R<()> {
+    if spec.len() != given.len() {
+        return err(
+            span,
+            format!(
+                "Cannot refine a type with {} parameter(s) by a definition with {}: \"{q}\" takes {} in the module type.",
+                spec.len(),
+                given.len(),
+                spec.len()
+            ),
+        );
+    }
+    for (s, g) in spec.iter().zip(given) {
+        let narrower = match (s, g) {
+            (TypeParam::Size(..), TypeParam::Size(..)) => false,
+            (TypeParam::Type(_, ls, _), TypeParam::Type(_, lg, _)) => rank(*lg) < rank(*ls),
+            _ => true,
+        };
+        if narrower {
+            return err(
+                span,
+                format!(
+                    "Cannot refine a type whose parameter is \"{}\" by one whose parameter is \"{}\": a refinement of \"{q}\" may not narrow its parameters.",
+                    show_param(s),
+                    show_param(g)
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn show_param(p: &TypeParam) -> String {
+    match p {
+        TypeParam::Size(n, _) => format!("[{n}]"),
+        TypeParam::Type(n, l, _) => match l {
+            Liftedness::Unlifted => format!("'{n}"),
+            Liftedness::SizeLifted => format!("'~{n}"),
+            Liftedness::Lifted => format!("'^{n}"),
+        },
     }
 }
 
