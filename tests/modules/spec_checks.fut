@@ -140,3 +140,12 @@ module reverse = { def twice (x: i32) = 2 * x }
 -- entry: module_hides_prelude_value
 -- input { 5 } output { 10 [3, 2, 1] }
 entry module_hides_prelude_value (x: i32) = (reverse.twice x, reverse [1, 2, 3])
+
+-- A definition with an anonymous parameter size matches a spec that names it.
+module type folds = { val total [n] : [n]i32 -> i32 }
+module folding : folds = { def total (xs: []i32) = i32.sum xs }
+
+-- ==
+-- entry: anonymous_param_size
+-- input { [1, 2, 3] } output { 6 }
+entry anonymous_param_size (xs: []i32) = folding.total xs

@@ -69,26 +69,22 @@ impl Checker {
                     );
                 };
                 refinement_params(q, &spec_params, params, *span)?;
-                // Read as the refined spec declares it (`type~ t` may be refined to `[]i32`),
-                // or as its own parameters need (`with t '^a = a` may expand `type t 'a`).
-                let lifted = params
-                    .iter()
-                    .filter_map(|p| match p {
-                        TypeParam::Type(_, l, _) => Some(*l),
-                        TypeParam::Size(..) => None,
-                    })
-                    .fold(lifted, |a, b| if rank(b) > rank(a) { b } else { a });
+                // The refinement fixes the type, so its definition is read without the
+                // refined spec's liftedness limits (`type~ t` may be refined to `[]i32`, and a
+                // `type ctx` to a size-lifted parameter's type); its liftedness is set below.
+                let _ = lifted;
+                let lifted = Liftedness::Lifted;
                 let abbr = self.abbr_of(&q.name, lifted, params, te, *span)?;
                 // A refinement is lifted exactly when its definition holds functions.
-                let abbr = if has_arrow(&abbr.body) {
-                    Rc::new(TypeAbbr {
-                        params: abbr.params.clone(),
-                        body: abbr.body.clone(),
-                        lifted: Liftedness::Lifted,
-                    })
-                } else {
-                    abbr
-                };
+                let abbr = Rc::new(TypeAbbr {
+                    params: abbr.params.clone(),
+                    body: abbr.body.clone(),
+                    lifted: if has_arrow(&abbr.body) {
+                        Liftedness::Lifted
+                    } else {
+                        Liftedness::Unlifted
+                    },
+                });
                 let mut refine = refine.clone();
                 refine.push((q.clone(), abbr));
                 Ok(Rc::new(SigVal::Specs {
@@ -467,7 +463,8 @@ impl Checker {
             let failed = self
                 .spec_uniqueness(name, &v, ty)
                 .or_else(|| self.spec_lifted_params(name, type_params, &own_unlifted))
-                .or_else(|| self.spec_size_lifted(name, &spec_t, &actual_sc, &m.created));
+                .or_else(|| self.spec_size_lifted(name, &spec_t, &actual_sc, &m.created))
+                .or_else(|| self.spec_exist_sizes(name, &spec_t, &actual_sc));
             if let Some(msg) = failed {
                 return Err(mismatch(m, span, msg));
             }

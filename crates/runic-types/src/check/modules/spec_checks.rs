@@ -210,3 +210,50 @@ fn each_dim(t: &T, k: &mut dyn FnMut(&Sz)) {
         T::Var(_) | T::Param(_) | T::Prim(_) => {}
     }
 }
+
+impl Checker {
+    /// Where a value spec names a size, the module's value may not have a size of its own
+    /// (an existential or unknown size, `[]` in a constant's type): nothing says the two are
+    /// equal.
+    pub(super) fn spec_exist_sizes(&mut self, name: &str, spec_t: &T, actual: &Scheme) -> Failed {
+        let actual_t = self.s.zonk(&actual.ty);
+        let mut clash = None;
+        same_dims(spec_t, &actual_t, &mut |s, a| match (s, a) {
+            (Sz::Name(x), Sz::Name(k)) if clash.is_none() && actual.exist.contains(k) => {
+                clash = Some((x.clone(), k.clone()))
+            }
+            (Sz::Name(x), Sz::Unknown(u)) if clash.is_none() && !actual.implicit.contains(u) => {
+                clash = Some((x.clone(), "[]".into()))
+            }
+            _ => {}
+        });
+        let (x, k) = clash?;
+        // Flat names end in the name as written.
+        let shown = x.rsplit('.').next().unwrap_or(&x).to_string();
+        Some(format!(
+            "Sizes \"{shown}\" and \"{k}\" do not match: the module type requires \"{name}\" to have size \"{shown}\" there, but the module's value has a size of its own."
+        ))
+    }
+}
+
+/// Calls `k` on the dimensions at the same places of two types of the same shape.
+fn same_dims(s: &T, a: &T, k: &mut dyn FnMut(&Sz, &Sz)) {
+    match (s, a) {
+        (T::Array(ds, es), T::Array(da, ea)) => {
+            k(ds, da);
+            same_dims(es, ea, k)
+        }
+        (T::Record(fs), T::Record(fa)) => {
+            for (f, st) in fs {
+                if let Some(at) = fa.get(f) {
+                    same_dims(st, at, k);
+                }
+            }
+        }
+        (T::Arrow(_, s1, s2), T::Arrow(_, a1, a2)) => {
+            same_dims(s1, a1, k);
+            same_dims(s2, a2, k)
+        }
+        _ => {}
+    }
+}
