@@ -71,3 +71,14 @@ fn abstract_types_reach_the_backends_as_their_definitions() {
         .unwrap();
     assert_eq!(entry.results.len(), 2);
 }
+
+#[test]
+fn matching_a_parametric_module_type_emits_nothing_of_its_own() {
+    // spec_checks.fut matches mk_sum and mk_const against `summer` (each on an abstract
+    // parameter) and applies each once: only the two applications' `sum`s are emitted.
+    let (c, _) = common::check_file(&corpus("modules/spec_checks.fut")).unwrap();
+    let n = names(&c);
+    let sums: Vec<_> = n.iter().filter(|x| x.ends_with(".sum")).collect();
+    assert_eq!(sums.len(), 2, "{n:?}");
+    assert!(n.iter().all(|x| !x.contains('?')), "{n:?}");
+}

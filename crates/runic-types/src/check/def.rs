@@ -455,6 +455,9 @@ impl Checker {
             Ok(t) => {
                 let t = self.s.zonk(&t);
                 self.export_def();
+                if let Err(d) = abstract_liftedness(tb, &t) {
+                    self.errors.push(*d);
+                }
                 t
             }
             Err(d) => {
@@ -557,7 +560,19 @@ fn abbreviation_liftedness(tb: &TypeBind) -> R<()> {
     if tb.lifted == Liftedness::Lifted {
         return Ok(());
     }
-    if let Some(span) = find_arrow(&tb.def) {
+    // A lifted type parameter may stand for a function type, a size-lifted one for an
+    // array of any size: used in the definition, they are what the abbreviation holds.
+    let lifted_param = |level: Liftedness| {
+        tb.params.iter().find_map(|p| match p {
+            TypeParam::Type(n, l, span)
+                if *l == level && super::declarations::type_exp_mentions(&tb.def, n) =>
+            {
+                Some(*span)
+            }
+            _ => None,
+        })
+    };
+    if let Some(span) = find_arrow(&tb.def).or_else(|| lifted_param(Liftedness::Lifted)) {
         let kind = if tb.lifted == Liftedness::Unlifted {
             "Non-lifted"
         } else {
@@ -566,11 +581,53 @@ fn abbreviation_liftedness(tb: &TypeBind) -> R<()> {
         return err(span, format!("{kind} type abbreviations may not contain functions; declare \"{}\" with \"type^\".", tb.name));
     }
     if tb.lifted == Liftedness::Unlifted {
-        if let Some(span) = find_anonymous_size(&tb.def) {
+        if let Some(span) =
+            find_anonymous_size(&tb.def).or_else(|| lifted_param(Liftedness::SizeLifted))
+        {
             return err(span, format!("Non-lifted type abbreviations may not use anonymous sizes in their definition; add a size parameter or declare \"{}\" with \"type~\".", tb.name));
         }
     }
     Ok(())
+}
+
+/// An abstract type from a module keeps its liftedness inside an abbreviation: a `type` may
+/// not hold a `type~` or `type^` one, a `type~` no `type^` one.
+fn abstract_liftedness(tb: &TypeBind, t: &T) -> R<()> {
+    let holds = |mark| any_abstract(t, mark);
+    let what = match tb.lifted {
+        Liftedness::Lifted => None,
+        _ if holds('^') => Some("lifted types (they may be functions)"),
+        Liftedness::Unlifted if holds('~') => Some("size-lifted types"),
+        _ => None,
+    };
+    match what {
+        Some(what) => {
+            let kind = if tb.lifted == Liftedness::Unlifted {
+                "Non-lifted"
+            } else {
+                "Size-lifted"
+            };
+            err(
+                tb.def.span(),
+                format!(
+                    "{kind} type abbreviations may not contain {what}; \"{}\" holds one.",
+                    tb.name
+                ),
+            )
+        }
+        None => Ok(()),
+    }
+}
+
+fn any_abstract(t: &T, mark: char) -> bool {
+    match t {
+        T::Sum(cs) if abstract_marked(cs, mark) => true,
+        T::Sum(cs) => cs.values().flatten().any(|x| any_abstract(x, mark)),
+        T::Array(_, e) => any_abstract(e, mark),
+        T::Record(fs) => fs.values().any(|x| any_abstract(x, mark)),
+        // Function types are lifted anyway (reported by `abbreviation_liftedness`).
+        T::Arrow(..) | T::Var(_) | T::Param(_) | T::Prim(_) => false,
+    }
 }
 
 fn find_arrow(t: &TypeExp) -> Option<Span> {

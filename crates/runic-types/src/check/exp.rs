@@ -493,7 +493,7 @@ impl Checker {
         let head_is_value = matches!(
             self.lookup(head),
             Some(Denot::Value(..)) | Some(Denot::Member(..))
-        );
+        ) && !self.module_hides_value(head);
         let consumed = if head_is_value {
             1
         } else if self.find_module(head).is_some() {

@@ -264,7 +264,12 @@ impl Checker {
 
     /// Checks a fresh copy of a parametric module's body with its parameter bound to `arg`,
     /// in the scope where the parametric module was defined.
-    fn instantiate_functor(&mut self, f: &Functor, arg: ModVal, span: Span) -> R<ModVal> {
+    pub(super) fn instantiate_functor(
+        &mut self,
+        f: &Functor,
+        arg: ModVal,
+        span: Span,
+    ) -> R<ModVal> {
         let mut body = f.body.clone();
         runic_syntax::normalize::renumber_mod_exp(&mut body, &mut self.next_id);
         let frames = std::mem::replace(&mut self.frames, f.closure.clone());

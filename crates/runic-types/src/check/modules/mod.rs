@@ -8,9 +8,11 @@
 //! distinct types during checking and are replaced by their definitions when types are
 //! exported, so the backends only ever see concrete types.
 
+mod arrow;
 mod elab;
 mod files;
 mod sig;
+mod spec_checks;
 
 pub(crate) use files::FileCtx;
 pub(crate) use sig::ABSTRACT;
@@ -119,9 +121,14 @@ pub(crate) enum SigVal {
         closure: Vec<Frame>,
         refine: Vec<(QualName, Rc<TypeAbbr>)>,
     },
-    /// `(p: A) -> B`: the signature of a parametric module. A parametric module matches it
-    /// without its parameter and result being compared (not checked in depth yet).
-    Arrow,
+    /// `(p: A) -> B`: the signature of a parametric module. `B` is read where it was
+    /// written, with `p` bound to the module its parameter stands for.
+    Arrow {
+        param: Option<Name>,
+        param_sig: Rc<SigVal>,
+        result: ModTypeExp,
+        closure: Vec<Frame>,
+    },
 }
 
 impl Checker {
@@ -147,6 +154,28 @@ impl Checker {
             }
         }
         PrimType::from_name(name).map(ModVal::Prim)
+    }
+
+    /// Does a module of this name hide a value of the same name, for a dotted use `name.x`?
+    /// A local variable always hides modules; of two declarations, the inner one wins, and
+    /// at the same level (or against a built-in) the module does.
+    pub(crate) fn module_hides_value(&self, name: &str) -> bool {
+        if self.lookup_local(name).is_some() {
+            return false;
+        }
+        let fm = self
+            .frames
+            .iter()
+            .rposition(|f| f.vis.mods.contains_key(name));
+        let fv = self
+            .frames
+            .iter()
+            .rposition(|f| f.vis.vals.contains_key(name));
+        match (fm, fv) {
+            (Some(m), Some(v)) => m >= v,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
     }
 
     /// The module at a dotted path, or why there is none.

@@ -62,23 +62,29 @@ impl Checker {
                         "Only a module type with specifications can be refined with \"with\".",
                     );
                 };
-                if !sig_has_type(self, specs, closure, q) {
+                let Some((lifted, spec_params)) = sig_type(self, specs, closure, q) else {
                     return err(
                         *span,
                         format!("The module type has no type \"{q}\" to refine."),
                     );
-                }
-                let abbr = self.abbr_of(&q.name, Liftedness::Unlifted, params, te, *span)?;
-                // A refinement is lifted exactly when its definition holds functions.
-                let abbr = if has_arrow(&abbr.body) {
-                    Rc::new(TypeAbbr {
-                        params: abbr.params.clone(),
-                        body: abbr.body.clone(),
-                        lifted: Liftedness::Lifted,
-                    })
-                } else {
-                    abbr
                 };
+                refinement_params(q, &spec_params, params, *span)?;
+                // The refinement fixes the type, so its definition is read without the
+                // refined spec's liftedness limits (`type~ t` may be refined to `[]i32`, and a
+                // `type ctx` to a size-lifted parameter's type); its liftedness is set below.
+                let _ = lifted;
+                let lifted = Liftedness::Lifted;
+                let abbr = self.abbr_of(&q.name, lifted, params, te, *span)?;
+                // A refinement is lifted exactly when its definition holds functions.
+                let abbr = Rc::new(TypeAbbr {
+                    params: abbr.params.clone(),
+                    body: abbr.body.clone(),
+                    lifted: if has_arrow(&abbr.body) {
+                        Liftedness::Lifted
+                    } else {
+                        Liftedness::Unlifted
+                    },
+                });
                 let mut refine = refine.clone();
                 refine.push((q.clone(), abbr));
                 Ok(Rc::new(SigVal::Specs {
@@ -87,11 +93,7 @@ impl Checker {
                     refine,
                 }))
             }
-            ModTypeExp::Arrow(_, a, b, _) => {
-                self.elab_sig(a)?;
-                let _ = b;
-                Ok(Rc::new(SigVal::Arrow))
-            }
+            ModTypeExp::Arrow(param, a, b, _) => self.elab_arrow_sig(param.as_ref(), a, b),
         }
     }
 
@@ -138,7 +140,7 @@ impl Checker {
         self.match_sig_at(actual, sig, opaque, span, who, String::new())
     }
 
-    fn match_sig_at(
+    pub(super) fn match_sig_at(
         &mut self,
         actual: Option<&ModVal>,
         sig: &SigVal,
@@ -147,24 +149,39 @@ impl Checker {
         who: &str,
         path: String,
     ) -> R<ModVal> {
-        let (specs, closure, refine) =
-            match sig {
-                SigVal::Specs {
-                    specs,
-                    closure,
-                    refine,
-                } => (specs, closure, refine),
-                SigVal::Arrow => return match actual {
-                    Some(ModVal::Functor(f)) => Ok(ModVal::Functor(f.clone())),
+        let (specs, closure, refine) = match sig {
+            SigVal::Specs {
+                specs,
+                closure,
+                refine,
+            } => (specs, closure, refine),
+            SigVal::Arrow {
+                param,
+                param_sig,
+                result,
+                closure,
+            } => {
+                return match actual {
+                    Some(ModVal::Functor(f)) => {
+                        let arrow = super::arrow::ArrowSig {
+                            param: param.as_ref(),
+                            param_sig,
+                            result,
+                            closure,
+                        };
+                        self.match_functor(f, &arrow, opaque, span, who, path)
+                    }
+                    Some(ModVal::Broken) => Ok(ModVal::Broken),
                     Some(_) => err(
                         span,
                         "A parametric module is required here, but this module is not parametric.",
                     ),
-                    // A parametric module specified inside a module type, seen from inside: its
-                    // applications are only checked once a real module is supplied.
+                    // A parametric module specified inside a module type, seen from inside:
+                    // its applications are only checked once a real module is supplied.
                     None => Ok(ModVal::Struct(Rc::new(Env::default()))),
-                },
-            };
+                };
+            }
+        };
         let prim;
         let actual_env = match actual {
             Some(ModVal::Broken) => return Ok(ModVal::Broken),
@@ -285,6 +302,7 @@ impl Checker {
             }
             // Later specs see the names specified so far.
             let f = self.frame();
+            f.vis.vals.extend(view.vals.clone());
             f.vis.types.extend(view.types.clone());
             f.vis.mods.extend(view.mods.clone());
         }
@@ -319,6 +337,11 @@ impl Checker {
                 None => return Err(missing(m, "type", name, span)),
             },
         };
+        if let (Some(a), None, true) = (&actual, &spec_def, m.opaque) {
+            if let Some(msg) = self.spec_constructive(&format!("{}{name}", m.path), a) {
+                return Err(mismatch(m, span, msg));
+            }
+        }
         if let Some(a) = &actual {
             // A definition or refinement in the module type fixes the type instead.
             if spec_def.is_none() && rank(a.lifted) > rank(lifted) {
@@ -429,8 +452,24 @@ impl Checker {
             },
         };
         let _ = member_sizes;
+        let before = self.unlifted.len();
         let (inst, sizes) = self.instantiate(&actual_sc);
-        if self.s.unify(&inst, &conc).is_err() {
+        let unified = self.s.unify(&inst, &conc);
+        let own_unlifted: Vec<(T, Name)> = self.unlifted[before..]
+            .iter()
+            .map(|(v, p, _)| (v.clone(), p.clone()))
+            .collect();
+        if unified.is_ok() {
+            let failed = self
+                .spec_uniqueness(name, &v, ty)
+                .or_else(|| self.spec_lifted_params(name, type_params, &own_unlifted))
+                .or_else(|| self.spec_size_lifted(name, &spec_t, &actual_sc, &m.created))
+                .or_else(|| self.spec_exist_sizes(name, &spec_t, &actual_sc));
+            if let Some(msg) = failed {
+                return Err(mismatch(m, span, msg));
+            }
+        }
+        if unified.is_err() {
             let shown_actual = self.s.show(&actual_sc.ty);
             let shown_spec = self.s.show(&spec_t);
             return Err(mismatch(
@@ -620,31 +659,90 @@ impl Checker {
     }
 }
 
-/// Does the module type specify a type at `q` (directly or through an include)?
-fn sig_has_type(ck: &mut Checker, specs: &[Spec], closure: &[Frame], q: &QualName) -> bool {
-    specs.iter().any(|s| match s {
-        Spec::Type { name, .. } => q.quals.is_empty() && *name == q.name,
-        Spec::Module { name, sig, .. } => {
-            q.quals.first() == Some(name) && {
-                let inner = QualName {
-                    quals: q.quals[1..].to_vec(),
-                    name: q.name.clone(),
-                };
-                sig_exp_has_type(ck, sig, closure, &inner)
-            }
+/// The liftedness and number of parameters of the type the module type specifies at `q`
+/// (directly or through an include), if it specifies one.
+fn sig_type(
+    ck: &mut Checker,
+    specs: &[Spec],
+    closure: &[Frame],
+    q: &QualName,
+) -> Option<(Liftedness, Vec<TypeParam>)> {
+    specs.iter().find_map(|s| match s {
+        Spec::Type {
+            name,
+            lifted,
+            params,
+            ..
+        } if q.quals.is_empty() && *name == q.name => Some((*lifted, params.clone())),
+        Spec::Module { name, sig, .. } if q.quals.first() == Some(name) => {
+            let inner = QualName {
+                quals: q.quals[1..].to_vec(),
+                name: q.name.clone(),
+            };
+            sig_exp_type(ck, sig, closure, &inner)
         }
-        Spec::Include(mt, _) => sig_exp_has_type(ck, mt, closure, q),
-        _ => false,
+        Spec::Include(mt, _) => sig_exp_type(ck, mt, closure, q),
+        _ => None,
     })
 }
 
-fn sig_exp_has_type(ck: &mut Checker, mt: &ModTypeExp, closure: &[Frame], q: &QualName) -> bool {
+fn sig_exp_type(
+    ck: &mut Checker,
+    mt: &ModTypeExp,
+    closure: &[Frame],
+    q: &QualName,
+) -> Option<(Liftedness, Vec<TypeParam>)> {
     let saved = std::mem::replace(&mut ck.frames, closure.to_vec());
     let r = ck.elab_sig(mt);
     ck.frames = saved;
     match r.as_deref() {
-        Ok(SigVal::Specs { specs, closure, .. }) => sig_has_type(ck, specs, closure, q),
-        _ => false,
+        Ok(SigVal::Specs { specs, closure, .. }) => sig_type(ck, specs, closure, q),
+        _ => None,
+    }
+}
+
+/// A refinement takes the refined type's parameters, in kind and order, each at least as
+/// lifted as specified (it may expand `'a` to `'^a`, never narrow it).
+fn refinement_params(q: &QualName, spec: &[TypeParam], given: &[TypeParam], span: Span) -> R<()> {
+    if spec.len() != given.len() {
+        return err(
+            span,
+            format!(
+                "Cannot refine a type with {} parameter(s) by a definition with {}: \"{q}\" takes {} in the module type.",
+                spec.len(),
+                given.len(),
+                spec.len()
+            ),
+        );
+    }
+    for (s, g) in spec.iter().zip(given) {
+        let narrower = match (s, g) {
+            (TypeParam::Size(..), TypeParam::Size(..)) => false,
+            (TypeParam::Type(_, ls, _), TypeParam::Type(_, lg, _)) => rank(*lg) < rank(*ls),
+            _ => true,
+        };
+        if narrower {
+            return err(
+                span,
+                format!(
+                    "Cannot refine a type whose parameter is \"{}\" by one whose parameter is \"{}\": a refinement of \"{q}\" may not narrow its parameters.",
+                    show_param(s),
+                    show_param(g)
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn show_param(p: &TypeParam) -> String {
+    match p {
+        TypeParam::Size(n, _) => format!("[{n}]"),
+        TypeParam::Type(n, l, _) => match l {
+            Liftedness::Unlifted => format!("'{n}"),
+            Liftedness::SizeLifted => format!("'~{n}"),
+            Liftedness::Lifted => format!("'^{n}"),
+        },
     }
 }
 
