@@ -35,6 +35,7 @@ mod kernels;
 mod nest;
 mod rows;
 mod scalar;
+mod simd;
 
 pub use nest::FAIL_INDEX;
 pub mod shims;
@@ -99,6 +100,9 @@ pub struct MapKernel {
     /// The lambda's free accumulators (element type, rank of the array they update),
     /// passed after the free arrays: a pointer to the first element of each array.
     pub accs: Vec<(VName, PrimType, usize)>,
+    /// Lanes per vector of the SIMD loop that runs the body first (0: scalar code only;
+    /// see `simd.rs`).
+    pub simd_lanes: usize,
     _code: Code,
 }
 
