@@ -319,11 +319,23 @@ pub fn compile_scan(
 }
 
 /// Compile `reduce op ne (map pre xs …)` (`pre` = `None`: the identity) into a fold over
-/// elements. `pre` may take rows and index free arrays, as a map's lambda.
+/// elements. `pre` may take rows and index free arrays, as a map's lambda. A sum (`op` is
+/// `+`) of `f32`/`f64` whose `pre` vectorises adds in SIMD lanes (reassociated, as the
+/// language allows for a reduction's operator); [`compile_fold_in_order`] never does.
 pub fn compile_fold(
     pre: Option<&Lambda>,
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<FoldKernel, String> {
-    folds::compile_fold(pre, op, free_type)
+    folds::compile_fold(pre, op, free_type, false)
+}
+
+/// [`compile_fold`] combining the elements strictly in order (the carries of a scan, which
+/// must be those of the scan itself).
+pub fn compile_fold_in_order(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> Result<FoldKernel, String> {
+    folds::compile_fold(pre, op, free_type, true)
 }

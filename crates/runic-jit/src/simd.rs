@@ -800,26 +800,8 @@ pub(crate) fn vector_loop(
     b.ins().brif(more, body, &[], rest, &ba(&[j]));
 
     b.switch_to_block(body);
-    let shift = plan.elem.size_bytes().trailing_zeros() as i64;
-    let off = b.ins().ishl_imm_u(j, shift);
-    let flags = MemFlagsData::new().with_notrap();
-    let mut env: HashMap<VName, V> = frees
-        .iter()
-        .map(|(k, &(v, mask))| (*k, V { v, mask }))
-        .collect();
-    for (p, base) in lam.params.iter().zip(ins) {
-        let a = b.ins().iadd(*base, off);
-        let x = b.ins().load(plan.vt(), flags, a, 0);
-        env.insert(p.name, V { v: x, mask: false });
-    }
-    let mut g = VGen {
-        b: &mut *b,
-        plan,
-        env,
-        bail: None,
-    };
-    let res = g.body(&lam.body)?;
-    let bail = g.bail;
+    let off = byte_offset(b, plan, j);
+    let (res, bail) = lanes_body(b, plan, lam, frees, ins, off)?;
     match bail {
         Some(m) => {
             let any = b.ins().vany_true(m);
@@ -832,10 +814,134 @@ pub(crate) fn vector_loop(
     b.switch_to_block(store);
     for (r, base) in res.iter().zip(outs) {
         let a = b.ins().iadd(*base, off);
-        b.ins().store(flags, r.v, a, 0);
+        b.ins().store(unaligned(), r.v, a, 0);
     }
     b.ins().jump(header, &ba(&[last]));
 
     b.switch_to_block(rest);
     Ok(b.block_params(rest)[0])
+}
+
+fn unaligned() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+fn byte_offset(b: &mut FunctionBuilder, plan: Plan, j: Value) -> Value {
+    let shift = plan.elem.size_bytes().trailing_zeros() as i64;
+    b.ins().ishl_imm_u(j, shift)
+}
+
+/// The lanes of the elements at byte offset `off` of the columns `ins` through `lam`:
+/// its results, and the lanes to leave to the scalar code, if any can be.
+fn lanes_body(
+    b: &mut FunctionBuilder,
+    plan: Plan,
+    lam: &Lambda,
+    frees: &HashMap<VName, (Value, bool)>,
+    ins: &[Value],
+    off: Value,
+) -> R<(Vec<V>, Option<Value>)> {
+    let mut env: HashMap<VName, V> = frees
+        .iter()
+        .map(|(k, &(v, mask))| (*k, V { v, mask }))
+        .collect();
+    for (p, base) in lam.params.iter().zip(ins) {
+        let a = b.ins().iadd(*base, off);
+        let x = b.ins().load(plan.vt(), unaligned(), a, 0);
+        env.insert(p.name, V { v: x, mask: false });
+    }
+    let mut g = VGen {
+        b,
+        plan,
+        env,
+        bail: None,
+    };
+    let res = g.body(&lam.body)?;
+    Ok((res, g.bail))
+}
+
+/// Emits `acc + Σ lam(ins[..][j])` for `j` from `from`, in two vector accumulators of
+/// lanes (so reassociated: a sum of per-lane partial sums, combined at the end), while
+/// whole pairs of vectors remain; returns the `j` where the scalar fold takes over and the
+/// accumulator. `-0` starts the lanes, so that a sum of `-0`s stays `-0`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn vector_sum(
+    b: &mut FunctionBuilder,
+    plan: Plan,
+    lam: &Lambda,
+    frees: &HashMap<VName, (Value, bool)>,
+    ins: &[Value],
+    from: Value,
+    to: Value,
+    acc: Value,
+) -> R<(Value, Value)> {
+    let (i64t, vt) = (types::I64, plan.vt());
+    let header = b.create_block();
+    let body = b.create_block();
+    let rest = b.create_block();
+    for blk in [header, rest] {
+        b.append_block_param(blk, i64t);
+        b.append_block_param(blk, vt);
+        b.append_block_param(blk, vt);
+    }
+    let z = VGen {
+        b: &mut *b,
+        plan,
+        env: HashMap::new(),
+        bail: None,
+    }
+    .konst(Prim::float(plan.elem, -0.0))?
+    .v;
+    b.ins().jump(header, &ba(&[from, z, z]));
+
+    b.switch_to_block(header);
+    let [j, a0, a1] = b.block_params(header)[..] else {
+        return Err("internal error: vector fold parameters".into());
+    };
+    let last = b.ins().iadd_imm_s(j, 2 * plan.lanes);
+    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, last, to);
+    b.ins().brif(more, body, &[], rest, &ba(&[j, a0, a1]));
+
+    b.switch_to_block(body);
+    let off0 = byte_offset(b, plan, j);
+    let (r0, bail0) = lanes_body(b, plan, lam, frees, ins, off0)?;
+    let j1 = b.ins().iadd_imm_s(j, plan.lanes);
+    let off1 = byte_offset(b, plan, j1);
+    let (r1, bail1) = lanes_body(b, plan, lam, frees, ins, off1)?;
+    let (s0, s1) = (r0[0].v, r1[0].v);
+    let n0 = b.ins().fadd(a0, s0);
+    let n1 = b.ins().fadd(a1, s1);
+    if let (Some(m0), Some(m1)) = (bail0, bail1) {
+        let m = b.ins().bor(m0, m1);
+        let any = b.ins().vany_true(m);
+        let go = b.create_block();
+        b.ins().brif(any, rest, &ba(&[j, a0, a1]), go, &[]);
+        b.switch_to_block(go);
+    }
+    b.ins().jump(header, &ba(&[last, n0, n1]));
+
+    b.switch_to_block(rest);
+    let [j, a0, a1] = b.block_params(rest)[..] else {
+        return Err("internal error: vector fold parameters".into());
+    };
+    let sum = b.ins().fadd(a0, a1);
+    let mut acc = acc;
+    for l in 0..plan.lanes as u8 {
+        let x = b.ins().extractlane(sum, l);
+        acc = b.ins().fadd(acc, x);
+    }
+    Ok((j, acc))
+}
+
+/// Whether `op` is `\a b -> a + b` (or `b + a`) on scalars.
+pub(crate) fn is_plus(op: &Lambda) -> bool {
+    let [p, q] = &op.params[..] else { return false };
+    let [s] = &op.body.stms[..] else { return false };
+    let [r] = &s.pat[..] else { return false };
+    let ok_args = |a: &SubExp, c: &SubExp| {
+        matches!((a, c), (SubExp::Var(x), SubExp::Var(y))
+            if (*x == p.name && *y == q.name) || (*x == q.name && *y == p.name))
+    };
+    matches!(&s.exp, Exp::Basic(BasicOp::BinOp(BinOp::Add, a, c)) if ok_args(a, c))
+        && op.body.result == [SubExp::Var(r.name)]
 }

@@ -351,3 +351,77 @@ fn min_max_ties_of_zeros_are_runic_prims() {
         }
     }
 }
+
+/// `reduce (+) acc (map (\x -> x * x + c) xs)` over `start..n`, with `c` free.
+fn run_sum(t: PrimType, xs: &[f64], c: f64, acc: f64, start: usize) -> f64 {
+    use BasicOp::*;
+    let free = VName(50);
+    let pre = lam(
+        &[t],
+        vec![
+            stm(1, t, BinOp(runic_ir::BinOp::Mul, v(0), v(0))),
+            stm(
+                2,
+                t,
+                BinOp(runic_ir::BinOp::Add, v(1), runic_ir::SubExp::Var(free)),
+            ),
+        ],
+        2,
+        t,
+    );
+    let op = lam(
+        &[t, t],
+        vec![stm(2, t, BinOp(runic_ir::BinOp::Add, v(0), v(1)))],
+        2,
+        t,
+    );
+    let k = runic_jit::compile_fold(Some(&pre), &op, &|v| {
+        (v == free).then_some(runic_jit::VarType::Scalar(t))
+    })
+    .unwrap();
+    let size = t.size_bytes();
+    let data: Vec<u8> = xs
+        .iter()
+        .flat_map(|&x| to_raw(Prim::float(t, x)).to_le_bytes()[..size].to_vec())
+        .collect();
+    let cw = to_raw(Prim::float(t, c));
+    let dims = [xs.len() as i64];
+    let ins = [
+        data.as_ptr(),
+        &cw as *const u64 as *const u8,
+        dims.as_ptr() as *const u8,
+    ];
+    let mut a = [to_raw(Prim::float(t, acc))];
+    // SAFETY: the column holds xs.len() elements of type t; the free scalar is a raw word.
+    let code = unsafe { k.run(start, xs.len(), &ins, &mut a) };
+    assert_eq!(code, 0);
+    from_raw(t, a[0]).as_float().unwrap()
+}
+
+#[test]
+fn vector_sums_are_sums_in_lanes() {
+    let mut rng = Rng(0x0bad_cafe_f00d_d00d);
+    for t in [PrimType::F32, PrimType::F64] {
+        let round = |z: f64| Prim::float(t, z).as_float().unwrap();
+        for n in [0, 1, 7, 8, 9, 1000, 1001] {
+            let xs: Vec<f64> = (0..n).map(|_| round(rng.range(-2.0, 2.0))).collect();
+            for start in [0, 3] {
+                let want: f64 = xs.iter().skip(start).map(|x| x * x + 0.5).sum::<f64>() + 1.25;
+                let got = run_sum(t, &xs, 0.5, 1.25, start);
+                let tol = if t == PrimType::F32 { 1e-5 } else { 1e-12 };
+                assert!(
+                    (got - want).abs() <= tol * want.abs(),
+                    "{t} n={n}: {got} vs {want}"
+                );
+            }
+        }
+        // Zeros sum to +0 (as in order: 0·0 + -0 = +0); inf and NaN propagate.
+        let got = run_sum(t, &[0.0; 11], -0.0, -0.0, 0);
+        assert!(got == 0.0 && got.is_sign_positive(), "{t}: {got}");
+        let mut xs = vec![1.0; 11];
+        xs[5] = f64::INFINITY;
+        assert_eq!(run_sum(t, &xs, 0.0, 0.0, 0), f64::INFINITY);
+        xs[6] = f64::NAN;
+        assert!(run_sum(t, &xs, 0.0, 0.0, 0).is_nan());
+    }
+}
