@@ -276,15 +276,41 @@ fn select(b: &mut FunctionBuilder, m: Value, x: Value, y: Value) -> Value {
     vcast(b, ty, r)
 }
 
-/// `c[0] + r·(c[1] + r·(…))`.
+/// `Σ c[k]·r^k`, by Estrin's scheme: pairs `c[2k] + c[2k+1]·r` combined with r², r⁴, …, so
+/// that the dependency chain is logarithmic in the degree (Horner's is linear, and latency
+/// bound in a loop of one vector per iteration).
 fn horner(b: &mut FunctionBuilder, r: Value, c: &[f64]) -> Value {
-    let mut p = splat_f64(b, c[c.len() - 1]);
-    for &k in c[..c.len() - 1].iter().rev() {
-        let kv = splat_f64(b, k);
-        let pr = b.ins().fmul(p, r);
-        p = b.ins().fadd(pr, kv);
+    let mut terms: Vec<Value> = c
+        .chunks(2)
+        .map(|pair| {
+            let c0 = splat_f64(b, pair[0]);
+            match pair.get(1) {
+                Some(&k1) => {
+                    let c1 = splat_f64(b, k1);
+                    let t = b.ins().fmul(c1, r);
+                    b.ins().fadd(c0, t)
+                }
+                None => c0,
+            }
+        })
+        .collect();
+    let mut pow = b.ins().fmul(r, r);
+    while terms.len() > 1 {
+        terms = terms
+            .chunks(2)
+            .map(|pair| match pair {
+                [lo, hi] => {
+                    let t = b.ins().fmul(*hi, pow);
+                    b.ins().fadd(*lo, t)
+                }
+                _ => pair[0],
+            })
+            .collect();
+        if terms.len() > 1 {
+            pow = b.ins().fmul(pow, pow);
+        }
     }
-    p
+    terms[0]
 }
 
 /// ln 2 split in a high part whose products with integers below 2¹¹ are exact and a low part.
