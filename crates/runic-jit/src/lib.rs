@@ -22,6 +22,10 @@
 //! parameters; `rows.rs`: nested maps, `iota`, `replicate` and array literals into
 //! per-call scratch buffers or straight into the output's rows, `if`s with array results).
 //!
+//! Flat maps, nested maps over contiguous rows and sums of `f32`/`f64` whose lambdas use
+//! only vectorisable operations run in SIMD lanes first (`simd.rs`; `RUNIC_SIMD=0` turns
+//! it off); `exp`, `log` and `tanh` there are polynomials within a few ulp of std's.
+//!
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
 //!
 //! `RUNIC_JIT_DUMP=1` prints every kernel's Cranelift IR and machine code to stderr as it is

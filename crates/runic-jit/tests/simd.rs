@@ -132,11 +132,14 @@ fn inputs(rng: &mut Rng, ranges: &[(f64, f64)], per_range: usize) -> Vec<f64> {
         xs.extend((0..per_range).map(|_| rng.range(lo, hi)));
     }
     // Magnitudes spread over the exponents, both signs.
-    xs.extend(
-        (0..per_range).map(|_| {
-            f64::from_bits(rng.next() >> 1) * if rng.next() % 2 == 0 { 1.0 } else { -1.0 }
-        }),
-    );
+    xs.extend((0..per_range).map(|_| {
+        f64::from_bits(rng.next() >> 1)
+            * if rng.next().is_multiple_of(2) {
+                1.0
+            } else {
+                -1.0
+            }
+    }));
     xs
 }
 
