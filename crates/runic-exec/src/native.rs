@@ -71,15 +71,22 @@ impl Jit {
             .clone()
     }
 
+    /// `in_order`: for a scan's carries, which must not be reassociated.
     fn fold_kernel(
         &self,
         pre: Option<&Lambda>,
         lam: &Lambda,
         free_type: &dyn Fn(VName) -> Option<runic_jit::VarType>,
+        in_order: bool,
     ) -> Result<Arc<FoldKernel>, String> {
+        let compile = if in_order {
+            runic_jit::compile_fold_in_order
+        } else {
+            runic_jit::compile_fold
+        };
         let mut m = self.folds.lock().map_err(|_| "a poisoned kernel cache")?;
         m.entry((pre.map(|p| p.id), lam.id))
-            .or_insert_with(|| runic_jit::compile_fold(pre, lam, free_type).map(Arc::new))
+            .or_insert_with(|| compile(pre, lam, free_type).map(Arc::new))
             .clone()
     }
 
@@ -162,7 +169,7 @@ impl Jit {
                 if let Err(why) = arrays(arrs) {
                     return Route::Evaluator(why);
                 }
-                match self.fold_kernel(pre.as_ref(), lam, &jt) {
+                match self.fold_kernel(pre.as_ref(), lam, &jt, false) {
                     Ok(k) => Route::Fold(k),
                     Err(why) => Route::Evaluator(why),
                 }
@@ -180,7 +187,7 @@ impl Jit {
                         // The scan kernel for the second pass, a fold kernel for the first.
                         let pre = pre.as_ref();
                         match self.scan_kernel(pre, lam, &jt) {
-                            Ok(sk) => match self.fold_kernel(pre, lam, &jt) {
+                            Ok(sk) => match self.fold_kernel(pre, lam, &jt, true) {
                                 Ok(fk) => Route::Scan(fk, sk),
                                 Err(why) => Route::Evaluator(why),
                             },

@@ -27,8 +27,9 @@ pub fn compile_fold(
     pre: Option<&Lambda>,
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
+    in_order: bool,
 ) -> R<FoldKernel> {
-    fold_kernel(pre, op, free_type, false)
+    fold_kernel(pre, op, free_type, false, in_order)
 }
 
 pub fn compile_scan(
@@ -36,7 +37,7 @@ pub fn compile_scan(
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> R<ScanKernel> {
-    Ok(ScanKernel(fold_kernel(pre, op, free_type, true)?))
+    Ok(ScanKernel(fold_kernel(pre, op, free_type, true, true)?))
 }
 
 /// A fold (or, with `scan`, a scan writing every accumulator) compiled from `pre` and `op`.
@@ -45,8 +46,9 @@ fn fold_kernel(
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
     scan: bool,
+    in_order: bool,
 ) -> R<FoldKernel> {
-    let (f, io, accs, acc_ranks, code) = fold_like(pre, op, free_type, scan)?;
+    let (f, io, accs, acc_ranks, code) = fold_like(pre, op, free_type, scan, in_order)?;
     Ok(FoldKernel {
         f,
         elems: io.params,
@@ -89,13 +91,15 @@ impl Gen<'_, '_> {
 }
 
 /// A fold of `op` over `map pre` of the inputs; `scan`: also store the accumulator after
-/// every element into the outputs (an inclusive scan).
+/// every element into the outputs (an inclusive scan); `in_order`: combine the elements in
+/// order (otherwise a sum may add them in SIMD lanes).
 #[allow(clippy::type_complexity)]
 fn fold_like(
     pre: Option<&Lambda>,
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
     scan: bool,
+    in_order: bool,
 ) -> R<(FoldFn, Inputs, Vec<PrimType>, Vec<usize>, crate::Code)> {
     let what = if scan { "scan" } else { "reduction" };
     let no_ret = |l: &Lambda| Lambda {
@@ -147,6 +151,15 @@ fn fold_like(
     if !io.accs.is_empty() {
         return Err(format!("the {what} updates an accumulator"));
     }
+    // `reduce (+) 0 (map pre xs)` of f32/f64 with `pre` vectorisable: SIMD lanes first.
+    let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
+    let flat = io.free_arrays.is_empty() && io.ranks.iter().all(|&r| r == 1);
+    let sum_plan = match pre {
+        Some(p) if !scan && !in_order && flat && acc_ranks == [0] && crate::simd::is_plus(op) => {
+            crate::simd::plan(p, &free_scalar).filter(|pl| pl.elem == accs[0])
+        }
+        _ => None,
+    };
     let i64t = types::I64;
     let array_accs: Vec<usize> = acc_ranks.iter().copied().filter(|&r| r > 0).collect();
     let (ptr, code) = build_kernel(&[i64t; 5], |b, rt, slot| {
@@ -201,6 +214,14 @@ fn fold_like(
             g.copy_row(&from, &to)?;
             init.push(bufs[0]);
             carried.push(Some((caller, dims, bufs)));
+        }
+        if let (Some(plan), Some(p)) = (sum_plan, pre) {
+            let frees = crate::simd::splat_env(g.b, plan, &g.env, p);
+            let bases: Vec<Value> = pro.inputs.iter().map(|a| a.base).collect();
+            let (j, acc) =
+                crate::simd::vector_sum(g.b, plan, p, &frees, &bases, start, end, init[1])?;
+            init[0] = j;
+            init[1] = acc;
         }
         g.b.ins().jump(header, &ba(&init));
 

@@ -169,6 +169,8 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         && io.free_arrays.is_empty()
         && io.accs.is_empty();
     let unroll = if flat { UNROLL } else { 1 };
+    let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
+    let vector = flat.then(|| crate::simd::plan(lam, &free_scalar)).flatten();
     let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -228,6 +230,12 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
             Ok(())
         };
         let mut i0 = start;
+        if let Some(plan) = vector {
+            // Lanes of f32/f64 first; the loops below finish the rest.
+            let frees = crate::simd::splat_env(b, plan, &pro.env, lam);
+            let ins: Vec<Value> = pro.inputs.iter().map(|a| a.base).collect();
+            i0 = crate::simd::vector_loop(b, plan, lam, &frees, &ins, &out_bases, start, end)?;
+        }
         if unroll > 1 {
             // for (i = start; i + UNROLL <= end; i += UNROLL) { body(i) … body(i + UNROLL - 1) }
             let header = b.create_block();
@@ -235,7 +243,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
             let body = b.create_block();
             let rest = b.create_block();
             b.append_block_param(rest, i64t);
-            b.ins().jump(header, &ba(&[start]));
+            b.ins().jump(header, &ba(&[i0]));
             b.switch_to_block(header);
             let i = b.block_params(header)[0];
             let last = b.ins().iadd_imm_s(i, unroll as i64);
@@ -280,6 +288,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         frees: io.frees,
         free_arrays: io.free_arrays,
         accs: io.accs.into_iter().map(|(v, t, r, _)| (v, t, r)).collect(),
+        simd_lanes: vector.map_or(0, |p| p.lanes as usize),
         _code: code,
     })
 }

@@ -22,6 +22,10 @@
 //! parameters; `rows.rs`: nested maps, `iota`, `replicate` and array literals into
 //! per-call scratch buffers or straight into the output's rows, `if`s with array results).
 //!
+//! Flat maps, nested maps over contiguous rows and sums of `f32`/`f64` whose lambdas use
+//! only vectorisable operations run in SIMD lanes first (`simd.rs`; `RUNIC_SIMD=0` turns
+//! it off); `exp`, `log` and `tanh` there are polynomials within a few ulp of std's.
+//!
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
 //!
 //! `RUNIC_JIT_DUMP=1` prints every kernel's Cranelift IR and machine code to stderr as it is
@@ -35,6 +39,7 @@ mod kernels;
 mod nest;
 mod rows;
 mod scalar;
+mod simd;
 
 pub use nest::FAIL_INDEX;
 pub mod shims;
@@ -99,6 +104,9 @@ pub struct MapKernel {
     /// The lambda's free accumulators (element type, rank of the array they update),
     /// passed after the free arrays: a pointer to the first element of each array.
     pub accs: Vec<(VName, PrimType, usize)>,
+    /// Lanes per vector of the SIMD loop that runs the body first (0: scalar code only;
+    /// see `simd.rs`).
+    pub simd_lanes: usize,
     _code: Code,
 }
 
@@ -315,11 +323,23 @@ pub fn compile_scan(
 }
 
 /// Compile `reduce op ne (map pre xs …)` (`pre` = `None`: the identity) into a fold over
-/// elements. `pre` may take rows and index free arrays, as a map's lambda.
+/// elements. `pre` may take rows and index free arrays, as a map's lambda. A sum (`op` is
+/// `+`) of `f32`/`f64` whose `pre` vectorises adds in SIMD lanes (reassociated, as the
+/// language allows for a reduction's operator); [`compile_fold_in_order`] never does.
 pub fn compile_fold(
     pre: Option<&Lambda>,
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<FoldKernel, String> {
-    folds::compile_fold(pre, op, free_type)
+    folds::compile_fold(pre, op, free_type, false)
+}
+
+/// [`compile_fold`] combining the elements strictly in order (the carries of a scan, which
+/// must be those of the scan itself).
+pub fn compile_fold_in_order(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> Result<FoldKernel, String> {
+    folds::compile_fold(pre, op, free_type, true)
 }

@@ -18,12 +18,21 @@ impl Gen<'_, '_> {
     /// Opens `for j < n` (an `i64` counter from 0) and continues in its body; returns the
     /// counter and the blocks [`Gen::close_counted_loop`] needs.
     pub(crate) fn open_counted_loop(&mut self, n: Value) -> (Value, Block, Block) {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.open_counted_loop_from(zero, n)
+    }
+
+    /// [`Gen::open_counted_loop`] over `j` in `from..n`.
+    pub(crate) fn open_counted_loop_from(
+        &mut self,
+        from: Value,
+        n: Value,
+    ) -> (Value, Block, Block) {
         let header = self.b.create_block();
         let body = self.b.create_block();
         let done = self.b.create_block();
         self.b.append_block_param(header, types::I64);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.ins().jump(header, &ba(&[zero]));
+        self.b.ins().jump(header, &ba(&[from]));
         self.b.switch_to_block(header);
         let j = self.b.block_params(header)[0];
         let more = self.b.ins().icmp(IntCC::SignedLessThan, j, n);
@@ -55,7 +64,8 @@ impl Gen<'_, '_> {
             views.push(v);
         }
         let outs = self.out_arrays(s, w, &lam.ret)?;
-        let (j, header, done) = self.open_counted_loop(w);
+        let from = self.vector_inner_map(lam, &views, &outs, w)?;
+        let (j, header, done) = self.open_counted_loop_from(from, w);
         let saved = (self.env.clone(), self.arrays.clone());
         // The lambda runs many times: it owns only what it makes.
         let saved_owned = std::mem::take(&mut self.owned);
@@ -101,6 +111,48 @@ impl Gen<'_, '_> {
         self.close_counted_loop(j, header, done);
         self.bind_outs(s, outs);
         Ok(())
+    }
+
+    /// Runs the elements of a nested map of f32/f64 scalars in SIMD lanes first when its
+    /// lambda allows (`simd.rs`) and its inputs and outputs are contiguous at run time;
+    /// returns the element the scalar loop continues from (0 when nothing ran in lanes).
+    fn vector_inner_map(
+        &mut self,
+        lam: &Lambda,
+        ins: &[ArrV],
+        outs: &[ArrV],
+        w: Value,
+    ) -> R<Value> {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let env = &self.env;
+        let plan = crate::simd::plan(lam, &|v| env.get(&v).map(|(_, t)| *t));
+        let Some(plan) = plan else { return Ok(zero) };
+        let vectors = ins
+            .iter()
+            .chain(outs)
+            .all(|a| a.dims.len() == 1 && a.elem == plan.elem);
+        if !vectors {
+            return Ok(zero);
+        }
+        let mut contiguous = self.b.ins().iconst(types::I8, 1);
+        for a in ins.iter().chain(outs) {
+            let unit = self.b.ins().icmp_imm_s(IntCC::Equal, a.strides[0], 1);
+            contiguous = self.b.ins().band(contiguous, unit);
+        }
+        let lanes = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.append_block_param(after, types::I64);
+        self.b
+            .ins()
+            .brif(contiguous, lanes, &[], after, &ba(&[zero]));
+        self.b.switch_to_block(lanes);
+        let frees = crate::simd::splat_env(self.b, plan, &self.env, lam);
+        let bases: Vec<Value> = ins.iter().map(|a| a.base).collect();
+        let out_bases: Vec<Value> = outs.iter().map(|a| a.base).collect();
+        let j = crate::simd::vector_loop(self.b, plan, lam, &frees, &bases, &out_bases, zero, w)?;
+        self.b.ins().jump(after, &ba(&[j]));
+        self.b.switch_to_block(after);
+        Ok(self.b.block_params(after)[0])
     }
 
     /// The arrays a nested SOAC producing rows of `rows` (one per pattern element) over `w`

@@ -306,6 +306,12 @@ fn check_unop_family(t: PrimType, seed: u64) {
     for op in UNOPS {
         let rt = unop(op, Prim::one(t)).ty();
         let lam = lam_of(&[t], BasicOp::UnOp(op, var(0)), rt);
+        // Vector exp, log and tanh are polynomials within a few ulp, not std's bits: see
+        // tests/simd.rs.
+        let poly = matches!(op, UnOp::Exp | UnOp::Log | UnOp::Tanh);
+        if poly && compile_map(&lam, &|_| None).is_ok_and(|k| k.simd_lanes > 0) {
+            continue;
+        }
         check(
             &format!("{t} {op:?}"),
             &lam,

@@ -1,0 +1,30 @@
+-- Elementwise math that runs in SIMD lanes (runic-jit `simd.rs`; see docs/PERFORMANCE.md,
+-- "SIMD"). Compare `RUNIC_SIMD=0` (the scalar kernels, `exp`/`log`/`tanh` through
+-- runic_prim one element at a time) with the default in the same session.
+-- ==
+-- entry: sigmoid_f32 tanh_f32 exp_f32 log_f32 lstm_cell_f32 sum_sigmoid_f32
+-- random input { [10000000]f32 }
+
+entry sigmoid_f32 (xs: []f32) = map (\x -> 1 / (1 + f32.exp (-x))) xs
+entry tanh_f32 (xs: []f32) = map f32.tanh xs
+entry exp_f32 (xs: []f32) = map f32.exp xs
+entry log_f32 (xs: []f32) = map (\x -> f32.log (f32.abs x + 1)) xs
+entry lstm_cell_f32 (xs: []f32) =
+  map (\x -> let s = 1 / (1 + f32.exp (-x)) in s * f32.tanh (x * 0.5) + f32.max x 0) xs
+entry sum_sigmoid_f32 (xs: []f32) = f32.sum (map (\x -> 1 / (1 + f32.exp (-x))) xs)
+
+-- The same over f64 (2 lanes), and the LSTM's gate shape: a map over rows of a map.
+-- ==
+-- entry: exp_f64 log_f64 sum_exp_f64
+-- random input { [10000000]f64 }
+
+entry exp_f64 (xs: []f64) = map f64.exp xs
+entry log_f64 (xs: []f64) = map (\x -> f64.log (f64.abs x + 1)) xs
+entry sum_exp_f64 (xs: []f64) = f64.sum (map (\x -> f64.exp (-x * x)) xs)
+
+-- ==
+-- entry: gates_rows
+-- random input { [1024][192]f32 [1024][192]f32 [1024][192]f32 }
+
+entry gates_rows (a: [][]f32) (b: [][]f32) (c: [][]f32) =
+  map3 (map3 (\i f g -> 1 / (1 + f32.exp (-f)) * g + 1 / (1 + f32.exp (-i)) * f32.tanh g)) a b c
