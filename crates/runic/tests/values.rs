@@ -288,7 +288,11 @@ fn borrowed_host_memory_is_read_but_never_written_on_both_backends() {
         let out = p.call("upd", [borrowed(), Value::Scalar(runic::Prim::I64(1))]);
         let got = out.unwrap().into_array::<f32, Ix1>(0).unwrap();
         assert_eq!(got, array![1.0, 5.0, 3.0], "{backend:?}");
-        assert_eq!(*host, vec![1.0, 2.0, 3.0], "{backend:?}: the host's memory changed");
+        assert_eq!(
+            *host,
+            vec![1.0, 2.0, 3.0],
+            "{backend:?}: the host's memory changed"
+        );
     }
     // Every borrowed store, and with it its reference to the owner, is gone.
     assert_eq!(Arc::strong_count(&host), 1);
