@@ -345,6 +345,12 @@ impl Checker {
                     ),
                 );
             }
+            if generalised_param_in(&z, written).is_some() {
+                return err(
+                    span,
+                    "Type is ambiguous (must be equality type): the values compared here can be of any type. Add a type annotation to disambiguate the type.",
+                );
+            }
             if let Some(p) = type_param_in(&z, written) {
                 return err(
                     span,
@@ -717,6 +723,19 @@ fn type_param_in(t: &T, written: &[Name]) -> Option<Name> {
     let inner = |t: &T| type_param_in(t, written);
     match t {
         T::Param(p) if written.contains(p) => Some(p.clone()),
+        T::Array(_, e) => inner(e),
+        T::Record(fs) => fs.values().find_map(inner),
+        T::Sum(cs) => cs.values().flatten().find_map(inner),
+        _ => None,
+    }
+}
+
+/// A type parameter inside `t` that generalising this top-level definition made (one not
+/// `written`, and not a local function's `'N`): a type its uses never fixed.
+fn generalised_param_in(t: &T, written: &[Name]) -> Option<Name> {
+    let inner = |t: &T| generalised_param_in(t, written);
+    match t {
+        T::Param(p) if !written.contains(p) && !p.starts_with('\'') => Some(p.clone()),
         T::Array(_, e) => inner(e),
         T::Record(fs) => fs.values().find_map(inner),
         T::Sum(cs) => cs.values().flatten().find_map(inner),
