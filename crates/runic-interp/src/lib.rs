@@ -111,25 +111,7 @@ impl Interpreter {
                     args.len()
                 )));
             }
-            for (p, a) in e.params.iter().zip(&args) {
-                // A scalar parameter may be the size of a later one (`entry f n (xs: [n]i32)`).
-                if let (Some(n), runic_data::Value::Scalar(x)) = (&p.name, a) {
-                    if let Some(k) = x.to_i64() {
-                        sizes.entry(n.clone()).or_insert(k);
-                    }
-                }
-                if let Err(m) = bind_entry_sizes(&p.ty, a, &mut sizes) {
-                    let detail = match m {
-                        Some((want, got)) => {
-                            format!(": expected size {want}, but an argument has size {got}")
-                        }
-                        None => String::new(),
-                    };
-                    return Err(RuntimeError::new(format!(
-                        "entry point arguments have invalid sizes{detail}."
-                    )));
-                }
-            }
+            sizes = entry_sizes(e, &args)?;
         }
         let results: Option<Vec<Type>> = entry.map(|e| e.results.clone());
         self.run(move |ev| {
@@ -205,6 +187,48 @@ impl Interpreter {
             Ok(convert::to_data(&v, None, &convert::SizeEnv::new()))
         })
     }
+}
+
+/// Check call arguments against the sizes in an entry point's parameter types. The ir
+/// backend calls this before running, so that both backends report a mismatch with the
+/// sizes involved; a wrong argument count is left to the backend.
+pub fn check_entry_args(
+    checked: &Checked,
+    name: &str,
+    args: &[runic_data::Value],
+) -> Result<(), RuntimeError> {
+    match checked.info.entries.iter().find(|e| e.name == name) {
+        Some(e) if e.params.len() == args.len() => entry_sizes(e, args).map(|_| ()),
+        _ => Ok(()),
+    }
+}
+
+/// The entry point's size parameters, bound from the argument shapes.
+fn entry_sizes(
+    e: &runic_types::EntryPoint,
+    args: &[runic_data::Value],
+) -> Result<convert::SizeEnv, RuntimeError> {
+    let mut sizes = convert::SizeEnv::new();
+    for (p, a) in e.params.iter().zip(args) {
+        // A scalar parameter may be the size of a later one (`entry f n (xs: [n]i32)`).
+        if let (Some(n), runic_data::Value::Scalar(x)) = (&p.name, a) {
+            if let Some(k) = x.to_i64() {
+                sizes.entry(n.clone()).or_insert(k);
+            }
+        }
+        if let Err(m) = bind_entry_sizes(&p.ty, a, &mut sizes) {
+            let detail = match m {
+                Some((want, got)) => {
+                    format!(": expected size {want}, but an argument has size {got}")
+                }
+                None => String::new(),
+            };
+            return Err(RuntimeError::new(format!(
+                "entry point arguments have invalid sizes{detail}."
+            )));
+        }
+    }
+    Ok(sizes)
 }
 
 /// A failed entry size check, with the expected and actual size when one dimension is off.
