@@ -259,6 +259,21 @@ impl Subst {
         }
     }
 
+    /// The lost name `n` is a size only inside a constructor's payload where the function
+    /// is used (`genelm: i64 -> opt elm` given `(k: i64) -> opt ([k]t)`): no value shows it.
+    fn size_hidden_in_sum(&self, n: &str, other_rest: &T) -> Option<Clash> {
+        let z = self.zonk(other_rest);
+        if !in_sum_payload(&z, n) || visible_size(&z, n) {
+            return None;
+        }
+        Some(Clash {
+            message: format!(
+                "The function's parameter \"{n}\" is used as size in its result, and it is lost where the function is used at type \"{}\": a size inside a sum type's payload cannot be known from the value.",
+                self.show(other_rest)
+            ),
+        })
+    }
+
     /// A function whose parameter `n` is a size in the rest of its type (`(n: i64) -> [n]t`)
     /// met a function type that does not name that parameter, and whose rest, now solved,
     /// mentions `n` (`uncurry f` solves `c` in `a -> b -> c` to `bool -> [n]bool`): there
@@ -283,7 +298,11 @@ impl Subst {
         let lost = vars
             .into_iter()
             .map(|v| self.zonk(&T::Var(v)))
-            .find(|sol| under_arrow(sol, n) && !outside_arrows(sol, n))?;
+            .find(|sol| under_arrow(sol, n) && !outside_arrows(sol, n));
+        let lost = match lost {
+            Some(lost) => lost,
+            None => return self.size_hidden_in_sum(n, other_rest),
+        };
         let message = if in_parameter_position(&lost, n) {
             format!(
                 "Existential size would appear in function parameter: the function's parameter \"{n}\" is a size of a later parameter, and it is lost where the function is used at type \"{}\".",
@@ -854,6 +873,26 @@ fn under_arrow(t: &T, n: &str) -> bool {
         T::Record(fs) => fs.values().any(|t| under_arrow(t, n)),
         T::Sum(cs) => cs.values().flatten().any(|t| under_arrow(t, n)),
         T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
+/// Whether `n` is a size in a constructor's payload in `t`, outside function types.
+fn in_sum_payload(t: &T, n: &str) -> bool {
+    match t {
+        T::Sum(cs) => cs.values().flatten().any(|t| type_mentions_size_name(t, n)),
+        T::Array(_, e) => in_sum_payload(e, n),
+        T::Record(fs) => fs.values().any(|t| in_sum_payload(t, n)),
+        T::Arrow(..) | T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
+/// Whether `n` is the size of an array outside every function and sum type in `t`: one a
+/// value of type `t` shows (a constructor's payload is there only for that constructor).
+fn visible_size(t: &T, n: &str) -> bool {
+    match t {
+        T::Array(s, e) => size_mentions(s, n) || visible_size(e, n),
+        T::Record(fs) => fs.values().any(|t| visible_size(t, n)),
+        T::Arrow(..) | T::Sum(_) | T::Var(_) | T::Prim(_) | T::Param(_) => false,
     }
 }
 

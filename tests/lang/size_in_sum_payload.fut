@@ -1,0 +1,22 @@
+-- A function whose result has a payload sized by its parameter, called directly or inside a
+-- lambda that uses the payload: the size is known where it is needed.
+
+type opt 't = #none | #some t
+
+def gen (k: i64) : opt ([k]i64) = if k > 0 then #some (iota k) else #none
+
+def total [n] (o: opt ([n]i64)) : i64 =
+  match o
+  case #some xs -> i64.sum xs
+  case #none -> 0
+
+-- ==
+-- entry: direct
+-- input { 4i64 } output { 6i64 }
+-- input { 0i64 } output { 0i64 }
+entry direct (k: i64) = total (gen k)
+
+-- ==
+-- entry: mapped
+-- input { [1i64, 3i64, 0i64] } output { [0i64, 3i64, 0i64] }
+entry mapped (ks: []i64) = map (\k -> total (gen k)) ks
