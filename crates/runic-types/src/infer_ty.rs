@@ -877,13 +877,24 @@ fn under_arrow(t: &T, n: &str) -> bool {
 }
 
 /// Whether `n` is a size in a constructor's payload in `t`, outside function types.
+/// An abstract type's arguments (`M.arr [n]`) are part of the type, not a payload.
 fn in_sum_payload(t: &T, n: &str) -> bool {
     match t {
+        T::Sum(cs) if is_abstract(cs) => false,
         T::Sum(cs) => cs.values().flatten().any(|t| type_mentions_size_name(t, n)),
         T::Array(_, e) => in_sum_payload(e, n),
         T::Record(fs) => fs.values().any(|t| in_sum_payload(t, n)),
         T::Arrow(..) | T::Var(_) | T::Prim(_) | T::Param(_) => false,
     }
+}
+
+/// An abstract type from a module (see `fresh_abstract`): a one-constructor sum whose
+/// constructor name is marked.
+fn is_abstract(cs: &BTreeMap<Name, Vec<T>>) -> bool {
+    cs.len() == 1
+        && cs
+            .keys()
+            .all(|c| c.starts_with(crate::check::modules::ABSTRACT))
 }
 
 /// Whether `n` is the size of an array outside every function and sum type in `t`: one a
