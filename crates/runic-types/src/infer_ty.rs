@@ -117,6 +117,11 @@ pub(crate) struct Subst {
     pub deferred: Vec<(Sz, Sz, Option<runic_syntax::Span>)>,
     /// Where the unification under way comes from, when the checker said.
     pub at: Option<runic_syntax::Span>,
+    /// The rigid unknowns that are anonymous sizes of a definition's parameters (`[]i32`).
+    pub param_unknowns: std::collections::HashSet<u32>,
+    /// Set while a body is compared with its declared return type: there a size built from
+    /// the parameters' anonymous sizes cannot equal a known one (the caller chooses them).
+    pub strict_params: bool,
 }
 
 impl Subst {
@@ -534,6 +539,9 @@ impl Subst {
             }
             _ => {
                 if !self.joining {
+                    if let Some(clash) = self.param_size_clash(&a, &b) {
+                        return Err(clash);
+                    }
                     if let Some(clash) = self.second_equation(&a, &b) {
                         return Err(clash);
                     }
@@ -542,6 +550,41 @@ impl Subst {
                 Ok(())
             }
         }
+    }
+
+    /// A declared return size against a body size computed from the parameters' anonymous
+    /// sizes (`(xs: []i32) (ys: []i32) : [10]i32 = xs ++ ys`). A bare anonymous size may be
+    /// inferred to be the declared one (`(xs: []i32) : [2]i32 = xs`); a computed one cannot.
+    fn param_size_clash(&self, a: &Sz, b: &Sz) -> Option<Clash> {
+        if !self.strict_params {
+            return None;
+        }
+        let (d, _) = [(a, b), (b, a)]
+            .into_iter()
+            .find(|(d, p)| definite(d) && matches!(p, Sz::Op(..)) && self.of_param_unknowns(p))?;
+        Some(Clash {
+            message: format!(
+                "Sizes \"{}\" and the size of the body do not match: the body's size is made of the anonymous sizes of the parameters (\"[]\"), which the caller chooses.",
+                show_size(d)
+            ),
+        })
+    }
+
+    /// Whether a size term is made of parameters' anonymous sizes (and constants or names).
+    fn of_param_unknowns(&self, s: &Sz) -> bool {
+        fn walk(sub: &Subst, s: &Sz, seen: &mut bool) -> bool {
+            match s {
+                Sz::Unknown(u) => {
+                    *seen = true;
+                    sub.param_unknowns.contains(u)
+                }
+                Sz::Op(_, a, b) => walk(sub, a, seen) && walk(sub, b, seen),
+                Sz::Name(_) | Sz::Const(_) => true,
+                Sz::Flex(_) | Sz::Exp(_) => false,
+            }
+        }
+        let mut seen = false;
+        walk(self, s, &mut seen) && seen
     }
 
     /// A rigid unknown equated with a definite size, when an earlier equation already gave

@@ -50,12 +50,15 @@ impl Checker {
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Exist)?;
-                self.expect(
+                self.s.strict_params = true;
+                let r = self.expect(
                     &rt,
                     &bt,
                     body.span,
                     "the body of the function (its declared return type)",
-                )?;
+                );
+                self.s.strict_params = false;
+                r?;
                 rt
             }
             None => bt,

@@ -138,6 +138,7 @@ impl Checker {
                     let u = self.s.fresh_unknown();
                     if let Sz::Unknown(k) = u {
                         self.implicit.push(k);
+                        self.s.param_unknowns.insert(k);
                     }
                     u
                 }
