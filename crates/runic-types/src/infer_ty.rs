@@ -888,7 +888,7 @@ pub(crate) fn subst_size(s: &Sz, name: &str, by: &Sz) -> Sz {
 }
 
 /// Whether a size of `t` mentions the name `n`.
-fn type_mentions_size_name(t: &T, n: &str) -> bool {
+pub(crate) fn type_mentions_size_name(t: &T, n: &str) -> bool {
     let mut found = false;
     map_sizes(t, &mut |s| {
         found |= size_mentions(s, n);
@@ -951,7 +951,7 @@ fn visible_size(t: &T, n: &str) -> bool {
 }
 
 /// Whether `n` is the size of an array outside every function type in `t`.
-fn outside_arrows(t: &T, n: &str) -> bool {
+pub(crate) fn outside_arrows(t: &T, n: &str) -> bool {
     match t {
         T::Arrow(..) => false,
         T::Array(s, e) => size_mentions(s, n) || outside_arrows(e, n),
