@@ -13,8 +13,14 @@ entry coerce_abbreviation (n: i64) = iota n :> ints [3]
 -- ==
 -- entry: value_as_size
 -- input { 3i64 [1, 2, 3] } output { [1, 2, 3] }
--- input { 2i64 [1, 2, 3] } error: entry point arguments have invalid sizes
+-- input { 2i64 [1, 2, 3] } error: entry point arguments have invalid sizes: expected size 2, but an argument has size 3
 entry value_as_size n (xs: [n]i32) = xs
+
+-- ==
+-- entry: constant_size
+-- input { [1, 2] } output { 3 }
+-- input { [1, 2, 3] } error: entry point arguments have invalid sizes: expected size 2, but an argument has size 3
+entry constant_size (xs: [2]i32) = xs[0] + xs[1]
 
 -- The result type `[n]t` names only the outer size of a 2-D instance.
 def reverse [n] 't (a: [n]t) : [n]t = a[::-1]

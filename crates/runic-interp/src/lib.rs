@@ -111,19 +111,7 @@ impl Interpreter {
                     args.len()
                 )));
             }
-            for (p, a) in e.params.iter().zip(&args) {
-                // A scalar parameter may be the size of a later one (`entry f n (xs: [n]i32)`).
-                if let (Some(n), runic_data::Value::Scalar(x)) = (&p.name, a) {
-                    if let Some(k) = x.to_i64() {
-                        sizes.entry(n.clone()).or_insert(k);
-                    }
-                }
-                if !bind_entry_sizes(&p.ty, a, &mut sizes) {
-                    return Err(RuntimeError::new(
-                        "entry point arguments have invalid sizes.",
-                    ));
-                }
-            }
+            sizes = entry_sizes(e, &args)?;
         }
         let results: Option<Vec<Type>> = entry.map(|e| e.results.clone());
         self.run(move |ev| {
@@ -201,38 +189,87 @@ impl Interpreter {
     }
 }
 
-/// Bind size variables of an entry parameter type from a data value; false on a mismatch.
-fn bind_entry_sizes(t: &Type, v: &runic_data::Value, sizes: &mut convert::SizeEnv) -> bool {
+/// Check call arguments against the sizes in an entry point's parameter types. The ir
+/// backend calls this before running, so that both backends report a mismatch with the
+/// sizes involved; a wrong argument count is left to the backend.
+pub fn check_entry_args(
+    checked: &Checked,
+    name: &str,
+    args: &[runic_data::Value],
+) -> Result<(), RuntimeError> {
+    match checked.info.entries.iter().find(|e| e.name == name) {
+        Some(e) if e.params.len() == args.len() => entry_sizes(e, args).map(|_| ()),
+        _ => Ok(()),
+    }
+}
+
+/// The entry point's size parameters, bound from the argument shapes.
+fn entry_sizes(
+    e: &runic_types::EntryPoint,
+    args: &[runic_data::Value],
+) -> Result<convert::SizeEnv, RuntimeError> {
+    let mut sizes = convert::SizeEnv::new();
+    for (p, a) in e.params.iter().zip(args) {
+        // A scalar parameter may be the size of a later one (`entry f n (xs: [n]i32)`).
+        if let (Some(n), runic_data::Value::Scalar(x)) = (&p.name, a) {
+            if let Some(k) = x.to_i64() {
+                sizes.entry(n.clone()).or_insert(k);
+            }
+        }
+        if let Err(m) = bind_entry_sizes(&p.ty, a, &mut sizes) {
+            let detail = match m {
+                Some((want, got)) => {
+                    format!(": expected size {want}, but an argument has size {got}")
+                }
+                None => String::new(),
+            };
+            return Err(RuntimeError::new(format!(
+                "entry point arguments have invalid sizes{detail}."
+            )));
+        }
+    }
+    Ok(sizes)
+}
+
+/// A failed entry size check, with the expected and actual size when one dimension is off.
+type SizeCheck = Result<(), Option<(i64, i64)>>;
+
+/// Bind size variables of an entry parameter type from a data value.
+fn bind_entry_sizes(t: &Type, v: &runic_data::Value, sizes: &mut convert::SizeEnv) -> SizeCheck {
     match (t, v) {
         (Type::Record(_), runic_data::Value::Tuple(items)) => {
             let types = t.as_tuple().unwrap_or_default();
-            return types.len() == items.len()
-                && types
-                    .iter()
-                    .zip(items)
-                    .all(|(t, v)| bind_entry_sizes(t, v, sizes));
+            if types.len() != items.len() {
+                return Err(None);
+            }
+            return types
+                .iter()
+                .zip(items)
+                .try_for_each(|(t, v)| bind_entry_sizes(t, v, sizes));
         }
         (Type::Record(fields), runic_data::Value::Record(given)) => {
-            return fields.len() == given.len()
-                && fields.iter().all(|(name, t)| {
-                    given
-                        .iter()
-                        .find(|(n, _)| n == name)
-                        .is_some_and(|(_, v)| bind_entry_sizes(t, v, sizes))
-                });
+            if fields.len() != given.len() {
+                return Err(None);
+            }
+            return fields.iter().try_for_each(|(name, t)| {
+                match given.iter().find(|(n, _)| n == name) {
+                    Some((_, v)) => bind_entry_sizes(t, v, sizes),
+                    None => Err(None),
+                }
+            });
         }
         _ => {}
     }
     if let (Type::Array { shape, .. }, runic_data::Value::Array(a)) = (t, v) {
         if a.shape.len() < shape.len() {
-            return false;
+            return Err(None);
         }
         for (s, &d) in shape.iter().zip(&a.shape) {
             let d = d as i64;
             match s {
-                Size::Const(c) if *c != d => return false,
+                Size::Const(c) if *c != d => return Err(Some((*c, d))),
                 Size::Var(n) => match sizes.get(n) {
-                    Some(&x) if x != d => return false,
+                    Some(&x) if x != d => return Err(Some((x, d))),
                     Some(_) => {}
                     None => {
                         sizes.insert(n.clone(), d);
@@ -242,5 +279,5 @@ fn bind_entry_sizes(t: &Type, v: &runic_data::Value, sizes: &mut convert::SizeEn
             }
         }
     }
-    true
+    Ok(())
 }

@@ -10,12 +10,24 @@ fn entry_point_sizes() {
         print(&run1(src, "f", vec![i32s(&[1, 2]), i32s(&[3, 4])])),
         "[4i32, 6i32]"
     );
+    // The message names the size the first argument fixed and the one that disagrees.
     let e = run(src, "f", vec![i32s(&[1, 2]), i32s(&[3])]).unwrap_err();
-    assert_eq!(e.message, "entry point arguments have invalid sizes.");
+    assert_eq!(
+        e.message,
+        "entry point arguments have invalid sizes: expected size 2, but an argument has size 1."
+    );
     let src3 = "entry g (xs: [3]f64) : f64 = f64.sum xs\n";
     assert_eq!(
         run(src3, "g", vec![f64s(&[1.0, 2.0])]).unwrap_err().message,
-        "entry point arguments have invalid sizes."
+        "entry point arguments have invalid sizes: expected size 3, but an argument has size 2."
+    );
+    // A scalar parameter used as a later parameter's size.
+    let src4 = "entry h n (xs: [n]i32) = xs\n";
+    assert_eq!(
+        run(src4, "h", vec![i32v(2), i32s(&[1, 2, 3])])
+            .unwrap_err()
+            .message,
+        "entry point arguments have invalid sizes: expected size 2, but an argument has size 3."
     );
     assert_eq!(
         print(&run1(src3, "g", vec![f64s(&[1.0, 2.0, 3.5])])),

@@ -354,7 +354,19 @@ fn compiled_path_agrees_with_the_interpreter() {
                 let t0 = std::time::Instant::now();
                 let want = interp.call_entry(entry, args.clone());
                 let t1 = std::time::Instant::now();
-                let got = exec.run_entry(entry, args);
+                // As in the engine: entry sizes are checked with the interpreter's messages
+                // before the ir backend runs.
+                let got = match runic_interp::check_entry_args(&checked, entry, &args) {
+                    Err(e) => {
+                        let same = want.as_ref().err().map(|w| w.render(&sources))
+                            == Some(e.render(&sources));
+                        if !same {
+                            failures.push(format!("{key}: entry check: {}", e.message));
+                        }
+                        continue;
+                    }
+                    Ok(()) => exec.run_entry(entry, args),
+                };
                 let t2 = std::time::Instant::now();
                 if (t2 - t0).as_millis() > 500 {
                     eprintln!("slow: {key}: interp {:?}, ir {:?}", t1 - t0, t2 - t1);

@@ -117,6 +117,11 @@ pub(crate) struct Subst {
     pub deferred: Vec<(Sz, Sz, Option<runic_syntax::Span>)>,
     /// Where the unification under way comes from, when the checker said.
     pub at: Option<runic_syntax::Span>,
+    /// The rigid unknowns that are anonymous sizes of a definition's parameters (`[]i32`).
+    pub param_unknowns: std::collections::HashSet<u32>,
+    /// Set while a body is compared with its declared return type: there a size built from
+    /// the parameters' anonymous sizes cannot equal a known one (the caller chooses them).
+    pub strict_params: bool,
 }
 
 impl Subst {
@@ -259,6 +264,21 @@ impl Subst {
         }
     }
 
+    /// The lost name `n` is a size only inside a constructor's payload where the function
+    /// is used (`genelm: i64 -> opt elm` given `(k: i64) -> opt ([k]t)`): no value shows it.
+    fn size_hidden_in_sum(&self, n: &str, other_rest: &T) -> Option<Clash> {
+        let z = self.zonk(other_rest);
+        if !in_sum_payload(&z, n) || visible_size(&z, n) {
+            return None;
+        }
+        Some(Clash {
+            message: format!(
+                "The function's parameter \"{n}\" is used as size in its result, and it is lost where the function is used at type \"{}\": a size inside a sum type's payload cannot be known from the value.",
+                self.show(other_rest)
+            ),
+        })
+    }
+
     /// A function whose parameter `n` is a size in the rest of its type (`(n: i64) -> [n]t`)
     /// met a function type that does not name that parameter, and whose rest, now solved,
     /// mentions `n` (`uncurry f` solves `c` in `a -> b -> c` to `bool -> [n]bool`): there
@@ -283,7 +303,11 @@ impl Subst {
         let lost = vars
             .into_iter()
             .map(|v| self.zonk(&T::Var(v)))
-            .find(|sol| under_arrow(sol, n) && !outside_arrows(sol, n))?;
+            .find(|sol| under_arrow(sol, n) && !outside_arrows(sol, n));
+        let lost = match lost {
+            Some(lost) => lost,
+            None => return self.size_hidden_in_sum(n, other_rest),
+        };
         let message = if in_parameter_position(&lost, n) {
             format!(
                 "Existential size would appear in function parameter: the function's parameter \"{n}\" is a size of a later parameter, and it is lost where the function is used at type \"{}\".",
@@ -515,6 +539,9 @@ impl Subst {
             }
             _ => {
                 if !self.joining {
+                    if let Some(clash) = self.param_size_clash(&a, &b) {
+                        return Err(clash);
+                    }
                     if let Some(clash) = self.second_equation(&a, &b) {
                         return Err(clash);
                     }
@@ -523,6 +550,41 @@ impl Subst {
                 Ok(())
             }
         }
+    }
+
+    /// A declared return size against a body size computed from the parameters' anonymous
+    /// sizes (`(xs: []i32) (ys: []i32) : [10]i32 = xs ++ ys`). A bare anonymous size may be
+    /// inferred to be the declared one (`(xs: []i32) : [2]i32 = xs`); a computed one cannot.
+    fn param_size_clash(&self, a: &Sz, b: &Sz) -> Option<Clash> {
+        if !self.strict_params {
+            return None;
+        }
+        let (d, _) = [(a, b), (b, a)]
+            .into_iter()
+            .find(|(d, p)| definite(d) && matches!(p, Sz::Op(..)) && self.of_param_unknowns(p))?;
+        Some(Clash {
+            message: format!(
+                "Sizes \"{}\" and the size of the body do not match: the body's size is made of the anonymous sizes of the parameters (\"[]\"), which the caller chooses.",
+                show_size(d)
+            ),
+        })
+    }
+
+    /// Whether a size term is made of parameters' anonymous sizes (and constants or names).
+    fn of_param_unknowns(&self, s: &Sz) -> bool {
+        fn walk(sub: &Subst, s: &Sz, seen: &mut bool) -> bool {
+            match s {
+                Sz::Unknown(u) => {
+                    *seen = true;
+                    sub.param_unknowns.contains(u)
+                }
+                Sz::Op(_, a, b) => walk(sub, a, seen) && walk(sub, b, seen),
+                Sz::Name(_) | Sz::Const(_) => true,
+                Sz::Flex(_) | Sz::Exp(_) => false,
+            }
+        }
+        let mut seen = false;
+        walk(self, s, &mut seen) && seen
     }
 
     /// A rigid unknown equated with a definite size, when an earlier equation already gave
@@ -826,7 +888,7 @@ pub(crate) fn subst_size(s: &Sz, name: &str, by: &Sz) -> Sz {
 }
 
 /// Whether a size of `t` mentions the name `n`.
-fn type_mentions_size_name(t: &T, n: &str) -> bool {
+pub(crate) fn type_mentions_size_name(t: &T, n: &str) -> bool {
     let mut found = false;
     map_sizes(t, &mut |s| {
         found |= size_mentions(s, n);
@@ -857,8 +919,39 @@ fn under_arrow(t: &T, n: &str) -> bool {
     }
 }
 
+/// Whether `n` is a size in a constructor's payload in `t`, outside function types.
+/// An abstract type's arguments (`M.arr [n]`) are part of the type, not a payload.
+fn in_sum_payload(t: &T, n: &str) -> bool {
+    match t {
+        T::Sum(cs) if is_abstract(cs) => false,
+        T::Sum(cs) => cs.values().flatten().any(|t| type_mentions_size_name(t, n)),
+        T::Array(_, e) => in_sum_payload(e, n),
+        T::Record(fs) => fs.values().any(|t| in_sum_payload(t, n)),
+        T::Arrow(..) | T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
+/// An abstract type from a module (see `fresh_abstract`): a one-constructor sum whose
+/// constructor name is marked.
+fn is_abstract(cs: &BTreeMap<Name, Vec<T>>) -> bool {
+    cs.len() == 1
+        && cs
+            .keys()
+            .all(|c| c.starts_with(crate::check::modules::ABSTRACT))
+}
+
+/// Whether `n` is the size of an array outside every function and sum type in `t`: one a
+/// value of type `t` shows (a constructor's payload is there only for that constructor).
+fn visible_size(t: &T, n: &str) -> bool {
+    match t {
+        T::Array(s, e) => size_mentions(s, n) || visible_size(e, n),
+        T::Record(fs) => fs.values().any(|t| visible_size(t, n)),
+        T::Arrow(..) | T::Sum(_) | T::Var(_) | T::Prim(_) | T::Param(_) => false,
+    }
+}
+
 /// Whether `n` is the size of an array outside every function type in `t`.
-fn outside_arrows(t: &T, n: &str) -> bool {
+pub(crate) fn outside_arrows(t: &T, n: &str) -> bool {
     match t {
         T::Arrow(..) => false,
         T::Array(s, e) => size_mentions(s, n) || outside_arrows(e, n),

@@ -41,6 +41,9 @@ pub struct Executor {
     sources: Arc<SourceMap>,
     /// The time each step of preparing the program took (after the front end).
     pub timings: crate::pipeline::Timings,
+    /// For the ir backend, the checked program whose entry sizes are checked before a call
+    /// (with the interpreter's messages, which name the sizes).
+    entry_check: Option<Arc<runic_types::Checked>>,
 }
 
 enum Backend {
@@ -82,10 +85,15 @@ impl Executor {
                 ))
             }
         };
+        let entry_check = match backend {
+            Backend::Ir(_) => Some(loaded.checked.clone()),
+            Backend::Interp(_) => None,
+        };
         Ok(Executor {
             backend,
             sources: loaded.sources.clone(),
             timings,
+            entry_check,
         })
     }
 
@@ -100,6 +108,7 @@ impl Executor {
             backend: Backend::Ir(exec),
             sources,
             timings: Vec::new(),
+            entry_check: None,
         })
     }
 
@@ -107,6 +116,11 @@ impl Executor {
     /// threads at once.
     pub fn run(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, CallError> {
         let sources = &self.sources;
+        if let Some(checked) = &self.entry_check {
+            if let Err(e) = runic_interp::check_entry_args(checked, entry, &args) {
+                return Err(CallError::Runtime(e.render(sources)));
+            }
+        }
         let result = match &self.backend {
             Backend::Interp(i) => {
                 quietly(|| i.call_entry(entry, args).map_err(|e| e.render(sources)))

@@ -50,12 +50,15 @@ impl Checker {
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Exist)?;
-                self.expect(
+                self.s.strict_params = true;
+                let r = self.expect(
                     &rt,
                     &bt,
                     body.span,
                     "the body of the function (its declared return type)",
-                )?;
+                );
+                self.s.strict_params = false;
+                r?;
                 rt
             }
             None => bt,
@@ -233,7 +236,15 @@ impl Checker {
             }
         }
         sc.ty = self.s.zonk(&sc.ty);
-        self.post_checks()?;
+        let written: Vec<Name> = vb
+            .type_params
+            .iter()
+            .filter_map(|p| match p {
+                TypeParam::Type(n, ..) => Some(n.clone()),
+                TypeParam::Size(..) => None,
+            })
+            .collect();
+        self.post_checks(&written)?;
         self.export_def();
         let is_entry = main_file && (vb.kind == ValKind::Entry || vb.name == "main");
         if is_entry {
@@ -318,7 +329,10 @@ impl Checker {
         self.def_span
     }
 
-    fn post_checks(&mut self) -> R<()> {
+    /// Checks once a definition's types are solved; `written` are its explicit type
+    /// parameters (the only ones on which equality is an error: a generalised parameter
+    /// stands for whatever the uses instantiate it with).
+    fn post_checks(&mut self, written: &[Name]) -> R<()> {
         // Sizes accepted while still unsolved, compared again now that they are solved.
         if let Some((clash, at)) = self.s.deferred_clash() {
             return err(at.unwrap_or(self.def_span), clash.message);
@@ -330,6 +344,21 @@ impl Checker {
                     span,
                     format!(
                         "Cannot compare functions: equality is not defined on the functional type \"{}\".",
+                        self.s.show(&z)
+                    ),
+                );
+            }
+            if generalised_param_in(&z, written).is_some() {
+                return err(
+                    span,
+                    "Type is ambiguous (must be equality type): the values compared here can be of any type. Add a type annotation to disambiguate the type.",
+                );
+            }
+            if let Some(p) = type_param_in(&z, written) {
+                return err(
+                    span,
+                    format!(
+                        "Cannot compare values of type \"{}\": equality is not defined on the type parameter \"{p}\", which may stand for any type.",
                         self.s.show(&z)
                     ),
                 );
@@ -745,6 +774,32 @@ fn t_functional(t: &T) -> bool {
         T::Record(fs) => fs.values().any(t_functional),
         T::Sum(cs) => cs.values().flatten().any(t_functional),
         _ => false,
+    }
+}
+
+/// One of the type parameters `written` inside `t`: a type with no equality (its
+/// instances may be functions or abstract types).
+fn type_param_in(t: &T, written: &[Name]) -> Option<Name> {
+    let inner = |t: &T| type_param_in(t, written);
+    match t {
+        T::Param(p) if written.contains(p) => Some(p.clone()),
+        T::Array(_, e) => inner(e),
+        T::Record(fs) => fs.values().find_map(inner),
+        T::Sum(cs) => cs.values().flatten().find_map(inner),
+        _ => None,
+    }
+}
+
+/// A type parameter inside `t` that generalising this top-level definition made (one not
+/// `written`, and not a local function's `'N`): a type its uses never fixed.
+fn generalised_param_in(t: &T, written: &[Name]) -> Option<Name> {
+    let inner = |t: &T| generalised_param_in(t, written);
+    match t {
+        T::Param(p) if !written.contains(p) && !p.starts_with('\'') => Some(p.clone()),
+        T::Array(_, e) => inner(e),
+        T::Record(fs) => fs.values().find_map(inner),
+        T::Sum(cs) => cs.values().flatten().find_map(inner),
+        _ => None,
     }
 }
 

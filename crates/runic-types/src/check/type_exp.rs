@@ -111,7 +111,7 @@ impl Checker {
                 }
                 Ok(T::Sum(out))
             }
-            TypeExp::Exists(names, t, _) => {
+            TypeExp::Exists(names, t, span) => {
                 for n in names.iter() {
                     self.scopes
                         .push(Scope::Val(n.clone(), Rc::new(Scheme::mono(T::i64()))));
@@ -121,6 +121,18 @@ impl Checker {
                     self.scopes.pop();
                 }
                 let t = r?;
+                // An existential size no value of the type shows (only inside a function
+                // type: `?[n].bool -> [n]bool`) could never be known.
+                let hidden = names.iter().find(|n| {
+                    crate::infer_ty::type_mentions_size_name(&t, n)
+                        && !crate::infer_ty::outside_arrows(&t, n)
+                });
+                if let Some(n) = hidden {
+                    return err(
+                        *span,
+                        format!("Existential size \"{n}\" is used only inside a function type, so no value of this type shows it; return an array of that size beside the function, or leave the size to the function's result."),
+                    );
+                }
                 let mut map: HashMap<Name, Sz> = HashMap::new();
                 for n in names.iter() {
                     map.insert(n.clone(), self.s.fresh_unknown());
@@ -138,6 +150,7 @@ impl Checker {
                     let u = self.s.fresh_unknown();
                     if let Sz::Unknown(k) = u {
                         self.implicit.push(k);
+                        self.s.param_unknowns.insert(k);
                     }
                     u
                 }
