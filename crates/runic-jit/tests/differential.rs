@@ -2,6 +2,9 @@
 //! type, on edge cases (0, -0.0, NaN, ±inf, MIN/MAX, shift widths, division by zero) and
 //! random inputs.
 
+mod common;
+
+use common::{param, stm, var};
 use runic_ir::*;
 use runic_jit::shims::{scalar_binop, scalar_ternop, BINOPS, TERNOPS, UNOPS};
 use runic_jit::{compile_fold, compile_map, from_raw, to_raw, MapKernel, VarType};
@@ -97,25 +100,6 @@ fn values(t: PrimType, rng: &mut Rng, n_random: usize) -> Vec<Prim> {
         }
     }
     v
-}
-
-fn param(k: u32, t: PrimType) -> Param {
-    Param {
-        name: VName(k),
-        ty: Type::Prim(t),
-    }
-}
-
-fn var(k: u32) -> SubExp {
-    SubExp::Var(VName(k))
-}
-
-fn stm(k: u32, t: PrimType, op: BasicOp) -> Stm {
-    Stm {
-        pat: vec![param(k, t)],
-        exp: Exp::Basic(op),
-        src: SrcInfo::default(),
-    }
 }
 
 /// `\x0 x1 … -> op` with one result of type `rt` (bound to variable 100).

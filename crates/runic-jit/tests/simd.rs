@@ -4,6 +4,9 @@
 //! starts are not multiples of the lanes, so that the scalar tail runs too.
 //! (Skipped where the host has no SIMD code or `RUNIC_SIMD=0`.)
 
+mod common;
+
+use common::{param as p, stm, var as v};
 use runic_ir::*;
 use runic_jit::{compile_map, from_raw, to_raw, MapKernel};
 use runic_prim::{binop, unop};
@@ -48,25 +51,6 @@ const EDGES: [f64; 24] = [
     f64::NEG_INFINITY,
     f64::NAN,
 ];
-
-fn p(k: u32, t: PrimType) -> Param {
-    Param {
-        name: VName(k),
-        ty: Type::Prim(t),
-    }
-}
-
-fn v(k: u32) -> SubExp {
-    SubExp::Var(VName(k))
-}
-
-fn stm(k: u32, t: PrimType, op: BasicOp) -> Stm {
-    Stm {
-        pat: vec![p(k, t)],
-        exp: Exp::Basic(op),
-        src: SrcInfo::default(),
-    }
-}
 
 fn lam(params: &[PrimType], stms: Vec<Stm>, result: u32, rt: PrimType) -> Lambda {
     Lambda::new(

@@ -1,6 +1,9 @@
 //! Scan kernels (and, below, the kernels of later SOACs) against sequential `runic_prim`
 //! evaluation, bit for bit, on every primitive type.
 
+mod common;
+
+use common::{param, stm, var};
 use runic_ir::*;
 use runic_jit::shims::scalar_binop;
 use runic_jit::{compile_scan, from_raw, to_raw, ScanKernel};
@@ -18,25 +21,6 @@ const TYPES: [PrimType; 11] = [
     PrimType::F32,
     PrimType::F64,
 ];
-
-fn param(k: u32, t: PrimType) -> Param {
-    Param {
-        name: VName(k),
-        ty: Type::Prim(t),
-    }
-}
-
-fn var(k: u32) -> SubExp {
-    SubExp::Var(VName(k))
-}
-
-fn stm(k: u32, t: PrimType, op: BasicOp) -> Stm {
-    Stm {
-        pat: vec![param(k, t)],
-        exp: Exp::Basic(op),
-        src: SrcInfo::default(),
-    }
-}
 
 /// `\x0 x1 -> x0 op x1`.
 fn binop_lam(op: BinOp, t: PrimType) -> Lambda {
