@@ -97,39 +97,11 @@ impl<T> Store<T> {
         self.to_mut().extend_from_slice(xs);
     }
 
-    pub fn truncate(&mut self, n: usize)
-    where
-        T: Clone,
-    {
-        self.to_mut().truncate(n);
-    }
-
-    pub fn resize(&mut self, n: usize, x: T)
-    where
-        T: Clone,
-    {
-        self.to_mut().resize(n, x);
-    }
-
-    pub fn try_reserve(&mut self, n: usize) -> Result<(), std::collections::TryReserveError>
-    where
-        T: Clone,
-    {
-        self.to_mut().try_reserve(n)
-    }
-
     pub fn try_reserve_exact(&mut self, n: usize) -> Result<(), std::collections::TryReserveError>
     where
         T: Clone,
     {
         self.to_mut().try_reserve_exact(n)
-    }
-
-    pub fn reserve(&mut self, n: usize)
-    where
-        T: Clone,
-    {
-        self.to_mut().reserve(n);
     }
 }
 

@@ -4,21 +4,11 @@
 
 mod common;
 
-use common::{param, stm, var};
+use common::{param, stm, var, Rng};
 use runic_ir::*;
 use runic_jit::shims::{scalar_binop, scalar_ternop, BINOPS, TERNOPS, UNOPS};
 use runic_jit::{compile_fold, compile_map, from_raw, to_raw, MapKernel, VarType};
 use runic_prim::{convert, unop};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// Edge cases and random values of type `t`.
 fn values(t: PrimType, rng: &mut Rng, n_random: usize) -> Vec<Prim> {

@@ -6,24 +6,10 @@
 
 mod common;
 
-use common::{param as p, stm, var as v};
+use common::{param as p, stm, var as v, Rng};
 use runic_ir::*;
 use runic_jit::{compile_map, from_raw, to_raw, MapKernel};
 use runic_prim::{binop, unop};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [lo, hi).
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 const EDGES: [f64; 24] = [
     0.0,
