@@ -3,6 +3,8 @@
 //! - [`copy_prop`] (module `simplify`): copy propagation and constant folding;
 //! - [`cse`]: common-subexpression elimination of pure operations;
 //! - [`dce`]: dead-code elimination (operations that may fail are kept);
+//! - [`sparse_adjoints`] (module `sparse`): a map over an array that is zero but at one
+//!   index (the adjoint of `reduce min`/`max`) runs its lambda at that index only;
 //! - [`acc_to_reduce`] (module `accs`): the adjoint of an array every iteration of a map
 //!   reads, a reduction over the map instead of accumulator updates;
 //! - [`hoist`]: invariant statements out of map lambdas;
@@ -27,6 +29,7 @@ pub mod dce;
 pub mod fuse;
 pub mod hoist;
 pub mod simplify;
+pub mod sparse;
 
 pub use accs::acc_to_reduce;
 pub use contract::split_contractions;
@@ -37,6 +40,7 @@ pub use fuse::fuse;
 pub use hoist::hoist;
 use runic_ir::Prog;
 pub use simplify::copy_prop;
+pub use sparse::sparse_adjoints;
 
 /// Copy propagation, constant folding, CSE and DCE, twice.
 pub fn simplify(prog: Prog) -> Prog {
@@ -57,6 +61,7 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("cse", cse),
         ("dce", dce),
         ("simplify", simplify),
+        ("sparse-adjoints", sparse_adjoints),
         ("acc-to-reduce", acc_to_reduce),
         ("hoist", hoist),
         ("fuse", fuse),
