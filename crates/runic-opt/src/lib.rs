@@ -9,6 +9,8 @@
 //!   reads, a reduction over the map instead of accumulator updates;
 //! - [`hoist`]: invariant statements out of map lambdas;
 //! - [`fuse`]: vertical fusion of a map into its only consumer (map, reduce or scan);
+//! - [`chunk_iotas`] (module `iotas`): a reduction over `iota n` alone, as a map over
+//!   chunks of a reduction over each chunk's range, so that no iota is built;
 //! - [`split_contractions`] (module `contract`): dot-product nests apart from the scalar
 //!   code after them and from each other, hoisted out of enclosing maps (with fission of a
 //!   map before a nest that reads its earlier values), so that the executor can run them
@@ -28,6 +30,7 @@ pub mod cse;
 pub mod dce;
 pub mod fuse;
 pub mod hoist;
+pub mod iotas;
 pub mod simplify;
 pub mod sparse;
 
@@ -38,6 +41,7 @@ pub use cse::cse;
 pub use dce::dce;
 pub use fuse::fuse;
 pub use hoist::hoist;
+pub use iotas::chunk_iotas;
 use runic_ir::Prog;
 pub use simplify::copy_prop;
 pub use sparse::sparse_adjoints;
@@ -65,6 +69,7 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("acc-to-reduce", acc_to_reduce),
         ("hoist", hoist),
         ("fuse", fuse),
+        ("chunk-iotas", chunk_iotas),
         ("split-contractions", split_contractions),
         ("elide-copies", elide_copies),
     ]
