@@ -1,7 +1,8 @@
 //! Copy propagation and constant folding: `let x = y` and `let x = 3` are substituted
 //! into later uses, and scalar operations on constants are evaluated (unless they would
 //! fail at run time, which must still happen at its place). Chains of `rearrange` become
-//! one.
+//! one. An elementwise sum with an array of zeros (reverse mode adds each contribution to
+//! a fresh zero adjoint) is the other operand.
 
 use runic_ir::traverse::{walk_stm_mut, VisitorMut};
 use runic_ir::*;
@@ -68,6 +69,98 @@ fn consumed(e: &Exp) -> Vec<VName> {
 #[derive(Default)]
 struct CopyProp {
     subst: HashMap<VName, SubExp>,
+    /// Arrays known to hold only zeros, except in the rows at the listed constant indices
+    /// (names are unique, so this is never forgotten).
+    zeros: HashMap<VName, Vec<i64>>,
+}
+
+impl CopyProp {
+    /// Records `s`'s result when it is an array of zeros (`replicate … 0`, or a zero row of
+    /// one) or one whose rows are zero but for some written at constant indices.
+    fn learn_zeros(&mut self, s: &Stm) {
+        let [p] = s.pat.as_slice() else {
+            return;
+        };
+        let zero_row = |zs: &HashMap<VName, Vec<i64>>, a: &VName, is: &[DimIndex]| {
+            let written = zs.get(a)?;
+            let outer = match is.first() {
+                Some(DimIndex::Fix(SubExp::Const(c))) => c.as_int(),
+                _ => None,
+            };
+            match outer {
+                Some(k) if !written.contains(&(k as i64)) => Some(()),
+                _ if written.is_empty() => Some(()),
+                _ => None,
+            }
+        };
+        let known = match &s.exp {
+            Exp::Basic(BasicOp::Replicate(_, SubExp::Const(c))) if *c == Prim::zero(c.ty()) => {
+                Some(vec![])
+            }
+            Exp::Basic(BasicOp::Replicate(_, SubExp::Var(r))) => {
+                self.zeros.get(r).filter(|w| w.is_empty()).cloned()
+            }
+            Exp::Basic(BasicOp::Copy(a)) => self.zeros.get(a).cloned(),
+            Exp::Basic(BasicOp::Index(a, is)) => zero_row(&self.zeros, a, is).map(|()| vec![]),
+            Exp::Basic(BasicOp::Update(a, is, _)) => match (self.zeros.get(a), is.as_slice()) {
+                (Some(w), [DimIndex::Fix(SubExp::Const(c))]) => c.as_int().map(|k| {
+                    let mut w = w.clone();
+                    w.push(k as i64);
+                    w
+                }),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let (Some(w), true) = (known, p.ty.rank() > 0) {
+            self.zeros.insert(p.name, w);
+        }
+    }
+
+    /// `map (+) zeros ys` (at any depth of nesting) is `ys`.
+    fn drop_zero_add(&self, s: &mut Stm) {
+        let Exp::Soac(Soac::Map { lam, arrs, .. }) = &s.exp else {
+            return;
+        };
+        let ([a, b], [_]) = (arrs.as_slice(), s.pat.as_slice()) else {
+            return;
+        };
+        if !is_add_nest(lam) {
+            return;
+        }
+        let all_zero = |v: &VName| self.zeros.get(v).is_some_and(Vec::is_empty);
+        let other = if all_zero(a) {
+            *b
+        } else if all_zero(b) {
+            *a
+        } else {
+            return;
+        };
+        s.exp = Exp::Basic(BasicOp::SubExp(SubExp::Var(other)));
+    }
+}
+
+/// `\x y -> x + y`, or `\x y -> map (\u v -> …) x y` of such a lambda: elementwise `+`.
+fn is_add_nest(lam: &Lambda) -> bool {
+    let [x, y] = lam.params.as_slice() else {
+        return false;
+    };
+    let ([st], [SubExp::Var(r)]) = (lam.body.stms.as_slice(), lam.body.result.as_slice()) else {
+        return false;
+    };
+    if st.pat.len() != 1 || st.pat[0].name != *r {
+        return false;
+    }
+    match &st.exp {
+        Exp::Basic(BasicOp::BinOp(BinOp::Add, SubExp::Var(a), SubExp::Var(c))) => {
+            matches!(x.ty, Type::Prim(_))
+                && ((*a, *c) == (x.name, y.name) || (*a, *c) == (y.name, x.name))
+        }
+        Exp::Soac(Soac::Map {
+            lam: inner, arrs, ..
+        }) => arrs.as_slice() == [x.name, y.name] && is_add_nest(inner),
+        _ => false,
+    }
 }
 
 impl VisitorMut for CopyProp {
@@ -93,6 +186,8 @@ impl VisitorMut for CopyProp {
         for mut s in std::mem::take(&mut b.stms) {
             // Substitutes into the statement and simplifies its nested bodies.
             walk_stm_mut(self, &mut s);
+            self.drop_zero_add(&mut s);
+            self.learn_zeros(&s);
             compose_rearranges(&mut s, &mut rearranged);
             for v in consumed(&s.exp) {
                 rearranged.retain(|_, (_, z)| *z != v);

@@ -334,3 +334,37 @@ fn cse_compares_constants_by_their_bits() {
     assert_eq!(t.matches("Mul(").count(), 2, "{t}");
     assert_eq!(t.matches("Add(").count(), 1, "{t}");
 }
+
+#[test]
+fn an_elementwise_sum_with_zeros_is_the_other_operand() {
+    // Row 1 of `z` is zero (only row 0 was written): adding it to `ys` is `ys`; row 0 is
+    // not zero and its sum stays.
+    let p = lower(
+        "entry main [n] (xs: [n]f64) (ys: [n]f64) =
+           let z = replicate 2 (replicate n 0f64) with [0] = xs
+           let a = map2 (+) z[1] ys
+           let b = map2 (+) ys z[0]
+           let c = map2 (map2 (+)) (replicate 3 (replicate n 0)) [xs, ys, xs]
+           in (a, b, c)",
+    );
+    let q = runic_opt::copy_prop(p.clone());
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert_eq!(t.matches("Add(").count(), 1, "{t}");
+    for prog in [&p, &q] {
+        let arr = |v: &[f64]| {
+            runic_data::Value::Array(
+                runic_data::Array::new(vec![v.len()], runic_data::Buffer::F64(v.to_vec().into()))
+                    .unwrap(),
+            )
+        };
+        let got = runic_exec::run_entry(prog, "main", vec![arr(&[1.0, 2.0]), arr(&[10.0, 20.0])])
+            .expect("runs");
+        assert_eq!(got[0], arr(&[10.0, 20.0]));
+        assert_eq!(got[1], arr(&[11.0, 22.0]));
+        assert_eq!(
+            got[2].to_string(),
+            "[[1.0f64, 2.0f64],\n [10.0f64, 20.0f64],\n [1.0f64, 2.0f64]]"
+        );
+    }
+}
