@@ -14,7 +14,9 @@
 use super::build::{self, at};
 use super::{checkpoint, common, differentiable, Rev, Saved, R};
 use crate::error::AdError;
+use runic_ir::traverse::{type_mut, Substitute};
 use runic_ir::*;
+use std::collections::HashMap;
 
 pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let Exp::Loop { params, form, body } = &s.exp else {
@@ -84,10 +86,36 @@ fn to_i64(b: &mut Builder, x: SubExp) -> R<SubExp> {
     })
 }
 
+/// What the tape keeps of one loop parameter.
+pub(crate) enum Tape {
+    /// One row per iteration: the parameter's shape does not change.
+    Rows(VName),
+    /// The parameter's value of each iteration flattened, at that iteration's offset in one
+    /// flat array: a parameter whose shape changes across iterations.
+    Flat { data: VName, offsets: VName },
+}
+
+/// What a loop that records its parameters stores of one of them per iteration.
+enum Record {
+    Nothing,
+    /// The value, as a row of an `n × shape` array.
+    Row,
+    /// The number of elements (sizing a flat tape).
+    Len,
+    /// The value flattened at `offsets[i]` of a flat array of `total` elements.
+    Flat {
+        offsets: VName,
+        total: SubExp,
+    },
+}
+
 /// Emit `loop params for i < bound do body` (with the counter `i` of the given type when
 /// given, a fresh `i64` counter otherwise; `n` is the bound as an `i64`) that also records
 /// each iteration's parameters in tapes; binds the loop's results to `pat` and returns the
-/// tapes.
+/// tapes. A parameter whose shape changes across iterations (its type names other loop
+/// parameters) goes to a flat tape: the loop runs first recording only the sizes of such
+/// values, which give the offsets, then a renamed copy fills the tapes. Memory: the values
+/// of every iteration; work: twice the loop's when shapes change, once otherwise.
 fn tape_loop(
     b: &mut Builder,
     params: &[(Param, SubExp)],
@@ -96,17 +124,118 @@ fn tape_loop(
     n: &SubExp,
     body: &Body,
     pat: Vec<Param>,
+) -> R<Vec<Tape>> {
+    let varying: Vec<bool> = params
+        .iter()
+        .map(|(p, _)| changes_shape(params, &p.ty))
+        .collect();
+    if !varying.contains(&true) {
+        let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
+        let tapes = record_loop(b, params, counter, bound, n, body, pat, &rows)?;
+        return Ok(tapes.into_iter().map(Tape::Rows).collect());
+    }
+    // The loop as written, recording the sizes of the values whose shapes change.
+    let lens: Vec<Record> = varying
+        .iter()
+        .map(|v| if *v { Record::Len } else { Record::Nothing })
+        .collect();
+    let unused = pat
+        .iter()
+        .map(|p| b.param("unused", p.ty.clone()))
+        .collect();
+    let counts = record_loop(b, params, counter.clone(), bound, n, body, pat, &lens)?;
+    let mut counts = counts.into_iter();
+    let mut records = Vec::new();
+    for v in &varying {
+        records.push(match (v, if *v { counts.next() } else { None }) {
+            (true, Some(lens)) => {
+                let (offsets, total) = offsets_of(b, n, lens)?;
+                Record::Flat { offsets, total }
+            }
+            _ => Record::Row,
+        });
+    }
+    // A renamed copy fills the tapes.
+    let counter = counter.map(|(name, ty)| Param { name, ty });
+    let has_counter = counter.is_some();
+    let copy = rename_loop(b, params, counter, body);
+    let (new_i, new_params) = copy.params.split_at(usize::from(has_counter));
+    let inits: Vec<(Param, SubExp)> = new_params
+        .iter()
+        .cloned()
+        .zip(params.iter().map(|(_, init)| init.clone()))
+        .collect();
+    let new_i = new_i.first().map(|p| (p.name, p.ty.clone()));
+    let stores = record_loop(b, &inits, new_i, bound, n, &copy.body, unused, &records)?;
+    Ok(stores
+        .into_iter()
+        .zip(records)
+        .map(|(data, r)| match r {
+            Record::Flat { offsets, .. } => Tape::Flat { data, offsets },
+            _ => Tape::Rows(data),
+        })
+        .collect())
+}
+
+/// Where each iteration's value starts in a flat tape (the exclusive sum of the element
+/// counts `lens`), and the tape's total size.
+fn offsets_of(b: &mut Builder, n: &SubExp, lens: VName) -> R<(VName, SubExp)> {
+    let i64t = PrimType::I64;
+    let plus = b.binop_lam(BinOp::Add, i64t);
+    let ends = b.scan("ends", n.clone(), plus, vec![SubExp::i64(0)], vec![lens])?[0];
+    let offsets = b.map_fn("offsets", n.clone(), vec![ends, lens], |b, el| -> R<_> {
+        Ok(vec![b.sub_(el[0].clone(), el[1].clone())?])
+    })?[0];
+    let plus = b.binop_lam(BinOp::Add, i64t);
+    let zero = vec![SubExp::i64(0)];
+    let total = b.reduce_comm("total", n.clone(), plus, zero, vec![lens])?[0].clone();
+    Ok((offsets, total))
+}
+
+/// Whether a loop parameter of type `t` may change shape across iterations (its type
+/// names loop parameters).
+fn changes_shape(params: &[(Param, SubExp)], t: &Type) -> bool {
+    t.rank() > 0 && checkpoint::loop_outside(params, t) != *t
+}
+
+/// The number of elements of the array `a` of rank `rank`.
+fn elem_count(b: &mut Builder, a: VName, rank: usize) -> R<SubExp> {
+    let mut len = b.array_size(a, 0);
+    for d in 1..rank {
+        let w = b.array_size(a, d);
+        len = b.mul_(len, w)?;
+    }
+    Ok(len)
+}
+
+/// The loop of [`tape_loop`], storing per iteration what `records` says of each
+/// parameter; returns the stores (one per parameter recorded).
+#[allow(clippy::too_many_arguments)]
+fn record_loop(
+    b: &mut Builder,
+    params: &[(Param, SubExp)],
+    counter: Option<(VName, Type)>,
+    bound: &SubExp,
+    n: &SubExp,
+    body: &Body,
+    pat: Vec<Param>,
+    records: &[Record],
 ) -> R<Vec<VName>> {
-    // Tape storage: one array of n rows per loop parameter.
-    let mut tapes = Vec::new();
-    for (p, _) in params {
+    let i64t = Type::Prim(PrimType::I64);
+    let mut stores = Vec::new();
+    for ((p, _), r) in params.iter().zip(records) {
         let (elem, shape) = match checkpoint::loop_outside(params, &p.ty) {
             Type::Prim(e) => (e, vec![]),
             Type::Array { elem, shape } => (elem, shape),
             Type::Acc { .. } => return Err(AdError::unsupported("loops over accumulators")),
         };
-        let shape = [vec![n.clone()], shape].concat();
-        tapes.push(b.let_exp("tape", Exp::Basic(BasicOp::Scratch(elem, shape)))?[0]);
+        let op = match r {
+            Record::Nothing => continue,
+            Record::Row => BasicOp::Scratch(elem, [vec![n.clone()], shape].concat()),
+            Record::Len => BasicOp::Scratch(PrimType::I64, vec![n.clone()]),
+            Record::Flat { total, .. } => BasicOp::Scratch(elem, vec![total.clone()]),
+        };
+        stores.push(b.let_exp("tape", Exp::Basic(op))?[0]);
     }
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
@@ -115,32 +244,47 @@ fn tape_loop(
             sb.names.set_type(i, t);
             i
         }
-        None => sb.names.fresh_typed("i", Type::Prim(PrimType::I64)),
+        None => sb.names.fresh_typed("i", i64t.clone()),
     };
     let idx = to_i64(&mut sb, SubExp::Var(i))?;
+    let at_i = vec![DimIndex::Fix(idx.clone())];
     let mut loop_params = params.to_vec();
     let mut tape_results = Vec::new();
-    for ((p, _), init) in params.iter().zip(&tapes) {
-        // A tape row has the parameter's shape before the loop: an array that changes
-        // shape across iterations cannot be taped yet, and says so (rather than failing
-        // as a shape mismatch of the tape's update).
-        if let (Type::Array { shape: now, .. }, Type::Array { shape: before, .. }) =
-            (&p.ty, checkpoint::loop_outside(params, &p.ty))
-        {
-            for (d, d0) in now.iter().zip(before) {
-                if *d != d0 {
-                    let cond = sb.op2(BinOp::Eq, d.clone(), d0)?;
-                    let message = AdError::unsupported(
-                        "vjp of a loop whose carried array changes shape (the loop tape holds one shape per loop parameter)",
-                    )
-                    .message;
-                    sb.let_basic("same_shape", BasicOp::Assert { cond, message })?;
-                }
-            }
+    let mut stores_iter = stores.iter();
+    for ((p, _), r) in params.iter().zip(records) {
+        if let Record::Nothing = r {
+            continue;
         }
+        let Some(init) = stores_iter.next() else {
+            return Err(AdError::internal("a loop tape without storage"));
+        };
         let tp = sb.param("tape", sb.type_of(&SubExp::Var(*init))?);
-        let at = vec![DimIndex::Fix(idx.clone())];
-        let upd = BasicOp::Update(tp.name, at, SubExp::Var(p.name));
+        let upd = match r {
+            Record::Len => {
+                let len = elem_count(&mut sb, p.name, p.ty.rank())?;
+                BasicOp::Update(tp.name, at_i.clone(), len)
+            }
+            Record::Flat { offsets, .. } => {
+                let len = elem_count(&mut sb, p.name, p.ty.rank())?;
+                let off = sb.let_basic("off", at(*offsets, idx.clone()))?;
+                let end = sb.add_(off.clone(), len.clone())?;
+                let flat = match p.ty.rank() {
+                    1 => p.name,
+                    _ => {
+                        let shape = vec![len];
+                        let op = BasicOp::Reshape { arr: p.name, shape };
+                        sb.let_exp("flat", Exp::Basic(op))?[0]
+                    }
+                };
+                let span = DimIndex::Slice {
+                    start: Some(off),
+                    end: Some(end),
+                    stride: None,
+                };
+                BasicOp::Update(tp.name, vec![span], SubExp::Var(flat))
+            }
+            _ => BasicOp::Update(tp.name, at_i.clone(), SubExp::Var(p.name)),
+        };
         tape_results.push(sb.let_basic("tape", upd)?);
         loop_params.push((tp, SubExp::Var(*init)));
     }
@@ -148,7 +292,7 @@ fn tape_loop(
         sb.add(s.clone());
     }
     let body = sb.finish([body.result.clone(), tape_results].concat());
-    let tapes: Vec<Param> = tapes
+    let tapes: Vec<Param> = stores
         .iter()
         .map(|t| {
             let ty = b.type_of(&SubExp::Var(*t))?;
@@ -181,6 +325,40 @@ fn rename_loop(
         .chain(params.iter().map(|(p, _)| p.clone()))
         .collect();
     b.renamed(&Lambda::new(ps, body.clone(), vec![]))
+}
+
+/// `np = ` the value of iteration `idx` in a flat tape (its shape, from `np`'s type, names
+/// parameters restored before).
+fn restore_flat(b: &mut Builder, np: &Param, data: VName, offsets: VName, idx: SubExp) -> R<()> {
+    let Type::Array { elem, shape } = &np.ty else {
+        return Err(AdError::internal("a flat tape of a scalar"));
+    };
+    let mut len = shape[0].clone();
+    for d in &shape[1..] {
+        len = b.mul_(len, d.clone())?;
+    }
+    let off = b.let_basic("off", at(offsets, idx))?;
+    let end = b.add_(off.clone(), len.clone())?;
+    let span = DimIndex::Slice {
+        start: Some(off),
+        end: Some(end),
+        stride: None,
+    };
+    // A bounded slice's size is known at run time: its type is given.
+    let flat_t = Type::Array {
+        elem: *elem,
+        shape: vec![len],
+    };
+    let flat = b.bind1("flat", Exp::Basic(BasicOp::Index(data, vec![span])), flat_t);
+    let value = match shape.len() {
+        1 => BasicOp::SubExp(SubExp::Var(flat)),
+        _ => BasicOp::Reshape {
+            arr: flat,
+            shape: shape.clone(),
+        },
+    };
+    b.let_pat(vec![np.clone()], Exp::Basic(value));
+    Ok(())
 }
 
 pub fn reverse(
@@ -221,18 +399,55 @@ pub fn reverse(
     } else {
         (None, copy.params.clone())
     };
-
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
-    let k = sb.param("k", Type::Prim(PrimType::I64));
-    let mut loop_params = Vec::new();
-    let mut pbars = Vec::new();
+    // The adjoint of a parameter that changes shape has the shape of that iteration's
+    // value: the backward loop carries its sizes.
+    let i64t = Type::Prim(PrimType::I64);
+    let mut seed_sizes = Vec::new();
     for ((p, _), seed) in params
         .iter()
         .filter(|(p, _)| differentiable(&p.ty))
         .zip(&seeds)
     {
-        let pb = sb.param("adj", p.ty.clone());
+        seed_sizes.push(match (changes_shape(&params, &p.ty), seed) {
+            (true, SubExp::Var(v)) => Some(
+                (0..p.ty.rank())
+                    .map(|d| b.array_size(*v, d))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        });
+    }
+
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let k = sb.param("k", i64t.clone());
+    let mut size_params = Vec::new();
+    let mut loop_params = Vec::new();
+    let mut pbars = Vec::new();
+    let mut pbar_sizes = Vec::new();
+    for (((p, _), seed), sizes) in params
+        .iter()
+        .filter(|(p, _)| differentiable(&p.ty))
+        .zip(&seeds)
+        .zip(seed_sizes)
+    {
+        let ty = match (sizes, &p.ty) {
+            (Some(sizes), Type::Array { elem, .. }) => {
+                let mut shape = Vec::new();
+                for init in sizes {
+                    let d = sb.param("size", i64t.clone());
+                    shape.push(SubExp::Var(d.name));
+                    size_params.push((d, init));
+                }
+                pbar_sizes.push(shape.len());
+                Type::Array { elem: *elem, shape }
+            }
+            _ => {
+                pbar_sizes.push(0);
+                p.ty.clone()
+            }
+        };
+        let pb = sb.param("adj", ty);
         pbars.push(pb.clone());
         loop_params.push((pb, seed.clone()));
     }
@@ -254,10 +469,19 @@ pub fn reverse(
         };
         build::copy_to(&mut sb, ip.clone(), v);
     }
+    // Parameters of fixed shape first: they hold the sizes of the others.
     for (np, tape) in new_params.iter().zip(&tapes) {
-        let row = at(*tape, idx.clone());
-        sb.let_pat(vec![np.clone()], Exp::Basic(row));
-        rev.mark_active(np);
+        if let Tape::Rows(tape) = tape {
+            let row = at(*tape, idx.clone());
+            sb.let_pat(vec![np.clone()], Exp::Basic(row));
+            rev.mark_active(np);
+        }
+    }
+    for (np, tape) in new_params.iter().zip(&tapes) {
+        if let Tape::Flat { data, offsets } = tape {
+            restore_flat(&mut sb, np, *data, *offsets, idx.clone())?;
+            rev.mark_active(np);
+        }
     }
     for (f, fb) in frees.iter().zip(&fbars) {
         rev.adjs.insert(*f, SubExp::Var(fb.name));
@@ -269,28 +493,46 @@ pub fn reverse(
     let mut pbar_seeds = pbars.iter().map(|p| SubExp::Var(p.name));
     let body_seeds = diff.iter().map(|d| d.then(|| pbar_seeds.next()).flatten());
     rev.sweep(&mut sb, copy.body, body_seeds.collect())?;
+    let mut sizes = Vec::new();
     let mut result = Vec::new();
-    for (np, d) in new_params.iter().zip(&diff) {
-        if *d {
-            result.push(rev.adj(&mut sb, np.name)?);
+    let diff_params = new_params.iter().zip(&diff).filter(|(_, d)| **d);
+    for ((np, _), rank) in diff_params.zip(&pbar_sizes) {
+        let a = rev.adj(&mut sb, np.name)?;
+        if let (SubExp::Var(v), true) = (&a, *rank > 0) {
+            sizes.extend((0..*rank).map(|d| sb.array_size(*v, d)));
         }
+        result.push(a);
     }
     for f in &frees {
         result.push(rev.adj(&mut sb, *f)?);
     }
     rev.owned = saved_owned;
-    let mut loop_body = sb.finish(result);
+    let mut loop_body = sb.finish([sizes, result].concat());
     common::prune(&mut loop_body);
     let form = LoopForm::For {
         i: k.name,
         bound: count,
     };
+    // The results' types name the results that hold their sizes.
+    let mut out_pat = Vec::new();
+    let mut subst = HashMap::new();
+    for (d, _) in &size_params {
+        let o = b.param("size", i64t.clone());
+        subst.insert(d.name, SubExp::Var(o.name));
+        out_pat.push(o);
+    }
+    for (p, _) in &loop_params {
+        let mut t = p.ty.clone();
+        type_mut(&mut Substitute(&subst), &mut t);
+        out_pat.push(b.param("adj", t));
+    }
     let exp = Exp::Loop {
-        params: loop_params,
+        params: [size_params, loop_params].concat(),
         form,
         body: loop_body,
     };
-    let outs = b.let_exp("adj", exp)?;
+    b.let_pat(out_pat.clone(), exp);
+    let outs: Vec<VName> = out_pat[subst.len()..].iter().map(|p| p.name).collect();
     let (pouts, fouts) = outs.split_at(pbars.len());
     for (f, o) in frees.iter().zip(fouts) {
         rev.adjs.insert(*f, SubExp::Var(*o));
