@@ -1,8 +1,8 @@
 -- Reverse mode over code that reverse mode built: an inner `vjp` adjoins the free array
 -- of its map through an accumulator (`with_acc`), which the outer `vjp` (or `jvp`)
--- differentiates again. Covers reverse over reverse (Hessian-vector products), forward over
--- reverse, reverse over forward, third order both ways, a loop inside the inner map, rows
--- of a free matrix, and `mjp` of a gradient.
+-- differentiates again. Covers reverse over reverse (Hessian-vector products), forward
+-- over reverse, reverse over forward, third order (also with jmp and mjp), a loop inside
+-- the inner map, rows of a free matrix, and `mjp` of a gradient.
 -- Expected values: JAX in tests/ad_nested/oracle_jax.py (never runic).
 -- ==
 -- tags { autodiff }
@@ -28,13 +28,24 @@ entry fwd_rev [n] (zs: [n]f64) (v: [n]f64) = jvp grad zs v
 entry rev_fwd [n] (zs: [n]f64) (v: [n]f64) = vjp (\zs -> jvp g zs v) zs 1.0
 
 -- ==
--- entry: rev_fwd_rev rev_rev_rev
+-- entry: rev_fwd_rev rev_rev_rev fwd_rev_rev
 -- input { [0.5, -1.0, 2.0, 0.3] [1.0, 0.5, -0.25, 2.0] [0.1, 0.2, 0.3, -0.4] }
 -- output { [0.204318037, -0.071855917, -0.561724404, 0.509435944] }
 
 -- Third derivatives of g contracted with v and w.
 entry rev_fwd_rev [n] (zs: [n]f64) (v: [n]f64) (w: [n]f64) = vjp (\zs -> jvp grad zs v) zs w
 entry rev_rev_rev [n] (zs: [n]f64) (v: [n]f64) (w: [n]f64) = vjp (\zs -> vjp grad zs v) zs w
+entry fwd_rev_rev [n] (zs: [n]f64) (v: [n]f64) (w: [n]f64) = jvp (\zs -> vjp grad zs v) zs w
+
+-- ==
+-- entry: jmp_rev_rev mjp_rev_rev
+-- input { [0.5, -1.0, 2.0, 0.3] [1.0, 0.5, -0.25, 2.0] [0.1, 0.2, 0.3, -0.4] }
+-- output { [[0.204318037, -0.071855917, -0.561724404, 0.509435944],
+--           [-0.783923803, -0.959944438, 1.127467926, -3.149584894]] }
+
+-- The same contracted with two seeds at once (w and v), forward and reverse.
+entry jmp_rev_rev [n] (zs: [n]f64) (v: [n]f64) (w: [n]f64) = jmp (\zs -> vjp grad zs v) zs [w, v]
+entry mjp_rev_rev [n] (zs: [n]f64) (v: [n]f64) (w: [n]f64) = mjp (\zs -> vjp grad zs v) zs [w, v]
 
 -- ==
 -- entry: loop_in_map
