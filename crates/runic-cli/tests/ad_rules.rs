@@ -160,3 +160,19 @@ fn a_loop_whose_array_changes_shape_keeps_a_flat_tape() {
     // The backward loops carry the size of the array's adjoint before the adjoint.
     assert_eq!(ir.matches("= loop {size_").count(), 2);
 }
+
+#[test]
+fn a_strip_mined_loop_keeps_its_last_chunk() {
+    let ir = after_ad("loop_last_chunk");
+    insta::assert_snapshot!(ir);
+    // The forward sweep's inner loop stores its states into one chunk of storage, carried
+    // by the outer loop; the return sweep's first chunk reads it back (a branch on the
+    // backward counter) and only the other chunks run the inner loop again.
+    let forward = &ir[..ir.find("adj_").unwrap()];
+    assert!(forward.contains("= scratch(f64, [chunk_"));
+    assert!(ir.contains("= Eq(k_") && ir.contains("= chunk_"));
+    assert!(ir.contains("[0i64:count_"));
+    // Loops: forward outer and inner; backward outer, the other chunks' inner re-run, and
+    // the inner backward loop.
+    assert_eq!(ir.matches("= loop {").count(), 5);
+}

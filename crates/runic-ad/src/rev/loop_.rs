@@ -3,7 +3,10 @@
 //! Forward sweep: the loop runs as written and also stores the loop-carried values at the
 //! start of every iteration in a tape (one array per loop parameter, `n × size` memory). A
 //! `while` loop first runs counting its iterations, then a `for` loop of that many
-//! iterations builds the tape.
+//! iterations builds the tape. A parameter whose shape changes across iterations goes to a
+//! flat tape at per-iteration offsets (the loop runs once more to size it). A strip-mined
+//! loop (`checkpoint`) also keeps its last chunk's inner tape, so that the return sweep
+//! does not run that chunk again.
 //!
 //! Return sweep: a loop over the iterations backwards; each restores its parameters from
 //! the tape, re-executes the body (renamed) and runs the body's return sweep, carrying the
@@ -22,11 +25,23 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let Exp::Loop { params, form, body } = &s.exp else {
         return Err(AdError::internal("loop rule on a non-loop"));
     };
+    if let Some(last) = rev.last_chunk.remove(&s.pat[0].name) {
+        return reuse_last_chunk(rev, b, s, last);
+    }
+    let mut kept = None;
     let (tapes, count) = match form {
         LoopForm::For { i, bound } => {
             let n = to_i64(b, bound.clone())?;
             let counter = Some((*i, b.type_of(bound)?));
-            let tapes = tape_loop(b, params, counter, bound, &n, body, s.pat.clone())?;
+            let tapes = match chunk_of(params, body) {
+                Some(chunk) => {
+                    let (tapes, bufs) =
+                        tape_keeping_last(b, params, counter, bound, &n, body, &s.pat, chunk)?;
+                    kept = Some(bufs);
+                    tapes
+                }
+                None => tape_loop(b, params, counter, bound, &n, body, s.pat.clone())?,
+            };
             (tapes, n)
         }
         LoopForm::While { cond } => {
@@ -73,8 +88,8 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
             (tapes, n)
         }
     };
-    rev.saved
-        .insert(s.pat[0].name, Saved::Tape { tapes, count });
+    let tape = Saved::Tape { tapes, count, kept };
+    rev.saved.insert(s.pat[0].name, tape);
     Ok(())
 }
 
@@ -131,7 +146,8 @@ fn tape_loop(
         .collect();
     if !varying.contains(&true) {
         let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
-        let tapes = record_loop(b, params, counter, bound, n, body, pat, &rows)?;
+        let stores = alloc_stores(b, params, n, &rows)?;
+        let tapes = record_loop(b, params, counter, bound, body, pat, &rows, stores)?;
         return Ok(tapes.into_iter().map(Tape::Rows).collect());
     }
     // The loop as written, recording the sizes of the values whose shapes change.
@@ -143,7 +159,8 @@ fn tape_loop(
         .iter()
         .map(|p| b.param("unused", p.ty.clone()))
         .collect();
-    let counts = record_loop(b, params, counter.clone(), bound, n, body, pat, &lens)?;
+    let stores = alloc_stores(b, params, n, &lens)?;
+    let counts = record_loop(b, params, counter.clone(), bound, body, pat, &lens, stores)?;
     let mut counts = counts.into_iter();
     let mut records = Vec::new();
     for v in &varying {
@@ -166,7 +183,10 @@ fn tape_loop(
         .zip(params.iter().map(|(_, init)| init.clone()))
         .collect();
     let new_i = new_i.first().map(|p| (p.name, p.ty.clone()));
-    let stores = record_loop(b, &inits, new_i, bound, n, &copy.body, unused, &records)?;
+    let stores = alloc_stores(b, &inits, n, &records)?;
+    let stores = record_loop(
+        b, &inits, new_i, bound, &copy.body, unused, &records, stores,
+    )?;
     Ok(stores
         .into_iter()
         .zip(records)
@@ -192,6 +212,214 @@ fn offsets_of(b: &mut Builder, n: &SubExp, lens: VName) -> R<(VName, SubExp)> {
     Ok((offsets, total))
 }
 
+/// The inner loop of a strip-mined loop (`checkpoint::strip_mine`) in the outer loop's
+/// return sweep, whose tape the forward sweep kept when it is the last chunk.
+pub(crate) struct LastChunk {
+    /// Whether this is the last chunk (the first one the return sweep visits).
+    is_last: SubExp,
+    /// The inner loop's tapes of the last chunk, one per parameter (`chunk` rows).
+    bufs: Vec<VName>,
+    /// The strip-mined loop's results: the last chunk's results.
+    results: Vec<SubExp>,
+}
+
+/// The chunk size of a strip-mined loop (`loop p for o < m do (… loop p = p for j <
+/// min(chunk, …) do …)`, as `checkpoint::strip_mine` builds it), when no parameter changes
+/// shape.
+fn chunk_of(params: &[(Param, SubExp)], body: &Body) -> Option<SubExp> {
+    let last = body.stms.last()?;
+    let Exp::Loop {
+        params: inner,
+        form: LoopForm::For {
+            bound: SubExp::Var(count),
+            ..
+        },
+        ..
+    } = &last.exp
+    else {
+        return None;
+    };
+    let results: Vec<SubExp> = last.pat.iter().map(|p| SubExp::Var(p.name)).collect();
+    let passes_through = inner.len() == params.len()
+        && inner
+            .iter()
+            .zip(params)
+            .all(|((_, init), (p, _))| *init == SubExp::Var(p.name));
+    // An inner loop strip-mined again (a hint of more levels) is not re-executed as is.
+    if body.result != results || !passes_through || checkpoint::wants_stripmining(&last.src, inner)
+    {
+        return None;
+    }
+    if params.iter().any(|(p, _)| changes_shape(params, &p.ty))
+        || inner.iter().any(|(p, _)| changes_shape(inner, &p.ty))
+    {
+        return None;
+    }
+    let inside = runic_ir::traverse::binders(body);
+    body.stms
+        .iter()
+        .find_map(|st| match (&st.pat[..], &st.exp) {
+            ([p], Exp::Basic(BasicOp::BinOp(BinOp::Min, chunk, _)))
+                if p.name == *count && !matches!(chunk, SubExp::Var(c) if inside.contains(c)) =>
+            {
+                Some(chunk.clone())
+            }
+            _ => None,
+        })
+}
+
+/// The forward sweep of a strip-mined loop: the outer loop with its tape (the state at the
+/// start of each chunk), whose inner loop also writes each iteration's state into one
+/// chunk's worth of storage, overwritten chunk after chunk. What is left is the last
+/// chunk's tape, which the return sweep visits first and need not recompute: with one
+/// chunk (a tape within the budget) the loop runs once before its return sweep, not twice.
+/// Memory: one more chunk of states. Returns the tapes and that storage.
+#[allow(clippy::too_many_arguments)]
+fn tape_keeping_last(
+    b: &mut Builder,
+    params: &[(Param, SubExp)],
+    counter: Option<(VName, Type)>,
+    bound: &SubExp,
+    n: &SubExp,
+    body: &Body,
+    pat: &[Param],
+    chunk: SubExp,
+) -> R<(Vec<Tape>, Vec<VName>)> {
+    let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
+    let bufs = alloc_stores(b, params, &chunk, &rows)?;
+    let mut buf_params = Vec::new();
+    for buf in &bufs {
+        let ty = b.type_of(&SubExp::Var(*buf))?;
+        buf_params.push((b.param("chunk", ty), SubExp::Var(*buf)));
+    }
+    // The outer body, its inner loop (the last statement) storing its states.
+    let mut ob = Builder::new(b.names);
+    ob.src = b.src.clone();
+    let (last, before) = body
+        .stms
+        .split_last()
+        .ok_or_else(|| AdError::internal("a strip-mined loop without its inner loop"))?;
+    for st in before {
+        ob.add(st.clone());
+    }
+    let Exp::Loop {
+        params: inner,
+        form: LoopForm::For { i: j, bound: count },
+        body: inner_body,
+    } = &last.exp
+    else {
+        return Err(AdError::internal(
+            "a strip-mined loop without its inner loop",
+        ));
+    };
+    let j_ty = ob.type_of(count)?;
+    let stores = buf_params.iter().map(|(p, _)| p.name).collect();
+    let filled = record_loop(
+        &mut ob,
+        inner,
+        Some((*j, j_ty)),
+        count,
+        inner_body,
+        last.pat.clone(),
+        &rows,
+        stores,
+    )?;
+    let result = [
+        body.result.clone(),
+        filled.iter().map(|v| SubExp::Var(*v)).collect(),
+    ];
+    let outer_body = ob.finish(result.concat());
+    // The outer loop: a tape of its own parameters, the chunk's storage carried along.
+    let all: Vec<(Param, SubExp)> = [params.to_vec(), buf_params.clone()].concat();
+    let mut records: Vec<Record> = params.iter().map(|_| Record::Row).collect();
+    records.extend(buf_params.iter().map(|_| Record::Nothing));
+    let stores = alloc_stores(b, &all, n, &records)?;
+    let mut kept = Vec::new();
+    for (p, _) in &buf_params {
+        kept.push(b.param("chunk", p.ty.clone()));
+    }
+    let out = [pat.to_vec(), kept.clone()].concat();
+    let tapes = record_loop(b, &all, counter, bound, &outer_body, out, &records, stores)?;
+    let kept = kept.iter().map(|p| p.name).collect();
+    Ok((tapes.into_iter().map(Tape::Rows).collect(), kept))
+}
+
+/// The inner loop `s` of a strip-mined loop, re-executed in the outer loop's return sweep:
+/// for the last chunk its tape is the one the forward sweep kept (and its results the
+/// strip-mined loop's); otherwise it runs with a tape as usual.
+fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) -> R<()> {
+    let Exp::Loop {
+        params,
+        form: LoopForm::For { i, bound },
+        body,
+    } = &s.exp
+    else {
+        return Err(AdError::internal(
+            "the last chunk of a loop that is not a for loop",
+        ));
+    };
+    let n = to_i64(b, bound.clone())?;
+    let mut tape_types = Vec::new();
+    for (p, _) in params {
+        tape_types.push(checkpoint::loop_outside(params, &p.ty).array_of(n.clone()));
+    }
+    let src = b.src.clone();
+    let mut tb = Builder::new(b.names);
+    tb.src = src.clone();
+    let mut kept = last.results.clone();
+    for (buf, ty) in last.bufs.iter().zip(&tape_types) {
+        let rows = DimIndex::Slice {
+            start: Some(SubExp::i64(0)),
+            end: Some(n.clone()),
+            stride: None,
+        };
+        let exp = Exp::Basic(BasicOp::Index(*buf, vec![rows]));
+        kept.push(SubExp::Var(tb.bind1("tape", exp, ty.clone())));
+    }
+    let then_body = tb.finish(kept);
+    let mut eb = Builder::new(b.names);
+    eb.src = src;
+    let results: Vec<Param> = s
+        .pat
+        .iter()
+        .map(|p| eb.param("inner", p.ty.clone()))
+        .collect();
+    let counter = Some((*i, eb.type_of(bound)?));
+    let tapes = tape_loop(&mut eb, params, counter, bound, &n, body, results.clone())?;
+    let mut out: Vec<SubExp> = results.iter().map(|p| SubExp::Var(p.name)).collect();
+    for t in &tapes {
+        match t {
+            Tape::Rows(v) => out.push(SubExp::Var(*v)),
+            Tape::Flat { .. } => return Err(AdError::internal("a kept chunk of varying shape")),
+        }
+    }
+    let else_body = eb.finish(out);
+    let tape_pat: Vec<Param> = tape_types
+        .iter()
+        .map(|t| b.param("tape", t.clone()))
+        .collect();
+    let ret = s
+        .pat
+        .iter()
+        .chain(&tape_pat)
+        .map(|p| p.ty.clone())
+        .collect();
+    let exp = Exp::If {
+        cond: last.is_last,
+        then_body,
+        else_body,
+        ret,
+    };
+    b.let_pat([s.pat.clone(), tape_pat.clone()].concat(), exp);
+    let tape = Saved::Tape {
+        tapes: tape_pat.iter().map(|p| Tape::Rows(p.name)).collect(),
+        count: n,
+        kept: None,
+    };
+    rev.saved.insert(s.pat[0].name, tape);
+    Ok(())
+}
+
 /// Whether a loop parameter of type `t` may change shape across iterations (its type
 /// names loop parameters).
 fn changes_shape(params: &[(Param, SubExp)], t: &Type) -> bool {
@@ -208,20 +436,13 @@ fn elem_count(b: &mut Builder, a: VName, rank: usize) -> R<SubExp> {
     Ok(len)
 }
 
-/// The loop of [`tape_loop`], storing per iteration what `records` says of each
-/// parameter; returns the stores (one per parameter recorded).
-#[allow(clippy::too_many_arguments)]
-fn record_loop(
+/// Fresh storage for what `records` says to store of each parameter over `n` iterations.
+fn alloc_stores(
     b: &mut Builder,
     params: &[(Param, SubExp)],
-    counter: Option<(VName, Type)>,
-    bound: &SubExp,
     n: &SubExp,
-    body: &Body,
-    pat: Vec<Param>,
     records: &[Record],
 ) -> R<Vec<VName>> {
-    let i64t = Type::Prim(PrimType::I64);
     let mut stores = Vec::new();
     for ((p, _), r) in params.iter().zip(records) {
         let (elem, shape) = match checkpoint::loop_outside(params, &p.ty) {
@@ -237,6 +458,23 @@ fn record_loop(
         };
         stores.push(b.let_exp("tape", Exp::Basic(op))?[0]);
     }
+    Ok(stores)
+}
+
+/// The loop of [`tape_loop`], storing per iteration what `records` says of each
+/// parameter into `stores` (one per parameter recorded); returns the final stores.
+#[allow(clippy::too_many_arguments)]
+fn record_loop(
+    b: &mut Builder,
+    params: &[(Param, SubExp)],
+    counter: Option<(VName, Type)>,
+    bound: &SubExp,
+    body: &Body,
+    pat: Vec<Param>,
+    records: &[Record],
+    stores: Vec<VName>,
+) -> R<Vec<VName>> {
+    let i64t = Type::Prim(PrimType::I64);
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
     let i = match counter {
@@ -369,7 +607,7 @@ pub fn reverse(
     form: LoopForm,
     body: Body,
 ) -> R<()> {
-    let Some(Saved::Tape { tapes, count }) = rev.saved.remove(&pat[0].name) else {
+    let Some(Saved::Tape { tapes, count, kept }) = rev.saved.remove(&pat[0].name) else {
         return Err(AdError::internal("a loop without a tape"));
     };
     // Adjoints of the loop's results seed those of the parameters.
@@ -490,9 +728,25 @@ pub fn reverse(
     for pb in &pbars {
         rev.owned.insert(pb.name);
     }
+    // A strip-mined loop: its last chunk's inner tape was kept by the forward sweep.
+    let mut inner_loop = None;
+    if let (Some(bufs), Some(inner)) = (kept, copy.body.stms.last()) {
+        let is_last = sb.op2(BinOp::Eq, SubExp::Var(k.name), SubExp::i64(0))?;
+        let results = pat.iter().map(|p| SubExp::Var(p.name)).collect();
+        let last = LastChunk {
+            is_last,
+            bufs,
+            results,
+        };
+        inner_loop = Some(inner.pat[0].name);
+        rev.last_chunk.insert(inner.pat[0].name, last);
+    }
     let mut pbar_seeds = pbars.iter().map(|p| SubExp::Var(p.name));
     let body_seeds = diff.iter().map(|d| d.then(|| pbar_seeds.next()).flatten());
     rev.sweep(&mut sb, copy.body, body_seeds.collect())?;
+    if let Some(v) = inner_loop {
+        rev.last_chunk.remove(&v);
+    }
     let mut sizes = Vec::new();
     let mut result = Vec::new();
     let diff_params = new_params.iter().zip(&diff).filter(|(_, d)| **d);

@@ -182,6 +182,8 @@ pub(crate) enum Saved {
     Tape {
         tapes: Vec<loop_::Tape>,
         count: SubExp,
+        /// A strip-mined loop's storage holding the inner tape of its last chunk.
+        kept: Option<Vec<VName>>,
     },
     /// A `with_vjp`: the renamed adjoint function (its parameters are the results of `f`
     /// followed by their cotangents).
@@ -208,6 +210,9 @@ pub(crate) struct Rev {
     /// Accumulators of a `with_acc` being differentiated, with the adjoints of their
     /// destination arrays (`None`: zero), which their updates read ([`with_acc`]).
     pub acc_cots: HashMap<VName, Option<Vec<VName>>>,
+    /// Inner loops of strip-mined loops whose last chunk's tape the forward sweep kept
+    /// (keyed by the inner loop's first result).
+    pub last_chunk: HashMap<VName, loop_::LastChunk>,
     /// The derivative code will itself be differentiated (this `Vjp` is inside another AD
     /// construct): rules whose code is exact but not differentiable — the zero-counting
     /// `*` rules — give way to the general ones.
@@ -223,6 +228,7 @@ impl Rev {
             owned: HashSet::new(),
             saved: HashMap::new(),
             acc_cots: HashMap::new(),
+            last_chunk: HashMap::new(),
             differentiated_again: false,
         }
     }
