@@ -179,6 +179,60 @@ def hist_nd():
     f = lambda d, v: rbi_nd(d, mul, 1.0, idx, v)
     show("rbi3_mul", f(dest, vs), *vjp_fd(f, seed, dest, vs))
 
+
+@section
+def loop_shapes():
+    def doubling(x, k=3):
+        xs = [x]
+        for _ in range(k):
+            xs = xs + [v * x for v in xs]
+        return sum(xs)
+
+    show("doubling", doubling(2.0), *vjp_fd(lambda x: doubling(x), 1.0, 2.0))
+    show("doubling_4", *vjp_fd(lambda x: doubling(x, 4), 1.0, 1.2))
+
+    def grow(xs, c):
+        ys = list(xs)
+        for i in range(3):
+            ys = ys + [math.sin(y) * c + i for y in ys]
+        return sum(y * y for y in ys)
+
+    show("grow", *vjp_fd(grow, 1.0, [0.5, -1.0], 0.7))
+
+    def shrink(xs):
+        ys = list(xs)
+        for _ in range(2):
+            ys = [a * b for a, b in zip(ys[1:], ys[:-1])]
+        return sum(ys)
+
+    show("shrink", *vjp_fd(shrink, 1.0, [0.5, -1.0, 2.0, 1.5]))
+
+    def while_grow(x):
+        ys, k = [x], 0
+        while k < 3:
+            ys, k = ys + [y * x + 1 for y in ys], k + 1
+        return sum(ys)
+
+    show("while_grow", *vjp_fd(while_grow, 1.0, 1.5))
+
+    def rows(xs):
+        m = [list(xs)]
+        for _ in range(2):
+            m = m + [[2 * math.cos(v) for v in r] for r in m]
+        return sum(v for r in m for v in r)
+
+    show("rows", *vjp_fd(rows, 1.0, [0.5, -1.0]))
+
+    def ring(xs):
+        ys = list(xs)
+        for _ in range(3):
+            n = len(ys)
+            ys = [ys[j % n] * ys[(j + 1) % n] for j in range(n + 1)]
+        return ys
+
+    show("ring", *vjp_fd(ring, [1.0] * 6, [0.5, -1.0, 2.0]))
+
+
 if __name__ == "__main__":
     for name in sys.argv[1:] or list(SECTIONS):
         print(f"== {name}")

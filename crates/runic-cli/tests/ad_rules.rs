@@ -132,3 +132,47 @@ fn jvp_of_an_accumulator_adds_a_tangent_accumulator() {
     assert_eq!(ir.matches("update_acc(acc_").count(), 2);
     assert_eq!(ir.matches("update_acc(dacc_").count(), 2);
 }
+
+#[test]
+fn vjp_of_an_accumulator_reads_the_destination_adjoint() {
+    let ir = after_ad("hvp_rev_acc");
+    insta::assert_snapshot!(ir);
+    // The inner gradient's accumulator (run once, in the forward sweep) and the outer
+    // gradient's for the free array; the return sweep adds no accumulator of its own.
+    assert_eq!(ir.matches("with_acc(").count(), 2);
+    let sweep = &ir[ir.rfind("with_acc(").unwrap()..];
+    // Each of the two updates reads the cotangent v at its index, guarded by a bounds test.
+    assert_eq!(sweep.matches("= v_").count(), 2);
+    assert_eq!(sweep.matches("LogAnd(").count(), 2);
+    assert_eq!(sweep.matches("update_acc(").count(), 2);
+}
+
+#[test]
+fn a_loop_whose_array_changes_shape_keeps_a_flat_tape() {
+    let ir = after_ad("loop_grow");
+    insta::assert_snapshot!(ir);
+    // Per level of the strip-mined loop: sizes recorded by a first run, offsets from a
+    // scan, one flat tape written and read at those offsets.
+    assert_eq!(count(&ir, "scan"), 2);
+    assert_eq!(ir.matches("{offsets_").count(), 2);
+    assert!(ir.contains("with [off_"));
+    assert!(!ir.contains("changes shape"), "no assertion left");
+    // The backward loops carry the size of the array's adjoint before the adjoint.
+    assert_eq!(ir.matches("= loop {size_").count(), 2);
+}
+
+#[test]
+fn a_strip_mined_loop_keeps_its_last_chunk() {
+    let ir = after_ad("loop_last_chunk");
+    insta::assert_snapshot!(ir);
+    // The forward sweep's inner loop stores its states into one chunk of storage, carried
+    // by the outer loop; the return sweep's first chunk reads it back (a branch on the
+    // backward counter) and only the other chunks run the inner loop again.
+    let forward = &ir[..ir.find("adj_").unwrap()];
+    assert!(forward.contains("= scratch(f64, [chunk_"));
+    assert!(ir.contains("= Eq(k_") && ir.contains("= chunk_"));
+    assert!(ir.contains("[0i64:count_"));
+    // Loops: forward outer and inner; backward outer, the other chunks' inner re-run, and
+    // the inner backward loop.
+    assert_eq!(ir.matches("= loop {").count(), 5);
+}

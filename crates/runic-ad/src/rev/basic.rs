@@ -201,7 +201,9 @@ pub fn reverse(rev: &mut Rev, b: &mut Builder, pat: &[Param], op: BasicOp) -> R<
         | BasicOp::Scratch(..)
         | BasicOp::Assert { .. }
         | BasicOp::ShapeCheck { .. } => Ok(()),
-        BasicOp::UpdateAcc { .. } => Err(AdError::unsupported("vjp of accumulator updates")),
+        BasicOp::UpdateAcc { .. } => Err(AdError::internal(
+            "an accumulator update reached the rule for basic operations",
+        )),
     }
 }
 

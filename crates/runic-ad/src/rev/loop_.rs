@@ -3,7 +3,10 @@
 //! Forward sweep: the loop runs as written and also stores the loop-carried values at the
 //! start of every iteration in a tape (one array per loop parameter, `n × size` memory). A
 //! `while` loop first runs counting its iterations, then a `for` loop of that many
-//! iterations builds the tape.
+//! iterations builds the tape. A parameter whose shape changes across iterations goes to a
+//! flat tape at per-iteration offsets (the loop runs once more to size it). A strip-mined
+//! loop (`checkpoint`) also keeps its last chunk's inner tape, so that the return sweep
+//! does not run that chunk again.
 //!
 //! Return sweep: a loop over the iterations backwards; each restores its parameters from
 //! the tape, re-executes the body (renamed) and runs the body's return sweep, carrying the
@@ -14,17 +17,31 @@
 use super::build::{self, at};
 use super::{checkpoint, common, differentiable, Rev, Saved, R};
 use crate::error::AdError;
+use runic_ir::traverse::{type_mut, Substitute};
 use runic_ir::*;
+use std::collections::HashMap;
 
 pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let Exp::Loop { params, form, body } = &s.exp else {
         return Err(AdError::internal("loop rule on a non-loop"));
     };
+    if let Some(last) = rev.last_chunk.remove(&s.pat[0].name) {
+        return reuse_last_chunk(rev, b, s, last);
+    }
+    let mut kept = None;
     let (tapes, count) = match form {
         LoopForm::For { i, bound } => {
             let n = to_i64(b, bound.clone())?;
             let counter = Some((*i, b.type_of(bound)?));
-            let tapes = tape_loop(b, params, counter, bound, &n, body, s.pat.clone())?;
+            let tapes = match chunk_of(params, body) {
+                Some(chunk) => {
+                    let (tapes, bufs) =
+                        tape_keeping_last(b, params, counter, bound, &n, body, &s.pat, chunk)?;
+                    kept = Some(bufs);
+                    tapes
+                }
+                None => tape_loop(b, params, counter, bound, &n, body, s.pat.clone())?,
+            };
             (tapes, n)
         }
         LoopForm::While { cond } => {
@@ -71,8 +88,8 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
             (tapes, n)
         }
     };
-    rev.saved
-        .insert(s.pat[0].name, Saved::Tape { tapes, count });
+    let tape = Saved::Tape { tapes, count, kept };
+    rev.saved.insert(s.pat[0].name, tape);
     Ok(())
 }
 
@@ -84,10 +101,36 @@ fn to_i64(b: &mut Builder, x: SubExp) -> R<SubExp> {
     })
 }
 
+/// What the tape keeps of one loop parameter.
+pub(crate) enum Tape {
+    /// One row per iteration: the parameter's shape does not change.
+    Rows(VName),
+    /// The parameter's value of each iteration flattened, at that iteration's offset in one
+    /// flat array: a parameter whose shape changes across iterations.
+    Flat { data: VName, offsets: VName },
+}
+
+/// What a loop that records its parameters stores of one of them per iteration.
+enum Record {
+    Nothing,
+    /// The value, as a row of an `n × shape` array.
+    Row,
+    /// The number of elements (sizing a flat tape).
+    Len,
+    /// The value flattened at `offsets[i]` of a flat array of `total` elements.
+    Flat {
+        offsets: VName,
+        total: SubExp,
+    },
+}
+
 /// Emit `loop params for i < bound do body` (with the counter `i` of the given type when
 /// given, a fresh `i64` counter otherwise; `n` is the bound as an `i64`) that also records
 /// each iteration's parameters in tapes; binds the loop's results to `pat` and returns the
-/// tapes.
+/// tapes. A parameter whose shape changes across iterations (its type names other loop
+/// parameters) goes to a flat tape: the loop runs first recording only the sizes of such
+/// values, which give the offsets, then a renamed copy fills the tapes. Memory: the values
+/// of every iteration; work: twice the loop's when shapes change, once otherwise.
 fn tape_loop(
     b: &mut Builder,
     params: &[(Param, SubExp)],
@@ -96,18 +139,342 @@ fn tape_loop(
     n: &SubExp,
     body: &Body,
     pat: Vec<Param>,
-) -> R<Vec<VName>> {
-    // Tape storage: one array of n rows per loop parameter.
-    let mut tapes = Vec::new();
+) -> R<Vec<Tape>> {
+    let varying: Vec<bool> = params
+        .iter()
+        .map(|(p, _)| changes_shape(params, &p.ty))
+        .collect();
+    if !varying.contains(&true) {
+        let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
+        let stores = alloc_stores(b, params, n, &rows)?;
+        let tapes = record_loop(b, params, counter, bound, body, pat, &rows, stores)?;
+        return Ok(tapes.into_iter().map(Tape::Rows).collect());
+    }
+    // The loop as written, recording the sizes of the values whose shapes change.
+    let lens: Vec<Record> = varying
+        .iter()
+        .map(|v| if *v { Record::Len } else { Record::Nothing })
+        .collect();
+    let unused = pat
+        .iter()
+        .map(|p| b.param("unused", p.ty.clone()))
+        .collect();
+    let stores = alloc_stores(b, params, n, &lens)?;
+    let counts = record_loop(b, params, counter.clone(), bound, body, pat, &lens, stores)?;
+    let mut counts = counts.into_iter();
+    let mut records = Vec::new();
+    for v in &varying {
+        records.push(match (v, if *v { counts.next() } else { None }) {
+            (true, Some(lens)) => {
+                let (offsets, total) = offsets_of(b, n, lens)?;
+                Record::Flat { offsets, total }
+            }
+            _ => Record::Row,
+        });
+    }
+    // A renamed copy fills the tapes.
+    let counter = counter.map(|(name, ty)| Param { name, ty });
+    let has_counter = counter.is_some();
+    let copy = rename_loop(b, params, counter, body);
+    let (new_i, new_params) = copy.params.split_at(usize::from(has_counter));
+    let inits: Vec<(Param, SubExp)> = new_params
+        .iter()
+        .cloned()
+        .zip(params.iter().map(|(_, init)| init.clone()))
+        .collect();
+    let new_i = new_i.first().map(|p| (p.name, p.ty.clone()));
+    let stores = alloc_stores(b, &inits, n, &records)?;
+    let stores = record_loop(
+        b, &inits, new_i, bound, &copy.body, unused, &records, stores,
+    )?;
+    Ok(stores
+        .into_iter()
+        .zip(records)
+        .map(|(data, r)| match r {
+            Record::Flat { offsets, .. } => Tape::Flat { data, offsets },
+            _ => Tape::Rows(data),
+        })
+        .collect())
+}
+
+/// Where each iteration's value starts in a flat tape (the exclusive sum of the element
+/// counts `lens`), and the tape's total size.
+fn offsets_of(b: &mut Builder, n: &SubExp, lens: VName) -> R<(VName, SubExp)> {
+    let i64t = PrimType::I64;
+    let plus = b.binop_lam(BinOp::Add, i64t);
+    let ends = b.scan("ends", n.clone(), plus, vec![SubExp::i64(0)], vec![lens])?[0];
+    let offsets = b.map_fn("offsets", n.clone(), vec![ends, lens], |b, el| -> R<_> {
+        Ok(vec![b.sub_(el[0].clone(), el[1].clone())?])
+    })?[0];
+    let plus = b.binop_lam(BinOp::Add, i64t);
+    let zero = vec![SubExp::i64(0)];
+    let total = b.reduce_comm("total", n.clone(), plus, zero, vec![lens])?[0].clone();
+    Ok((offsets, total))
+}
+
+/// The inner loop of a strip-mined loop (`checkpoint::strip_mine`) in the outer loop's
+/// return sweep, whose tape the forward sweep kept when it is the last chunk.
+pub(crate) struct LastChunk {
+    /// Whether this is the last chunk (the first one the return sweep visits).
+    is_last: SubExp,
+    /// The inner loop's tapes of the last chunk, one per parameter (`chunk` rows).
+    bufs: Vec<VName>,
+    /// The strip-mined loop's results: the last chunk's results.
+    results: Vec<SubExp>,
+}
+
+/// The chunk size of a strip-mined loop (`loop p for o < m do (… loop p = p for j <
+/// min(chunk, …) do …)`, as `checkpoint::strip_mine` builds it), when no parameter changes
+/// shape.
+fn chunk_of(params: &[(Param, SubExp)], body: &Body) -> Option<SubExp> {
+    let last = body.stms.last()?;
+    let Exp::Loop {
+        params: inner,
+        form: LoopForm::For {
+            bound: SubExp::Var(count),
+            ..
+        },
+        ..
+    } = &last.exp
+    else {
+        return None;
+    };
+    let results: Vec<SubExp> = last.pat.iter().map(|p| SubExp::Var(p.name)).collect();
+    let passes_through = inner.len() == params.len()
+        && inner
+            .iter()
+            .zip(params)
+            .all(|((_, init), (p, _))| *init == SubExp::Var(p.name));
+    // An inner loop strip-mined again (a hint of more levels) is not re-executed as is.
+    if body.result != results || !passes_through || checkpoint::wants_stripmining(&last.src, inner)
+    {
+        return None;
+    }
+    if params.iter().any(|(p, _)| changes_shape(params, &p.ty))
+        || inner.iter().any(|(p, _)| changes_shape(inner, &p.ty))
+    {
+        return None;
+    }
+    let inside = runic_ir::traverse::binders(body);
+    body.stms
+        .iter()
+        .find_map(|st| match (&st.pat[..], &st.exp) {
+            ([p], Exp::Basic(BasicOp::BinOp(BinOp::Min, chunk, _)))
+                if p.name == *count && !matches!(chunk, SubExp::Var(c) if inside.contains(c)) =>
+            {
+                Some(chunk.clone())
+            }
+            _ => None,
+        })
+}
+
+/// The forward sweep of a strip-mined loop: the outer loop with its tape (the state at the
+/// start of each chunk), whose inner loop also writes each iteration's state into one
+/// chunk's worth of storage, overwritten chunk after chunk. What is left is the last
+/// chunk's tape, which the return sweep visits first and need not recompute: with one
+/// chunk (a tape within the budget) the loop runs once before its return sweep, not twice.
+/// Memory: one more chunk of states. Returns the tapes and that storage.
+#[allow(clippy::too_many_arguments)]
+fn tape_keeping_last(
+    b: &mut Builder,
+    params: &[(Param, SubExp)],
+    counter: Option<(VName, Type)>,
+    bound: &SubExp,
+    n: &SubExp,
+    body: &Body,
+    pat: &[Param],
+    chunk: SubExp,
+) -> R<(Vec<Tape>, Vec<VName>)> {
+    let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
+    let bufs = alloc_stores(b, params, &chunk, &rows)?;
+    let mut buf_params = Vec::new();
+    for buf in &bufs {
+        let ty = b.type_of(&SubExp::Var(*buf))?;
+        buf_params.push((b.param("chunk", ty), SubExp::Var(*buf)));
+    }
+    // The outer body, its inner loop (the last statement) storing its states.
+    let mut ob = Builder::new(b.names);
+    ob.src = b.src.clone();
+    let (last, before) = body
+        .stms
+        .split_last()
+        .ok_or_else(|| AdError::internal("a strip-mined loop without its inner loop"))?;
+    for st in before {
+        ob.add(st.clone());
+    }
+    let Exp::Loop {
+        params: inner,
+        form: LoopForm::For { i: j, bound: count },
+        body: inner_body,
+    } = &last.exp
+    else {
+        return Err(AdError::internal(
+            "a strip-mined loop without its inner loop",
+        ));
+    };
+    let j_ty = ob.type_of(count)?;
+    let stores = buf_params.iter().map(|(p, _)| p.name).collect();
+    let filled = record_loop(
+        &mut ob,
+        inner,
+        Some((*j, j_ty)),
+        count,
+        inner_body,
+        last.pat.clone(),
+        &rows,
+        stores,
+    )?;
+    let result = [
+        body.result.clone(),
+        filled.iter().map(|v| SubExp::Var(*v)).collect(),
+    ];
+    let outer_body = ob.finish(result.concat());
+    // The outer loop: a tape of its own parameters, the chunk's storage carried along.
+    let all: Vec<(Param, SubExp)> = [params.to_vec(), buf_params.clone()].concat();
+    let mut records: Vec<Record> = params.iter().map(|_| Record::Row).collect();
+    records.extend(buf_params.iter().map(|_| Record::Nothing));
+    let stores = alloc_stores(b, &all, n, &records)?;
+    let mut kept = Vec::new();
+    for (p, _) in &buf_params {
+        kept.push(b.param("chunk", p.ty.clone()));
+    }
+    let out = [pat.to_vec(), kept.clone()].concat();
+    let tapes = record_loop(b, &all, counter, bound, &outer_body, out, &records, stores)?;
+    let kept = kept.iter().map(|p| p.name).collect();
+    Ok((tapes.into_iter().map(Tape::Rows).collect(), kept))
+}
+
+/// The inner loop `s` of a strip-mined loop, re-executed in the outer loop's return sweep:
+/// for the last chunk its tape is the one the forward sweep kept (and its results the
+/// strip-mined loop's); otherwise it runs with a tape as usual.
+fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) -> R<()> {
+    let Exp::Loop {
+        params,
+        form: LoopForm::For { i, bound },
+        body,
+    } = &s.exp
+    else {
+        return Err(AdError::internal(
+            "the last chunk of a loop that is not a for loop",
+        ));
+    };
+    let n = to_i64(b, bound.clone())?;
+    let mut tape_types = Vec::new();
     for (p, _) in params {
+        tape_types.push(checkpoint::loop_outside(params, &p.ty).array_of(n.clone()));
+    }
+    let src = b.src.clone();
+    let mut tb = Builder::new(b.names);
+    tb.src = src.clone();
+    let mut kept = last.results.clone();
+    for (buf, ty) in last.bufs.iter().zip(&tape_types) {
+        let rows = DimIndex::Slice {
+            start: Some(SubExp::i64(0)),
+            end: Some(n.clone()),
+            stride: None,
+        };
+        let exp = Exp::Basic(BasicOp::Index(*buf, vec![rows]));
+        kept.push(SubExp::Var(tb.bind1("tape", exp, ty.clone())));
+    }
+    let then_body = tb.finish(kept);
+    let mut eb = Builder::new(b.names);
+    eb.src = src;
+    let results: Vec<Param> = s
+        .pat
+        .iter()
+        .map(|p| eb.param("inner", p.ty.clone()))
+        .collect();
+    let counter = Some((*i, eb.type_of(bound)?));
+    let tapes = tape_loop(&mut eb, params, counter, bound, &n, body, results.clone())?;
+    let mut out: Vec<SubExp> = results.iter().map(|p| SubExp::Var(p.name)).collect();
+    for t in &tapes {
+        match t {
+            Tape::Rows(v) => out.push(SubExp::Var(*v)),
+            Tape::Flat { .. } => return Err(AdError::internal("a kept chunk of varying shape")),
+        }
+    }
+    let else_body = eb.finish(out);
+    let tape_pat: Vec<Param> = tape_types
+        .iter()
+        .map(|t| b.param("tape", t.clone()))
+        .collect();
+    let ret = s
+        .pat
+        .iter()
+        .chain(&tape_pat)
+        .map(|p| p.ty.clone())
+        .collect();
+    let exp = Exp::If {
+        cond: last.is_last,
+        then_body,
+        else_body,
+        ret,
+    };
+    b.let_pat([s.pat.clone(), tape_pat.clone()].concat(), exp);
+    let tape = Saved::Tape {
+        tapes: tape_pat.iter().map(|p| Tape::Rows(p.name)).collect(),
+        count: n,
+        kept: None,
+    };
+    rev.saved.insert(s.pat[0].name, tape);
+    Ok(())
+}
+
+/// Whether a loop parameter of type `t` may change shape across iterations (its type
+/// names loop parameters).
+fn changes_shape(params: &[(Param, SubExp)], t: &Type) -> bool {
+    t.rank() > 0 && checkpoint::loop_outside(params, t) != *t
+}
+
+/// The number of elements of the array `a` of rank `rank`.
+fn elem_count(b: &mut Builder, a: VName, rank: usize) -> R<SubExp> {
+    let mut len = b.array_size(a, 0);
+    for d in 1..rank {
+        let w = b.array_size(a, d);
+        len = b.mul_(len, w)?;
+    }
+    Ok(len)
+}
+
+/// Fresh storage for what `records` says to store of each parameter over `n` iterations.
+fn alloc_stores(
+    b: &mut Builder,
+    params: &[(Param, SubExp)],
+    n: &SubExp,
+    records: &[Record],
+) -> R<Vec<VName>> {
+    let mut stores = Vec::new();
+    for ((p, _), r) in params.iter().zip(records) {
         let (elem, shape) = match checkpoint::loop_outside(params, &p.ty) {
             Type::Prim(e) => (e, vec![]),
             Type::Array { elem, shape } => (elem, shape),
             Type::Acc { .. } => return Err(AdError::unsupported("loops over accumulators")),
         };
-        let shape = [vec![n.clone()], shape].concat();
-        tapes.push(b.let_exp("tape", Exp::Basic(BasicOp::Scratch(elem, shape)))?[0]);
+        let op = match r {
+            Record::Nothing => continue,
+            Record::Row => BasicOp::Scratch(elem, [vec![n.clone()], shape].concat()),
+            Record::Len => BasicOp::Scratch(PrimType::I64, vec![n.clone()]),
+            Record::Flat { total, .. } => BasicOp::Scratch(elem, vec![total.clone()]),
+        };
+        stores.push(b.let_exp("tape", Exp::Basic(op))?[0]);
     }
+    Ok(stores)
+}
+
+/// The loop of [`tape_loop`], storing per iteration what `records` says of each
+/// parameter into `stores` (one per parameter recorded); returns the final stores.
+#[allow(clippy::too_many_arguments)]
+fn record_loop(
+    b: &mut Builder,
+    params: &[(Param, SubExp)],
+    counter: Option<(VName, Type)>,
+    bound: &SubExp,
+    body: &Body,
+    pat: Vec<Param>,
+    records: &[Record],
+    stores: Vec<VName>,
+) -> R<Vec<VName>> {
+    let i64t = Type::Prim(PrimType::I64);
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
     let i = match counter {
@@ -115,32 +482,47 @@ fn tape_loop(
             sb.names.set_type(i, t);
             i
         }
-        None => sb.names.fresh_typed("i", Type::Prim(PrimType::I64)),
+        None => sb.names.fresh_typed("i", i64t.clone()),
     };
     let idx = to_i64(&mut sb, SubExp::Var(i))?;
+    let at_i = vec![DimIndex::Fix(idx.clone())];
     let mut loop_params = params.to_vec();
     let mut tape_results = Vec::new();
-    for ((p, _), init) in params.iter().zip(&tapes) {
-        // A tape row has the parameter's shape before the loop: an array that changes
-        // shape across iterations cannot be taped yet, and says so (rather than failing
-        // as a shape mismatch of the tape's update).
-        if let (Type::Array { shape: now, .. }, Type::Array { shape: before, .. }) =
-            (&p.ty, checkpoint::loop_outside(params, &p.ty))
-        {
-            for (d, d0) in now.iter().zip(before) {
-                if *d != d0 {
-                    let cond = sb.op2(BinOp::Eq, d.clone(), d0)?;
-                    let message = AdError::unsupported(
-                        "vjp of a loop whose carried array changes shape (the loop tape holds one shape per loop parameter)",
-                    )
-                    .message;
-                    sb.let_basic("same_shape", BasicOp::Assert { cond, message })?;
-                }
-            }
+    let mut stores_iter = stores.iter();
+    for ((p, _), r) in params.iter().zip(records) {
+        if let Record::Nothing = r {
+            continue;
         }
+        let Some(init) = stores_iter.next() else {
+            return Err(AdError::internal("a loop tape without storage"));
+        };
         let tp = sb.param("tape", sb.type_of(&SubExp::Var(*init))?);
-        let at = vec![DimIndex::Fix(idx.clone())];
-        let upd = BasicOp::Update(tp.name, at, SubExp::Var(p.name));
+        let upd = match r {
+            Record::Len => {
+                let len = elem_count(&mut sb, p.name, p.ty.rank())?;
+                BasicOp::Update(tp.name, at_i.clone(), len)
+            }
+            Record::Flat { offsets, .. } => {
+                let len = elem_count(&mut sb, p.name, p.ty.rank())?;
+                let off = sb.let_basic("off", at(*offsets, idx.clone()))?;
+                let end = sb.add_(off.clone(), len.clone())?;
+                let flat = match p.ty.rank() {
+                    1 => p.name,
+                    _ => {
+                        let shape = vec![len];
+                        let op = BasicOp::Reshape { arr: p.name, shape };
+                        sb.let_exp("flat", Exp::Basic(op))?[0]
+                    }
+                };
+                let span = DimIndex::Slice {
+                    start: Some(off),
+                    end: Some(end),
+                    stride: None,
+                };
+                BasicOp::Update(tp.name, vec![span], SubExp::Var(flat))
+            }
+            _ => BasicOp::Update(tp.name, at_i.clone(), SubExp::Var(p.name)),
+        };
         tape_results.push(sb.let_basic("tape", upd)?);
         loop_params.push((tp, SubExp::Var(*init)));
     }
@@ -148,7 +530,7 @@ fn tape_loop(
         sb.add(s.clone());
     }
     let body = sb.finish([body.result.clone(), tape_results].concat());
-    let tapes: Vec<Param> = tapes
+    let tapes: Vec<Param> = stores
         .iter()
         .map(|t| {
             let ty = b.type_of(&SubExp::Var(*t))?;
@@ -183,6 +565,40 @@ fn rename_loop(
     b.renamed(&Lambda::new(ps, body.clone(), vec![]))
 }
 
+/// `np = ` the value of iteration `idx` in a flat tape (its shape, from `np`'s type, names
+/// parameters restored before).
+fn restore_flat(b: &mut Builder, np: &Param, data: VName, offsets: VName, idx: SubExp) -> R<()> {
+    let Type::Array { elem, shape } = &np.ty else {
+        return Err(AdError::internal("a flat tape of a scalar"));
+    };
+    let mut len = shape[0].clone();
+    for d in &shape[1..] {
+        len = b.mul_(len, d.clone())?;
+    }
+    let off = b.let_basic("off", at(offsets, idx))?;
+    let end = b.add_(off.clone(), len.clone())?;
+    let span = DimIndex::Slice {
+        start: Some(off),
+        end: Some(end),
+        stride: None,
+    };
+    // A bounded slice's size is known at run time: its type is given.
+    let flat_t = Type::Array {
+        elem: *elem,
+        shape: vec![len],
+    };
+    let flat = b.bind1("flat", Exp::Basic(BasicOp::Index(data, vec![span])), flat_t);
+    let value = match shape.len() {
+        1 => BasicOp::SubExp(SubExp::Var(flat)),
+        _ => BasicOp::Reshape {
+            arr: flat,
+            shape: shape.clone(),
+        },
+    };
+    b.let_pat(vec![np.clone()], Exp::Basic(value));
+    Ok(())
+}
+
 pub fn reverse(
     rev: &mut Rev,
     b: &mut Builder,
@@ -191,7 +607,7 @@ pub fn reverse(
     form: LoopForm,
     body: Body,
 ) -> R<()> {
-    let Some(Saved::Tape { tapes, count }) = rev.saved.remove(&pat[0].name) else {
+    let Some(Saved::Tape { tapes, count, kept }) = rev.saved.remove(&pat[0].name) else {
         return Err(AdError::internal("a loop without a tape"));
     };
     // Adjoints of the loop's results seed those of the parameters.
@@ -221,18 +637,55 @@ pub fn reverse(
     } else {
         (None, copy.params.clone())
     };
-
-    let mut sb = Builder::new(b.names);
-    sb.src = b.src.clone();
-    let k = sb.param("k", Type::Prim(PrimType::I64));
-    let mut loop_params = Vec::new();
-    let mut pbars = Vec::new();
+    // The adjoint of a parameter that changes shape has the shape of that iteration's
+    // value: the backward loop carries its sizes.
+    let i64t = Type::Prim(PrimType::I64);
+    let mut seed_sizes = Vec::new();
     for ((p, _), seed) in params
         .iter()
         .filter(|(p, _)| differentiable(&p.ty))
         .zip(&seeds)
     {
-        let pb = sb.param("adj", p.ty.clone());
+        seed_sizes.push(match (changes_shape(&params, &p.ty), seed) {
+            (true, SubExp::Var(v)) => Some(
+                (0..p.ty.rank())
+                    .map(|d| b.array_size(*v, d))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        });
+    }
+
+    let mut sb = Builder::new(b.names);
+    sb.src = b.src.clone();
+    let k = sb.param("k", i64t.clone());
+    let mut size_params = Vec::new();
+    let mut loop_params = Vec::new();
+    let mut pbars = Vec::new();
+    let mut pbar_sizes = Vec::new();
+    for (((p, _), seed), sizes) in params
+        .iter()
+        .filter(|(p, _)| differentiable(&p.ty))
+        .zip(&seeds)
+        .zip(seed_sizes)
+    {
+        let ty = match (sizes, &p.ty) {
+            (Some(sizes), Type::Array { elem, .. }) => {
+                let mut shape = Vec::new();
+                for init in sizes {
+                    let d = sb.param("size", i64t.clone());
+                    shape.push(SubExp::Var(d.name));
+                    size_params.push((d, init));
+                }
+                pbar_sizes.push(shape.len());
+                Type::Array { elem: *elem, shape }
+            }
+            _ => {
+                pbar_sizes.push(0);
+                p.ty.clone()
+            }
+        };
+        let pb = sb.param("adj", ty);
         pbars.push(pb.clone());
         loop_params.push((pb, seed.clone()));
     }
@@ -254,10 +707,19 @@ pub fn reverse(
         };
         build::copy_to(&mut sb, ip.clone(), v);
     }
+    // Parameters of fixed shape first: they hold the sizes of the others.
     for (np, tape) in new_params.iter().zip(&tapes) {
-        let row = at(*tape, idx.clone());
-        sb.let_pat(vec![np.clone()], Exp::Basic(row));
-        rev.mark_active(np);
+        if let Tape::Rows(tape) = tape {
+            let row = at(*tape, idx.clone());
+            sb.let_pat(vec![np.clone()], Exp::Basic(row));
+            rev.mark_active(np);
+        }
+    }
+    for (np, tape) in new_params.iter().zip(&tapes) {
+        if let Tape::Flat { data, offsets } = tape {
+            restore_flat(&mut sb, np, *data, *offsets, idx.clone())?;
+            rev.mark_active(np);
+        }
     }
     for (f, fb) in frees.iter().zip(&fbars) {
         rev.adjs.insert(*f, SubExp::Var(fb.name));
@@ -266,31 +728,65 @@ pub fn reverse(
     for pb in &pbars {
         rev.owned.insert(pb.name);
     }
+    // A strip-mined loop: its last chunk's inner tape was kept by the forward sweep.
+    let mut inner_loop = None;
+    if let (Some(bufs), Some(inner)) = (kept, copy.body.stms.last()) {
+        let is_last = sb.op2(BinOp::Eq, SubExp::Var(k.name), SubExp::i64(0))?;
+        let results = pat.iter().map(|p| SubExp::Var(p.name)).collect();
+        let last = LastChunk {
+            is_last,
+            bufs,
+            results,
+        };
+        inner_loop = Some(inner.pat[0].name);
+        rev.last_chunk.insert(inner.pat[0].name, last);
+    }
     let mut pbar_seeds = pbars.iter().map(|p| SubExp::Var(p.name));
     let body_seeds = diff.iter().map(|d| d.then(|| pbar_seeds.next()).flatten());
     rev.sweep(&mut sb, copy.body, body_seeds.collect())?;
+    if let Some(v) = inner_loop {
+        rev.last_chunk.remove(&v);
+    }
+    let mut sizes = Vec::new();
     let mut result = Vec::new();
-    for (np, d) in new_params.iter().zip(&diff) {
-        if *d {
-            result.push(rev.adj(&mut sb, np.name)?);
+    let diff_params = new_params.iter().zip(&diff).filter(|(_, d)| **d);
+    for ((np, _), rank) in diff_params.zip(&pbar_sizes) {
+        let a = rev.adj(&mut sb, np.name)?;
+        if let (SubExp::Var(v), true) = (&a, *rank > 0) {
+            sizes.extend((0..*rank).map(|d| sb.array_size(*v, d)));
         }
+        result.push(a);
     }
     for f in &frees {
         result.push(rev.adj(&mut sb, *f)?);
     }
     rev.owned = saved_owned;
-    let mut loop_body = sb.finish(result);
+    let mut loop_body = sb.finish([sizes, result].concat());
     common::prune(&mut loop_body);
     let form = LoopForm::For {
         i: k.name,
         bound: count,
     };
+    // The results' types name the results that hold their sizes.
+    let mut out_pat = Vec::new();
+    let mut subst = HashMap::new();
+    for (d, _) in &size_params {
+        let o = b.param("size", i64t.clone());
+        subst.insert(d.name, SubExp::Var(o.name));
+        out_pat.push(o);
+    }
+    for (p, _) in &loop_params {
+        let mut t = p.ty.clone();
+        type_mut(&mut Substitute(&subst), &mut t);
+        out_pat.push(b.param("adj", t));
+    }
     let exp = Exp::Loop {
-        params: loop_params,
+        params: [size_params, loop_params].concat(),
         form,
         body: loop_body,
     };
-    let outs = b.let_exp("adj", exp)?;
+    b.let_pat(out_pat.clone(), exp);
+    let outs: Vec<VName> = out_pat[subst.len()..].iter().map(|p| p.name).collect();
     let (pouts, fouts) = outs.split_at(pbars.len());
     for (f, o) in frees.iter().zip(fouts) {
         rev.adjs.insert(*f, SubExp::Var(*o));

@@ -34,7 +34,7 @@ pub fn reverse(
         };
         ybars.push(a);
     }
-    if ybars.iter().all(Option::is_none) {
+    if ybars.iter().all(Option::is_none) && !rev.mentions_acc_cots(&lam, &arrs) {
         return Ok(());
     }
     let frees = rev.free_adjoints(&lam);

@@ -12,7 +12,8 @@
 //!   per-element copy of the array; adjoints of free scalars are summed with a `reduce`.
 //!
 //! One file per rule: [`basic`] (scalar and array operations), [`if_`], [`loop_`],
-//! [`map`], [`reduce`], [`scan`], [`hist`], [`scatter`], [`with_vjp`]. Each states its rule.
+//! [`map`], [`reduce`], [`scan`], [`hist`], [`scatter`], [`with_vjp`], [`with_acc`] (the
+//! accumulators of an inner `vjp`, differentiated again). Each states its rule.
 //! Around them: [`normalise`] (statements rewritten into the forms the rules handle),
 //! [`checkpoint`] (strip-mining loops), [`build`] (builder-like helpers), [`common`]
 //! (helpers several rules share) and [`sort`] (the radix sort of the histogram rule).
@@ -31,6 +32,7 @@ mod reduce;
 mod scan;
 mod scatter;
 mod sort;
+mod with_acc;
 mod with_vjp;
 
 use crate::error::AdError;
@@ -175,9 +177,14 @@ impl Elim<'_> {
 /// What the forward sweep saved for a statement's return sweep (keyed by the statement's
 /// first result).
 pub(crate) enum Saved {
-    /// A loop's tape: one array per loop parameter with the value at the start of each
-    /// iteration, and the number of iterations.
-    Tape { tapes: Vec<VName>, count: SubExp },
+    /// A loop's tape: per loop parameter, its value at the start of each iteration (see
+    /// [`loop_::Tape`]), and the number of iterations.
+    Tape {
+        tapes: Vec<loop_::Tape>,
+        count: SubExp,
+        /// A strip-mined loop's storage holding the inner tape of its last chunk.
+        kept: Option<Vec<VName>>,
+    },
     /// A `with_vjp`: the renamed adjoint function (its parameters are the results of `f`
     /// followed by their cotangents).
     WithVjp { adj: Lambda },
@@ -200,6 +207,12 @@ pub(crate) struct Rev {
     /// Adjoint arrays this scope may update in place (fresh, not shared).
     pub owned: HashSet<VName>,
     pub saved: HashMap<VName, Saved>,
+    /// Accumulators of a `with_acc` being differentiated, with the adjoints of their
+    /// destination arrays (`None`: zero), which their updates read ([`with_acc`]).
+    pub acc_cots: HashMap<VName, Option<Vec<VName>>>,
+    /// Inner loops of strip-mined loops whose last chunk's tape the forward sweep kept
+    /// (keyed by the inner loop's first result).
+    pub last_chunk: HashMap<VName, loop_::LastChunk>,
     /// The derivative code will itself be differentiated (this `Vjp` is inside another AD
     /// construct): rules whose code is exact but not differentiable — the zero-counting
     /// `*` rules — give way to the general ones.
@@ -214,6 +227,8 @@ impl Rev {
             accs: HashMap::new(),
             owned: HashSet::new(),
             saved: HashMap::new(),
+            acc_cots: HashMap::new(),
+            last_chunk: HashMap::new(),
             differentiated_again: false,
         }
     }
@@ -349,6 +364,19 @@ impl Rev {
             }
         }
         b.src = s.src.clone();
+        // Inside a `with_acc` being differentiated, the primal runs without its updates.
+        let stripped;
+        let s = if used.iter().any(|v| self.acc_cots.contains_key(v)) {
+            match with_acc::strip_updates(self, s.clone())? {
+                Some(t) => {
+                    stripped = t;
+                    &stripped
+                }
+                None => return Ok(()),
+            }
+        } else {
+            s
+        };
         match &s.exp {
             Exp::Loop { .. } if is_active => loop_::forward(self, b, s),
             Exp::Soac(Soac::Reduce { .. }) if is_active && !self.differentiated_again => {
@@ -372,12 +400,15 @@ impl Rev {
     /// Emit one statement's return sweep (its results' adjoints are final).
     fn rev_stm(&mut self, b: &mut Builder, s: Stm) -> R<()> {
         let has_adj = s.pat.iter().any(|p| self.adjs.contains_key(&p.name));
-        if !has_adj {
+        if !has_adj && !self.updates_acc_cots(&s.exp) {
             return Ok(());
         }
         b.src = s.src.clone();
         let pat = s.pat;
         match s.exp {
+            Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) => {
+                with_acc::update_reverse(self, b, acc, is, vals)
+            }
             Exp::Basic(op) => basic::reverse(self, b, &pat, op),
             Exp::If {
                 cond,
@@ -413,7 +444,7 @@ impl Rev {
                 scatter::reverse(self, b, &pat, w, dests, is, vals)
             }
             Exp::WithVjp { args, .. } => with_vjp::reverse(self, b, &pat, args),
-            Exp::WithAcc { .. } => Err(AdError::unsupported("vjp of with_acc (accumulators)")),
+            Exp::WithAcc { inputs, lam } => with_acc::reverse(self, b, &pat, inputs, lam),
             Exp::Apply { fun, .. } => Err(AdError::unsupported(format!(
                 "vjp through a call of the function {fun}"
             ))),
@@ -433,6 +464,28 @@ impl Rev {
 
     pub fn is_active(&self, s: &SubExp) -> bool {
         matches!(s, SubExp::Var(v) if self.active.contains(v))
+    }
+
+    /// Whether `x` may update an accumulator being differentiated with an active value
+    /// (then its return sweep runs even without adjoints of its results).
+    pub fn updates_acc_cots<T: runic_ir::traverse::Walk + ?Sized>(&self, x: &T) -> bool {
+        self.mentions_acc_cots(x, &[])
+    }
+
+    /// [`Rev::updates_acc_cots`] for a scope whose inputs `arrs` are also active values.
+    pub fn mentions_acc_cots<T: runic_ir::traverse::Walk + ?Sized>(
+        &self,
+        x: &T,
+        arrs: &[VName],
+    ) -> bool {
+        if self.acc_cots.is_empty() {
+            return false;
+        }
+        let mut used = HashSet::new();
+        mentions(x, &mut used);
+        used.extend(arrs);
+        used.iter().any(|v| self.acc_cots.contains_key(v))
+            && used.iter().any(|v| self.active.contains(v))
     }
 
     /// The zero adjoint of type `ty` (a fresh array for arrays, which this scope owns).
@@ -555,6 +608,7 @@ fn consumed_mut(e: &mut Exp) -> Vec<&mut VName> {
         Exp::Soac(Soac::Scatter { dests, .. }) | Exp::Soac(Soac::Hist { dests, .. }) => {
             dests.iter_mut().collect()
         }
+        Exp::WithAcc { inputs, .. } => inputs.iter_mut().flat_map(|i| &mut i.arrays).collect(),
         _ => Vec::new(),
     }
 }
