@@ -192,7 +192,7 @@ def print_table(rows):
     for line in lines[1:]:
         print("| " + " | ".join(str(c).rjust(w) for c, w in zip(line, widths)) + " |")
     print()
-    print("every entry: runic ms (CPU/wall of its `runic bench` process), JAX ms")
+    print("every entry: runic ms (cores busy in its measured calls), JAX ms")
     for app, backend, roles, rt, jt, cores in rows:
         print("  %s: " % backend + "; ".join(
             "%s %s (%.2f), %s" % (e, fmt(rt[e], 2), cores[e], fmt(jt.get(e, "-"), 2))
