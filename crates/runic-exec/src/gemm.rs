@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 /// The indices of a contraction: rows of `C`, columns of `C`, the summed one, and the
 /// batch.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Ix {
     I,
     J,
@@ -61,8 +61,10 @@ impl Operand {
 /// A recognised nest: `C[i, j] = Σ_l a(i, l) · b(l, j)` for `i < m`, `j < p`, `l < k`.
 #[derive(Debug)]
 pub struct Contraction {
-    /// The number of products of a batched nest (`C` is then `[g][m][p]`).
+    /// The number of products of a batched nest (`C` is then `[g][m][p]`, or `[m][g][p]`
+    /// when `batch_inner`).
     batch: Option<SubExp>,
+    batch_inner: bool,
     m: SubExp,
     p: SubExp,
     k: SubExp,
@@ -137,7 +139,10 @@ enum Sym {
     Opaque,
 }
 
-/// The contraction that `map w lam arrs` (binding `pat`) computes, if it is one.
+/// The contraction that `map w lam arrs` (binding `pat`) computes, if it is one: a nest
+/// of two maps (`C[i][j]`), or of three with the batch index outermost (`C[g][i][j]`) or
+/// in the middle (`C[i][g][j]`, the products of an interchanged nest: per point `i` and
+/// component `g`, a matrix-vector product with the component's matrix).
 fn recognise(
     iotas: &HashMap<VName, SubExp>,
     m: &SubExp,
@@ -150,54 +155,44 @@ fn recognise(
         t @ (PrimType::F32 | PrimType::F64) => t,
         _ => return None,
     };
-    let mut env: HashMap<VName, Sym> = HashMap::new();
-    let mut checks = Vec::new();
-    match out.ty.rank() {
-        2 => contraction(iotas, &mut env, &mut checks, None, m, l1, a1, elem),
-        3 => {
-            // A batch of products: the outer map's body is one contraction nest.
-            bind_params(&mut env, iotas, m, Ix::G, l1, a1);
-            let (s2, w2, l2, a2) = only_soac(&l1.body, &mut env, iotas, &mut checks)?;
-            if l1.body.result != [SubExp::Var(s2.pat[0].name)] {
-                return None;
-            }
-            contraction(
-                iotas,
-                &mut env,
-                &mut checks,
-                Some(m.clone()),
-                w2,
-                l2,
-                a2,
-                elem,
-            )
-        }
-        _ => None,
-    }
+    let orders: &[&[Ix]] = match out.ty.rank() {
+        2 => &[&[Ix::I, Ix::J]],
+        3 => &[&[Ix::G, Ix::I, Ix::J], &[Ix::I, Ix::G, Ix::J]],
+        _ => return None,
+    };
+    orders
+        .iter()
+        .find_map(|order| contraction(iotas, order, m, l1, a1, elem))
 }
 
-/// The contraction computed by `map m l1 a1`, in an environment that may already bind a
-/// batch index.
-#[allow(clippy::too_many_arguments)]
+/// The contraction computed by `map m l1 a1` when its maps run over the indices `order`
+/// (outermost first, `J` last), then one `reduce (+) 0` over `L`.
 fn contraction(
     iotas: &HashMap<VName, SubExp>,
-    env: &mut HashMap<VName, Sym>,
-    checks: &mut Vec<(VName, usize, SubExp)>,
-    batch: Option<SubExp>,
+    order: &[Ix],
     m: &SubExp,
     l1: &Lambda,
     a1: &[VName],
     elem: PrimType,
 ) -> Option<Contraction> {
-    let mut env = std::mem::take(env);
-    let mut checks = std::mem::take(checks);
-    bind_params(&mut env, iotas, m, Ix::I, l1, a1);
-    // The outer body: reads of rows, then one map whose result is the row.
-    let (s2, p, l2, a2) = only_soac(&l1.body, &mut env, iotas, &mut checks)?;
-    if l1.body.result != [SubExp::Var(s2.pat[0].name)] {
-        return None;
+    let mut env: HashMap<VName, Sym> = HashMap::new();
+    let mut checks = Vec::new();
+    let mut widths: HashMap<Ix, SubExp> = HashMap::new();
+    // The maps: each body reads rows, then one map whose result is the body's result.
+    let (mut w, mut lam, mut arrs) = (m, l1, a1);
+    for (depth, &ix) in order.iter().enumerate() {
+        bind_params(&mut env, iotas, w, ix, lam, arrs);
+        widths.insert(ix, w.clone());
+        if depth + 1 == order.len() {
+            break;
+        }
+        let (s2, w2, l2, a2) = only_soac(&lam.body, &mut env, iotas, &mut checks)?;
+        if lam.body.result != [SubExp::Var(s2.pat[0].name)] {
+            return None;
+        }
+        (w, lam, arrs) = (w2, l2, a2);
     }
-    bind_params(&mut env, iotas, p, Ix::J, l2, a2);
+    let l2 = lam;
     // The inner body: reads and shape checks, and one reduce (+) 0 with a pre-lambda.
     let mut red = None;
     for st in &l2.body.stms {
@@ -245,9 +240,10 @@ fn contraction(
     }
     let (a, b) = order_operands(a, b)?;
     Some(Contraction {
-        batch,
-        m: m.clone(),
-        p: p.clone(),
+        batch: widths.get(&Ix::G).cloned(),
+        batch_inner: order.first() == Some(&Ix::I) && order.len() == 3,
+        m: widths[&Ix::I].clone(),
+        p: widths[&Ix::J].clone(),
         k: k.clone(),
         a,
         b,
@@ -433,15 +429,18 @@ impl Ctx<'_> {
         let (rsb, csb) = (b.stride(Ix::L), b.stride(Ix::J));
         let (ga, gb) = (a.stride(Ix::G) as usize, b.stride(Ix::G) as usize);
         let threads = if par { rayon::current_num_threads() } else { 1 };
-        let shape = match c.batch {
-            Some(_) => vec![g, m, p],
-            None => vec![m, p],
+        // Where product t's row r starts in C: `t·batch_step + r·rsc`.
+        let (shape, rsc, batch_step) = match (&c.batch, c.batch_inner) {
+            (Some(_), false) => (vec![g, m, p], p, m * p),
+            (Some(_), true) => (vec![m, g, p], g * p, p),
+            (None, _) => (vec![m, p], p, 0),
         };
         let layout = Layout {
             sizes: [m, p, k, g],
             strides: [rsa, csa, rsb, csb],
             offsets: [a.offset, b.offset],
             batch_steps: [ga, gb],
+            out_steps: [rsc, batch_step],
             threads,
         };
         let data = match (c.elem, &a.arr.data, &b.arr.data) {
@@ -517,6 +516,9 @@ struct Layout {
     offsets: [usize; 2],
     /// How far A and B move from one product of the batch to the next (0: shared).
     batch_steps: [usize; 2],
+    /// `[rsc, step]`: the step of C's rows, and how far C moves from one product to the
+    /// next.
+    out_steps: [usize; 2],
     threads: usize,
 }
 
@@ -575,11 +577,15 @@ impl Element for f64 {
     }
 }
 
-/// The `g` products `C_t = A_t·B_t` into one `[g][m][p]` buffer (nothing to multiply
-/// when a size is 0: `C` is then empty or zeros).
+/// The `g` products `C_t = A_t·B_t` into one buffer of `g·m·p` elements, laid out by
+/// `l.out_steps` (nothing to multiply when a size is 0: `C` is then empty or zeros). A
+/// batch of at least two products per worker runs its products in parallel, each on one
+/// worker (a product as small as a 16×16 adjoint would not be split); a smaller batch
+/// splits each product.
 fn product<T: Element>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
     let [m, p, k, g] = l.sizes;
     let [rsa, csa, rsb, csb] = l.strides;
+    let [rsc, cstep] = l.out_steps;
     let mut out = vec![T::default(); g * m * p];
     if m * p * k * g == 0 {
         return out;
@@ -587,27 +593,45 @@ fn product<T: Element>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
     let run = |mm, kk, pp, a: *const T, b: *const T, c: *mut T, rsc| unsafe {
         T::gemm(mm, kk, pp, a, (rsa, csa), b, (rsb, csb), c, rsc)
     };
-    for (t, cs) in out.chunks_mut(m * p).enumerate() {
-        let x = &x[l.offsets[0] + t * l.batch_steps[0]..];
-        let y = &y[l.offsets[1] + t * l.batch_steps[1]..];
-        blocks(m, p, k, l.threads, (rsa, csb), x, y, cs, run);
+    let ptrs = Shared(x.as_ptr(), y.as_ptr(), out.as_mut_ptr());
+    let one = |t: usize, threads: usize| {
+        let (px, py, pc) = ptrs.get();
+        // SAFETY: product t reads A and B inside their arrays (shapes checked against the
+        // sizes) and writes its own elements of C, disjoint from every other product's.
+        unsafe {
+            let a = px.add(l.offsets[0] + t * l.batch_steps[0]);
+            let b = py.add(l.offsets[1] + t * l.batch_steps[1]);
+            let c = pc.add(t * cstep);
+            blocks(m, p, k, threads, (rsa, csb), a, b, c, rsc, run);
+        }
+    };
+    if g >= 2 * l.threads && l.threads > 1 && m * p * k * g >= 1 << 15 {
+        use rayon::prelude::*;
+        (0..g).into_par_iter().for_each(|t| one(t, 1));
+    } else {
+        (0..g).for_each(|t| one(t, l.threads));
     }
     out
 }
 
-/// `C (m×p, row-major) = A·B`, split into blocks of rows (or of columns, when `C` has
-/// fewer rows than workers) run in parallel. `run(m, k, p, a, b, c, rsc)` multiplies one
-/// block; `(rsa, csb)` step `A` to a row and `B` to a column.
+/// `C (m×p, rows `rsc` apart) = A·B`, split into blocks of rows (or of columns, when `C`
+/// has fewer rows than workers) run in parallel. `run(m, k, p, a, b, c, rsc)` multiplies
+/// one block; `(rsa, csb)` step `A` to a row and `B` to a column.
+///
+/// # Safety
+/// `a`, `b` and `c` must address `m×k`, `k×p` and `m×p` elements with the given steps,
+/// and no other thread may write the elements of `C` meanwhile.
 #[allow(clippy::too_many_arguments)]
-fn blocks<T: Send + Sync>(
+unsafe fn blocks<T: Send + Sync>(
     m: usize,
     p: usize,
     k: usize,
     threads: usize,
     (rsa, csb): (isize, isize),
-    a: &[T],
-    b: &[T],
-    c: &mut [T],
+    a: *const T,
+    b: *const T,
+    c: *mut T,
+    rsc: usize,
     run: impl Fn(usize, usize, usize, *const T, *const T, *mut T, isize) + Sync,
 ) {
     if m == 0 || p == 0 {
@@ -622,7 +646,7 @@ fn blocks<T: Send + Sync>(
         1
     };
     let step = n.div_ceil(parts);
-    let ptrs = Shared(a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
+    let ptrs = Shared(a, b, c);
     let one = |lo: usize| {
         let (pa, pb, pc) = ptrs.get();
         let hi = (lo + step).min(n);
@@ -630,7 +654,7 @@ fn blocks<T: Send + Sync>(
             return;
         }
         // SAFETY: the blocks of C are disjoint; A and B are only read; every offset stays
-        // inside the arrays, whose shapes were checked against m, p and k.
+        // inside the arrays (the caller's contract).
         unsafe {
             if by_rows {
                 run(
@@ -639,8 +663,8 @@ fn blocks<T: Send + Sync>(
                     p,
                     pa.offset(lo as isize * rsa),
                     pb,
-                    pc.add(lo * p),
-                    p as isize,
+                    pc.add(lo * rsc),
+                    rsc as isize,
                 )
             } else {
                 run(
@@ -650,7 +674,7 @@ fn blocks<T: Send + Sync>(
                     pa,
                     pb.offset(lo as isize * csb),
                     pc.add(lo),
-                    p as isize,
+                    rsc as isize,
                 )
             }
         }
@@ -681,7 +705,21 @@ mod tests {
                 let run = |mm, kk, pp, a: *const f64, b: *const f64, c: *mut f64, rsc| unsafe {
                     matrixmultiply::dgemm(mm, kk, pp, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1)
                 };
-                blocks(m, p, k, threads, (rsa, csb), &a, &b, &mut c, run);
+                // SAFETY: the vectors hold m×k, k×p and m×p elements at these steps.
+                unsafe {
+                    blocks(
+                        m,
+                        p,
+                        k,
+                        threads,
+                        (rsa, csb),
+                        a.as_ptr(),
+                        b.as_ptr(),
+                        c.as_mut_ptr(),
+                        p,
+                        run,
+                    )
+                };
                 for i in 0..m {
                     for j in 0..p {
                         let want: f64 = (0..k).map(|l| a[l * m + i] * b[l * p + j]).sum();

@@ -301,14 +301,29 @@ fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
     if k == 0 || !uses(&lam.body.stms[k]).iter().any(computed) {
         return None;
     }
-    // The values the rest of the body reads from the first part.
-    let after = Body {
+    // The values the rest of the body reads from the first part. Iotas whose size is
+    // known outside the map are computed again in the rest rather than stored per
+    // iteration (the GEMM recogniser sees them as indices).
+    let mut after = Body {
         stms: lam.body.stms[k..].to_vec(),
         result: lam.body.result.clone(),
     };
+    let read = uses(&after);
+    let recomputed: Vec<Stm> = before
+        .iter()
+        .filter(|st| {
+            matches!(st.exp, Exp::Basic(BasicOp::Range { .. }))
+                && st.pat.iter().any(|p| read.contains(&p.name))
+                && uses(*st)
+                    .iter()
+                    .all(|v| !defined.contains(v) && !params.contains(v))
+        })
+        .cloned()
+        .collect();
+    after.stms.splice(0..0, recomputed);
     let mut carried: Vec<VName> = uses(&after)
         .into_iter()
-        .filter(|v| defined.contains(v))
+        .filter(|v| defined.contains(v) && !binders(&after).contains(v))
         .collect();
     carried.sort();
     let mut types = Vec::new();
@@ -433,7 +448,10 @@ fn contraction_lambda(l: &Lambda) -> bool {
 /// product that reads only the lambda's parameters and outside values becomes a map of
 /// its own (`D₁ = map (\p… -> dot …)`), and the map reads `D₁`, `D₂` as inputs. Each `Dᵢ`
 /// is then a matrix-vector product that hoisting can turn into a matrix product (the gates
-/// of an LSTM, `W·x + U·h + b`, hold two).
+/// of an LSTM, `W·x + U·h + b`, hold two). The same holds for the per-element lambda of a
+/// reduce or scan, where fusion put a matrix-vector product (`‖Q·v‖²` is
+/// `reduce (+) 0 (map (\row -> let t = dot row v in t*t) Q)`): the products become a map,
+/// the reduce reads them.
 fn split_dots(body: &mut Body, ns: &mut NameSource) {
     let mut i = 0;
     while i < body.stms.len() {
@@ -450,9 +468,9 @@ fn split_dots(body: &mut Body, ns: &mut NameSource) {
 
 /// The maps replacing `s` by [`split_dots`], if it has dot products to split off.
 fn split_dots_of(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
-    let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
-        return None;
-    };
+    let mut exp = s.exp.clone();
+    let (w, lam, arrs) = element_lambda(&mut exp)?;
+    let (w, lam, arrs) = (&w.clone(), &lam.clone(), &arrs.clone());
     let local = binders(&lam.body);
     let outside_only = |st: &Stm| {
         uses(st)
@@ -521,13 +539,12 @@ fn split_dots_of(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
         .filter(|(k, _)| !dots.contains(k))
         .map(|(_, st)| st.clone())
         .collect();
+    let (_, l, a) = element_lambda(&mut exp)?;
+    *l = rest;
+    *a = rest_arrs;
     out.push(Stm {
         pat: s.pat.clone(),
-        exp: Exp::Soac(Soac::Map {
-            w: w.clone(),
-            lam: rest,
-            arrs: rest_arrs,
-        }),
+        exp,
         src: s.src.clone(),
     });
     Some(out)
