@@ -30,6 +30,7 @@ pub fn split_contractions(mut prog: Prog) -> Prog {
         for_each_body_mut(&mut f.body, |body| {
             split_dots(body, &mut ns);
             hoist_dot_nests(body, &mut ns);
+            forward_param_results(body);
             let mut i = 0;
             while i < body.stms.len() {
                 match split(&body.stms[i], &mut ns) {
@@ -548,4 +549,77 @@ fn split_dots_of(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
         src: s.src.clone(),
     });
     Some(out)
+}
+
+/// A map result that is one of its lambda's parameters (directly or through copies) is
+/// that parameter's input array: `let (…, y, …) = map (\…p… -> …; (…, p, …)) …a…` becomes
+/// the map without `y` and `let y = a`. Fission and hoisting leave such results behind
+/// (a value stored per iteration for later code, that became an input of the map), and
+/// computing them copies a whole array. Inner bodies are rewritten first, so a nest that
+/// passes a row through each level becomes a copy of the outer input.
+fn forward_param_results(body: &mut Body) {
+    let mut i = 0;
+    while i < body.stms.len() {
+        let forwarded = forwarded_results(&mut body.stms[i]);
+        let n = forwarded.len();
+        let src = body.stms[i].src.clone();
+        let copies = forwarded.into_iter().map(|(y, a)| Stm {
+            pat: vec![y],
+            exp: Exp::Basic(BasicOp::SubExp(SubExp::Var(a))),
+            src: src.clone(),
+        });
+        body.stms.splice(i + 1..i + 1, copies);
+        i += 1 + n;
+    }
+}
+
+/// Removes from the map `s` the results that are parameters of its lambda, returning each
+/// removed binder with the input array it equals.
+fn forwarded_results(s: &mut Stm) -> Vec<(Param, VName)> {
+    let Exp::Soac(Soac::Map { lam, arrs, .. }) = &mut s.exp else {
+        return Vec::new();
+    };
+    if s.pat.len() != lam.body.result.len() {
+        return Vec::new();
+    }
+    // Copies in the body: `let x = y`.
+    let copies: std::collections::HashMap<VName, VName> = lam
+        .body
+        .stms
+        .iter()
+        .filter_map(|st| match (&st.exp, st.pat.as_slice()) {
+            (Exp::Basic(BasicOp::SubExp(SubExp::Var(y))), [x]) => Some((x.name, *y)),
+            _ => None,
+        })
+        .collect();
+    let input_of = |v: VName| {
+        let mut v = v;
+        for _ in 0..=copies.len() {
+            if let Some(k) = lam.params.iter().position(|p| p.name == v) {
+                return Some(arrs[k]);
+            }
+            v = *copies.get(&v)?;
+        }
+        None
+    };
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < s.pat.len() {
+        let a = lam.body.result[k].as_var().and_then(input_of);
+        match a {
+            // Same type: the parameter is a row of `a`, the result the rows stacked.
+            Some(a)
+                if lam.ret[k] == lam.params[arrs.iter().position(|x| *x == a).unwrap_or(0)].ty =>
+            {
+                out.push((s.pat.remove(k), a));
+                lam.body.result.remove(k);
+                lam.ret.remove(k);
+            }
+            _ => k += 1,
+        }
+    }
+    if !out.is_empty() {
+        lam.id = LamId::fresh();
+    }
+    out
 }
