@@ -734,4 +734,45 @@ mod tests {
             }
         }
     }
+
+    /// A batch of products into `C[i][g][j]` (the batch index in the middle) and into
+    /// `C[g][i][j]`, on one and on two workers (in parallel over the batch), against a
+    /// naive product.
+    #[test]
+    fn batched_products_match_a_naive_product() {
+        use super::{product, Layout};
+        let (m, p, k, g) = (300, 16, 16, 7);
+        // A(t, i, l) at [i][t][l] (rows of points, components inside); B(t, l, j) at
+        // [t][j][l] (each component's matrix, transposed).
+        let a: Vec<f64> = (0..m * g * k)
+            .map(|x| ((x * 7) % 11) as f64 - 5.0)
+            .collect();
+        let b: Vec<f64> = (0..g * p * k)
+            .map(|x| ((x * 5) % 13) as f64 * 0.5)
+            .collect();
+        for inner in [true, false] {
+            for threads in [1, 2] {
+                let (rsc, step) = if inner { (g * p, p) } else { (p, m * p) };
+                let l = Layout {
+                    sizes: [m, p, k, g],
+                    strides: [(g * k) as isize, 1, 1, k as isize],
+                    offsets: [0, 0],
+                    batch_steps: [k, p * k],
+                    out_steps: [rsc, step],
+                    threads,
+                };
+                let c = product(&a, &b, &l);
+                for t in 0..g {
+                    for i in 0..m {
+                        for j in 0..p {
+                            let want: f64 = (0..k)
+                                .map(|x| a[i * g * k + t * k + x] * b[t * p * k + j * k + x])
+                                .sum();
+                            assert_eq!(c[t * step + i * rsc + j], want, "{inner} {threads}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
