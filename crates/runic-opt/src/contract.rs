@@ -30,7 +30,10 @@ pub fn split_contractions(mut prog: Prog) -> Prog {
         for_each_body_mut(&mut f.body, |body| {
             split_dots(body, &mut ns);
             hoist_dot_nests(body, &mut ns);
+            crate::reuse::reuse_stored(body);
             forward_param_results(body);
+            // Results forwarded to copies can make later maps equal to earlier ones.
+            crate::reuse::reuse_stored(body);
             let mut i = 0;
             while i < body.stms.len() {
                 match split(&body.stms[i], &mut ns) {

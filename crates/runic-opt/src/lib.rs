@@ -26,6 +26,7 @@ pub mod cse;
 pub mod dce;
 pub mod fuse;
 pub mod hoist;
+mod reuse;
 pub mod simplify;
 
 pub use accs::acc_to_reduce;
