@@ -18,6 +18,22 @@
 //! Only the shape is checked here (a dot product: `reduce (+) 0` over products of two
 //! elements); whether the operands suit a GEMM is the executor's decision, and a nest it
 //! does not take costs one extra pass over `C`.
+//!
+//! Batched products come from applying the same steps level by level, inner bodies first:
+//! in the GMM's `map (\x -> … map (\μ Q … -> … ‖Q·(x − μ)‖² …) …) xs`, the products are
+//! split out of the sum of squares (a dot product in a reduce's per-element lambda, read
+//! only through the lambda's parameters and outer values, becomes a map of its own), the
+//! map over components is split before them (`x − μ` stored per component) and they are
+//! hoisted out of it, then the same happens one level up, giving
+//! `D = map (\x -> map (\μ -> x − μ)) xs` and
+//! `Y = map (\x d -> map (\Q dₖ -> map (\row -> dot row dₖ) Q) Qs d) xs D`: per component
+//! `k`, `Y[·][k] = D[·][k]·Q_kᵀ`, which the executor runs as a batched GEMM whose batch
+//! index is the middle map's. The conditions are those of each step: the nest reads only
+//! the enclosing lambda's parameters, rows of them, iotas and values from outside (after
+//! fission has stored what it read from the body per iteration, which needs those values'
+//! sizes to be known outside the map and no accumulators among them). Storing `D` costs
+//! one array of the products' size; the products are the same multiply-adds as before.
+//! The `reuse` module then removes what reverse mode computed twice.
 
 use runic_ir::traverse::{binders, for_each_body_mut, uses, walk_exp_mut, Renamer};
 use runic_ir::*;
