@@ -29,7 +29,9 @@ struct Settings {
 }
 
 /// The outcome of one dataset: measured run times in microseconds, or an error message.
-type Outcome = Result<Vec<u64>, String>;
+/// The measured calls' times in microseconds, and the CPU time the process spent in them
+/// over their wall time (how many cores they kept busy), where the system tells it.
+type Outcome = Result<(Vec<u64>, Option<f64>), String>;
 
 pub fn run(args: &BenchArgs) -> CliResult {
     check_backend(&args.backend)?;
@@ -182,14 +184,21 @@ fn bench_file(
             let outcome = bench_case(&loaded, &mut exec, entry, case, &origin, s);
             runic_exec::set_profiling(false);
             match outcome {
-                Ok(times) => {
+                Ok((times, cores)) => {
                     let (mean, median) = mean_median(&times);
                     println!(
                         "  {shown_desc:<width$} {mean:>7}μs mean, {median:>7}μs median ({} runs)",
                         times.len()
                     );
-                    datasets.insert(desc.clone(), json!({ "runtimes": times, "bytes": {} }));
+                    let mut result = json!({ "runtimes": times, "bytes": {} });
+                    if let Some(c) = cores {
+                        result["cores"] = json!(c);
+                    }
+                    datasets.insert(desc.clone(), result);
                     if s.profile {
+                        if let Some(c) = cores {
+                            println!("    cores busy: {c:.2} (CPU time over wall time of the measured calls)");
+                        }
                         print!("{}", profile_table(&loaded.sources, &exec));
                     }
                 }
@@ -290,11 +299,15 @@ fn bench_case(
                 .ok_or_else(|| timeout_message(t)),
         }
     };
+    let cpu = std::cell::Cell::new(Some(Duration::ZERO));
     let call = |exec: &mut Executor, args: Vec<Value>| -> Result<(Vec<Value>, u64), String> {
         let limit = remaining(s)?;
+        let c0 = process_cpu_time();
         let t0 = Instant::now();
         let r = exec.call(entry_name, args, limit);
         let us = t0.elapsed().as_micros() as u64;
+        let spent = c0.zip(process_cpu_time()).map(|(a, b)| b.saturating_sub(a));
+        cpu.set(cpu.get().zip(spent).map(|(a, b)| a + b));
         match r {
             Ok(v) => Ok((v, us)),
             Err(crate::exec::CallError::Timeout(_)) => {
@@ -304,6 +317,7 @@ fn bench_case(
         }
     };
     let (mut last, _) = call(exec, args.clone())?;
+    cpu.set(Some(Duration::ZERO));
     let mut times = Vec::new();
     let mut measured = Duration::ZERO;
     while times.len() < s.runs || measured < s.min_time {
@@ -328,7 +342,22 @@ fn bench_case(
             return Err(mismatches.join("; "));
         }
     }
-    Ok(times)
+    let cores = cpu
+        .get()
+        .filter(|_| !measured.is_zero())
+        .map(|c| c.as_secs_f64() / measured.as_secs_f64());
+    Ok((times, cores))
+}
+
+/// CPU time of every thread of this process so far (Linux: the first field of each
+/// thread's `schedstat`, in nanoseconds); `None` elsewhere.
+fn process_cpu_time() -> Option<Duration> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(total))
 }
 
 fn timeout_message(t: Duration) -> String {

@@ -867,6 +867,11 @@ entry inc (xs: []i32) = map (+ 1) xs
     assert_eq!(ok["runtimes"].as_array().unwrap().len(), 3);
     assert!(ok["runtimes"][0].is_u64());
     assert_eq!(ok["bytes"], serde_json::json!({}));
+    // The cores the measured calls kept busy, where the system tells it (Linux).
+    if cfg!(target_os = "linux") {
+        let cores = ok["cores"].as_f64().expect("a number of cores");
+        assert!(cores > 0.0 && cores < 64.0, "{cores}");
+    }
     assert_eq!(ds["wrong"], "Value #0 index [0]: expected 5i32, got 2i32");
 }
 

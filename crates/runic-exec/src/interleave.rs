@@ -85,6 +85,36 @@ fn run_group<T: Copy>(
     Some(acc)
 }
 
+/// Every chunk of `xs` folded (or scanned into `out`) from its `init`, a group of chunks
+/// per worker; `None` when a group cannot be run.
+fn all_groups<T: Copy + Send + Sync>(
+    xs: &[T],
+    cs: &[(usize, usize)],
+    init: &[T],
+    op: impl Fn(T, T) -> T + Sync,
+    out: Option<&OutPtr>,
+) -> Option<Vec<T>> {
+    let gs = groups(cs);
+    let starts: Vec<usize> = gs
+        .iter()
+        .scan(0, |n, g| {
+            let s = *n;
+            *n += g.len();
+            Some(s)
+        })
+        .collect();
+    let parts: Vec<Option<Vec<T>>> = gs
+        .par_iter()
+        .zip(&starts)
+        .map(|(g, &s)| run_group(xs, g, &init[s..s + g.len()], &op, out))
+        .collect();
+    let mut all = Vec::with_capacity(cs.len());
+    for p in parts {
+        all.extend(p?);
+    }
+    Some(all)
+}
+
 /// Every chunk of `col` folded (or, with `out`, scanned) with `op`, chunk `k` starting from
 /// `init[k]`; `None` when the operator and type are not among these loops'.
 pub(crate) fn chunks(
@@ -111,32 +141,16 @@ pub(crate) fn chunks(
                         _ => None,
                     })
                     .collect::<Option<_>>()?;
-                let f: fn($t, $t) -> $t = match op {
-                    BinOp::Add => $add,
-                    BinOp::Mul => $mul,
-                    BinOp::Min => $min,
-                    BinOp::Max => $max,
+                // One instance of the loops per operator: through a function pointer, the
+                // call per element would cost more than the memory traffic.
+                let parts = match op {
+                    BinOp::Add => all_groups(xs, cs, &init, $add, out),
+                    BinOp::Mul => all_groups(xs, cs, &init, $mul, out),
+                    BinOp::Min => all_groups(xs, cs, &init, $min, out),
+                    BinOp::Max => all_groups(xs, cs, &init, $max, out),
                     _ => return None,
-                };
-                let gs = groups(cs);
-                let starts: Vec<usize> = gs
-                    .iter()
-                    .scan(0, |n, g| {
-                        let s = *n;
-                        *n += g.len();
-                        Some(s)
-                    })
-                    .collect();
-                let parts: Vec<Option<Vec<$t>>> = gs
-                    .par_iter()
-                    .zip(&starts)
-                    .map(|(g, &s)| run_group(xs, g, &init[s..s + g.len()], f, out))
-                    .collect();
-                let mut all = Vec::with_capacity(cs.len());
-                for p in parts {
-                    all.extend(p?.into_iter().map(Prim::$V));
-                }
-                return Some(all);
+                }?;
+                return Some(parts.into_iter().map(Prim::$V).collect());
             }
         };
     }

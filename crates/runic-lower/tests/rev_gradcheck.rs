@@ -133,6 +133,31 @@ fn reduce_plus_times_min_max() {
     );
 }
 
+/// The adjoint of `reduce min`/`max` is one-hot, and runic-opt's `sparse-adjoints` runs
+/// the adjoint code after it at the extremum only: the nearest centre of each point (a
+/// map over the centres and the accumulator updates after it), and max-pooling windows
+/// (updates of a slice of a free array).
+#[test]
+fn adjoint_code_after_an_extremum() {
+    check(
+        "nearest centre",
+        "def f [n] (xs: [n]f64) =
+           let cs = map (\\i -> map (\\j -> xs[(i + j) % n] * 0.5) (iota 2)) (iota 3)
+           let ps = map (\\i -> map (\\j -> f64.sin xs[(2 * i + j) % n]) (iota 2)) (iota 4)
+           let d p c = f64.sum (map2 (\\a b -> (a - b) * (a - b)) p c)
+           in f64.sum (map (\\p -> f64.minimum (map (d p) cs)) ps)",
+        -2.0,
+        2.0,
+    );
+    check(
+        "max pooling",
+        "def f [n] (xs: [n]f64) =
+           f64.sum (map (\\i -> f64.i64 (i + 1) * f64.maximum (map f64.sin xs[i:i + 2])) (iota (n - 1)))",
+        -2.0,
+        2.0,
+    );
+}
+
 #[test]
 fn reduce_general_operator() {
     check(

@@ -86,7 +86,7 @@ impl VisitorMut for Dce {
         let mut kept = Vec::new();
         for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
             let used = s.pat.iter().any(|p| live.contains(&p.name));
-            if !used && (removable(&s.exp) || self.valid_iota(&s.exp)) {
+            if !used && (removable(&s.exp) || self.valid_array(&s.exp)) {
                 continue;
             }
             drop_dead_map_results(&mut s, &live);
@@ -124,13 +124,17 @@ fn drop_dead_map_results(s: &mut Stm, live: &HashSet<VName>) {
 }
 
 impl Dce {
-    /// `iota n` (`0 .. 1 ..< n`) where `n` is a constant ≥ 0 or the size of an array that
-    /// exists: it cannot fail, so an unused one goes (reverse mode leaves many).
-    fn valid_iota(&self, e: &Exp) -> bool {
-        match runic_ir::traverse::iota_width(e) {
-            Some(SubExp::Const(c)) => c.as_int().is_some_and(|n| n >= 0),
-            Some(SubExp::Var(v)) => self.sizes.contains(&v),
-            None => false,
+    /// `iota n` (`0 .. 1 ..< n`) or `replicate shape x` where every size is a constant ≥ 0
+    /// or the size of an array that exists: it cannot fail, so an unused one goes (reverse
+    /// mode leaves many).
+    fn valid_array(&self, e: &Exp) -> bool {
+        let valid = |n: &SubExp| match n {
+            SubExp::Const(c) => c.as_int().is_some_and(|n| n >= 0),
+            SubExp::Var(v) => self.sizes.contains(v),
+        };
+        match e {
+            Exp::Basic(BasicOp::Replicate(shape, _)) => shape.iter().all(valid),
+            _ => runic_ir::traverse::iota_width(e).is_some_and(|n| valid(&n)),
         }
     }
 }

@@ -3,10 +3,14 @@
 //! - [`copy_prop`] (module `simplify`): copy propagation and constant folding;
 //! - [`cse`]: common-subexpression elimination of pure operations;
 //! - [`dce`]: dead-code elimination (operations that may fail are kept);
+//! - [`sparse_adjoints`] (module `sparse`): a map over an array that is zero but at one
+//!   index (the adjoint of `reduce min`/`max`) runs its lambda at that index only;
 //! - [`acc_to_reduce`] (module `accs`): the adjoint of an array every iteration of a map
 //!   reads, a reduction over the map instead of accumulator updates;
 //! - [`hoist`]: invariant statements out of map lambdas;
 //! - [`fuse`]: vertical fusion of a map into its only consumer (map, reduce or scan);
+//! - [`chunk_iotas`] (module `iotas`): a reduction over `iota n` alone, as a map over
+//!   chunks of a reduction over each chunk's range, so that no iota is built;
 //! - [`split_contractions`] (module `contract`): dot-product nests apart from the scalar
 //!   code after them and from each other, hoisted out of enclosing maps (with fission of a
 //!   map before a nest that reads its earlier values), so that the executor can run them
@@ -27,8 +31,10 @@ pub mod cse;
 pub mod dce;
 pub mod fuse;
 pub mod hoist;
+pub mod iotas;
 mod reuse;
 pub mod simplify;
+pub mod sparse;
 
 pub use accs::acc_to_reduce;
 pub use contract::split_contractions;
@@ -37,8 +43,10 @@ pub use cse::cse;
 pub use dce::dce;
 pub use fuse::fuse;
 pub use hoist::hoist;
+pub use iotas::chunk_iotas;
 use runic_ir::Prog;
 pub use simplify::copy_prop;
+pub use sparse::sparse_adjoints;
 
 /// Copy propagation, constant folding, CSE and DCE, twice.
 pub fn simplify(prog: Prog) -> Prog {
@@ -59,9 +67,11 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("cse", cse),
         ("dce", dce),
         ("simplify", simplify),
+        ("sparse-adjoints", sparse_adjoints),
         ("acc-to-reduce", acc_to_reduce),
         ("hoist", hoist),
         ("fuse", fuse),
+        ("chunk-iotas", chunk_iotas),
         ("split-contractions", split_contractions),
         ("elide-copies", elide_copies),
     ]

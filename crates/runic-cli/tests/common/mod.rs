@@ -1,4 +1,6 @@
 //! Shared by the IR snapshot tests: what `runic dev --backend ir` prints for a program.
+//! (Each test binary uses part of it.)
+#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::Command;

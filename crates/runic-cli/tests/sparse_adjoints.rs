@@ -1,0 +1,40 @@
+//! Sparse adjoints (`sparse-adjoints`, runic-opt's `sparse` module) on the nearest-centre
+//! cost of k-means: the adjoint of `reduce min` is one-hot, so the adjoint map over the
+//! centres and the accumulator updates after it run at the nearest centre only. The
+//! program after the pass is snapshot-tested, and the assertions check what the snapshot
+//! shows. The program's test block (run on both backends by `runic test`) holds gradients
+//! computed by hand.
+
+mod common;
+
+use common::ir_after;
+
+/// Maps over the centres (`d_4` is the number of centres in this program).
+fn maps_over_centres(ir: &str) -> usize {
+    ir.matches("map(d_4,").count()
+}
+
+#[test]
+fn nearest_centre_adjoint_runs_at_one_centre() {
+    let before = ir_after("simplify", "nearest_centre");
+    // The argument's shape check, the distances, the adjoint of the distances, and the
+    // accumulator updates.
+    assert_eq!(maps_over_centres(&before), 4, "{before}");
+    let after = ir_after("sparse-adjoints", "nearest_centre");
+    insta::assert_snapshot!(after);
+    // Only the shape check and the distances (the primal) still map over every centre.
+    assert_eq!(maps_over_centres(&after), 2, "{after}");
+    // The adjoint and the updates share one branch, taken when a minimum was found, and
+    // the one-hot array between them is never built.
+    let branch = after
+        .split("let {} = if ")
+        .nth(1)
+        .expect("a branch without results");
+    let branch = branch.split("} else {").next().unwrap();
+    assert!(
+        branch.contains("centres_"),
+        "reads the nearest centre:\n{branch}"
+    );
+    assert_eq!(branch.matches("update_acc(").count(), 1, "{branch}");
+    assert!(!after.contains("onehot_"), "{after}");
+}
