@@ -180,3 +180,13 @@ fn gmm_products_run_as_gemm() {
     let per_entry: Vec<usize> = text.split("entry ").skip(1).map(gemms).collect();
     assert_eq!(per_entry[..3], [1, 1, 4], "{text}");
 }
+
+/// The GMM application (`tests/apps/gmm.fut`, the benchmark's program): one batched
+/// product in the objective; in the gradient, the forward products once (reverse mode's
+/// second copy of them and of `x − μ` is reused), `δ_k·Q_k` and Q's adjoint.
+#[test]
+fn gmm_app_runs_its_products_as_gemm_once() {
+    let text = explain("tests/apps/gmm.fut");
+    let per_entry: Vec<usize> = text.split("entry ").skip(1).map(gemms).collect();
+    assert_eq!(per_entry, [1, 3], "{text}");
+}
