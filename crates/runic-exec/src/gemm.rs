@@ -607,7 +607,37 @@ fn product<T: Element>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
             blocks(m, p, k, threads, (rsa, csb), a, b, c, rsc, run);
         }
     };
-    if g >= 2 * l.threads && l.threads > 1 && m * p * k * g >= 1 << 15 {
+    // The batch inside A's rows (`A_t[i]` at `i·rsa + t·step`, the GMM's `x_i − μ_t`): a
+    // product at a time would stream the whole of A once per product, reading a few
+    // cache lines of each row; blocks of rows, each multiplied by every product while in
+    // cache, read it once.
+    let interleaved = g > 1 && rsa.unsigned_abs() > l.batch_steps[0] && l.batch_steps[0] > 0;
+    if interleaved && m >= 64 && m * p * k * g >= 1 << 15 {
+        let rows = (32768 / rsa.unsigned_abs()).clamp(16, m);
+        let tile = |lo: usize| {
+            let (px, py, pc) = ptrs.get();
+            let hi = (lo + rows).min(m);
+            for t in 0..g {
+                // SAFETY: rows lo..hi of product t, inside A (shape checked) and its own
+                // block of C; the row blocks of C are disjoint.
+                unsafe {
+                    let a = px
+                        .add(l.offsets[0] + t * l.batch_steps[0])
+                        .offset(lo as isize * rsa);
+                    let b = py.add(l.offsets[1] + t * l.batch_steps[1]);
+                    let c = pc.add(t * cstep + lo * rsc);
+                    run(hi - lo, k, p, a, b, c, rsc as isize);
+                }
+            }
+        };
+        let starts: Vec<usize> = (0..m).step_by(rows).collect();
+        if l.threads > 1 {
+            use rayon::prelude::*;
+            starts.into_par_iter().for_each(tile);
+        } else {
+            starts.into_iter().for_each(tile);
+        }
+    } else if g >= 2 * l.threads && l.threads > 1 && m * p * k * g >= 1 << 15 {
         use rayon::prelude::*;
         (0..g).into_par_iter().for_each(|t| one(t, 1));
     } else {
@@ -741,7 +771,7 @@ mod tests {
     #[test]
     fn batched_products_match_a_naive_product() {
         use super::{product, Layout};
-        let (m, p, k, g) = (300, 16, 16, 7);
+        let (m, p, k, g) = (3000, 16, 16, 7);
         // A(t, i, l) at [i][t][l] (rows of points, components inside); B(t, l, j) at
         // [t][j][l] (each component's matrix, transposed).
         let a: Vec<f64> = (0..m * g * k)
