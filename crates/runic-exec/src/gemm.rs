@@ -523,8 +523,9 @@ struct Layout {
 }
 
 /// The element types with a GEMM kernel.
-trait Element: Copy + Default + Send + Sync {
-    /// `C = A·B` (`m×k` times `k×n`, with the given steps; `C`'s columns are contiguous).
+trait Element: Copy + Default + Send + Sync + std::ops::AddAssign {
+    /// `C = A·B`, or `C += A·B` when `accumulate` (`m×k` times `k×n`, with the given
+    /// steps; `C`'s columns are contiguous).
     ///
     /// # Safety
     /// The pointers and steps must address `m×k`, `k×n` and `m×n` elements inside their
@@ -540,6 +541,7 @@ trait Element: Copy + Default + Send + Sync {
         b_steps: (isize, isize),
         c: *mut Self,
         rsc: isize,
+        accumulate: bool,
     );
 }
 
@@ -554,9 +556,11 @@ impl Element for f32 {
         (rsb, csb): (isize, isize),
         c: *mut f32,
         rsc: isize,
+        accumulate: bool,
     ) {
+        let beta = if accumulate { 1.0 } else { 0.0 };
         // SAFETY: the caller's contract is sgemm's.
-        unsafe { matrixmultiply::sgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1) }
+        unsafe { matrixmultiply::sgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, beta, c, rsc, 1) }
     }
 }
 
@@ -571,9 +575,11 @@ impl Element for f64 {
         (rsb, csb): (isize, isize),
         c: *mut f64,
         rsc: isize,
+        accumulate: bool,
     ) {
+        let beta = if accumulate { 1.0 } else { 0.0 };
         // SAFETY: the caller's contract is dgemm's.
-        unsafe { matrixmultiply::dgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1) }
+        unsafe { matrixmultiply::dgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, beta, c, rsc, 1) }
     }
 }
 
@@ -582,7 +588,7 @@ impl Element for f64 {
 /// batch of at least two products per worker runs its products in parallel, each on one
 /// worker (a product as small as a 16×16 adjoint would not be split); a smaller batch
 /// splits each product.
-fn product<T: Element>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
+fn product<T: Element + std::ops::AddAssign>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
     let [m, p, k, g] = l.sizes;
     let [rsa, csa, rsb, csb] = l.strides;
     let [rsc, cstep] = l.out_steps;
@@ -593,8 +599,11 @@ fn product<T: Element>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
     // it, and the products cover all of C (zeroing 32 MB costs a few ms per call).
     let mut out: Vec<T> = Vec::with_capacity(g * m * p);
     let run = |mm, kk, pp, a: *const T, b: *const T, c: *mut T, rsc| unsafe {
-        T::gemm(mm, kk, pp, a, (rsa, csa), b, (rsb, csb), c, rsc)
+        T::gemm(mm, kk, pp, a, (rsa, csa), b, (rsb, csb), c, rsc, false)
     };
+    if let Some(out) = summed_by_blocks(x, y, l) {
+        return out;
+    }
     let ptrs = Shared(x.as_ptr(), y.as_ptr(), out.as_mut_ptr());
     let one = |t: usize, threads: usize| {
         let (px, py, pc) = ptrs.get();
@@ -647,6 +656,86 @@ fn product<T: Element>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
     // blocks tiling the buffer by `out_steps`).
     unsafe { out.set_len(g * m * p) };
     out
+}
+
+/// The products of a batch whose summed index lies outside the batch in both operands
+/// (`A_t[i, l]` at `l·csa + t·step`, as in the GMM's `Σ_points δ ⊗ (x − μ)`), by blocks of
+/// that index, each multiplied into every product while in cache: a few contiguous
+/// ranges of blocks in parallel, each into a private `C` (small: at most 2¹⁶ elements),
+/// then added up in order. `None` when the batch does not have that shape.
+fn summed_by_blocks<T: Element + std::ops::AddAssign>(
+    x: &[T],
+    y: &[T],
+    l: &Layout,
+) -> Option<Vec<T>> {
+    let [m, p, k, g] = l.sizes;
+    let [rsa, csa, rsb, csb] = l.strides;
+    let [rsc, cstep] = l.out_steps;
+    let inside = |step: isize, batch: usize| step.unsigned_abs() > batch && batch > 0;
+    if g < 2
+        || k < 512
+        || g * m * p > 1 << 16
+        || !inside(csa, l.batch_steps[0])
+        || !inside(rsb, l.batch_steps[1])
+    {
+        return None;
+    }
+    let block = (32768 / csa.unsigned_abs().max(rsb.unsigned_abs())).clamp(16, k);
+    let parts = if l.threads > 1 {
+        (l.threads * 2).min(k / block).max(1)
+    } else {
+        1
+    };
+    let per_part = k.div_ceil(parts);
+    let ptrs = Shared(x.as_ptr(), y.as_ptr(), std::ptr::null_mut::<T>());
+    let part = |j: usize| -> Vec<T> {
+        let (px, py, _) = ptrs.get();
+        let mut c = vec![T::default(); g * m * p];
+        let (lo, hi) = (j * per_part, ((j + 1) * per_part).min(k));
+        for b0 in (lo..hi).step_by(block) {
+            let b1 = (b0 + block).min(hi);
+            for t in 0..g {
+                // SAFETY: columns b0..b1 of A_t and rows b0..b1 of B_t, inside the arrays
+                // (shapes checked); C is this part's own buffer.
+                unsafe {
+                    let a = px
+                        .add(l.offsets[0] + t * l.batch_steps[0])
+                        .offset(b0 as isize * csa);
+                    let b = py
+                        .add(l.offsets[1] + t * l.batch_steps[1])
+                        .offset(b0 as isize * rsb);
+                    let cp = c.as_mut_ptr().add(t * cstep);
+                    T::gemm(
+                        m,
+                        b1 - b0,
+                        p,
+                        a,
+                        (rsa, csa),
+                        b,
+                        (rsb, csb),
+                        cp,
+                        rsc as isize,
+                        true,
+                    );
+                }
+            }
+        }
+        c
+    };
+    let sums: Vec<Vec<T>> = if parts > 1 {
+        use rayon::prelude::*;
+        (0..parts).into_par_iter().map(part).collect()
+    } else {
+        vec![part(0)]
+    };
+    let mut sums = sums.into_iter();
+    let mut out = sums.next()?;
+    for s in sums {
+        for (o, v) in out.iter_mut().zip(s) {
+            *o += v;
+        }
+    }
+    Some(out)
 }
 
 /// `C (m×p, rows `rsc` apart) = A·B`, split into blocks of rows (or of columns, when `C`
@@ -800,6 +889,42 @@ mod tests {
                                 .sum();
                             assert_eq!(c[t * step + i * rsc + j], want, "{inner} {threads}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A batch summed over an index that lies outside the batch in both operands (the
+    /// GMM's adjoint of Q: `Σ_points δ[l][t][i] · d[l][t][j]`), by blocks of the summed
+    /// index, against a naive product (integer values: every order of the sum is exact).
+    #[test]
+    fn products_summed_by_blocks_match_a_naive_product() {
+        use super::{product, Layout};
+        let (m, p, k, g) = (16, 8, 3000, 5);
+        let a: Vec<f64> = (0..k * g * m)
+            .map(|x| ((x * 7) % 11) as f64 - 5.0)
+            .collect();
+        let b: Vec<f64> = (0..k * g * p)
+            .map(|x| ((x * 5) % 13) as f64 - 6.0)
+            .collect();
+        for threads in [1, 2] {
+            let l = Layout {
+                sizes: [m, p, k, g],
+                strides: [1, (g * m) as isize, (g * p) as isize, 1],
+                offsets: [0, 0],
+                batch_steps: [m, p],
+                out_steps: [p, m * p],
+                threads,
+            };
+            let c = product(&a, &b, &l);
+            for t in 0..g {
+                for i in 0..m {
+                    for j in 0..p {
+                        let want: f64 = (0..k)
+                            .map(|x| a[x * g * m + t * m + i] * b[x * g * p + t * p + j])
+                            .sum();
+                        assert_eq!(c[t * m * p + i * p + j], want, "{threads}");
                     }
                 }
             }
