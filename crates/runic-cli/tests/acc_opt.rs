@@ -65,9 +65,11 @@ fn gemms(text: &str) -> usize {
     text.matches("a matrix product: GEMM").count()
 }
 
-/// Every product of the MLP's gradient is a GEMM: the two forward layers (also recomputed
-/// inside the adjoint map, hoisted out of it), the two weight adjoints (acc-to-reduce),
-/// and the hidden layer's adjoint `δ·W₂` (after fission of the adjoint map).
+/// Every product of the MLP's gradient is a GEMM: the loss's two layers (the second taken
+/// out of the sum over the rows that fusion put it in), the second layer recomputed inside
+/// the adjoint map and hoisted out of it (the first is the loss's, reused), the two weight
+/// adjoints (acc-to-reduce), and the hidden layer's adjoint `δ·W₂` (after fission of the
+/// adjoint map).
 #[test]
 fn mlp_gradient_products_run_as_gemm() {
     let text = explain("tests/linalg/mlp_grad.fut");
@@ -88,4 +90,103 @@ fn rnn_gradient_products_run_as_gemm() {
 fn user_products_run_as_gemm() {
     let text = explain("tests/linalg/matmul_forms.fut");
     assert_eq!(gemms(&text), 9, "{text}");
+}
+
+/// The text of one entry point in a printed program.
+fn entry_text<'a>(ir: &'a str, name: &str) -> &'a str {
+    let start = ir
+        .find(&format!("entry \"{name}\""))
+        .expect("the entry point");
+    let rest = &ir[start..];
+    match rest[1..].find("\nentry ") {
+        Some(end) => &rest[..end + 1],
+        None => rest,
+    }
+}
+
+/// The GMM's inner loop (`Σ_i Σ_k a_k ‖Q_k (x_i − μ_k)‖²`): after split-contractions the
+/// products leave the sum over the points as their own nest over points, components and
+/// rows (`hoisted_…`), with `x_i − μ_k` stored before it; the sum over the points reads
+/// the products and has no dot product left.
+#[test]
+fn gmm_products_leave_the_sum_over_points() {
+    let ir = common::ir_after("split-contractions", "gmm_quad");
+    let quad = entry_text(&ir, "quad");
+    insta::assert_snapshot!(quad);
+    let stms: Vec<&str> = quad.split("\n  let ").skip(1).collect();
+    let nests: Vec<&&str> = stms.iter().filter(|s| products(s) > 0).collect();
+    assert_eq!(nests.len(), 1, "one nest of products:\n{quad}");
+    assert_eq!(products(nests[0]), 1);
+    assert!(nests[0].starts_with("{hoisted_"), "{}", nests[0]);
+    assert_eq!(
+        nests[0].matches(" = map(").count(),
+        3,
+        "points, components, rows"
+    );
+    let sum = stms.last().unwrap();
+    assert!(
+        sum.contains("hoisted_"),
+        "the sum reads the products:\n{sum}"
+    );
+}
+
+/// The number of multiplications of two different variables (`Mul(x_1, x_2)`, not a
+/// square) in a printed statement.
+fn products(text: &str) -> usize {
+    text.split("Mul(")
+        .skip(1)
+        .filter(|s| {
+            let args: Vec<&str> = s.split(')').next().unwrap().split(", ").collect();
+            args.len() == 2 && args[0] != args[1] && args.iter().all(|a| a.starts_with("x_"))
+        })
+        .count()
+}
+
+/// The gradient with respect to μ and Q: no accumulator is left, and Q's adjoint is a sum
+/// over the points of one product of two per-point values read at three indices
+/// (`δ[i, k, r] · (x_i − μ_k)[j]`: a batched product over the components).
+#[test]
+fn gmm_q_adjoint_is_a_sum_over_points() {
+    let ir = common::ir_after("acc-to-reduce", "gmm_quad");
+    let grad = entry_text(&ir, "quad_grad");
+    assert!(!grad.contains("with_acc("), "{grad}");
+    assert!(!grad.contains("update_acc("));
+    let q = element_bodies(grad)
+        .into_iter()
+        .filter(|e| e.matches(", j_").count() == 4)
+        .collect::<Vec<_>>();
+    assert_eq!(q.len(), 1, "{grad}");
+    assert_eq!(
+        q[0].matches("[iter_").count(),
+        2,
+        "two per-point reads:\n{}",
+        q[0]
+    );
+    assert_eq!(q[0].matches("Mul(").count(), 1, "{}", q[0]);
+    assert!(
+        !q[0].contains("replicate("),
+        "no array per element:\n{}",
+        q[0]
+    );
+}
+
+/// Every product of `tests/linalg/batched_matvec.fut` runs as a GEMM: the products
+/// (batch index in the middle of the nest), the energy's (taken out of the sum of
+/// squares), and in the gradient w.r.t. μ and Q the forward products (in both sweeps),
+/// `δ_k·Q_k` for μ's adjoint and `Σ_i δ_ik ⊗ (x_i − μ_k)` for Q's.
+#[test]
+fn gmm_products_run_as_gemm() {
+    let text = explain("tests/linalg/batched_matvec.fut");
+    let per_entry: Vec<usize> = text.split("entry ").skip(1).map(gemms).collect();
+    assert_eq!(per_entry[..3], [1, 1, 4], "{text}");
+}
+
+/// The GMM application (`tests/apps/gmm.fut`, the benchmark's program): one batched
+/// product in the objective; in the gradient, the forward products once (reverse mode's
+/// second copy of them and of `x − μ` is reused), `δ_k·Q_k` and Q's adjoint.
+#[test]
+fn gmm_app_runs_its_products_as_gemm_once() {
+    let text = explain("tests/apps/gmm.fut");
+    let per_entry: Vec<usize> = text.split("entry ").skip(1).map(gemms).collect();
+    assert_eq!(per_entry, [1, 3], "{text}");
 }

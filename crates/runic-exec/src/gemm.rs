@@ -9,7 +9,11 @@
 //! iotas (`map (\j -> … a[l, j] …) (iota n)`), or both — is the contraction
 //! `C = A·B`. It runs as a GEMM (the `matrixmultiply` crate: blocked, vectorised kernels
 //! for f32 and f64 with arbitrary strides, so transposed operands cost nothing), split over
-//! the rayon workers by rows or columns of `C`. The user's matrix products and the ones
+//! the rayon workers by rows or columns of `C`. A third map makes a batch of products,
+//! its index outermost (`C[g][i][j]`) or in the middle (`C[i][g][j]`, per point and
+//! component); a batch interleaved in memory with A's rows, or with the summed index of
+//! both operands, runs by blocks of those, each block through every product while it is
+//! in cache. The user's matrix products and the ones
 //! reverse mode produces (`δᵀ·x` after the accumulator optimisation, `δ·W`) take this path.
 //!
 //! Nests are recognised once, when the executor is built, by the identity of the outer
@@ -28,7 +32,7 @@ use std::sync::Arc;
 
 /// The indices of a contraction: rows of `C`, columns of `C`, the summed one, and the
 /// batch.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Ix {
     I,
     J,
@@ -61,8 +65,10 @@ impl Operand {
 /// A recognised nest: `C[i, j] = Σ_l a(i, l) · b(l, j)` for `i < m`, `j < p`, `l < k`.
 #[derive(Debug)]
 pub struct Contraction {
-    /// The number of products of a batched nest (`C` is then `[g][m][p]`).
+    /// The number of products of a batched nest (`C` is then `[g][m][p]`, or `[m][g][p]`
+    /// when `batch_inner`).
     batch: Option<SubExp>,
+    batch_inner: bool,
     m: SubExp,
     p: SubExp,
     k: SubExp,
@@ -137,7 +143,10 @@ enum Sym {
     Opaque,
 }
 
-/// The contraction that `map w lam arrs` (binding `pat`) computes, if it is one.
+/// The contraction that `map w lam arrs` (binding `pat`) computes, if it is one: a nest
+/// of two maps (`C[i][j]`), or of three with the batch index outermost (`C[g][i][j]`) or
+/// in the middle (`C[i][g][j]`, the products of an interchanged nest: per point `i` and
+/// component `g`, a matrix-vector product with the component's matrix).
 fn recognise(
     iotas: &HashMap<VName, SubExp>,
     m: &SubExp,
@@ -150,54 +159,44 @@ fn recognise(
         t @ (PrimType::F32 | PrimType::F64) => t,
         _ => return None,
     };
-    let mut env: HashMap<VName, Sym> = HashMap::new();
-    let mut checks = Vec::new();
-    match out.ty.rank() {
-        2 => contraction(iotas, &mut env, &mut checks, None, m, l1, a1, elem),
-        3 => {
-            // A batch of products: the outer map's body is one contraction nest.
-            bind_params(&mut env, iotas, m, Ix::G, l1, a1);
-            let (s2, w2, l2, a2) = only_soac(&l1.body, &mut env, iotas, &mut checks)?;
-            if l1.body.result != [SubExp::Var(s2.pat[0].name)] {
-                return None;
-            }
-            contraction(
-                iotas,
-                &mut env,
-                &mut checks,
-                Some(m.clone()),
-                w2,
-                l2,
-                a2,
-                elem,
-            )
-        }
-        _ => None,
-    }
+    let orders: &[&[Ix]] = match out.ty.rank() {
+        2 => &[&[Ix::I, Ix::J]],
+        3 => &[&[Ix::G, Ix::I, Ix::J], &[Ix::I, Ix::G, Ix::J]],
+        _ => return None,
+    };
+    orders
+        .iter()
+        .find_map(|order| contraction(iotas, order, m, l1, a1, elem))
 }
 
-/// The contraction computed by `map m l1 a1`, in an environment that may already bind a
-/// batch index.
-#[allow(clippy::too_many_arguments)]
+/// The contraction computed by `map m l1 a1` when its maps run over the indices `order`
+/// (outermost first, `J` last), then one `reduce (+) 0` over `L`.
 fn contraction(
     iotas: &HashMap<VName, SubExp>,
-    env: &mut HashMap<VName, Sym>,
-    checks: &mut Vec<(VName, usize, SubExp)>,
-    batch: Option<SubExp>,
+    order: &[Ix],
     m: &SubExp,
     l1: &Lambda,
     a1: &[VName],
     elem: PrimType,
 ) -> Option<Contraction> {
-    let mut env = std::mem::take(env);
-    let mut checks = std::mem::take(checks);
-    bind_params(&mut env, iotas, m, Ix::I, l1, a1);
-    // The outer body: reads of rows, then one map whose result is the row.
-    let (s2, p, l2, a2) = only_soac(&l1.body, &mut env, iotas, &mut checks)?;
-    if l1.body.result != [SubExp::Var(s2.pat[0].name)] {
-        return None;
+    let mut env: HashMap<VName, Sym> = HashMap::new();
+    let mut checks = Vec::new();
+    let mut widths: HashMap<Ix, SubExp> = HashMap::new();
+    // The maps: each body reads rows, then one map whose result is the body's result.
+    let (mut w, mut lam, mut arrs) = (m, l1, a1);
+    for (depth, &ix) in order.iter().enumerate() {
+        bind_params(&mut env, iotas, w, ix, lam, arrs);
+        widths.insert(ix, w.clone());
+        if depth + 1 == order.len() {
+            break;
+        }
+        let (s2, w2, l2, a2) = only_soac(&lam.body, &mut env, iotas, &mut checks)?;
+        if lam.body.result != [SubExp::Var(s2.pat[0].name)] {
+            return None;
+        }
+        (w, lam, arrs) = (w2, l2, a2);
     }
-    bind_params(&mut env, iotas, p, Ix::J, l2, a2);
+    let l2 = lam;
     // The inner body: reads and shape checks, and one reduce (+) 0 with a pre-lambda.
     let mut red = None;
     for st in &l2.body.stms {
@@ -245,9 +244,10 @@ fn contraction(
     }
     let (a, b) = order_operands(a, b)?;
     Some(Contraction {
-        batch,
-        m: m.clone(),
-        p: p.clone(),
+        batch: widths.get(&Ix::G).cloned(),
+        batch_inner: order.first() == Some(&Ix::I) && order.len() == 3,
+        m: widths[&Ix::I].clone(),
+        p: widths[&Ix::J].clone(),
         k: k.clone(),
         a,
         b,
@@ -433,15 +433,18 @@ impl Ctx<'_> {
         let (rsb, csb) = (b.stride(Ix::L), b.stride(Ix::J));
         let (ga, gb) = (a.stride(Ix::G) as usize, b.stride(Ix::G) as usize);
         let threads = if par { rayon::current_num_threads() } else { 1 };
-        let shape = match c.batch {
-            Some(_) => vec![g, m, p],
-            None => vec![m, p],
+        // Where product t's row r starts in C: `t·batch_step + r·rsc`.
+        let (shape, rsc, batch_step) = match (&c.batch, c.batch_inner) {
+            (Some(_), false) => (vec![g, m, p], p, m * p),
+            (Some(_), true) => (vec![m, g, p], g * p, p),
+            (None, _) => (vec![m, p], p, 0),
         };
         let layout = Layout {
             sizes: [m, p, k, g],
             strides: [rsa, csa, rsb, csb],
             offsets: [a.offset, b.offset],
             batch_steps: [ga, gb],
+            out_steps: [rsc, batch_step],
             threads,
         };
         let data = match (c.elem, &a.arr.data, &b.arr.data) {
@@ -517,12 +520,16 @@ struct Layout {
     offsets: [usize; 2],
     /// How far A and B move from one product of the batch to the next (0: shared).
     batch_steps: [usize; 2],
+    /// `[rsc, step]`: the step of C's rows, and how far C moves from one product to the
+    /// next.
+    out_steps: [usize; 2],
     threads: usize,
 }
 
 /// The element types with a GEMM kernel.
-trait Element: Copy + Default + Send + Sync {
-    /// `C = A·B` (`m×k` times `k×n`, with the given steps; `C`'s columns are contiguous).
+trait Element: Copy + Default + Send + Sync + std::ops::AddAssign {
+    /// `C = A·B`, or `C += A·B` when `accumulate` (`m×k` times `k×n`, with the given
+    /// steps; `C`'s columns are contiguous).
     ///
     /// # Safety
     /// The pointers and steps must address `m×k`, `k×n` and `m×n` elements inside their
@@ -538,6 +545,7 @@ trait Element: Copy + Default + Send + Sync {
         b_steps: (isize, isize),
         c: *mut Self,
         rsc: isize,
+        accumulate: bool,
     );
 }
 
@@ -552,9 +560,11 @@ impl Element for f32 {
         (rsb, csb): (isize, isize),
         c: *mut f32,
         rsc: isize,
+        accumulate: bool,
     ) {
+        let beta = if accumulate { 1.0 } else { 0.0 };
         // SAFETY: the caller's contract is sgemm's.
-        unsafe { matrixmultiply::sgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1) }
+        unsafe { matrixmultiply::sgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, beta, c, rsc, 1) }
     }
 }
 
@@ -569,45 +579,187 @@ impl Element for f64 {
         (rsb, csb): (isize, isize),
         c: *mut f64,
         rsc: isize,
+        accumulate: bool,
     ) {
+        let beta = if accumulate { 1.0 } else { 0.0 };
         // SAFETY: the caller's contract is dgemm's.
-        unsafe { matrixmultiply::dgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1) }
+        unsafe { matrixmultiply::dgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, beta, c, rsc, 1) }
     }
 }
 
-/// The `g` products `C_t = A_t·B_t` into one `[g][m][p]` buffer (nothing to multiply
-/// when a size is 0: `C` is then empty or zeros).
-fn product<T: Element>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
+/// The `g` products `C_t = A_t·B_t` into one buffer of `g·m·p` elements, laid out by
+/// `l.out_steps` (nothing to multiply when a size is 0: `C` is then empty or zeros). A
+/// batch of at least two products per worker runs its products in parallel, each on one
+/// worker (a product as small as a 16×16 adjoint would not be split); a smaller batch
+/// splits each product.
+fn product<T: Element + std::ops::AddAssign>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
     let [m, p, k, g] = l.sizes;
     let [rsa, csa, rsb, csb] = l.strides;
-    let mut out = vec![T::default(); g * m * p];
+    let [rsc, cstep] = l.out_steps;
     if m * p * k * g == 0 {
+        return vec![T::default(); g * m * p];
+    }
+    // Not zeroed first: with β = 0 the kernel writes every element of C without reading
+    // it, and the products cover all of C (zeroing 32 MB costs a few ms per call).
+    let mut out: Vec<T> = Vec::with_capacity(g * m * p);
+    let run = |mm, kk, pp, a: *const T, b: *const T, c: *mut T, rsc| unsafe {
+        T::gemm(mm, kk, pp, a, (rsa, csa), b, (rsb, csb), c, rsc, false)
+    };
+    if let Some(out) = summed_by_blocks(x, y, l) {
         return out;
     }
-    let run = |mm, kk, pp, a: *const T, b: *const T, c: *mut T, rsc| unsafe {
-        T::gemm(mm, kk, pp, a, (rsa, csa), b, (rsb, csb), c, rsc)
+    let ptrs = Shared(x.as_ptr(), y.as_ptr(), out.as_mut_ptr());
+    let one = |t: usize, threads: usize| {
+        let (px, py, pc) = ptrs.get();
+        // SAFETY: product t reads A and B inside their arrays (shapes checked against the
+        // sizes) and writes its own elements of C, disjoint from every other product's.
+        unsafe {
+            let a = px.add(l.offsets[0] + t * l.batch_steps[0]);
+            let b = py.add(l.offsets[1] + t * l.batch_steps[1]);
+            let c = pc.add(t * cstep);
+            blocks(m, p, k, threads, (rsa, csb), a, b, c, rsc, run);
+        }
     };
-    for (t, cs) in out.chunks_mut(m * p).enumerate() {
-        let x = &x[l.offsets[0] + t * l.batch_steps[0]..];
-        let y = &y[l.offsets[1] + t * l.batch_steps[1]..];
-        blocks(m, p, k, l.threads, (rsa, csb), x, y, cs, run);
+    // The batch inside A's rows (`A_t[i]` at `i·rsa + t·step`, the GMM's `x_i − μ_t`): a
+    // product at a time would stream the whole of A once per product, reading a few
+    // cache lines of each row; blocks of rows, each multiplied by every product while in
+    // cache, read it once.
+    let interleaved = g > 1 && rsa.unsigned_abs() > l.batch_steps[0] && l.batch_steps[0] > 0;
+    if interleaved && m >= 64 && m * p * k * g >= 1 << 15 {
+        let rows = (32768 / rsa.unsigned_abs()).clamp(16, m);
+        let tile = |lo: usize| {
+            let (px, py, pc) = ptrs.get();
+            let hi = (lo + rows).min(m);
+            for t in 0..g {
+                // SAFETY: rows lo..hi of product t, inside A (shape checked) and its own
+                // block of C; the row blocks of C are disjoint.
+                unsafe {
+                    let a = px
+                        .add(l.offsets[0] + t * l.batch_steps[0])
+                        .offset(lo as isize * rsa);
+                    let b = py.add(l.offsets[1] + t * l.batch_steps[1]);
+                    let c = pc.add(t * cstep + lo * rsc);
+                    run(hi - lo, k, p, a, b, c, rsc as isize);
+                }
+            }
+        };
+        let starts: Vec<usize> = (0..m).step_by(rows).collect();
+        if l.threads > 1 {
+            use rayon::prelude::*;
+            starts.into_par_iter().for_each(tile);
+        } else {
+            starts.into_iter().for_each(tile);
+        }
+    } else if g >= 2 * l.threads && l.threads > 1 && m * p * k * g >= 1 << 15 {
+        use rayon::prelude::*;
+        (0..g).into_par_iter().for_each(|t| one(t, 1));
+    } else {
+        (0..g).for_each(|t| one(t, l.threads));
     }
+    // SAFETY: the g products wrote all g·m·p elements (each product's m×p block, the
+    // blocks tiling the buffer by `out_steps`).
+    unsafe { out.set_len(g * m * p) };
     out
 }
 
-/// `C (m×p, row-major) = A·B`, split into blocks of rows (or of columns, when `C` has
-/// fewer rows than workers) run in parallel. `run(m, k, p, a, b, c, rsc)` multiplies one
-/// block; `(rsa, csb)` step `A` to a row and `B` to a column.
+/// The products of a batch whose summed index lies outside the batch in both operands
+/// (`A_t[i, l]` at `l·csa + t·step`, as in the GMM's `Σ_points δ ⊗ (x − μ)`), by blocks of
+/// that index, each multiplied into every product while in cache: a few contiguous
+/// ranges of blocks in parallel, each into a private `C` (small: at most 2¹⁶ elements),
+/// then added up in order. `None` when the batch does not have that shape.
+fn summed_by_blocks<T: Element + std::ops::AddAssign>(
+    x: &[T],
+    y: &[T],
+    l: &Layout,
+) -> Option<Vec<T>> {
+    let [m, p, k, g] = l.sizes;
+    let [rsa, csa, rsb, csb] = l.strides;
+    let [rsc, cstep] = l.out_steps;
+    let inside = |step: isize, batch: usize| step.unsigned_abs() > batch && batch > 0;
+    if g < 2
+        || k < 512
+        || g * m * p > 1 << 16
+        || !inside(csa, l.batch_steps[0])
+        || !inside(rsb, l.batch_steps[1])
+    {
+        return None;
+    }
+    let block = (32768 / csa.unsigned_abs().max(rsb.unsigned_abs())).clamp(16, k);
+    let parts = if l.threads > 1 {
+        (l.threads * 2).min(k / block).max(1)
+    } else {
+        1
+    };
+    let per_part = k.div_ceil(parts);
+    let ptrs = Shared(x.as_ptr(), y.as_ptr(), std::ptr::null_mut::<T>());
+    let part = |j: usize| -> Vec<T> {
+        let (px, py, _) = ptrs.get();
+        let mut c = vec![T::default(); g * m * p];
+        let (lo, hi) = (j * per_part, ((j + 1) * per_part).min(k));
+        for b0 in (lo..hi).step_by(block) {
+            let b1 = (b0 + block).min(hi);
+            for t in 0..g {
+                // SAFETY: columns b0..b1 of A_t and rows b0..b1 of B_t, inside the arrays
+                // (shapes checked); C is this part's own buffer.
+                unsafe {
+                    let a = px
+                        .add(l.offsets[0] + t * l.batch_steps[0])
+                        .offset(b0 as isize * csa);
+                    let b = py
+                        .add(l.offsets[1] + t * l.batch_steps[1])
+                        .offset(b0 as isize * rsb);
+                    let cp = c.as_mut_ptr().add(t * cstep);
+                    T::gemm(
+                        m,
+                        b1 - b0,
+                        p,
+                        a,
+                        (rsa, csa),
+                        b,
+                        (rsb, csb),
+                        cp,
+                        rsc as isize,
+                        true,
+                    );
+                }
+            }
+        }
+        c
+    };
+    let sums: Vec<Vec<T>> = if parts > 1 {
+        use rayon::prelude::*;
+        (0..parts).into_par_iter().map(part).collect()
+    } else {
+        vec![part(0)]
+    };
+    let mut sums = sums.into_iter();
+    let mut out = sums.next()?;
+    for s in sums {
+        for (o, v) in out.iter_mut().zip(s) {
+            *o += v;
+        }
+    }
+    Some(out)
+}
+
+/// `C (m×p, rows `rsc` apart) = A·B`, split into blocks of rows (or of columns, when `C`
+/// has fewer rows than workers) run in parallel. `run(m, k, p, a, b, c, rsc)` multiplies
+/// one block; `(rsa, csb)` step `A` to a row and `B` to a column.
+///
+/// # Safety
+/// `a`, `b` and `c` must address `m×k`, `k×p` and `m×p` elements with the given steps,
+/// and no other thread may write the elements of `C` meanwhile.
 #[allow(clippy::too_many_arguments)]
-fn blocks<T: Send + Sync>(
+unsafe fn blocks<T: Send + Sync>(
     m: usize,
     p: usize,
     k: usize,
     threads: usize,
     (rsa, csb): (isize, isize),
-    a: &[T],
-    b: &[T],
-    c: &mut [T],
+    a: *const T,
+    b: *const T,
+    c: *mut T,
+    rsc: usize,
     run: impl Fn(usize, usize, usize, *const T, *const T, *mut T, isize) + Sync,
 ) {
     if m == 0 || p == 0 {
@@ -622,7 +774,7 @@ fn blocks<T: Send + Sync>(
         1
     };
     let step = n.div_ceil(parts);
-    let ptrs = Shared(a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
+    let ptrs = Shared(a, b, c);
     let one = |lo: usize| {
         let (pa, pb, pc) = ptrs.get();
         let hi = (lo + step).min(n);
@@ -630,7 +782,7 @@ fn blocks<T: Send + Sync>(
             return;
         }
         // SAFETY: the blocks of C are disjoint; A and B are only read; every offset stays
-        // inside the arrays, whose shapes were checked against m, p and k.
+        // inside the arrays (the caller's contract).
         unsafe {
             if by_rows {
                 run(
@@ -639,8 +791,8 @@ fn blocks<T: Send + Sync>(
                     p,
                     pa.offset(lo as isize * rsa),
                     pb,
-                    pc.add(lo * p),
-                    p as isize,
+                    pc.add(lo * rsc),
+                    rsc as isize,
                 )
             } else {
                 run(
@@ -650,7 +802,7 @@ fn blocks<T: Send + Sync>(
                     pa,
                     pb.offset(lo as isize * csb),
                     pc.add(lo),
-                    p as isize,
+                    rsc as isize,
                 )
             }
         }
@@ -681,11 +833,102 @@ mod tests {
                 let run = |mm, kk, pp, a: *const f64, b: *const f64, c: *mut f64, rsc| unsafe {
                     matrixmultiply::dgemm(mm, kk, pp, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, 1)
                 };
-                blocks(m, p, k, threads, (rsa, csb), &a, &b, &mut c, run);
+                // SAFETY: the vectors hold m×k, k×p and m×p elements at these steps.
+                unsafe {
+                    blocks(
+                        m,
+                        p,
+                        k,
+                        threads,
+                        (rsa, csb),
+                        a.as_ptr(),
+                        b.as_ptr(),
+                        c.as_mut_ptr(),
+                        p,
+                        run,
+                    )
+                };
                 for i in 0..m {
                     for j in 0..p {
                         let want: f64 = (0..k).map(|l| a[l * m + i] * b[l * p + j]).sum();
                         assert_eq!(c[i * p + j], want, "({m}, {p}, {k}) [{i}, {j}], {threads}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A batch of products into `C[i][g][j]` (the batch index in the middle) and into
+    /// `C[g][i][j]`, on one and on two workers (in parallel over the batch), against a
+    /// naive product.
+    #[test]
+    fn batched_products_match_a_naive_product() {
+        use super::{product, Layout};
+        let (m, p, k, g) = (3000, 16, 16, 7);
+        // A(t, i, l) at [i][t][l] (rows of points, components inside); B(t, l, j) at
+        // [t][j][l] (each component's matrix, transposed).
+        let a: Vec<f64> = (0..m * g * k)
+            .map(|x| ((x * 7) % 11) as f64 - 5.0)
+            .collect();
+        let b: Vec<f64> = (0..g * p * k)
+            .map(|x| ((x * 5) % 13) as f64 * 0.5)
+            .collect();
+        for inner in [true, false] {
+            for threads in [1, 2] {
+                let (rsc, step) = if inner { (g * p, p) } else { (p, m * p) };
+                let l = Layout {
+                    sizes: [m, p, k, g],
+                    strides: [(g * k) as isize, 1, 1, k as isize],
+                    offsets: [0, 0],
+                    batch_steps: [k, p * k],
+                    out_steps: [rsc, step],
+                    threads,
+                };
+                let c = product(&a, &b, &l);
+                for t in 0..g {
+                    for i in 0..m {
+                        for j in 0..p {
+                            let want: f64 = (0..k)
+                                .map(|x| a[i * g * k + t * k + x] * b[t * p * k + j * k + x])
+                                .sum();
+                            assert_eq!(c[t * step + i * rsc + j], want, "{inner} {threads}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A batch summed over an index that lies outside the batch in both operands (the
+    /// GMM's adjoint of Q: `Σ_points δ[l][t][i] · d[l][t][j]`), by blocks of the summed
+    /// index, against a naive product (integer values: every order of the sum is exact).
+    #[test]
+    fn products_summed_by_blocks_match_a_naive_product() {
+        use super::{product, Layout};
+        let (m, p, k, g) = (16, 8, 3000, 5);
+        let a: Vec<f64> = (0..k * g * m)
+            .map(|x| ((x * 7) % 11) as f64 - 5.0)
+            .collect();
+        let b: Vec<f64> = (0..k * g * p)
+            .map(|x| ((x * 5) % 13) as f64 - 6.0)
+            .collect();
+        for threads in [1, 2] {
+            let l = Layout {
+                sizes: [m, p, k, g],
+                strides: [1, (g * m) as isize, (g * p) as isize, 1],
+                offsets: [0, 0],
+                batch_steps: [m, p],
+                out_steps: [p, m * p],
+                threads,
+            };
+            let c = product(&a, &b, &l);
+            for t in 0..g {
+                for i in 0..m {
+                    for j in 0..p {
+                        let want: f64 = (0..k)
+                            .map(|x| a[x * g * m + t * m + i] * b[x * g * p + t * p + j])
+                            .sum();
+                        assert_eq!(c[t * m * p + i * p + j], want, "{threads}");
                     }
                 }
             }

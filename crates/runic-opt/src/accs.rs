@@ -406,18 +406,32 @@ impl Source {
         else {
             return false;
         };
-        let SubExp::Var(r) = &lam.body.result[*out] else {
-            return false;
-        };
-        let mut def = lam
-            .body
-            .stms
-            .iter()
-            .filter(|s| s.pat.iter().any(|p| p.name == *r));
-        let params: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
-        matches!(def.next().map(|s| &s.exp),
-            Some(Exp::Basic(BasicOp::BinOp(BinOp::Mul, SubExp::Var(a), SubExp::Var(b))))
-                if params.contains(a) && params.contains(b))
+        // Down the maps that build the row (a row of a rank-3 `V` is a matrix).
+        let (mut lam, mut out) = (lam, *out);
+        loop {
+            let SubExp::Var(r) = &lam.body.result[out] else {
+                return false;
+            };
+            let Some(def) = lam
+                .body
+                .stms
+                .iter()
+                .find(|s| s.pat.iter().any(|p| p.name == *r))
+            else {
+                return false;
+            };
+            let params: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
+            match &def.exp {
+                Exp::Basic(BasicOp::BinOp(BinOp::Mul, SubExp::Var(a), SubExp::Var(b))) => {
+                    return params.contains(a) && params.contains(b)
+                }
+                Exp::Soac(Soac::Map { lam: l2, .. }) => {
+                    out = def.pat.iter().position(|p| p.name == *r).unwrap_or(0);
+                    lam = l2;
+                }
+                _ => return false,
+            }
+        }
     }
 
     /// The variables of the map's body the element code reads.
@@ -446,7 +460,7 @@ impl Source {
 /// map (and the replicates only it reads) out of `M`, which now returns instead the
 /// values of its lambda that the inner map reads.
 fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Source> {
-    if ns.type_of(v)?.rank() != 2 {
+    if ns.type_of(v)?.rank() < 2 {
         return None;
     }
     let m = rest

@@ -18,6 +18,22 @@
 //! Only the shape is checked here (a dot product: `reduce (+) 0` over products of two
 //! elements); whether the operands suit a GEMM is the executor's decision, and a nest it
 //! does not take costs one extra pass over `C`.
+//!
+//! Batched products come from applying the same steps level by level, inner bodies first:
+//! in the GMM's `map (\x -> … map (\μ Q … -> … ‖Q·(x − μ)‖² …) …) xs`, the products are
+//! split out of the sum of squares (a dot product in a reduce's per-element lambda, read
+//! only through the lambda's parameters and outer values, becomes a map of its own), the
+//! map over components is split before them (`x − μ` stored per component) and they are
+//! hoisted out of it, then the same happens one level up, giving
+//! `D = map (\x -> map (\μ -> x − μ)) xs` and
+//! `Y = map (\x d -> map (\Q dₖ -> map (\row -> dot row dₖ) Q) Qs d) xs D`: per component
+//! `k`, `Y[·][k] = D[·][k]·Q_kᵀ`, which the executor runs as a batched GEMM whose batch
+//! index is the middle map's. The conditions are those of each step: the nest reads only
+//! the enclosing lambda's parameters, rows of them, iotas and values from outside (after
+//! fission has stored what it read from the body per iteration, which needs those values'
+//! sizes to be known outside the map and no accumulators among them). Storing `D` costs
+//! one array of the products' size; the products are the same multiply-adds as before.
+//! The `reuse` module then removes what reverse mode computed twice.
 
 use runic_ir::traverse::{binders, for_each_body_mut, uses, walk_exp_mut, Renamer};
 use runic_ir::*;
@@ -30,6 +46,10 @@ pub fn split_contractions(mut prog: Prog) -> Prog {
         for_each_body_mut(&mut f.body, |body| {
             split_dots(body, &mut ns);
             hoist_dot_nests(body, &mut ns);
+            crate::reuse::reuse_stored(body);
+            forward_param_results(body);
+            // Results forwarded to copies can make later maps equal to earlier ones.
+            crate::reuse::reuse_stored(body);
             let mut i = 0;
             while i < body.stms.len() {
                 match split(&body.stms[i], &mut ns) {
@@ -301,14 +321,29 @@ fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
     if k == 0 || !uses(&lam.body.stms[k]).iter().any(computed) {
         return None;
     }
-    // The values the rest of the body reads from the first part.
-    let after = Body {
+    // The values the rest of the body reads from the first part. Iotas whose size is
+    // known outside the map are computed again in the rest rather than stored per
+    // iteration (the GEMM recogniser sees them as indices).
+    let mut after = Body {
         stms: lam.body.stms[k..].to_vec(),
         result: lam.body.result.clone(),
     };
+    let read = uses(&after);
+    let recomputed: Vec<Stm> = before
+        .iter()
+        .filter(|st| {
+            matches!(st.exp, Exp::Basic(BasicOp::Range { .. }))
+                && st.pat.iter().any(|p| read.contains(&p.name))
+                && uses(*st)
+                    .iter()
+                    .all(|v| !defined.contains(v) && !params.contains(v))
+        })
+        .cloned()
+        .collect();
+    after.stms.splice(0..0, recomputed);
     let mut carried: Vec<VName> = uses(&after)
         .into_iter()
-        .filter(|v| defined.contains(v))
+        .filter(|v| defined.contains(v) && !binders(&after).contains(v))
         .collect();
     carried.sort();
     let mut types = Vec::new();
@@ -433,7 +468,10 @@ fn contraction_lambda(l: &Lambda) -> bool {
 /// product that reads only the lambda's parameters and outside values becomes a map of
 /// its own (`D₁ = map (\p… -> dot …)`), and the map reads `D₁`, `D₂` as inputs. Each `Dᵢ`
 /// is then a matrix-vector product that hoisting can turn into a matrix product (the gates
-/// of an LSTM, `W·x + U·h + b`, hold two).
+/// of an LSTM, `W·x + U·h + b`, hold two). The same holds for the per-element lambda of a
+/// reduce or scan, where fusion put a matrix-vector product (`‖Q·v‖²` is
+/// `reduce (+) 0 (map (\row -> let t = dot row v in t*t) Q)`): the products become a map,
+/// the reduce reads them.
 fn split_dots(body: &mut Body, ns: &mut NameSource) {
     let mut i = 0;
     while i < body.stms.len() {
@@ -450,9 +488,9 @@ fn split_dots(body: &mut Body, ns: &mut NameSource) {
 
 /// The maps replacing `s` by [`split_dots`], if it has dot products to split off.
 fn split_dots_of(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
-    let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
-        return None;
-    };
+    let mut exp = s.exp.clone();
+    let (w, lam, arrs) = element_lambda(&mut exp)?;
+    let (w, lam, arrs) = (&w.clone(), &lam.clone(), &arrs.clone());
     let local = binders(&lam.body);
     let outside_only = |st: &Stm| {
         uses(st)
@@ -521,14 +559,86 @@ fn split_dots_of(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
         .filter(|(k, _)| !dots.contains(k))
         .map(|(_, st)| st.clone())
         .collect();
+    let (_, l, a) = element_lambda(&mut exp)?;
+    *l = rest;
+    *a = rest_arrs;
     out.push(Stm {
         pat: s.pat.clone(),
-        exp: Exp::Soac(Soac::Map {
-            w: w.clone(),
-            lam: rest,
-            arrs: rest_arrs,
-        }),
+        exp,
         src: s.src.clone(),
     });
     Some(out)
+}
+
+/// A map result that is one of its lambda's parameters (directly or through copies) is
+/// that parameter's input array: `let (…, y, …) = map (\…p… -> …; (…, p, …)) …a…` becomes
+/// the map without `y` and `let y = a`. Fission and hoisting leave such results behind
+/// (a value stored per iteration for later code, that became an input of the map), and
+/// computing them copies a whole array. Inner bodies are rewritten first, so a nest that
+/// passes a row through each level becomes a copy of the outer input.
+fn forward_param_results(body: &mut Body) {
+    let mut i = 0;
+    while i < body.stms.len() {
+        let forwarded = forwarded_results(&mut body.stms[i]);
+        let n = forwarded.len();
+        let src = body.stms[i].src.clone();
+        let copies = forwarded.into_iter().map(|(y, a)| Stm {
+            pat: vec![y],
+            exp: Exp::Basic(BasicOp::SubExp(SubExp::Var(a))),
+            src: src.clone(),
+        });
+        body.stms.splice(i + 1..i + 1, copies);
+        i += 1 + n;
+    }
+}
+
+/// Removes from the map `s` the results that are parameters of its lambda, returning each
+/// removed binder with the input array it equals.
+fn forwarded_results(s: &mut Stm) -> Vec<(Param, VName)> {
+    let Exp::Soac(Soac::Map { lam, arrs, .. }) = &mut s.exp else {
+        return Vec::new();
+    };
+    if s.pat.len() != lam.body.result.len() {
+        return Vec::new();
+    }
+    // Copies in the body: `let x = y`.
+    let copies: std::collections::HashMap<VName, VName> = lam
+        .body
+        .stms
+        .iter()
+        .filter_map(|st| match (&st.exp, st.pat.as_slice()) {
+            (Exp::Basic(BasicOp::SubExp(SubExp::Var(y))), [x]) => Some((x.name, *y)),
+            _ => None,
+        })
+        .collect();
+    let input_of = |v: VName| {
+        let mut v = v;
+        for _ in 0..=copies.len() {
+            if let Some(k) = lam.params.iter().position(|p| p.name == v) {
+                return Some(arrs[k]);
+            }
+            v = *copies.get(&v)?;
+        }
+        None
+    };
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < s.pat.len() {
+        let a = lam.body.result[k].as_var().and_then(input_of);
+        match a {
+            // Same type: the parameter is a row of `a`, the result the rows stacked.
+            Some(a)
+                if lam.ret[k] == lam.params[arrs.iter().position(|x| *x == a).unwrap_or(0)].ty =>
+            {
+                out.push((s.pat.remove(k), a));
+                lam.body.result.remove(k);
+                lam.ret.remove(k);
+            }
+            _ => k += 1,
+        }
+    }
+    if !out.is_empty() {
+        lam.id = LamId::fresh();
+    }
+    out
 }

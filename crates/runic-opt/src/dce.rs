@@ -17,6 +17,11 @@ pub fn dce(mut prog: Prog) -> Prog {
     prog
 }
 
+/// Removes the dead statements of a lambda's body (at every depth).
+pub(crate) fn dce_lambda(l: &mut Lambda) {
+    Dce::default().lambda(l)
+}
+
 /// Operations that can be dropped when unused: basic operations that cannot fail, and
 /// branches and SOACs made only of such operations (at any depth).
 pub fn removable(e: &Exp) -> bool {

@@ -14,7 +14,8 @@
 //! - [`split_contractions`] (module `contract`): dot-product nests apart from the scalar
 //!   code after them and from each other, hoisted out of enclosing maps (with fission of a
 //!   map before a nest that reads its earlier values), so that the executor can run them
-//!   as matrix products;
+//!   as (batched) matrix products; then `reuse`: maps equal to earlier ones, and values a
+//!   later map recomputes that an earlier one stored, are not computed again;
 //! - [`copies`]: elision of copies made for consuming operations once the original is dead.
 //!
 //! There is no inlining pass: lowering already inlines every call (the language has no
@@ -31,6 +32,7 @@ pub mod dce;
 pub mod fuse;
 pub mod hoist;
 pub mod iotas;
+mod reuse;
 pub mod simplify;
 pub mod sparse;
 

@@ -367,4 +367,22 @@ fn an_elementwise_sum_with_zeros_is_the_other_operand() {
             "[[1.0f64, 2.0f64],\n [10.0f64, 20.0f64],\n [1.0f64, 2.0f64]]"
         );
     }
+
+/// `reuse` (part of split-contractions): a map equal to an earlier one up to the names it
+/// binds (here after its unused input is dropped) becomes a copy of it; a map with a
+/// different body stays.
+#[test]
+fn equal_maps_are_computed_once() {
+    let p = lower(
+        "entry main (xs: []f64) (ys: []f64) =
+           let a = map (\\x -> f64.sin x * 2) xs
+           let b = map2 (\\x _ -> f64.sin x * 2) xs ys
+           let c = map (\\x -> f64.sin x * 3) xs
+           in (a, b, c)",
+    );
+    let q = runic_opt::split_contractions(runic_opt::simplify(p));
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert_eq!(t.matches("Sin(").count(), 2, "{t}");
+    assert_eq!(t.matches(" = map(").count(), 2, "{t}");
 }

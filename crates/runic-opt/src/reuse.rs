@@ -1,0 +1,269 @@
+//! Reuse of per-iteration values that an earlier map already stored. Reverse mode runs a
+//! map's body twice (the forward sweep, then a renamed copy before the return sweep), and
+//! after fission and hoisting (`contract`) both copies are maps over the same iterations
+//! at one level, e.g. the GMM's `x_i − μ_k` for every point and component, and the matrix
+//! products of it:
+//!
+//! ```text
+//! let (B, D) = map (\x… -> …; let d = map (\μ… -> x − μ) …; (…, d)) xs…
+//! let (R, E) = map (\x… b d … -> …; let e = map (\μ… r -> x − μ) … rs; (…, e)) xs… B D …
+//! ```
+//!
+//! Two rewrites, each only where the computations are equal up to the names they bind:
+//!
+//! - **inside a later map:** a statement that computes what an earlier map over the same
+//!   inputs returned, and that the later map receives as a parameter (`e` above is `d`),
+//!   becomes that parameter;
+//! - **at the same level:** a map equal to an earlier one becomes a copy of its result.
+//!
+//! "Equal" compares the expressions after both are *pruned* (map inputs a lambda does not
+//! read are dropped, at every depth, and for a statement inside the earlier map, only the
+//! result that is reused is kept) and *canonically renamed* (every binder numbered in
+//! order of appearance; source locations and lambda identities ignored). Free variables
+//! must be the same variables, so equal expressions compute equal values (every operation
+//! is deterministic). Copies (`let y = x`) are resolved first.
+
+use runic_ir::traverse::{uses, walk_stm_mut, Substitute, VisitorMut};
+use runic_ir::*;
+use std::collections::{HashMap, HashSet};
+
+/// Applies both rewrites to the statements of `body` (not to nested bodies).
+pub(crate) fn reuse_stored(body: &mut Body) {
+    resolve_copies(body);
+    for b in 1..body.stms.len() {
+        for a in 0..b {
+            reuse_inside(body, a, b);
+        }
+    }
+    for b in 1..body.stms.len() {
+        if !matches!(body.stms[b].exp, Exp::Soac(Soac::Map { .. }))
+            || body.stms[b].pat.is_empty()
+            || has_effects(&body.stms[b].exp)
+        {
+            continue;
+        }
+        let later = canonical(&pruned(&body.stms[b].exp));
+        let earlier = (0..b).find(|&a| {
+            body.stms[a].pat.len() == body.stms[b].pat.len()
+                && body.stms[a]
+                    .pat
+                    .iter()
+                    .zip(&body.stms[b].pat)
+                    .all(|(x, y)| x.ty == y.ty)
+                && matches!(body.stms[a].exp, Exp::Soac(Soac::Map { .. }))
+                && canonical(&pruned(&body.stms[a].exp)) == later
+        });
+        if let Some(a) = earlier {
+            let copies = copy_of(&body.stms[a].pat, &body.stms[b].pat, &body.stms[b].src);
+            body.stms.splice(b..=b, copies);
+            resolve_copies(body);
+        }
+    }
+}
+
+/// Whether `e` updates an accumulator (running it twice is not running it once).
+fn has_effects(e: &Exp) -> bool {
+    runic_ir::traverse::any_exp(e, |x| {
+        matches!(
+            x,
+            Exp::Basic(BasicOp::UpdateAcc { .. }) | Exp::WithAcc { .. }
+        )
+    })
+}
+
+/// `let y = x` for each binder pair (the later statement's binders become copies).
+fn copy_of(from: &[Param], to: &[Param], src: &SrcInfo) -> Vec<Stm> {
+    from.iter()
+        .zip(to)
+        .map(|(x, y)| Stm {
+            pat: vec![y.clone()],
+            exp: Exp::Basic(BasicOp::SubExp(SubExp::Var(x.name))),
+            src: src.clone(),
+        })
+        .collect()
+}
+
+/// Replaces the uses of variables bound to copies of others by the originals, in the
+/// statements after each copy.
+fn resolve_copies(body: &mut Body) {
+    let mut subst: HashMap<VName, SubExp> = HashMap::new();
+    for st in &mut body.stms {
+        Substitute(&subst).stm(st);
+        if let (Exp::Basic(BasicOp::SubExp(SubExp::Var(x))), [y]) = (&st.exp, st.pat.as_slice()) {
+            subst.insert(y.name, SubExp::Var(*x));
+        }
+    }
+    Substitute(&subst).body(body);
+}
+
+/// The first rewrite for the earlier map at `a` and the later SOAC at `b`.
+fn reuse_inside(body: &mut Body, a: usize, b: usize) {
+    let (head, tail) = body.stms.split_at_mut(b);
+    let (m1, m2) = (&head[a], &mut tail[0]);
+    let Exp::Soac(Soac::Map {
+        w: w1,
+        lam: l1,
+        arrs: a1,
+    }) = &m1.exp
+    else {
+        return;
+    };
+    let Some((w2, l2, a2)) = element_lambda(&mut m2.exp) else {
+        return;
+    };
+    if w1 != w2 || l1.body.result.len() != m1.pat.len() {
+        return;
+    }
+    // The later lambda's parameter for each input of the earlier map.
+    let mut phi: HashMap<VName, SubExp> = HashMap::new();
+    for (p, x) in l1.params.iter().zip(a1) {
+        if let Some(k) = a2.iter().position(|y| y == x) {
+            phi.insert(p.name, SubExp::Var(l2.params[k].name));
+        }
+    }
+    let locals: HashSet<VName> = runic_ir::traverse::binders(&l1.body);
+    for (r, out) in m1.pat.iter().enumerate() {
+        // The later map receives this result as a parameter.
+        let Some(k) = a2.iter().position(|y| *y == out.name) else {
+            continue;
+        };
+        let q = l2.params[k].name;
+        let Some(v) = l1.body.result[r].as_var() else {
+            continue;
+        };
+        let Some(def) = l1
+            .body
+            .stms
+            .iter()
+            .find(|s| s.pat.iter().any(|p| p.name == v))
+        else {
+            continue;
+        };
+        let Some(mut want) = projected(def, v) else {
+            continue;
+        };
+        // Reads only the earlier lambda's parameters (all passed on) and outer values.
+        let reads = runic_ir::traverse::free_vars(&want);
+        if reads.iter().any(|x| {
+            locals.contains(x) || (l1.params.iter().any(|p| p.name == *x) && !phi.contains_key(x))
+        }) {
+            continue;
+        }
+        Substitute(&phi).stm(&mut want);
+        // The earlier map's shape checks have passed: the later computation need not
+        // repeat them to be the same (but it may not have checks the earlier lacks).
+        runic_ir::traverse::for_each_body_mut(&mut want, |b| {
+            b.stms
+                .retain(|s| !matches!(s.exp, Exp::Basic(BasicOp::ShapeCheck { .. })))
+        });
+        let want = canonical(&pruned(&want.exp));
+        for st in &mut l2.body.stms {
+            let [y] = st.pat.as_slice() else { continue };
+            if has_effects(&st.exp) {
+                continue;
+            }
+            if y.ty == l2.params[k].ty && canonical(&pruned(&st.exp)) == want {
+                st.exp = Exp::Basic(BasicOp::SubExp(SubExp::Var(q)));
+            }
+        }
+    }
+}
+
+/// The statement `def` computing only its result `v` (for a map, the other results of
+/// its lambda dropped); `None` for other multi-result statements.
+fn projected(def: &Stm, v: VName) -> Option<Stm> {
+    let k = def.pat.iter().position(|p| p.name == v)?;
+    if def.pat.len() == 1 {
+        return Some(def.clone());
+    }
+    let Exp::Soac(Soac::Map { w, lam, arrs }) = &def.exp else {
+        return None;
+    };
+    if lam.body.result.len() != def.pat.len() {
+        return None;
+    }
+    let mut lam = lam.clone();
+    lam.body.result = vec![lam.body.result[k].clone()];
+    lam.ret = vec![lam.ret[k].clone()];
+    // What the dropped results alone needed goes too.
+    crate::dce::dce_lambda(&mut lam);
+    Some(Stm {
+        pat: vec![def.pat[k].clone()],
+        exp: Exp::Soac(Soac::Map {
+            w: w.clone(),
+            lam,
+            arrs: arrs.clone(),
+        }),
+        src: def.src.clone(),
+    })
+}
+
+/// The lambda applied to each element of a map, reduce or scan, with its width and inputs.
+fn element_lambda(e: &mut Exp) -> Option<(&SubExp, &mut Lambda, &Vec<VName>)> {
+    match e {
+        Exp::Soac(Soac::Map { w, lam, arrs })
+        | Exp::Soac(Soac::Reduce {
+            w,
+            pre: Some(lam),
+            arrs,
+            ..
+        })
+        | Exp::Soac(Soac::Scan {
+            w,
+            pre: Some(lam),
+            arrs,
+            ..
+        }) => Some((w, lam, arrs)),
+        _ => None,
+    }
+}
+
+/// A copy of `e` whose maps (at every depth) take only the inputs their lambdas read
+/// (at least one, which gives the map its width).
+fn pruned(e: &Exp) -> Exp {
+    struct Prune;
+    impl VisitorMut for Prune {
+        fn exp(&mut self, e: &mut Exp) {
+            runic_ir::traverse::walk_exp_mut(self, e);
+            if let Exp::Soac(Soac::Map { lam, arrs, .. }) = e {
+                let read = uses(&lam.body);
+                let keep: Vec<bool> = lam.params.iter().map(|p| read.contains(&p.name)).collect();
+                if keep.iter().any(|k| *k) {
+                    let mut it = keep.iter();
+                    lam.params.retain(|_| *it.next().unwrap());
+                    let mut it = keep.iter();
+                    arrs.retain(|_| *it.next().unwrap());
+                }
+            }
+        }
+    }
+    let mut e = e.clone();
+    Prune.exp(&mut e);
+    e
+}
+
+/// `e` with its binders numbered in order of appearance (from a range no program uses)
+/// and without source locations: equal for two expressions that differ only in the names
+/// they bind and where they came from.
+fn canonical(e: &Exp) -> Exp {
+    struct Canon(HashMap<VName, VName>);
+    impl VisitorMut for Canon {
+        fn bind_var(&mut self, v: &mut VName, _: Option<&Type>) {
+            let c = VName(u32::MAX - self.0.len() as u32);
+            self.0.insert(*v, c);
+            *v = c;
+        }
+        fn use_var(&mut self, v: &mut VName) {
+            if let Some(c) = self.0.get(v) {
+                *v = *c;
+            }
+        }
+        fn stm(&mut self, s: &mut Stm) {
+            s.src = SrcInfo::default();
+            walk_stm_mut(self, s)
+        }
+    }
+    let mut e = e.clone();
+    Canon(HashMap::new()).exp(&mut e);
+    e
+}
