@@ -9,6 +9,7 @@ mod def;
 mod entry;
 mod exp;
 mod export;
+mod hoist;
 mod index;
 mod literal;
 pub(crate) mod modules;
