@@ -481,11 +481,18 @@ impl Checker {
                 ),
             ));
         }
-        if conc == spec_t {
+        // An existential or unknown size of the spec (`?[n].[n]i32`) hides the value's own
+        // size (`[1]i32`) as an abstract type hides a definition.
+        let mut unknown_size = false;
+        crate::infer_ty::map_sizes(&spec_t, &mut |s| {
+            unknown_size |= matches!(s, Sz::Unknown(_));
+            s.clone()
+        });
+        if conc == spec_t && !unknown_size {
             view.vals.insert(name.clone(), v);
             return Ok(());
         }
-        // The module type hides a type this value mentions: uses see the specified type,
+        // The module type hides a type or a size this value mentions: uses see the specified type,
         // with the size parameters of the definition (named as the definition names them,
         // so that the backends bind them as usual).
         let mut rename: HashMap<Name, Sz> = HashMap::new();
