@@ -30,6 +30,18 @@ impl Checker {
                 _ => None,
             })
             .collect();
+        let strict: Vec<Name> = type_params
+            .iter()
+            .filter_map(|tp| match tp {
+                TypeParam::Type(n, Liftedness::Unlifted, _) => Some(n.clone()),
+                _ => None,
+            })
+            .collect();
+        self.size_lifted_params
+            .extend(type_params.iter().filter_map(|tp| match tp {
+                TypeParam::Type(n, Liftedness::SizeLifted, _) => Some(n.clone()),
+                _ => None,
+            }));
         check_distinct_params(params)?;
         let implicit_start = self.implicit.len();
         let deferred_start = self.s.deferred.len();
@@ -93,6 +105,7 @@ impl Checker {
                 exist: vec![],
                 implicit,
                 no_fun,
+                strict,
                 poly,
                 arity: Some(pts.len()),
                 ty,
@@ -135,6 +148,8 @@ impl Checker {
         self.size_witnesses.clear();
         self.ascribed.clear();
         self.unlifted.clear();
+        self.strict_unlifted.clear();
+        self.size_lifted_params.clear();
         self.no_fun_sites.clear();
         self.def_span = span;
         self.scopes.clear();
@@ -762,7 +777,39 @@ impl Checker {
                 return err(at, format!("Cannot instantiate the unlifted type parameter \"'{name}\" with the functional type \"{shown}\" (declare it \"'^{name}\" to allow functions)."));
             }
         }
+        for (t, name, span) in std::mem::take(&mut self.strict_unlifted) {
+            let z = self.s.zonk(&t);
+            if let Some(what) = size_lifted_in(&z, &self.size_lifted_params) {
+                let shown = self.s.show(&z);
+                let what = self.s.show(&what);
+                let at = if span == Span::default() {
+                    self.def_span
+                } else {
+                    span
+                };
+                let with = if shown == what {
+                    format!("the size-lifted type \"{what}\"")
+                } else {
+                    format!("\"{shown}\", which holds the size-lifted type \"{what}\"")
+                };
+                return err(at, format!("Cannot instantiate the unlifted type parameter \"'{name}\" with {with}: a value of \"'{name}\" may be an array element, and values of a size-lifted type may differ in size (declare it \"'~{name}\")."));
+            }
+        }
         Ok(())
+    }
+}
+
+/// A size-lifted type inside `t` outside function types: one of the definition's `'~b`
+/// parameters, or an abstract `type~`.
+fn size_lifted_in(t: &T, params: &[Name]) -> Option<T> {
+    let inner = |t: &T| size_lifted_in(t, params);
+    match t {
+        T::Param(p) if params.contains(p) => Some(t.clone()),
+        T::Sum(cs) if abstract_marked(cs, '~') => Some(t.clone()),
+        T::Array(_, e) => inner(e),
+        T::Record(fs) => fs.values().find_map(inner),
+        T::Sum(cs) => cs.values().flatten().find_map(inner),
+        _ => None,
     }
 }
 
