@@ -48,10 +48,16 @@ impl Checker {
         let mut pts = Vec::new();
         let mut names: Vec<Option<Name>> = Vec::new();
         let mut bound = sparams.clone();
+        // Names bound inside a tuple or record parameter pattern.
+        let mut inner = Vec::new();
         for p in params.iter_mut() {
             let t = self.s.fresh_var();
-            bound.extend(self.bind_pattern(p, &t, Anon::Implicit, false)?);
+            let vars = self.bind_pattern(p, &t, Anon::Implicit, false)?;
             names.push(simple_pat_name(p));
+            if names.last().is_some_and(|n| n.is_none()) {
+                inner.extend(vars.iter().cloned());
+            }
+            bound.extend(vars);
             pts.push(t);
         }
         let bt = self.infer(body)?;
@@ -62,6 +68,12 @@ impl Checker {
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Exist)?;
+                if let Some(n) = inner
+                    .iter()
+                    .find(|n| crate::infer_ty::type_mentions_size_name(&rt, n))
+                {
+                    return err(te.span(), format!("The return type uses \"{n}\" as a size, but \"{n}\" is bound inside a tuple or record pattern of a parameter: only a parameter bound by a name of its own, such as \"({n}: i64)\", can be a size of the result."));
+                }
                 self.s.strict_params = true;
                 let r = self.expect(
                     &rt,
@@ -204,7 +216,12 @@ impl Checker {
             &mut vb.body,
             true,
         )?;
-        self.solve_def()?;
+        // A function's parameters and result may not have an overloaded type no literal fixes.
+        let mut in_type = Vec::new();
+        if !vb.params.is_empty() {
+            free_vars(&self.s.zonk(&sc.ty), &mut in_type);
+        }
+        self.solve_def(&in_type)?;
         // Generalise: remaining free type variables of the type become type parameters.
         let zty = self.s.zonk(&sc.ty);
         let mut free = Vec::new();
@@ -269,7 +286,20 @@ impl Checker {
     }
 
     /// Defaulting (Section 6.4), literal range checks and ambiguity errors.
-    fn solve_def(&mut self) -> R<()> {
+    /// `in_type`: the type variables of a function's type. One of them that may be an
+    /// integer or a float defaults (to i32) only when a literal has it: an arithmetic
+    /// operator's type that no literal and no annotation fixes (`def add x y = x + y`) is
+    /// ambiguous, since the function cannot be generalised over it. Integer-only types (a
+    /// loop bound) and the types of constants (`def ap = (+)`) default.
+    fn solve_def(&mut self, in_type: &[Tv]) -> R<()> {
+        let literal_vars: HashSet<Tv> = self
+            .lits
+            .iter()
+            .filter_map(|lc| match self.s.zonk(&lc.ty) {
+                T::Var(v) => Some(v),
+                _ => None,
+            })
+            .collect();
         for v in self.var_start..self.s.vars.len() {
             if self.s.vars[v].bound.is_some() {
                 continue;
@@ -277,6 +307,12 @@ impl Checker {
             if let Cons::Prims(ps) = &self.s.vars[v].cons {
                 let pick = if ps.len() == 1 {
                     Some(ps[0])
+                } else if in_type.contains(&(v as Tv))
+                    && !literal_vars.contains(&(v as Tv))
+                    && ps.iter().any(|p| p.is_float())
+                    && ps.iter().any(|p| !p.is_float())
+                {
+                    None
                 } else if ps.contains(&PrimType::I32) {
                     Some(PrimType::I32)
                 } else if ps.contains(&PrimType::F64) {
@@ -291,9 +327,17 @@ impl Checker {
                     }
                     None => {
                         let span = self.origin(v as Tv);
+                        let why = if literal_vars.contains(&(v as Tv)) {
+                            ""
+                        } else {
+                            ": nothing here fixes which, and only a literal's type defaults. Add a type annotation"
+                        };
                         return err(
                             span,
-                            format!("Type is ambiguous (could be one of {}).", show_prims(ps)),
+                            format!(
+                                "Type is ambiguous (could be one of {}){why}.",
+                                show_prims(ps)
+                            ),
                         );
                     }
                 }
