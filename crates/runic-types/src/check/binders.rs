@@ -85,6 +85,7 @@ impl Checker {
         for p in params.iter_mut() {
             let t = self.s.fresh_var();
             names.extend(self.bind_pattern(p, &t, Anon::Flex, false)?);
+            self.lambda_params.push((t.clone(), p.span));
             pts.push(t);
         }
         let before = self.s.unknowns;

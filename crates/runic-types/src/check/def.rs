@@ -161,6 +161,7 @@ impl Checker {
         self.ascribed.clear();
         self.unlifted.clear();
         self.strict_unlifted.clear();
+        self.lambda_params.clear();
         self.size_lifted_params.clear();
         self.no_fun_sites.clear();
         self.def_span = span;
@@ -260,6 +261,22 @@ impl Checker {
             used.insert(name.clone());
             self.s.vars[v as usize].bound = Some(T::Param(name.clone()));
             sc.tparams.push(name);
+        }
+        // A lambda's functional parameter whose type nothing fixes (`(\g -> 0) f` with `f`
+        // polymorphic) would be instantiated arbitrarily.
+        for (t, at) in std::mem::take(&mut self.lambda_params) {
+            let z = self.s.zonk(&t);
+            let mut open = Vec::new();
+            free_vars(&z, &mut open);
+            if matches!(z, T::Arrow(..)) && !open.is_empty() {
+                return err(
+                    at,
+                    format!(
+                        "Type is ambiguous: nothing fixes the type \"{}\" of this functional parameter. Add a type annotation.",
+                        self.s.show(&z)
+                    ),
+                );
+            }
         }
         // Everything else still free is unit.
         for v in self.var_start..self.s.vars.len() {

@@ -194,6 +194,8 @@ pub(crate) struct Checker {
     /// definition's own size-lifted type parameters (`'~b`).
     strict_unlifted: Vec<(T, Name, Span)>,
     size_lifted_params: Vec<Name>,
+    /// Per definition: the types of lambda parameters (a functional one must be fixed).
+    lambda_params: Vec<(T, Span)>,
     no_fun_sites: Vec<(T, Span, &'static str)>,
     /// Per declaration list being checked, its value names and the index of the next one:
     /// a use of a name defined later is a forward reference (as in mutual recursion).
@@ -267,6 +269,7 @@ impl Checker {
             unlifted: Vec::new(),
             strict_unlifted: Vec::new(),
             size_lifted_params: Vec::new(),
+            lambda_params: Vec::new(),
             no_fun_sites: Vec::new(),
             later: Vec::new(),
             named_unknowns: Vec::new(),
