@@ -169,6 +169,7 @@ impl Checker {
         self.s.flex_log.clear();
         self.s.var_log.clear();
         self.s.deferred.clear();
+        self.s.escaped.clear();
     }
 
     /// Check a top-level value binding; records everything in `info` and returns its scheme.
