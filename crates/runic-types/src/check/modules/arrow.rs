@@ -152,6 +152,7 @@ impl Checker {
             closure,
             dir: f.dir.clone(),
             broken: std::cell::Cell::new(false),
+            abstract_result: false,
         }))
     }
 }

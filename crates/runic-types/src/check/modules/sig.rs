@@ -176,9 +176,25 @@ impl Checker {
                         span,
                         "A parametric module is required here, but this module is not parametric.",
                     ),
-                    // A parametric module specified inside a module type, seen from inside:
-                    // its applications are only checked once a real module is supplied.
-                    None => Ok(ModVal::Struct(Rc::new(Env::default()))),
+                    // A parametric module specified by a module type, seen from inside (a
+                    // parameter of a body checked on its own): applications are checked
+                    // against its parameter type and give abstract modules of its result
+                    // type.
+                    None => Ok(ModVal::Functor(Rc::new(super::Functor {
+                        param: ModParam {
+                            name: param.clone().unwrap_or_else(|| "%param".to_string()),
+                            name_span: span,
+                            sig: ModTypeExp::Sig(vec![], span),
+                            span,
+                        },
+                        param_sig: param_sig.clone(),
+                        result: Some(result.clone()),
+                        body: ModExp::Struct(vec![], span),
+                        closure: closure.clone(),
+                        dir: self.files.dir.clone(),
+                        broken: std::cell::Cell::new(false),
+                        abstract_result: true,
+                    }))),
                 };
             }
         };
