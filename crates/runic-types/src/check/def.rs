@@ -218,12 +218,7 @@ impl Checker {
             &mut vb.body,
             true,
         )?;
-        // A function's parameters and result may not have an overloaded type no literal fixes.
-        let mut in_type = Vec::new();
-        if !vb.params.is_empty() {
-            free_vars(&self.s.zonk(&sc.ty), &mut in_type);
-        }
-        self.solve_def(&in_type)?;
+        self.solve_def()?;
         // Generalise: remaining free type variables of the type become type parameters.
         let zty = self.s.zonk(&sc.ty);
         let mut free = Vec::new();
@@ -304,20 +299,7 @@ impl Checker {
     }
 
     /// Defaulting (Section 6.4), literal range checks and ambiguity errors.
-    /// `in_type`: the type variables of a function's type. One of them that may be an
-    /// integer or a float defaults (to i32) only when a literal has it: an arithmetic
-    /// operator's type that no literal and no annotation fixes (`def add x y = x + y`) is
-    /// ambiguous, since the function cannot be generalised over it. Integer-only types (a
-    /// loop bound) and the types of constants (`def ap = (+)`) default.
-    fn solve_def(&mut self, in_type: &[Tv]) -> R<()> {
-        let literal_vars: HashSet<Tv> = self
-            .lits
-            .iter()
-            .filter_map(|lc| match self.s.zonk(&lc.ty) {
-                T::Var(v) => Some(v),
-                _ => None,
-            })
-            .collect();
+    fn solve_def(&mut self) -> R<()> {
         for v in self.var_start..self.s.vars.len() {
             if self.s.vars[v].bound.is_some() {
                 continue;
@@ -325,12 +307,6 @@ impl Checker {
             if let Cons::Prims(ps) = &self.s.vars[v].cons {
                 let pick = if ps.len() == 1 {
                     Some(ps[0])
-                } else if in_type.contains(&(v as Tv))
-                    && !literal_vars.contains(&(v as Tv))
-                    && ps.iter().any(|p| p.is_float())
-                    && ps.iter().any(|p| !p.is_float())
-                {
-                    None
                 } else if ps.contains(&PrimType::I32) {
                     Some(PrimType::I32)
                 } else if ps.contains(&PrimType::F64) {
@@ -345,17 +321,9 @@ impl Checker {
                     }
                     None => {
                         let span = self.origin(v as Tv);
-                        let why = if literal_vars.contains(&(v as Tv)) {
-                            ""
-                        } else {
-                            ": nothing here fixes which, and only a literal's type defaults. Add a type annotation"
-                        };
                         return err(
                             span,
-                            format!(
-                                "Type is ambiguous (could be one of {}){why}.",
-                                show_prims(ps)
-                            ),
+                            format!("Type is ambiguous (could be one of {}).", show_prims(ps)),
                         );
                     }
                 }
