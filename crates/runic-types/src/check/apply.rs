@@ -19,7 +19,14 @@ impl Checker {
             let shallow = self.s.shallow(&ft);
             match shallow {
                 T::Arrow(..) | T::Var(_) => {
+                    let before = self.s.unknowns;
                     let at = self.infer(arg)?;
+                    if matches!(
+                        arg.kind,
+                        ExpKind::LeftSection { .. } | ExpKind::RightSection { .. }
+                    ) {
+                        self.check_section_causality(&at, before, arg.span)?;
+                    }
                     ft = self.apply_one(shallow, at, arg, i + 1, fname, fspan)?;
                 }
                 other => {
