@@ -61,3 +61,18 @@ def twins : i64 -> twin_of [] = \k -> (replicate (k * 2) 0, replicate (k * 2) 1)
 entry same_escaped (k: i64) =
   let (a, b) = twins k
   in (length a, length b)
+
+-- An existential size given twice the size a `let` binds (tests/errors/
+-- size_escaped_against_name.fut gives it that size and a parameter).
+type^ shown = ?[n].([n]u8, [n]u8)
+
+def shown_twice (len: i64) : shown =
+  let len' = len * 2
+  in (replicate len' 0, replicate len' 1)
+
+-- ==
+-- entry: escaped_twice
+-- input { 3i64 } output { 6i64 6i64 }
+entry escaped_twice (len: i64) =
+  let (a, b) = shown_twice len
+  in (length a, length b)

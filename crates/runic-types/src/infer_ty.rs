@@ -617,6 +617,9 @@ impl Subst {
     /// `\n -> tabulate_2d (n+1) (n+2) f`) made equal, directly or through one size outside
     /// (`[k][k]` of a declared type): `k` would have to be both, and depends on `n`.
     fn escaped_clash(&self, a: &Sz, b: &Sz) -> Option<Clash> {
+        if let Some(c) = self.escaped_against_term(a, b) {
+            return Some(c);
+        }
         let (Sz::Unknown(x), Sz::Unknown(y)) = (a, b) else {
             return None;
         };
@@ -650,6 +653,39 @@ impl Subst {
                 _ => return None,
             };
             differ(other, e)
+        })
+    }
+
+    /// One size from outside equated with a size that escaped a scope (`x'` of `let x' = x
+    /// + 1 in ...`) and with a term in scope (`x`): the escaped term names what the scope
+    /// bound, so the two differ, as in the reference (`?[n].([n]bool, bool -> [n]bool)`
+    /// given `([x']bool, \b -> [x]bool)`).
+    fn escaped_against_term(&self, a: &Sz, b: &Sz) -> Option<Clash> {
+        let escaped = |s: &Sz| match s {
+            Sz::Unknown(e) => self.escaped.get(e).map(|(t, _)| t.clone()),
+            _ => None,
+        };
+        let (k, new) = match (a, b) {
+            (Sz::Unknown(k), o) | (o, Sz::Unknown(k)) if !self.escaped.contains_key(k) => {
+                (*k, o.clone())
+            }
+            _ => return None,
+        };
+        let new_escaped = escaped(&new);
+        if new_escaped.is_none() && !definite(&new) {
+            return None;
+        }
+        self.deferred.iter().find_map(|(p, q, _)| {
+            let other = match (self.size(p), self.size(q)) {
+                (Sz::Unknown(v), o) | (o, Sz::Unknown(v)) if v == k && o != new => o,
+                _ => return None,
+            };
+            let (esc, term) = match (&new_escaped, escaped(&other)) {
+                (Some(t), None) if definite(&other) => (t.clone(), other),
+                (None, Some(t)) => (t, new.clone()),
+                _ => return None,
+            };
+            Some(size_clash(&esc, &term))
         })
     }
 
