@@ -56,3 +56,12 @@ def pair_of (n: i64) (m: i64) : ([n][m]i32, [n][m]i32 -> i32) =
 entry witnessed_pair (x: i64) (y: i64) =
   let (a, f) = uncurry pair_of (x, y)
   in f a
+
+-- A section over a `let`-bound value of unknown size may be passed on: the size has a name
+-- before the section is made (tests/errors/causality_section.fut is the unbound form).
+-- ==
+-- entry: section_bound
+-- input { [1f32, -2, 3] [[5f32], [6f32]] } output { [[1f32, 3, 5], [1f32, 3, 6]] }
+entry section_bound (xs: []f32) (rows: [][]f32) =
+  let pos = filter (> 0) xs
+  in map (pos ++) rows

@@ -48,3 +48,31 @@ entry settled_sum (bs: []u8) =
 -- input { [1, -2, 3] } output { 16 }
 entry lambda_loop_filter (xs: []i32) =
   (\ys -> i32.sum (loop zs = ys for i < 2 do filter (> 0) (map (* 2) zs))) xs
+
+-- A size of a declared function type given by the lambda's result twice, as the same term
+-- (tests/errors/scope_violation_escaped_sizes.fut gives it two different ones).
+type twin_of [n] = ([n]u8, [n]u8)
+
+def twins : i64 -> twin_of [] = \k -> (replicate (k * 2) 0, replicate (k * 2) 1)
+
+-- ==
+-- entry: same_escaped
+-- input { 3i64 } output { 6i64 6i64 }
+entry same_escaped (k: i64) =
+  let (a, b) = twins k
+  in (length a, length b)
+
+-- An existential size given twice the size a `let` binds (tests/errors/
+-- size_escaped_against_name.fut gives it that size and a parameter).
+type^ shown = ?[n].([n]u8, [n]u8)
+
+def shown_twice (len: i64) : shown =
+  let len' = len * 2
+  in (replicate len' 0, replicate len' 1)
+
+-- ==
+-- entry: escaped_twice
+-- input { 3i64 } output { 6i64 6i64 }
+entry escaped_twice (len: i64) =
+  let (a, b) = shown_twice len
+  in (length a, length b)

@@ -16,6 +16,11 @@ pub enum Val<'a> {
     /// Tag (an `i8` leaf, or array of them) and every constructor's payload, by name.
     Sum(Box<Val<'a>>, Vec<(String, Vec<Val<'a>>)>),
     Fun(Rc<Fun<'a>>),
+    /// An array of empty records (`[n][m]()`): a shape without data. Its leaf is a witness
+    /// array `[n][m][0]bool`, which has no elements (so no memory) but carries the
+    /// dimensions through every array operation as any other leaf does. A row of `[n]()`
+    /// is the plain empty record: [`Val::rebuild`] turns a witness of rank 1 back into it.
+    Units(SubExp, Type),
 }
 
 /// The intrinsic behind a builtin function value.
@@ -91,7 +96,7 @@ impl<'a> Val<'a> {
     }
     fn collect(&self, out: &mut Vec<(SubExp, Type)>) -> bool {
         match self {
-            Val::Leaf(s, t) => {
+            Val::Leaf(s, t) | Val::Units(s, t) => {
                 out.push((s.clone(), t.clone()));
                 true
             }
@@ -111,6 +116,10 @@ impl<'a> Val<'a> {
                     .unwrap_or((SubExp::i64(0), Type::Prim(runic_ir::PrimType::I64)));
                 Val::Leaf(s, t)
             }
+            Val::Units(..) => match leaves.next() {
+                Some((s, t)) if t.rank() > 1 => Val::Units(s, t),
+                _ => Val::unit(),
+            },
             Val::Rec(fs) => Val::Rec(
                 fs.iter()
                     .map(|(n, v)| (n.clone(), v.rebuild(leaves)))
@@ -130,6 +139,63 @@ impl<'a> Val<'a> {
             Val::Rec(fs) => fs.iter().find(|(n, _)| n == name).map(|(_, v)| v),
             _ => None,
         }
+    }
+    /// Whether each leaf (in [`Val::leaves`] order) is the witness of an array of empty
+    /// records.
+    fn unit_flags(&self, out: &mut Vec<bool>) {
+        match self {
+            Val::Leaf(..) => out.push(false),
+            Val::Units(..) => out.push(true),
+            Val::Rec(fs) => fs.iter().for_each(|(_, v)| v.unit_flags(out)),
+            Val::Sum(tag, cs) => {
+                tag.unit_flags(out);
+                cs.iter()
+                    .for_each(|(_, vs)| vs.iter().for_each(|v| v.unit_flags(out)));
+            }
+            Val::Fun(_) => {}
+        }
+    }
+    /// For each leaf, whether it has no counterpart in an element of the array `self` with
+    /// `depth` dimensions indexed away: a witness left with rank 1 is a plain empty record.
+    pub fn vanishing(&self, depth: usize) -> Vec<bool> {
+        let mut flags = Vec::new();
+        self.unit_flags(&mut flags);
+        let leaves = self.leaves().unwrap_or_default();
+        flags
+            .into_iter()
+            .zip(leaves)
+            .map(|(u, (_, t))| u && t.rank() <= depth + 1)
+            .collect()
+    }
+    /// The leaves of the array `self` that its elements (`depth` dimensions in) still have.
+    pub fn row_leaves(&self, depth: usize) -> Option<Vec<(SubExp, Type)>> {
+        let flags = self.vanishing(depth);
+        let leaves = self.leaves()?;
+        Some(
+            leaves
+                .into_iter()
+                .zip(flags)
+                .filter(|(_, v)| !v)
+                .map(|(l, _)| l)
+                .collect(),
+        )
+    }
+    /// The array `self` with the leaves its elements have replaced (taken in order from
+    /// `leaves`) and the witnesses they lack kept: the result of an in-place update.
+    pub fn rebuild_rows(
+        &self,
+        depth: usize,
+        leaves: impl Iterator<Item = (SubExp, Type)>,
+    ) -> Val<'a> {
+        let old = self.leaves().unwrap_or_default();
+        let mut leaves = leaves;
+        let merged: Vec<(SubExp, Type)> = old
+            .into_iter()
+            .zip(self.vanishing(depth))
+            .map(|(o, v)| if v { Some(o) } else { leaves.next() })
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        self.rebuild(&mut merged.into_iter())
     }
     /// The first leaf (to read the outer size of an array of records).
     pub fn first_leaf(&self) -> Option<(SubExp, Type)> {

@@ -122,6 +122,10 @@ pub(crate) struct Subst {
     /// Set while a body is compared with its declared return type: there a size built from
     /// the parameters' anonymous sizes cannot equal a known one (the caller chooses them).
     pub strict_params: bool,
+    /// Rigid unknowns that stand for a size term naming something a scope bound, made as
+    /// the scope closed (`\n -> ... [n+1]`), with the term and the scope (its first
+    /// unknown): two of one scope with different terms are different sizes.
+    pub escaped: std::collections::HashMap<u32, (Sz, u32)>,
 }
 
 impl Subst {
@@ -545,6 +549,9 @@ impl Subst {
                     if let Some(clash) = self.second_equation(&a, &b) {
                         return Err(clash);
                     }
+                    if let Some(clash) = self.escaped_clash(&a, &b) {
+                        return Err(clash);
+                    }
                     self.deferred.push((a.clone(), b.clone(), self.at));
                 }
                 Ok(())
@@ -603,6 +610,82 @@ impl Subst {
             let same =
                 earlier == d || matches!((value(earlier), value(d)), (Some(p), Some(q)) if p == q);
             (!same).then(|| size_clash(earlier, d))
+        })
+    }
+
+    /// Two sizes of one scope's result that escaped it as different terms (`n+1`, `n+2` of
+    /// `\n -> tabulate_2d (n+1) (n+2) f`) made equal, directly or through one size outside
+    /// (`[k][k]` of a declared type): `k` would have to be both, and depends on `n`.
+    fn escaped_clash(&self, a: &Sz, b: &Sz) -> Option<Clash> {
+        if let Some(c) = self.escaped_against_term(a, b) {
+            return Some(c);
+        }
+        let (Sz::Unknown(x), Sz::Unknown(y)) = (a, b) else {
+            return None;
+        };
+        let differ = |p: u32, q: u32| {
+            let ((tp, gp), (tq, gq)) = (self.escaped.get(&p)?, self.escaped.get(&q)?);
+            (gp == gq && tp != tq).then(|| Clash {
+                message: format!(
+                    "Sizes \"{}\" and \"{}\" do not match: one size from outside would have to be both, and they depend on a name bound inside the expression (a scope violation, see docs/TYPE-CHECKS.md#scope-violation).",
+                    show_size(tp),
+                    show_size(tq)
+                ),
+            })
+        };
+        if let Some(c) = differ(*x, *y) {
+            return Some(c);
+        }
+        // One side from outside: compare with what it was equated with before.
+        let (k, e) = if self.escaped.contains_key(y) {
+            (*x, *y)
+        } else {
+            (*y, *x)
+        };
+        self.escaped.get(&e)?;
+        self.deferred.iter().find_map(|(p, q, _)| {
+            let other = match (self.size(p), self.size(q)) {
+                (Sz::Unknown(v), Sz::Unknown(o)) | (Sz::Unknown(o), Sz::Unknown(v))
+                    if v == k && o != e =>
+                {
+                    o
+                }
+                _ => return None,
+            };
+            differ(other, e)
+        })
+    }
+
+    /// One size from outside equated with a size that escaped a scope (`x'` of `let x' = x
+    /// + 1 in ...`) and with a term in scope (`x`): the escaped term names what the scope
+    /// bound, so the two differ, as in the reference (`?[n].([n]bool, bool -> [n]bool)`
+    /// given `([x']bool, \b -> [x]bool)`).
+    fn escaped_against_term(&self, a: &Sz, b: &Sz) -> Option<Clash> {
+        let escaped = |s: &Sz| match s {
+            Sz::Unknown(e) => self.escaped.get(e).map(|(t, _)| t.clone()),
+            _ => None,
+        };
+        let (k, new) = match (a, b) {
+            (Sz::Unknown(k), o) | (o, Sz::Unknown(k)) if !self.escaped.contains_key(k) => {
+                (*k, o.clone())
+            }
+            _ => return None,
+        };
+        let new_escaped = escaped(&new);
+        if new_escaped.is_none() && !definite(&new) {
+            return None;
+        }
+        self.deferred.iter().find_map(|(p, q, _)| {
+            let other = match (self.size(p), self.size(q)) {
+                (Sz::Unknown(v), o) | (o, Sz::Unknown(v)) if v == k && o != new => o,
+                _ => return None,
+            };
+            let (esc, term) = match (&new_escaped, escaped(&other)) {
+                (Some(t), None) if definite(&other) => (t.clone(), other),
+                (None, Some(t)) => (t, new.clone()),
+                _ => return None,
+            };
+            Some(size_clash(&esc, &term))
         })
     }
 

@@ -41,6 +41,7 @@ pub(crate) fn intrinsic_schemes() -> Result<HashMap<Name, Rc<Scheme>>, String> {
             exist: ctx.exist,
             implicit: vec![],
             no_fun: vec![],
+            strict: vec![],
             poly: true,
             arity: None,
             ty: t,

@@ -280,5 +280,6 @@ fn replicate<'a>(l: &mut Lower<'a>, n: SubExp, v: &Val<'a>, span: Span) -> R<Val
             .let_basic("rep", BasicOp::Replicate(vec![n.clone()], s))?;
         out.push(l.typed(r)?);
     }
-    Ok(v.rebuild(&mut out.into_iter()))
+    let v = v.rebuild(&mut out.into_iter());
+    l.with_unit_dims(v, &[n])
 }

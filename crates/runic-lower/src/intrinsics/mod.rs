@@ -104,6 +104,16 @@ pub(crate) fn arrays<'a>(l: &Lower<'a>, v: &Val<'a>, span: Span) -> R<Vec<VName>
         .collect()
 }
 
+/// The arrays whose rows are the leaves of a row of `v` (the operands of a SOAC whose
+/// lambda takes rows): those of `v` but the witnesses of arrays of empty records.
+pub(crate) fn row_arrays<'a>(l: &Lower<'a>, v: &Val<'a>, span: Span) -> R<Vec<VName>> {
+    let leaves = v.row_leaves(1).map_or_else(
+        || unsupported("a function value inside an array", Some(span)),
+        Ok,
+    )?;
+    leaves.iter().map(|(s, _)| l.arr_var(s, span)).collect()
+}
+
 fn size_arg(sizes: &[(String, Option<SubExp>)], k: usize, what: &str, span: Span) -> R<SubExp> {
     match sizes.get(k).and_then(|(_, s)| s.clone()) {
         Some(s) => Ok(s),

@@ -76,13 +76,19 @@ impl<'a> Lower<'a> {
         let (lam, res) = self.lambda_with(&rows, span, body)?;
         let mut ins = Vec::new();
         for a in arrs {
-            ins.extend(arrays(self, a, span)?);
+            ins.extend(row_arrays(self, a, span)?);
         }
         // Inputs must agree on the outer size.
         for a in &arrs[1..] {
             self.check_outer(a, &w, span)?;
         }
-        self.let_val("mapped", Exp::Soac(Soac::Map { w, lam, arrs: ins }), &res)
+        let map = Exp::Soac(Soac::Map {
+            w: w.clone(),
+            lam,
+            arrs: ins,
+        });
+        let v = self.let_val("mapped", map, &res)?;
+        self.with_unit_dims(v, &[w])
     }
 
     /// Fail like the interpreter (`[n]` against the first array's length `w`) unless the
@@ -128,12 +134,20 @@ impl<'a> Lower<'a> {
         let w = outer(self, arr, span)?;
         let (lam, _) = self.lambda_of(op, &[ne.clone(), ne.clone()], span)?;
         let ne_leaves = self.leaves(ne, span)?;
-        let arrs = arrays(self, arr, span)?;
+        let arrs = row_arrays(self, arr, span)?;
+        if arrs.is_empty() {
+            // Elements without data: the operator has nothing to combine.
+            return if scan {
+                self.with_unit_dims(ne.clone(), &[w])
+            } else {
+                Ok(ne.clone())
+            };
+        }
         self.check_rows_match_neutral(&w, &arrs, &ne_leaves)?;
         let neutral: Vec<SubExp> = ne_leaves.into_iter().map(|(s, _)| s).collect();
         let soac = if scan {
             Soac::Scan {
-                w,
+                w: w.clone(),
                 arrs,
                 pre: None,
                 lam,
@@ -141,7 +155,7 @@ impl<'a> Lower<'a> {
             }
         } else {
             Soac::Reduce {
-                w,
+                w: w.clone(),
                 arrs,
                 pre: None,
                 lam,
@@ -149,7 +163,8 @@ impl<'a> Lower<'a> {
                 commutative,
             }
         };
-        self.let_val("red", Exp::Soac(soac), ne)
+        let v = self.let_val("red", Exp::Soac(soac), ne)?;
+        self.with_unit_dims(v, if scan { std::slice::from_ref(&w) } else { &[] })
     }
 
     /// Fail like the interpreter ("Row shape of input array does not match shape of
@@ -265,7 +280,13 @@ pub(super) fn call<'a>(
             };
             let lam = Lambda::new(vec![ip], body, rl.into_iter().map(|(_, t)| t).collect());
             let arrs = arrays(l, &is, span)?;
-            l.let_val("exscan", Exp::Soac(Soac::Map { w: n, lam, arrs }), &args[1])
+            let map = Exp::Soac(Soac::Map {
+                w: n.clone(),
+                lam,
+                arrs,
+            });
+            let v = l.let_val("exscan", map, &args[1])?;
+            l.with_unit_dims(v, &[n])
         }
         "tabulate" => {
             let (n, _) = l.prim_leaf(&args[0], span)?;
@@ -316,6 +337,7 @@ pub(super) fn call<'a>(
                 out.push(l.typed(r)?);
             }
             let dest = ne.rebuild(&mut out.into_iter());
+            let dest = l.with_unit_dims(dest, &[k])?;
             hist(l, &dest, &args[0], &args[1], &args[3], &args[4], 1, span)
         }
         "tabulate_2d" | "tabulate_3d" => {
@@ -389,16 +411,24 @@ fn scatter<'a>(
     let w = outer(l, is, span)?;
     l.check_outer(vs, &w, span)?;
     let isv = index_arrays(l, is, dims, span)?;
-    let dl = l.leaves(dest, span)?;
+    let dl = dest_rows(dest, dims, span)?;
+    let vals = row_arrays(l, vs, span)?;
+    if dl.is_empty() {
+        return Ok(dest.clone());
+    }
     let dests = consumable_copies(l, &dl, span)?;
-    let vals = arrays(l, vs, span)?;
     let scatter = Soac::Scatter {
         w,
         dests,
         is: isv,
         vals,
     };
-    l.let_val("scattered", Exp::Soac(scatter), dest)
+    let types = typing::exp_types(&l.names, &Exp::Soac(scatter.clone()))?;
+    let out = l
+        .b()
+        .bind_named(&["scattered"], Exp::Soac(scatter), types.clone());
+    let mut out = out.into_iter().map(SubExp::Var).zip(types);
+    Ok(dest.rebuild_rows(dims, &mut out))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -418,9 +448,12 @@ fn hist<'a>(
     let isv = index_arrays(l, is, dims, span)?;
     let (lam, _) = l.lambda_of(op, &[ne.clone(), ne.clone()], span)?;
     let neutral: Vec<SubExp> = l.leaves(ne, span)?.into_iter().map(|(s, _)| s).collect();
-    let dl = l.leaves(dest, span)?;
+    let dl = dest_rows(dest, dims, span)?;
+    let vals = row_arrays(l, vs, span)?;
+    if dl.is_empty() {
+        return Ok(dest.clone());
+    }
     let dests = consumable_copies(l, &dl, span)?;
-    let vals = arrays(l, vs, span)?;
     let hist = Soac::Hist {
         w,
         dests,
@@ -429,7 +462,18 @@ fn hist<'a>(
         is: isv,
         vals,
     };
-    l.let_val("hist", Exp::Soac(hist), dest)
+    let types = typing::exp_types(&l.names, &Exp::Soac(hist.clone()))?;
+    let out = l.b().bind_named(&["hist"], Exp::Soac(hist), types.clone());
+    let mut out = out.into_iter().map(SubExp::Var).zip(types);
+    Ok(dest.rebuild_rows(dims, &mut out))
+}
+
+/// The leaves of a scatter or histogram destination that its elements (`dims` in) have.
+fn dest_rows(dest: &Val<'_>, dims: usize, span: Span) -> R<Vec<(SubExp, Type)>> {
+    dest.row_leaves(dims).map_or_else(
+        || unsupported("a function value inside an array", Some(span)),
+        Ok,
+    )
 }
 
 /// Copies of arrays that an operation consumes (the originals may still be used; runic-opt

@@ -338,6 +338,7 @@ impl<'a> Lower<'a> {
             let s = self.b().let_basic("arr", BasicOp::ArrayLit(col, row_ty))?;
             out.push(self.typed(s)?);
         }
-        Ok(vals[0].rebuild(&mut out.into_iter()))
+        let v = vals[0].rebuild(&mut out.into_iter());
+        self.with_unit_dims(v, &[SubExp::i64(es.len() as i64)])
     }
 }

@@ -233,7 +233,9 @@ impl<'a> Lower<'a> {
                 };
                 // Bounds and shape errors point at the index, as in the interpreter.
                 self.loc = Some(loc_of(*step_span));
-                let tl = self.leaves(&target, span)?;
+                // Witnesses of empty records that the indexed element lacks stay as they are.
+                let depth = idx.iter().filter(|d| matches!(d, DimIndex::Fix(_))).count();
+                let tl = target.row_leaves(depth).unwrap_or_default();
                 let vl = self.leaves(&nv, span)?;
                 let mut out = Vec::new();
                 for ((s, _), (v, _)) in tl.into_iter().zip(vl) {
@@ -247,7 +249,7 @@ impl<'a> Lower<'a> {
                         .let_basic("upd", BasicOp::Update(c, idx.clone(), v))?;
                     out.push(self.typed(r)?);
                 }
-                Ok(target.rebuild(&mut out.into_iter()))
+                Ok(target.rebuild_rows(depth, out.into_iter()))
             }
         }
     }

@@ -79,6 +79,7 @@ impl<'a> Lower<'a> {
                 }
                 self.blank(elem, &dims, env, span)?
             }
+            T::Record(fs) if fs.is_empty() => self.with_unit_dims(Val::unit(), outer)?,
             T::Record(fs) => {
                 let mut out = Vec::new();
                 for (n, ft) in fs {
@@ -127,8 +128,47 @@ impl<'a> Lower<'a> {
                         (s.clone(), self.type_of(&s)?)
                     });
                 }
-                template.rebuild(&mut out.into_iter())
+                let v = template.rebuild(&mut out.into_iter());
+                self.with_unit_dims(v, outer)?
             }
+        })
+    }
+
+    /// `v`, an element of an array with outer dimensions `dims` whose other leaves already
+    /// have them, with each empty record in it made an array of them ([`Val::Units`]).
+    pub fn with_unit_dims(&mut self, v: Val<'a>, dims: &[SubExp]) -> R<Val<'a>> {
+        if dims.is_empty() {
+            return Ok(v);
+        }
+        Ok(match v {
+            Val::Rec(fs) if fs.is_empty() => {
+                let mut shape = dims.to_vec();
+                shape.push(SubExp::i64(0));
+                let s = self
+                    .b()
+                    .let_basic("units", BasicOp::Scratch(PrimType::Bool, shape))?;
+                let (s, t) = self.typed(s)?;
+                Val::Units(s, t)
+            }
+            Val::Rec(fs) => {
+                let mut out = Vec::new();
+                for (n, f) in fs {
+                    out.push((n, self.with_unit_dims(f, dims)?));
+                }
+                Val::Rec(out)
+            }
+            Val::Sum(tag, cs) => {
+                let mut out = Vec::new();
+                for (n, vs) in cs {
+                    let mut ps = Vec::new();
+                    for p in vs {
+                        ps.push(self.with_unit_dims(p, dims)?);
+                    }
+                    out.push((n, ps));
+                }
+                Val::Sum(tag, out)
+            }
+            other => other,
         })
     }
 

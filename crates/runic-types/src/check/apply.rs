@@ -1,7 +1,8 @@
 //! Function application: checking the arguments one at a time against the function's type.
 
+use super::type_exp::subst_exp_var;
 use super::{err, ordinal, Checker, R};
-use crate::infer_ty::{map_sizes, T};
+use crate::infer_ty::{map_sizes, size_mentions, Sz, T};
 use runic_syntax::ast::*;
 use runic_syntax::Span;
 
@@ -18,7 +19,14 @@ impl Checker {
             let shallow = self.s.shallow(&ft);
             match shallow {
                 T::Arrow(..) | T::Var(_) => {
+                    let before = self.s.unknowns;
                     let at = self.infer(arg)?;
+                    if matches!(
+                        arg.kind,
+                        ExpKind::LeftSection { .. } | ExpKind::RightSection { .. }
+                    ) {
+                        self.check_section_causality(&at, before, arg.span)?;
+                    }
                     ft = self.apply_one(shallow, at, arg, i + 1, fname, fspan)?;
                 }
                 other => {
@@ -61,7 +69,28 @@ impl Checker {
                     Some(n) => {
                         let by = self.size_term(arg);
                         let r = self.s.zonk(&r);
-                        map_sizes(&r, &mut |s| crate::infer_ty::subst_size(s, &n, &by))
+                        // A size written as an expression over the parameter (`[s.0]`) gets
+                        // the argument in its place when that is simple enough to stand in
+                        // a size, and else becomes an unknown size (one per expression).
+                        let simple = super::type_exp::simple_exp(arg);
+                        let mut unknowns: Vec<(String, Sz)> = Vec::new();
+                        map_sizes(&r, &mut |s| match s {
+                            Sz::Exp(e) if size_mentions(s, &n) => {
+                                if simple {
+                                    Sz::Exp(Box::new(subst_exp_var(e, &n, arg)))
+                                } else {
+                                    let text = runic_syntax::pretty::print_exp(e);
+                                    if let Some((_, u)) = unknowns.iter().find(|(x, _)| *x == text)
+                                    {
+                                        return u.clone();
+                                    }
+                                    let u = self.s.fresh_unknown();
+                                    unknowns.push((text, u.clone()));
+                                    u
+                                }
+                            }
+                            _ => crate::infer_ty::subst_size(s, &n, &by),
+                        })
                     }
                     None => r,
                 })

@@ -61,9 +61,14 @@ impl Checker {
         let mut fresh: Vec<Sz> = Vec::new();
         count_sizes(&z, &mut fresh);
         let mut replacement: Vec<Sz> = Vec::new();
+        let scope = self.s.unknowns;
         for s in &fresh {
             if names.iter().any(|n| size_mentions(s, n)) {
-                replacement.push(self.s.fresh_unknown());
+                let u = self.s.fresh_unknown();
+                if let Sz::Unknown(k) = u {
+                    self.s.escaped.insert(k, (s.clone(), scope));
+                }
+                replacement.push(u);
             } else {
                 replacement.push(s.clone());
             }
@@ -85,6 +90,7 @@ impl Checker {
         for p in params.iter_mut() {
             let t = self.s.fresh_var();
             names.extend(self.bind_pattern(p, &t, Anon::Flex, false)?);
+            self.lambda_params.push((t.clone(), p.span));
             pts.push(t);
         }
         let before = self.s.unknowns;

@@ -30,16 +30,34 @@ impl Checker {
                 _ => None,
             })
             .collect();
+        let strict: Vec<Name> = type_params
+            .iter()
+            .filter_map(|tp| match tp {
+                TypeParam::Type(n, Liftedness::Unlifted, _) => Some(n.clone()),
+                _ => None,
+            })
+            .collect();
+        self.size_lifted_params
+            .extend(type_params.iter().filter_map(|tp| match tp {
+                TypeParam::Type(n, Liftedness::SizeLifted, _) => Some(n.clone()),
+                _ => None,
+            }));
         check_distinct_params(params)?;
         let implicit_start = self.implicit.len();
         let deferred_start = self.s.deferred.len();
         let mut pts = Vec::new();
         let mut names: Vec<Option<Name>> = Vec::new();
         let mut bound = sparams.clone();
+        // Names bound inside a tuple or record parameter pattern.
+        let mut inner = Vec::new();
         for p in params.iter_mut() {
             let t = self.s.fresh_var();
-            bound.extend(self.bind_pattern(p, &t, Anon::Implicit, false)?);
+            let vars = self.bind_pattern(p, &t, Anon::Implicit, false)?;
             names.push(simple_pat_name(p));
+            if names.last().is_some_and(|n| n.is_none()) {
+                inner.extend(vars.iter().cloned());
+            }
+            bound.extend(vars);
             pts.push(t);
         }
         let bt = self.infer(body)?;
@@ -50,6 +68,12 @@ impl Checker {
         let rt = match ret {
             Some(te) => {
                 let rt = self.convert_type(te, Anon::Exist)?;
+                if let Some(n) = inner
+                    .iter()
+                    .find(|n| crate::infer_ty::type_mentions_size_name(&rt, n))
+                {
+                    return err(te.span(), format!("The return type uses \"{n}\" as a size, but \"{n}\" is bound inside a tuple or record pattern of a parameter: only a parameter bound by a name of its own, such as \"({n}: i64)\", can be a size of the result."));
+                }
                 self.s.strict_params = true;
                 let r = self.expect(
                     &rt,
@@ -93,6 +117,7 @@ impl Checker {
                 exist: vec![],
                 implicit,
                 no_fun,
+                strict,
                 poly,
                 arity: Some(pts.len()),
                 ty,
@@ -135,12 +160,16 @@ impl Checker {
         self.size_witnesses.clear();
         self.ascribed.clear();
         self.unlifted.clear();
+        self.strict_unlifted.clear();
+        self.lambda_params.clear();
+        self.size_lifted_params.clear();
         self.no_fun_sites.clear();
         self.def_span = span;
         self.scopes.clear();
         self.s.flex_log.clear();
         self.s.var_log.clear();
         self.s.deferred.clear();
+        self.s.escaped.clear();
     }
 
     /// Check a top-level value binding; records everything in `info` and returns its scheme.
@@ -228,6 +257,22 @@ impl Checker {
             used.insert(name.clone());
             self.s.vars[v as usize].bound = Some(T::Param(name.clone()));
             sc.tparams.push(name);
+        }
+        // A lambda's functional parameter whose type nothing fixes (`(\g -> 0) f` with `f`
+        // polymorphic) would be instantiated arbitrarily.
+        for (t, at) in std::mem::take(&mut self.lambda_params) {
+            let z = self.s.zonk(&t);
+            let mut open = Vec::new();
+            free_vars(&z, &mut open);
+            if matches!(z, T::Arrow(..)) && !open.is_empty() {
+                return err(
+                    at,
+                    format!(
+                        "Type is ambiguous: nothing fixes the type \"{}\" of this functional parameter. Add a type annotation.",
+                        self.s.show(&z)
+                    ),
+                );
+            }
         }
         // Everything else still free is unit.
         for v in self.var_start..self.s.vars.len() {
@@ -762,7 +807,39 @@ impl Checker {
                 return err(at, format!("Cannot instantiate the unlifted type parameter \"'{name}\" with the functional type \"{shown}\" (declare it \"'^{name}\" to allow functions)."));
             }
         }
+        for (t, name, span) in std::mem::take(&mut self.strict_unlifted) {
+            let z = self.s.zonk(&t);
+            if let Some(what) = size_lifted_in(&z, &self.size_lifted_params) {
+                let shown = self.s.show(&z);
+                let what = self.s.show(&what);
+                let at = if span == Span::default() {
+                    self.def_span
+                } else {
+                    span
+                };
+                let with = if shown == what {
+                    format!("the size-lifted type \"{what}\"")
+                } else {
+                    format!("\"{shown}\", which holds the size-lifted type \"{what}\"")
+                };
+                return err(at, format!("Cannot instantiate the unlifted type parameter \"'{name}\" with {with}: a value of \"'{name}\" may be an array element, and values of a size-lifted type may differ in size (declare it \"'~{name}\")."));
+            }
+        }
         Ok(())
+    }
+}
+
+/// A size-lifted type inside `t` outside function types: one of the definition's `'~b`
+/// parameters, or an abstract `type~`.
+fn size_lifted_in(t: &T, params: &[Name]) -> Option<T> {
+    let inner = |t: &T| size_lifted_in(t, params);
+    match t {
+        T::Param(p) if params.contains(p) => Some(t.clone()),
+        T::Sum(cs) if abstract_marked(cs, '~') => Some(t.clone()),
+        T::Array(_, e) => inner(e),
+        T::Record(fs) => fs.values().find_map(inner),
+        T::Sum(cs) => cs.values().flatten().find_map(inner),
+        _ => None,
     }
 }
 

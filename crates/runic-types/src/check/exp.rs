@@ -19,6 +19,9 @@ impl Checker {
         if let Some(t) = self.infer_pipe(e)? {
             return Ok(t);
         }
+        if self.hoist_let_argument(e) {
+            return self.infer_kind(e);
+        }
         let span = e.span;
         let id = e.id;
         match &mut e.kind {

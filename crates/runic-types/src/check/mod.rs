@@ -9,6 +9,7 @@ mod def;
 mod entry;
 mod exp;
 mod export;
+mod hoist;
 mod index;
 mod literal;
 pub(crate) mod modules;
@@ -48,6 +49,9 @@ pub(crate) struct Scheme {
     pub implicit: Vec<u32>,
     /// Type parameters declared unlifted (`'a`, `'~a`): no instance may be functional.
     pub no_fun: Vec<Name>,
+    /// Type parameters declared plainly unlifted (`'a`): no instance may be size-lifted
+    /// either (their values may be array elements).
+    pub strict: Vec<Name>,
     /// False for monomorphic local bindings (used as is).
     pub poly: bool,
     /// The number of parameters a definition takes (its body runs once that many arguments
@@ -65,6 +69,7 @@ impl Default for Scheme {
             exist: vec![],
             implicit: vec![],
             no_fun: vec![],
+            strict: vec![],
             poly: false,
             arity: None,
             ty: T::unit(),
@@ -185,6 +190,12 @@ pub(crate) struct Checker {
     /// use), and the types of `if`/`match` results and loop parameters; none may be a
     /// function (checked once the definition is solved).
     unlifted: Vec<(T, Name, Span)>,
+    /// Per definition: instances of `'a` parameters, which may not be size-lifted; and the
+    /// definition's own size-lifted type parameters (`'~b`).
+    strict_unlifted: Vec<(T, Name, Span)>,
+    size_lifted_params: Vec<Name>,
+    /// Per definition: the types of lambda parameters (a functional one must be fixed).
+    lambda_params: Vec<(T, Span)>,
     no_fun_sites: Vec<(T, Span, &'static str)>,
     /// Per declaration list being checked, its value names and the index of the next one:
     /// a use of a name defined later is a forward reference (as in mutual recursion).
@@ -256,6 +267,9 @@ impl Checker {
             id_collision: false,
             defining: Vec::new(),
             unlifted: Vec::new(),
+            strict_unlifted: Vec::new(),
+            size_lifted_params: Vec::new(),
+            lambda_params: Vec::new(),
             no_fun_sites: Vec::new(),
             later: Vec::new(),
             named_unknowns: Vec::new(),

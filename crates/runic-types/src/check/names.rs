@@ -115,6 +115,10 @@ impl Checker {
             if sc.no_fun.contains(p) {
                 self.unlifted.push((v.clone(), p.clone(), Span::default()));
             }
+            if sc.strict.contains(p) {
+                self.strict_unlifted
+                    .push((v.clone(), p.clone(), Span::default()));
+            }
             tmap.insert(p.clone(), v);
         }
         let mut smap: HashMap<Name, Sz> = HashMap::new();
@@ -242,11 +246,13 @@ impl Checker {
         sizes: Vec<(Name, Sz, bool)>,
     ) {
         // The instances just made belong to this use.
-        for u in self.unlifted.iter_mut().rev() {
-            if u.2 != Span::default() {
-                break;
+        for list in [&mut self.unlifted, &mut self.strict_unlifted] {
+            for u in list.iter_mut().rev() {
+                if u.2 != Span::default() {
+                    break;
+                }
+                u.2 = span;
             }
-            u.2 = span;
         }
         if !sizes.is_empty() {
             self.occs.push(Occurrence {

@@ -159,6 +159,28 @@ impl Checker {
         Ok(())
     }
 
+    /// A section passed as an argument whose result type has a size of a value the section's
+    /// operand computes (`map (filter p xs ++) rows`): the function it is passed to would need
+    /// that size (for its own result type) before the argument exists. `before`: the number of
+    /// rigid unknowns before the argument was checked.
+    pub(super) fn check_section_causality(&self, t: &T, before: u32, span: Span) -> R<()> {
+        let T::Arrow(_, _, r) = self.s.zonk(t) else {
+            return Ok(());
+        };
+        let mut late = false;
+        map_sizes(&r, &mut |s| {
+            late |= mentions_unknown_from(&self.s.size(s), before);
+            s.clone()
+        });
+        if !late {
+            return Ok(());
+        }
+        Err(Box::new(Diagnostic::error(
+            span,
+            "Causality check: the result of this section has the size of a value its operand computes, which the function it is passed to needs before the argument exists. Bind the operand with \"let\" first.",
+        )))
+    }
+
     /// The flexible sizes of the array parts of `t` (outside functions), as `var` is bound.
     pub(super) fn unsettled(&self, var: &Name, t: &T, span: Span) -> Unsettled {
         let mut flexes = Vec::new();

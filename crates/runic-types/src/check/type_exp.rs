@@ -309,8 +309,57 @@ fn rename_sizes(s: &Sz, map: &HashMap<Name, Sz>) -> Sz {
     }
 }
 
+/// The size expression `e` (simple, see [`simple_exp`]) with the variable `name` replaced
+/// by the expression `by`: a parameter's name in a result size, at an application.
+pub(super) fn subst_exp_var(e: &Exp, name: &str, by: &Exp) -> Exp {
+    let sub = |x: &Exp| Box::new(subst_exp_var(x, name, by));
+    let kind = match &e.kind {
+        ExpKind::Var(q) if q.quals.is_empty() && q.name == name => return by.clone(),
+        // `s.f` read as a qualified name: a projection of the argument.
+        ExpKind::Var(q) if q.quals.first().is_some_and(|h| h == name) => {
+            let mut x = by.clone();
+            for f in q.quals[1..].iter().chain(std::iter::once(&q.name)) {
+                x = Exp {
+                    id: e.id,
+                    span: e.span,
+                    kind: ExpKind::Project(Box::new(x), f.clone()),
+                };
+            }
+            return x;
+        }
+        ExpKind::BinOp { op, lhs, rhs } => ExpKind::BinOp {
+            op: op.clone(),
+            lhs: sub(lhs),
+            rhs: sub(rhs),
+        },
+        ExpKind::Apply(f, args) => ExpKind::Apply(
+            sub(f),
+            args.iter().map(|a| subst_exp_var(a, name, by)).collect(),
+        ),
+        ExpKind::Negate(x) => ExpKind::Negate(sub(x)),
+        ExpKind::Not(x) => ExpKind::Not(sub(x)),
+        ExpKind::Project(x, f) => ExpKind::Project(sub(x), f.clone()),
+        ExpKind::Attr(a, x) => ExpKind::Attr(a.clone(), sub(x)),
+        ExpKind::Index(x, idx) => ExpKind::Index(
+            sub(x),
+            idx.iter()
+                .map(|i| match i {
+                    DimIndex::Index(j) => DimIndex::Index(subst_exp_var(j, name, by)),
+                    other => other.clone(),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    Exp {
+        id: e.id,
+        span: e.span,
+        kind,
+    }
+}
+
 /// An expression simple enough to stand in a size (no binding constructs).
-fn simple_exp(e: &Exp) -> bool {
+pub(super) fn simple_exp(e: &Exp) -> bool {
     match &e.kind {
         ExpKind::Var(_) | ExpKind::Literal(_) => true,
         ExpKind::BinOp { lhs, rhs, .. } => simple_exp(lhs) && simple_exp(rhs),

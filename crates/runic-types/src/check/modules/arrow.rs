@@ -68,8 +68,9 @@ impl Checker {
         r
     }
 
-    /// Matches parametric module `f` against `(p: A) -> B`. Gives `f` itself: its
-    /// applications are checked against its own parameter as before.
+    /// Matches parametric module `f` against `(p: A) -> B`. Transparently (`:>`), gives `f`
+    /// itself; opaquely (`:`), a parametric module that takes a module of type `A` and gives
+    /// `f` applied to it, ascribed `B` (see [`Checker::ascribed_functor`]).
     pub(super) fn match_functor(
         &mut self,
         f: &Rc<Functor>,
@@ -117,7 +118,42 @@ impl Checker {
         self.out.truncate(out);
         // Errors the body reports on this abstract application repeat its own check.
         self.errors.truncate(errors);
-        r.map(|_| ModVal::Functor(f.clone()))
+        r.map(|_| match opaque {
+            true => self.ascribed_functor(f, sig, span),
+            false => ModVal::Functor(f.clone()),
+        })
+    }
+
+    /// `\(p: A) : B -> f p`, read where `(p: A) -> B` was written: applications are checked
+    /// against `A`, not `f`'s own parameter, and the types `B` leaves abstract are abstract
+    /// in every application.
+    fn ascribed_functor(&mut self, f: &Rc<Functor>, sig: &ArrowSig, span: Span) -> ModVal {
+        // Names no source program can write.
+        let inner = "%ascribed".to_string();
+        let param = sig.param.cloned().unwrap_or_else(|| "%param".to_string());
+        let mut closure = sig.closure.to_vec();
+        let mut frame = Frame::default();
+        frame
+            .vis
+            .mods
+            .insert(inner.clone(), ModVal::Functor(f.clone()));
+        closure.push(frame);
+        let var = |n: &str| Box::new(ModExp::Var(QualName::unqual(n.to_string()), span));
+        ModVal::Functor(Rc::new(Functor {
+            param: ModParam {
+                name: param.clone(),
+                name_span: f.param.name_span,
+                sig: f.param.sig.clone(),
+                span: f.param.span,
+            },
+            param_sig: sig.param_sig.clone(),
+            result: Some(sig.result.clone()),
+            body: ModExp::Apply(var(&inner), var(&param), span),
+            closure,
+            dir: f.dir.clone(),
+            broken: std::cell::Cell::new(false),
+            abstract_result: false,
+        }))
     }
 }
 

@@ -225,6 +225,7 @@ impl Checker {
                     closure: self.frames.clone(),
                     dir: self.files.dir.clone(),
                     broken: std::cell::Cell::new(false),
+                    abstract_result: false,
                 });
                 self.check_functor_alone(&f, span);
                 Ok(ModVal::Functor(f))
@@ -277,13 +278,21 @@ impl Checker {
         let mut pf = Frame::default();
         pf.vis.mods.insert(f.param.name.clone(), arg);
         self.frames.push(pf);
-        let r = self.elab_mod_exp(body).and_then(|m| match &f.result {
-            Some(mt) => {
+        let made = match (&f.result, f.abstract_result) {
+            (Some(mt), true) => self.elab_sig(mt).and_then(|sig| {
+                let who = self.prefix.last().cloned().unwrap_or_default();
+                self.match_sig(None, &sig, true, span, &who)
+            }),
+            _ => self.elab_mod_exp(body),
+        };
+        let r = made.and_then(|m| match (&f.result, f.abstract_result) {
+            (_, true) => Ok(m),
+            (Some(mt), false) => {
                 let sig = self.elab_sig(mt)?;
                 let who = self.prefix.last().cloned().unwrap_or_default();
                 self.match_sig(Some(&m), &sig, true, span, &who)
             }
-            None => Ok(m),
+            (None, false) => Ok(m),
         });
         self.frames = frames;
         self.files.dir = dir;

@@ -110,6 +110,10 @@ pub(crate) struct Functor {
     pub dir: std::path::PathBuf,
     /// Set when the body has errors of its own (reported once, not at every application).
     pub broken: std::cell::Cell<bool>,
+    /// A parametric module known only by its module type (a parameter `F: (P: A) -> B`
+    /// inside a body checked on its own): applied, it gives an abstract module of type
+    /// `result`; `body` is not used.
+    pub abstract_result: bool,
 }
 
 /// An elaborated module type: the written specs, read in the scope where they were written,

@@ -176,9 +176,25 @@ impl Checker {
                         span,
                         "A parametric module is required here, but this module is not parametric.",
                     ),
-                    // A parametric module specified inside a module type, seen from inside:
-                    // its applications are only checked once a real module is supplied.
-                    None => Ok(ModVal::Struct(Rc::new(Env::default()))),
+                    // A parametric module specified by a module type, seen from inside (a
+                    // parameter of a body checked on its own): applications are checked
+                    // against its parameter type and give abstract modules of its result
+                    // type.
+                    None => Ok(ModVal::Functor(Rc::new(super::Functor {
+                        param: ModParam {
+                            name: param.clone().unwrap_or_else(|| "%param".to_string()),
+                            name_span: span,
+                            sig: ModTypeExp::Sig(vec![], span),
+                            span,
+                        },
+                        param_sig: param_sig.clone(),
+                        result: Some(result.clone()),
+                        body: ModExp::Struct(vec![], span),
+                        closure: closure.clone(),
+                        dir: self.files.dir.clone(),
+                        broken: std::cell::Cell::new(false),
+                        abstract_result: true,
+                    }))),
                 };
             }
         };
@@ -481,11 +497,18 @@ impl Checker {
                 ),
             ));
         }
-        if conc == spec_t {
+        // An existential or unknown size of the spec (`?[n].[n]i32`) hides the value's own
+        // size (`[1]i32`) as an abstract type hides a definition.
+        let mut unknown_size = false;
+        crate::infer_ty::map_sizes(&spec_t, &mut |s| {
+            unknown_size |= matches!(s, Sz::Unknown(_));
+            s.clone()
+        });
+        if conc == spec_t && !unknown_size {
             view.vals.insert(name.clone(), v);
             return Ok(());
         }
-        // The module type hides a type this value mentions: uses see the specified type,
+        // The module type hides a type or a size this value mentions: uses see the specified type,
         // with the size parameters of the definition (named as the definition names them,
         // so that the backends bind them as usual).
         let mut rename: HashMap<Name, Sz> = HashMap::new();
