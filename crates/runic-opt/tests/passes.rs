@@ -367,6 +367,7 @@ fn an_elementwise_sum_with_zeros_is_the_other_operand() {
             "[[1.0f64, 2.0f64],\n [10.0f64, 20.0f64],\n [1.0f64, 2.0f64]]"
         );
     }
+}
 
 /// `reuse` (part of split-contractions): a map equal to an earlier one up to the names it
 /// binds (here after its unused input is dropped) becomes a copy of it; a map with a
