@@ -51,6 +51,9 @@ impl<'a> Lower<'a> {
                             cenv = cenv.bind(n, v.clone());
                         }
                         for (p, a) in params.iter().zip(all) {
+                            if let Some(t) = self.ck.info.pat_types.get(&p.id) {
+                                self.check_param_sizes(&a, t, &cenv, p.span)?;
+                            }
                             cenv = self.bind_pat(p, a, &cenv)?;
                         }
                         let outer_scope = std::mem::replace(&mut self.pos, *scope);

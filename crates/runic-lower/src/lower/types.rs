@@ -236,6 +236,55 @@ impl<'a> Lower<'a> {
         self.shape_check(&s, &have, want, text, span)
     }
 
+    /// A check that an argument has the sizes its parameter's type gives it where they are
+    /// already known: constants, and size names bound by the size arguments or by earlier
+    /// parameters (`same [n] (a: [n]i32) (b: [n]i32)` given arrays of two sizes). Sizes not
+    /// yet known are bound from the argument afterwards.
+    pub(super) fn check_param_sizes(
+        &mut self,
+        v: &Val<'a>,
+        t: &'a runic_types::Type,
+        env: &Env<'a>,
+        span: Span,
+    ) -> R<()> {
+        let (
+            runic_types::Type::Array { shape: sizes, elem },
+            Val::Leaf(s, Type::Array { shape: have, .. }),
+        ) = (t, v)
+        else {
+            return Ok(());
+        };
+        let mut want = Vec::new();
+        let mut text = String::new();
+        for (k, (sz, h)) in sizes.iter().zip(have).enumerate() {
+            let known = match sz {
+                Size::Const(c) => Some(SubExp::i64(*c)),
+                Size::Var(n) => match env.lookup(n) {
+                    Some(Val::Leaf(d, Type::Prim(_))) => Some(d.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match known {
+                Some(d) => {
+                    text.push_str(&format!("[{{{k}}}]"));
+                    want.push(d);
+                }
+                None => {
+                    text.push_str("[]");
+                    want.push(h.clone());
+                }
+            }
+        }
+        want.extend(have[want.len()..].iter().cloned());
+        text.push_str(&elem.to_string());
+        let saved = self.loc;
+        self.loc = Some(loc_of(span));
+        let r = self.shape_check(s, have, want, text, span);
+        self.loc = saved;
+        r
+    }
+
     /// Check `arr` (of shape `have`) against `want` at run time, unless they are the same
     /// terms already. `type_text` is the type as the message prints it.
     fn shape_check(
