@@ -117,3 +117,14 @@ entry record_loop_fields (n: i64) =
       let hi[i] = 7
       in {lo = lo, hi = hi}
   in (r.lo, r.hi)
+
+-- A record result with a unique field and a non-unique one that comes from a parameter:
+-- only the unique field must be fresh (fields are checked one by one, like tuple
+-- components).
+def bumped [n] ((xs: [n]i32, k: i32)) : {out: *[n]i32, k: i32} = {out = map (+ k) xs, k}
+
+-- ==
+-- entry: record_fields_checked_apart
+-- input { [1, 2] 3 } output { [4, 5] 3 }
+entry record_fields_checked_apart (xs: []i32) (k: i32) =
+  let r = bumped (xs, k) in (r.out, r.k)

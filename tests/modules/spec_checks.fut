@@ -55,6 +55,21 @@ module copying : updater = {
 -- input { [1, 2] } output { [2, 3] }
 entry uniqueness_liberal (xs: *[]i32) = copying.bump xs
 
+-- The same inside a tuple parameter and a record result: the module type lets the first
+-- component be consumed and asks for a non-unique field; the module consumes nothing and
+-- gives a unique field.
+module type pair_updater = { val bump_first [n] : (*[n]i32, i32) -> {out: [n]i32, k: i32} }
+module pair_copying : pair_updater = {
+  def bump_first [n] ((xs: [n]i32, k: i32)) : {out: *[n]i32, k: i32} =
+    {out = map (+ k) xs, k}
+}
+
+-- ==
+-- entry: uniqueness_liberal_nested
+-- input { [1, 2] 5 } output { [6, 7] 5 }
+entry uniqueness_liberal_nested (xs: *[]i32) (k: i32) =
+  let r = pair_copying.bump_first (xs, k) in (r.out, r.k)
+
 -- A lifted type parameter in the module where the module type has a non-lifted one.
 module type keeper = { val keep 'a : a -> a }
 module keep_any : keeper = { def keep '^a (x: a) = x }

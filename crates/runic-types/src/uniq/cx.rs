@@ -482,14 +482,24 @@ impl<'a> Cx<'a> {
         if named && type_unique(ret) && self.internal_aliases(r, body, what) {
             return;
         }
-        let comps: Vec<&TypeExp> = match ret {
-            TypeExp::Tuple(ts, _) if ts.len() >= 2 => ts.iter().collect(),
-            t => vec![t],
+        // Tuple components and record fields are checked one by one: a unique field may
+        // not alias, while its non-unique siblings may.
+        let (comps, parts): (Vec<&TypeExp>, Vec<Al>) = match (ret, &r.fields) {
+            (TypeExp::Tuple(ts, _), _) if ts.len() >= 2 => ts
+                .iter()
+                .enumerate()
+                .map(|(k, t)| (t, r.part(k, ts.len())))
+                .unzip(),
+            (TypeExp::Record(fs, _), Some(vals)) if fs.len() >= 2 => fs
+                .iter()
+                .map(|(name, t)| {
+                    let al = vals.iter().find(|(m, _)| m == name).map(|(_, a)| a.clone());
+                    (t, al.unwrap_or_else(|| Al::of(r.all.clone())))
+                })
+                .unzip(),
+            (t, _) => (vec![t], vec![r.clone()]),
         };
         let n = comps.len();
-        let parts: Vec<Al> = (0..n)
-            .map(|k| if n == 1 { r.clone() } else { r.part(k, n) })
-            .collect();
         for (k, t) in comps.iter().enumerate() {
             if !type_mentions_unique(t) {
                 continue;

@@ -26,22 +26,23 @@ impl Checker {
         })?;
         let (spec_params, spec_result) = arrow_parts(spec);
         for (p, s) in vb.params.iter().zip(&spec_params) {
-            let Some(pt) = pat_type(p) else { continue };
-            if unique(pt) && !unique(s) {
+            if let Some((pt, st)) = pat_consumes_unlike(p, s) {
                 return Some(format!(
                     "Value \"{name}\" consumes its parameter of type \"{}\" in the module, but the module type specifies a parameter of type \"{}\", which its callers may keep using.",
                     print_type(pt),
-                    print_type(s)
+                    print_type(st)
                 ));
             }
         }
         let ret = vb.ret.as_ref()?;
-        if vb.params.len() == spec_params.len() && unique(spec_result) && !unique(ret) {
-            return Some(format!(
-                "Value \"{name}\" returns the non-unique type \"{}\" in the module, but the module type requires the unique type \"{}\".",
-                print_type(ret),
-                print_type(spec_result)
-            ));
+        if vb.params.len() == spec_params.len() {
+            if let Some((st, rt)) = unique_unlike(spec_result, ret) {
+                return Some(format!(
+                    "Value \"{name}\" returns the non-unique type \"{}\" in the module, but the module type requires the unique type \"{}\".",
+                    print_type(rt),
+                    print_type(st)
+                ));
+            }
         }
         None
     }
@@ -137,20 +138,57 @@ fn arrow_parts(t: &TypeExp) -> (Vec<&TypeExp>, &TypeExp) {
     (params, t)
 }
 
+/// The first part of `a` (at the top, or a tuple component or record field at any depth)
+/// that is unique where the same part of `b` is not.
+fn unique_unlike<'a>(a: &'a TypeExp, b: &'a TypeExp) -> Option<(&'a TypeExp, &'a TypeExp)> {
+    if unique(a) && !unique(b) {
+        return Some((a, b));
+    }
+    match (strip(a), strip(b)) {
+        (TypeExp::Tuple(xs, _), TypeExp::Tuple(ys, _)) if xs.len() == ys.len() => {
+            xs.iter().zip(ys).find_map(|(x, y)| unique_unlike(x, y))
+        }
+        (TypeExp::Record(xs, _), TypeExp::Record(ys, _)) => xs.iter().find_map(|(n, x)| {
+            let (_, y) = ys.iter().find(|(m, _)| m == n)?;
+            unique_unlike(x, y)
+        }),
+        _ => None,
+    }
+}
+
+/// The part of a parameter the definition consumes (written in its pattern's types, at any
+/// depth of tuple and record patterns) where the spec's parameter type does not.
+fn pat_consumes_unlike<'a>(p: &'a Pat, spec: &'a TypeExp) -> Option<(&'a TypeExp, &'a TypeExp)> {
+    match (&p.kind, strip(spec)) {
+        (PatKind::Ascribe(q, t), _) => {
+            unique_unlike(t, spec).or_else(|| pat_consumes_unlike(q, spec))
+        }
+        (PatKind::Attr(_, q), _) => pat_consumes_unlike(q, spec),
+        (PatKind::Tuple(ps), TypeExp::Tuple(ts, _)) if ps.len() == ts.len() => ps
+            .iter()
+            .zip(ts)
+            .find_map(|(p, t)| pat_consumes_unlike(p, t)),
+        (PatKind::Record(fs), TypeExp::Record(ts, _)) => fs.iter().find_map(|(n, p)| {
+            let (_, t) = ts.iter().find(|(m, _)| m == n)?;
+            pat_consumes_unlike(p, t)
+        }),
+        _ => None,
+    }
+}
+
+/// `t` without its uniqueness and existential sizes.
+fn strip(t: &TypeExp) -> &TypeExp {
+    match t {
+        TypeExp::Unique(e, _) | TypeExp::Exists(_, e, _) => strip(e),
+        _ => t,
+    }
+}
+
 fn unique(t: &TypeExp) -> bool {
     match t {
         TypeExp::Unique(..) => true,
         TypeExp::Exists(_, e, _) => unique(e),
         _ => false,
-    }
-}
-
-/// The type a parameter pattern is written with.
-fn pat_type(p: &Pat) -> Option<&TypeExp> {
-    match &p.kind {
-        PatKind::Ascribe(_, t) => Some(t),
-        PatKind::Attr(_, q) => pat_type(q),
-        _ => None,
     }
 }
 
