@@ -277,6 +277,11 @@ fn rewrite_with_acc(
 
 /// Whether an accumulator operator is `\x y -> x + y` on scalars.
 fn is_scalar_add((lam, _): &(Lambda, Vec<SubExp>)) -> bool {
+    is_add_lambda(lam)
+}
+
+/// `\x y -> x + y` over scalars.
+pub(crate) fn is_add_lambda(lam: &Lambda) -> bool {
     let [x, y] = lam.params.as_slice() else {
         return false;
     };

@@ -111,10 +111,7 @@ fn chunked(red: Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> Vec<
         bin(BinOp::Min, n.clone(), SubExp::i64(0)),
         &src,
     );
-    let check_ty = Type::Array {
-        elem: PrimType::I64,
-        shape: vec![SubExp::Var(neg)],
-    };
+    let check_ty = i64_array(neg);
     let_range(
         ns,
         &mut out,
@@ -148,10 +145,7 @@ fn chunked(red: Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> Vec<
         bin(BinOp::Add, SubExp::Var(q), SubExp::i64(1)),
         &src,
     );
-    let js_ty = Type::Array {
-        elem: PrimType::I64,
-        shape: vec![SubExp::Var(count)],
-    };
+    let js_ty = i64_array(count);
     let js = let_range(
         ns,
         &mut out,
@@ -195,10 +189,7 @@ fn chunked(red: Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> Vec<
         bin(BinOp::Sub, SubExp::Var(hi), SubExp::Var(lo)),
         &src,
     );
-    let is_ty = Type::Array {
-        elem: PrimType::I64,
-        shape: vec![SubExp::Var(len)],
-    };
+    let is_ty = i64_array(len);
     let is = let_range(
         ns,
         &mut inner,
@@ -298,6 +289,14 @@ fn let_range(
         elem: PrimType::I64,
     };
     let1(ns, out, "iota", ty, Exp::Basic(range), src)
+}
+
+/// `[len]i64`.
+fn i64_array(len: VName) -> Type {
+    Type::Array {
+        elem: PrimType::I64,
+        shape: vec![SubExp::Var(len)],
+    }
 }
 
 /// `let v : ty = exp`, appended to `out`.

@@ -472,7 +472,7 @@ impl Cx<'_> {
                 neutral,
                 arrs,
                 ..
-            }) if is_sum(lam) => Some(
+            }) if crate::accs::is_add_lambda(lam) => Some(
                 neutral
                     .iter()
                     .map(|n| zero(n) && arrs.iter().all(|a| z.contains(a)))
@@ -508,19 +508,6 @@ fn is_numeric(t: &Type) -> bool {
     matches!(t, Type::Prim(p) | Type::Array { elem: p, .. } if *p != PrimType::Bool)
 }
 
-/// `\x y -> x + y` over scalars.
-fn is_sum(lam: &Lambda) -> bool {
-    let [x, y] = lam.params.as_slice() else {
-        return false;
-    };
-    let ([st], [SubExp::Var(r)]) = (lam.body.stms.as_slice(), lam.body.result.as_slice()) else {
-        return false;
-    };
-    matches!(&st.exp, Exp::Basic(BasicOp::BinOp(BinOp::Add, SubExp::Var(a), SubExp::Var(c)))
-        if (*a, *c) == (x.name, y.name) && st.pat.len() == 1 && st.pat[0].name == *r)
-        && matches!(x.ty, Type::Prim(_))
-}
-
 /// Variables bound to `replicate … 0` anywhere in `b`.
 fn zero_vars(b: &Body) -> HashSet<VName> {
     let mut out = HashSet::new();
@@ -544,7 +531,9 @@ fn plus_accs(b: &Body) -> HashSet<VName> {
         if let Exp::WithAcc { inputs, lam } = &s.exp {
             for (inp, p) in inputs.iter().zip(&lam.params) {
                 if let Some((op, ne)) = &inp.op {
-                    if is_sum(op) && ne.iter().all(|n| is_zero(n, &HashSet::new())) {
+                    if crate::accs::is_add_lambda(op)
+                        && ne.iter().all(|n| is_zero(n, &HashSet::new()))
+                    {
                         out.insert(p.name);
                     }
                 }
