@@ -17,8 +17,8 @@
 //! negative `n`'s error, message and location unchanged.
 
 use runic_ir::traverse::{uses, walk_lambda_mut, Renamer};
+use runic_ir::typing::TResult;
 use runic_ir::*;
-use runic_prim::Prim;
 
 /// Indices per chunk: small enough for a worker's cache, large enough that the chunk
 /// results are few.
@@ -44,8 +44,11 @@ fn rewrite_body(body: &mut Body, ns: &mut NameSource) {
             continue;
         };
         let range_src = body.stms[at].src.clone();
-        let red = body.stms.remove(k);
-        let new = chunked(red, n, range_src, ns);
+        let Ok(new) = chunked(&body.stms[k], n, range_src, ns) else {
+            k += 1;
+            continue;
+        };
+        body.stms.remove(k);
         body.stms.remove(at);
         let count = new.len();
         body.stms.splice(at..at, new);
@@ -86,233 +89,77 @@ fn iota_input(body: &Body, k: usize) -> Option<(usize, SubExp)> {
 }
 
 /// The statements replacing the reduction `red` over `iota n`.
-fn chunked(red: Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> Vec<Stm> {
+fn chunked(red: &Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> TResult<Vec<Stm>> {
     let Exp::Soac(Soac::Reduce {
         pre,
         lam,
         neutral,
         commutative,
         ..
-    }) = red.exp
+    }) = &red.exp
     else {
         unreachable!("iota_input accepts reductions only")
     };
     let i64t = Type::Prim(PrimType::I64);
-    let src = red.src.clone();
-    let mut out = Vec::new();
-    let bin = |op, a: SubExp, b: SubExp| Exp::Basic(BasicOp::BinOp(op, a, b));
-    let k = SubExp::Const(Prim::I64(CHUNK));
+    let k = SubExp::i64(CHUNK);
+    let mut b = Builder::new(ns);
     // iota (min n 0): fails exactly when iota n would, with its message and location.
-    let neg = let1(
-        ns,
-        &mut out,
-        "neg",
-        i64t.clone(),
-        bin(BinOp::Min, n.clone(), SubExp::i64(0)),
-        &src,
-    );
-    let check_ty = i64_array(neg);
-    let_range(
-        ns,
-        &mut out,
-        check_ty,
-        SubExp::i64(0),
-        SubExp::Var(neg),
-        &range_src,
-    );
+    b.src = range_src;
+    let neg = i64_op(&mut b, "neg", BinOp::Min, n.clone(), SubExp::i64(0));
+    b.iota(neg);
+    b.src = red.src.clone();
     // (n − 1) / K + 1 chunks (one, empty, when n = 0; no overflow near i64's maximum).
-    let last = let1(
-        ns,
-        &mut out,
-        "last",
-        i64t.clone(),
-        bin(BinOp::Sub, n.clone(), SubExp::i64(1)),
-        &src,
-    );
-    let q = let1(
-        ns,
-        &mut out,
-        "q",
-        i64t.clone(),
-        bin(BinOp::Quot, SubExp::Var(last), k.clone()),
-        &src,
-    );
-    let count = let1(
-        ns,
-        &mut out,
-        "chunks",
-        i64t.clone(),
-        bin(BinOp::Add, SubExp::Var(q), SubExp::i64(1)),
-        &src,
-    );
-    let js_ty = i64_array(count);
-    let js = let_range(
-        ns,
-        &mut out,
-        js_ty,
-        SubExp::i64(0),
-        SubExp::Var(count),
-        &src,
-    );
-    // The lambda over chunk j: the reduction over lo..<hi.
-    let j = ns.fresh_typed("chunk", i64t.clone());
-    let mut inner = Vec::new();
-    let lo = let1(
-        ns,
-        &mut inner,
-        "lo",
-        i64t.clone(),
-        bin(BinOp::Mul, SubExp::Var(j), k.clone()),
-        &src,
-    );
-    let end = let1(
-        ns,
-        &mut inner,
-        "end",
-        i64t.clone(),
-        bin(BinOp::Add, SubExp::Var(lo), k),
-        &src,
-    );
-    let hi = let1(
-        ns,
-        &mut inner,
-        "hi",
-        i64t.clone(),
-        bin(BinOp::Min, SubExp::Var(end), n),
-        &src,
-    );
-    let len = let1(
-        ns,
-        &mut inner,
-        "len",
-        i64t.clone(),
-        bin(BinOp::Sub, SubExp::Var(hi), SubExp::Var(lo)),
-        &src,
-    );
-    let is_ty = i64_array(len);
-    let is = let_range(
-        ns,
-        &mut inner,
-        is_ty,
-        SubExp::Var(lo),
-        SubExp::Var(hi),
-        &src,
-    );
-    let part_tys: Vec<Type> = lam.ret.clone();
-    let parts: Vec<VName> = part_tys
-        .iter()
-        .map(|t| ns.fresh_typed("part", t.clone()))
-        .collect();
-    inner.push(Stm {
-        pat: parts
-            .iter()
-            .zip(&part_tys)
-            .map(|(p, t)| Param {
-                name: *p,
-                ty: t.clone(),
-            })
-            .collect(),
-        exp: Exp::Soac(Soac::Reduce {
-            w: SubExp::Var(len),
-            arrs: vec![is],
-            pre,
-            lam: lam.clone(),
-            neutral: neutral.clone(),
-            commutative,
-        }),
-        src: src.clone(),
-    });
-    let per_chunk = Lambda::new(
-        vec![Param { name: j, ty: i64t }],
-        Body {
-            stms: inner,
-            result: parts.iter().map(|p| SubExp::Var(*p)).collect(),
+    let last = i64_op(&mut b, "last", BinOp::Sub, n.clone(), SubExp::i64(1));
+    let q = i64_op(&mut b, "q", BinOp::Quot, last, k.clone());
+    let count = i64_op(&mut b, "chunks", BinOp::Add, q, SubExp::i64(1));
+    let chunks = b.iota(count.clone());
+    // Chunk j: the reduction over lo ..< hi.
+    let per_chunk = b.lam(
+        vec![("chunk", i64t.clone())],
+        |b, j| -> TResult<Vec<SubExp>> {
+            let lo = i64_op(b, "lo", BinOp::Mul, j[0].clone(), k.clone());
+            let end = i64_op(b, "end", BinOp::Add, lo.clone(), k);
+            let hi = i64_op(b, "hi", BinOp::Min, end, n);
+            let len = i64_op(b, "len", BinOp::Sub, hi.clone(), lo.clone());
+            let range = BasicOp::Range {
+                start: lo,
+                second: None,
+                end: hi,
+                kind: RangeKind::UpToExclusive,
+                elem: PrimType::I64,
+            };
+            let is = b.bind1("iota", Exp::Basic(range), i64t.array_of(len.clone()));
+            let part = Exp::Soac(Soac::Reduce {
+                w: len,
+                arrs: vec![is],
+                pre: pre.clone(),
+                lam: lam.clone(),
+                neutral: neutral.clone(),
+                commutative: *commutative,
+            });
+            Ok(b.let_exp("part", part)?
+                .into_iter()
+                .map(SubExp::Var)
+                .collect())
         },
-        part_tys.clone(),
-    );
-    let arrays: Vec<(VName, Type)> = part_tys
-        .iter()
-        .map(|t| {
-            let ty = t.array_of(SubExp::Var(count));
-            (ns.fresh_typed("parts", ty.clone()), ty)
-        })
-        .collect();
-    out.push(Stm {
-        pat: arrays
-            .iter()
-            .map(|(v, t)| Param {
-                name: *v,
-                ty: t.clone(),
-            })
-            .collect(),
-        exp: Exp::Soac(Soac::Map {
-            w: SubExp::Var(count),
-            lam: per_chunk,
-            arrs: vec![js],
-        }),
-        src: src.clone(),
-    });
+    )?;
+    let parts = b.map("parts", count.clone(), per_chunk, vec![chunks])?;
     // The chunks' results, combined in order by a fresh copy of the operator.
-    let mut combine = lam;
-    walk_lambda_mut(&mut Renamer::new(ns), &mut combine);
-    out.push(Stm {
-        pat: red.pat,
-        exp: Exp::Soac(Soac::Reduce {
-            w: SubExp::Var(count),
-            arrs: arrays.iter().map(|(v, _)| *v).collect(),
-            pre: None,
-            lam: combine,
-            neutral,
-            commutative,
-        }),
-        src,
+    let mut combine = lam.clone();
+    walk_lambda_mut(&mut Renamer::new(b.names), &mut combine);
+    let whole = Exp::Soac(Soac::Reduce {
+        w: count,
+        arrs: parts,
+        pre: None,
+        lam: combine,
+        neutral: neutral.clone(),
+        commutative: *commutative,
     });
-    out
+    b.let_pat(red.pat.clone(), whole);
+    Ok(b.take_stms())
 }
 
-/// `let v : ty = start ..< end` (step 1, `i64`; written `0 .. 1 ..< end`, iota's form,
-/// when `start` is 0).
-fn let_range(
-    ns: &mut NameSource,
-    out: &mut Vec<Stm>,
-    ty: Type,
-    start: SubExp,
-    end: SubExp,
-    src: &SrcInfo,
-) -> VName {
-    let second = (start == SubExp::i64(0)).then(|| SubExp::i64(1));
-    let range = BasicOp::Range {
-        start,
-        second,
-        end,
-        kind: RangeKind::UpToExclusive,
-        elem: PrimType::I64,
-    };
-    let1(ns, out, "iota", ty, Exp::Basic(range), src)
-}
-
-/// `[len]i64`.
-fn i64_array(len: VName) -> Type {
-    Type::Array {
-        elem: PrimType::I64,
-        shape: vec![SubExp::Var(len)],
-    }
-}
-
-/// `let v : ty = exp`, appended to `out`.
-fn let1(
-    ns: &mut NameSource,
-    out: &mut Vec<Stm>,
-    hint: &str,
-    ty: Type,
-    exp: Exp,
-    src: &SrcInfo,
-) -> VName {
-    let v = ns.fresh_typed(hint, ty.clone());
-    out.push(Stm {
-        pat: vec![Param { name: v, ty }],
-        exp,
-        src: src.clone(),
-    });
-    v
+/// `let hint = a op c` at `i64` (sizes and indices), named for readers of the IR.
+fn i64_op(b: &mut Builder, hint: &str, op: BinOp, a: SubExp, c: SubExp) -> SubExp {
+    b.basic(hint, BasicOp::BinOp(op, a, c), Type::Prim(PrimType::I64))
 }
