@@ -117,7 +117,8 @@ impl CopyProp {
         }
     }
 
-    /// `map (+) zeros ys` (at any depth of nesting) is `ys`.
+    /// `map (+) zeros ys` (at any depth of nesting) is `ys` (up to the sign of a zero:
+    /// `-0 + 0` is `+0`, which compares equal).
     fn drop_zero_add(&self, s: &mut Stm) {
         let Exp::Soac(Soac::Map { lam, arrs, .. }) = &s.exp else {
             return;
