@@ -410,7 +410,7 @@ fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
 
 /// The lambda applied to each element of a SOAC, with the width and the input arrays: a
 /// map's lambda, or the per-element lambda of a reduce or scan (a fused map).
-fn element_lambda(e: &mut Exp) -> Option<(&mut SubExp, &mut Lambda, &mut Vec<VName>)> {
+pub(crate) fn element_lambda(e: &mut Exp) -> Option<(&mut SubExp, &mut Lambda, &mut Vec<VName>)> {
     match e {
         Exp::Soac(Soac::Map { w, lam, arrs }) => Some((w, lam, arrs)),
         Exp::Soac(Soac::Reduce {

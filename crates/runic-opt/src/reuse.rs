@@ -108,7 +108,7 @@ fn reuse_inside(body: &mut Body, a: usize, b: usize) {
     else {
         return;
     };
-    let Some((w2, l2, a2)) = element_lambda(&mut m2.exp) else {
+    let Some((w2, l2, a2)) = crate::contract::element_lambda(&mut m2.exp) else {
         return;
     };
     if w1 != w2 || l1.body.result.len() != m1.pat.len() {
@@ -196,26 +196,6 @@ fn projected(def: &Stm, v: VName) -> Option<Stm> {
         }),
         src: def.src.clone(),
     })
-}
-
-/// The lambda applied to each element of a map, reduce or scan, with its width and inputs.
-fn element_lambda(e: &mut Exp) -> Option<(&SubExp, &mut Lambda, &Vec<VName>)> {
-    match e {
-        Exp::Soac(Soac::Map { w, lam, arrs })
-        | Exp::Soac(Soac::Reduce {
-            w,
-            pre: Some(lam),
-            arrs,
-            ..
-        })
-        | Exp::Soac(Soac::Scan {
-            w,
-            pre: Some(lam),
-            arrs,
-            ..
-        }) => Some((w, lam, arrs)),
-        _ => None,
-    }
 }
 
 /// A copy of `e` whose maps (at every depth) take only the inputs their lambdas read

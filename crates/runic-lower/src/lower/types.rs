@@ -254,28 +254,16 @@ impl<'a> Lower<'a> {
         else {
             return Ok(());
         };
-        let mut want = Vec::new();
-        let mut text = String::new();
-        for (k, (sz, h)) in sizes.iter().zip(have).enumerate() {
-            let known = match sz {
+        let (mut want, mut text) = wanted_shape(sizes, have, |sz| {
+            Ok(match sz {
                 Size::Const(c) => Some(SubExp::i64(*c)),
                 Size::Var(n) => match env.lookup(n) {
                     Some(Val::Leaf(d, Type::Prim(_))) => Some(d.clone()),
                     _ => None,
                 },
                 _ => None,
-            };
-            match known {
-                Some(d) => {
-                    text.push_str(&format!("[{{{k}}}]"));
-                    want.push(d);
-                }
-                None => {
-                    text.push_str("[]");
-                    want.push(h.clone());
-                }
-            }
-        }
+            })
+        })?;
         want.extend(have[want.len()..].iter().cloned());
         text.push_str(&elem.to_string());
         let saved = self.loc;
@@ -324,20 +312,7 @@ impl<'a> Lower<'a> {
         else {
             return Ok(());
         };
-        let mut want = Vec::new();
-        let mut text = String::new();
-        for (k, (sz, h)) in sizes.iter().zip(have).enumerate() {
-            match self.size(sz, env)? {
-                Some(d) => {
-                    text.push_str(&format!("[{{{k}}}]"));
-                    want.push(d);
-                }
-                None => {
-                    text.push_str("[]");
-                    want.push(h.clone());
-                }
-            }
-        }
+        let (want, mut text) = wanted_shape(sizes, have, |sz| self.size(sz, env))?;
         if let runic_types::Type::Array { elem, .. } = t {
             text.push_str(&elem.to_string());
         }
@@ -399,4 +374,29 @@ impl std::fmt::Display for ShapeText<'_> {
         }
         Ok(())
     }
+}
+
+/// The shape to check an array of shape `have` against, and its type text for the message:
+/// each of `sizes` that `known` gives is checked (`[{k}]`, the run-time size `k`), the
+/// others are the array's own (`[]`).
+fn wanted_shape<'s>(
+    sizes: &'s [Size],
+    have: &[SubExp],
+    mut known: impl FnMut(&'s Size) -> R<Option<SubExp>>,
+) -> R<(Vec<SubExp>, String)> {
+    let mut want = Vec::new();
+    let mut text = String::new();
+    for (k, (sz, h)) in sizes.iter().zip(have).enumerate() {
+        match known(sz)? {
+            Some(d) => {
+                text.push_str(&format!("[{{{k}}}]"));
+                want.push(d);
+            }
+            None => {
+                text.push_str("[]");
+                want.push(h.clone());
+            }
+        }
+    }
+    Ok((want, text))
 }
