@@ -81,11 +81,7 @@ fn rewrite_body(body: &mut Body, ranges: &HashMap<VName, SubExp>, ns: &mut NameS
 fn zero_arrays(stms: &[Stm]) -> HashSet<VName> {
     stms.iter()
         .filter_map(|s| match (&s.exp, s.pat.as_slice()) {
-            (Exp::Basic(BasicOp::Replicate(_, SubExp::Const(z))), [p])
-                if *z == Prim::zero(z.ty()) =>
-            {
-                Some(p.name)
-            }
+            (e, [p]) if crate::simplify::replicates_zero(e) => Some(p.name),
             _ => None,
         })
         .collect()

@@ -181,7 +181,7 @@ fn dot_product(body: &Body) -> Option<usize> {
         return None;
     };
     let float = matches!(st.pat.as_slice(), [x] if matches!(x.ty, Type::Prim(PrimType::F32 | PrimType::F64)));
-    let zero = matches!(neutral.as_slice(), [SubExp::Const(z)] if *z == Prim::zero(z.ty()));
+    let zero = matches!(neutral.as_slice(), [z] if crate::simplify::is_zero_const(z));
     let add = matches!(lam.body.stms.as_slice(), [s] if matches!(s.exp, Exp::Basic(BasicOp::BinOp(BinOp::Add, _, _))));
     let products = pre.body.stms.iter().all(|s| {
         matches!(

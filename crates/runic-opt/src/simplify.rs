@@ -15,6 +15,16 @@ pub fn copy_prop(mut prog: Prog) -> Prog {
     prog
 }
 
+/// Whether `s` is the constant zero of its type.
+pub(crate) fn is_zero_const(s: &SubExp) -> bool {
+    matches!(s, SubExp::Const(c) if *c == Prim::zero(c.ty()))
+}
+
+/// Whether `e` is `replicate shape 0` (an array of zeros).
+pub(crate) fn replicates_zero(e: &Exp) -> bool {
+    matches!(e, Exp::Basic(BasicOp::Replicate(_, s)) if is_zero_const(s))
+}
+
 fn fold(op: &BasicOp) -> Option<SubExp> {
     match op {
         BasicOp::SubExp(s) => Some(s.clone()),
@@ -94,9 +104,7 @@ impl CopyProp {
             }
         };
         let known = match &s.exp {
-            Exp::Basic(BasicOp::Replicate(_, SubExp::Const(c))) if *c == Prim::zero(c.ty()) => {
-                Some(vec![])
-            }
+            e if replicates_zero(e) => Some(vec![]),
             Exp::Basic(BasicOp::Replicate(_, SubExp::Var(r))) => {
                 self.zeros.get(r).filter(|w| w.is_empty()).cloned()
             }

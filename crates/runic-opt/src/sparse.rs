@@ -28,6 +28,7 @@
 //! iteration skipped here would have given NaN only if a primal value it multiplies were
 //! infinite or NaN.
 
+use crate::simplify::{is_zero_const, replicates_zero};
 use runic_ir::traverse::{
     any_exp, binders, free_vars, is_update_acc, uses, walk_stm, walk_stm_mut, Visitor, VisitorMut,
     Walk,
@@ -146,6 +147,7 @@ impl Cx<'_> {
                 },
                 pat,
             ) => {
+                let local = binders(then_body);
                 for (k, p) in pat.iter().enumerate() {
                     let then_fact = then_body.result[k]
                         .as_var()
@@ -154,10 +156,8 @@ impl Cx<'_> {
                         .as_var()
                         .is_some_and(|v| self.zeros.contains(&v));
                     if let (Some(f), true) = (then_fact, else_zero) {
-                        let local = |x: &SubExp| {
-                            x.as_var().is_some_and(|v| binders(then_body).contains(&v))
-                        };
-                        if f.cond.is_none() && !local(&f.idx) {
+                        let bound_inside = f.idx.as_var().is_some_and(|v| local.contains(&v));
+                        if f.cond.is_none() && !bound_inside {
                             let fact = OneHot {
                                 cond: Some(cond.clone()),
                                 idx: f.idx,
@@ -286,7 +286,8 @@ impl Cx<'_> {
 
     /// The body's statements: each group as one branch (or inline, without a condition)
     /// that builds only the one-hot arrays read after it.
-    fn emit(&mut self, items: Vec<Item>, mut groups: Vec<Group>, result: &[SubExp]) -> Vec<Stm> {
+    fn emit(&mut self, items: Vec<Item>, groups: Vec<Group>, result: &[SubExp]) -> Vec<Stm> {
+        let mut groups: Vec<Option<Group>> = groups.into_iter().map(Some).collect();
         // What each position's successors read, to drop one-hot arrays nobody reads.
         let mut live: HashSet<VName> = free_vars(result);
         let mut out_rev: Vec<Vec<Stm>> = Vec::new();
@@ -297,16 +298,10 @@ impl Cx<'_> {
                     out_rev.push(vec![*s]);
                 }
                 Item::Group(g) => {
-                    let grp = std::mem::replace(
-                        &mut groups[g],
-                        Group {
-                            cond: None,
-                            idx: SubExp::Const(runic_prim::Prim::I64(0)),
-                            stms: Vec::new(),
-                            outs: Vec::new(),
-                            src: SrcInfo::default(),
-                        },
-                    );
+                    // Each group is one item: taken once.
+                    let Some(grp) = groups[g].take() else {
+                        continue;
+                    };
                     let stms = self.group_stms(grp, &live);
                     stms.iter().for_each(|s| live.extend(uses(s)));
                     out_rev.push(stms);
@@ -497,10 +492,7 @@ fn for_each_stm(b: &Body, f: &mut dyn FnMut(&Stm)) {
 }
 
 fn is_zero(x: &SubExp, z: &HashSet<VName>) -> bool {
-    match x {
-        SubExp::Const(c) => *c == runic_prim::Prim::zero(c.ty()),
-        SubExp::Var(v) => z.contains(v),
-    }
+    is_zero_const(x) || x.as_var().is_some_and(|v| z.contains(&v))
 }
 
 /// Whether a map result type is an array of numbers (whose zero `replicate` can build).
@@ -512,12 +504,8 @@ fn is_numeric(t: &Type) -> bool {
 fn zero_vars(b: &Body) -> HashSet<VName> {
     let mut out = HashSet::new();
     for_each_stm(b, &mut |s: &Stm| {
-        if let (Exp::Basic(BasicOp::Replicate(_, SubExp::Const(c))), [p]) =
-            (&s.exp, s.pat.as_slice())
-        {
-            if *c == runic_prim::Prim::zero(c.ty()) {
-                out.insert(p.name);
-            }
+        if let (true, [p]) = (replicates_zero(&s.exp), s.pat.as_slice()) {
+            out.insert(p.name);
         }
     });
     out
@@ -531,9 +519,7 @@ fn plus_accs(b: &Body) -> HashSet<VName> {
         if let Exp::WithAcc { inputs, lam } = &s.exp {
             for (inp, p) in inputs.iter().zip(&lam.params) {
                 if let Some((op, ne)) = &inp.op {
-                    if crate::accs::is_add_lambda(op)
-                        && ne.iter().all(|n| is_zero(n, &HashSet::new()))
-                    {
+                    if crate::accs::is_add_lambda(op) && ne.iter().all(is_zero_const) {
                         out.insert(p.name);
                     }
                 }

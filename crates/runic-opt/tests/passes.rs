@@ -41,6 +41,24 @@ fn dce_removes_unused_soacs_that_cannot_fail_but_keeps_those_that_can() {
 }
 
 #[test]
+fn dce_removes_unused_replicates_of_known_sizes_but_keeps_those_that_can_fail() {
+    // `length xs` is the size of an existing array, 3 a constant: neither replicate can
+    // fail. `k` comes from the user and may be negative: that one stays.
+    let p = lower(
+        "entry main (xs: []i32) (k: i64) =
+           let _a = replicate (length xs) 0f32
+           let _b = replicate 3 (replicate (length xs) 1i32)
+           let _c = replicate k 2i8
+           in xs",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert_eq!(t.matches("replicate(").count(), 1, "{t}");
+    assert!(t.contains("2i8"), "{t}");
+}
+
+#[test]
 fn dce_drops_the_unused_results_of_a_map() {
     let p = lower(
         "entry main (xs: []f64) =
