@@ -36,6 +36,16 @@ entry compose_affine (n: i64) =
   reduce (\(a, b) (c, d) -> (c * a, c * b + d)) (1, 0) (map (\i -> (2i64, i)) (iota n))
 
 -- ==
+-- entry: empty_keeps_neutral
+-- input { 0i64 } output { 7i64 }
+-- input { 2i64 } output { 8i64 }
+
+-- An empty iota reduces to the given neutral element with no application of the operator,
+-- even one whose "neutral" element is not neutral (7 + 7 would be 14): no chunk is made
+-- for n = 0. For n = 2 the operator adds 7 + 0 + 1.
+entry empty_keeps_neutral (n: i64) = iota n |> reduce (+) 7
+
+-- ==
 -- entry: negative
 -- input { -3i64 } error: Range 0..1..<-3 is invalid
 

@@ -14,19 +14,22 @@ fn ir_after(pass: &str) -> String {
 
 #[test]
 fn reductions_over_an_iota_build_no_iota() {
-    // Four entry points, each `iota n` (`0 .. 1 ..< n_…`) reduced.
+    // Five entry points, each `iota n` (`0 .. 1 ..< n_…`) reduced.
     let full = "range_i64(0i64 .. 1i64 ..< n_";
-    assert_eq!(ir_after("fuse").matches(full).count(), 4);
+    assert_eq!(ir_after("fuse").matches(full).count(), 5);
     let after = ir_after("chunk-iotas");
     assert_eq!(after.matches(full).count(), 0, "{after}");
     // Per entry: the check of `min n 0`, the chunk indices, and each chunk's range.
-    assert_eq!(after.matches("..< neg_").count(), 4, "{after}");
-    assert_eq!(after.matches("..< chunks_").count(), 4, "{after}");
-    assert_eq!(after.matches("range_i64(lo_").count(), 4, "{after}");
+    assert_eq!(after.matches("..< neg_").count(), 5, "{after}");
+    assert_eq!(after.matches("..< chunks_").count(), 5, "{after}");
+    assert_eq!(after.matches("range_i64(lo_").count(), 5, "{after}");
     // Every chunk's result is combined by a reduction over the chunks.
     assert_eq!(
         after.matches("reduce(chunks_").count() + after.matches("reduce_comm(chunks_").count(),
-        4,
+        5,
         "{after}"
     );
+    // The chunk count is ⌊(n − 1) / K⌋ + 1 with floor division, so n = 0 makes no chunk.
+    assert_eq!(after.matches("Div(last_").count(), 5, "{after}");
+    assert_eq!(after.matches("Quot(last_").count(), 0, "{after}");
 }

@@ -108,9 +108,11 @@ fn chunked(red: &Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> TRe
     let neg = i64_op(&mut b, "neg", BinOp::Min, n.clone(), SubExp::i64(0));
     b.iota(neg);
     b.src = red.src.clone();
-    // (n − 1) / K + 1 chunks (one, empty, when n = 0; no overflow near i64's maximum).
+    // ⌊(n − 1) / K⌋ + 1 chunks: none when n = 0 (floor division), so an empty iota reduces to
+    // the neutral element without one application of the operator; no overflow near i64's
+    // maximum, as ⌈n / K⌉ written (n + K − 1) / K would have.
     let last = i64_op(&mut b, "last", BinOp::Sub, n.clone(), SubExp::i64(1));
-    let q = i64_op(&mut b, "q", BinOp::Quot, last, k.clone());
+    let q = i64_op(&mut b, "q", BinOp::Div, last, k.clone());
     let count = i64_op(&mut b, "chunks", BinOp::Add, q, SubExp::i64(1));
     let chunks = b.iota(count.clone());
     // Chunk j: the reduction over lo ..< hi.
