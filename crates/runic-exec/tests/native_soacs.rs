@@ -530,3 +530,76 @@ fn histograms_of_rows_run_native_and_agree() {
         false,
     );
 }
+
+// Accumulators made inside a map's lambda (the reverse sweep of a `vjp` per row), and
+// reshapes and concatenations of arrays in kernels.
+const KERNEL_ACCS: &str = "
+entry gathgrad (m: [][]f64) (is: []i64) =
+  map (\\r -> vjp (\\v -> f64.sum (map (\\i -> v[i] * v[i]) is)) r 1) m
+entry tri [k] (qs: [k][]f64) (ls: [k][]f64) =
+  unzip (map2 (\\q l -> let d = length q in
+                 vjp (\\(q, l) -> f64.sum (flatten (tabulate_2d d d (\\i j ->
+                                   if i == j then f64.exp q[i]
+                                   else if j < i then l[i * (i - 1) / 2 + j] * f64.i64 j
+                                   else 0))))
+                     (q, l) 1) qs ls)
+entry maxgrad (m: [][]f32) = map (\\r -> vjp (\\v -> f32.maximum (map (\\x -> x * x) v)) r 1) m
+entry unflat [n] (m: [][n]i32) (a: i64) (b: i64) =
+  map (\\(r: [n]i32) -> let t = unflatten (r :> [a * b]i32) in t[a - 1, 0] * 100 + t[0, b - 1]) m
+entry flat_t (ms: [][][]i32) = map (\\m -> let f = flatten (transpose m) in f[1] * 10 + f[2]) ms
+entry cat (m: [][]i64) (xs: []i64) =
+  map (\\r -> let c = r ++ xs ++ [r[0]] in reduce (+) 0 c * 100 + c[length r]) m
+entry cat_rows (ms: [][][]f32) (m: [][]f32) =
+  map (\\a -> let c = transpose (transpose a ++ transpose m) in c[0, length a[0]] + c[1, 0]) ms
+entry cat_size [n] (m: [][n]i32) = map (\\(r: [n]i32) -> (r ++ r[1:]) :> [n]i32) m
+";
+
+#[test]
+fn accumulators_reshapes_and_concatenations_in_kernels_run_native_and_agree() {
+    let c = compile(KERNEL_ACCS);
+    for e in [
+        "gathgrad", "tri", "maxgrad", "unflat", "flat_t", "cat", "cat_rows", "cat_size",
+    ] {
+        c.assert_native(e);
+    }
+    let cases: &[(&str, &str)] = &[
+        ("gathgrad", "[[1f64, 2, 3], [4, 5, 6]] [0i64, 2, 2, 1]"),
+        // An index out of bounds in the primal of the per-row gradient.
+        ("gathgrad", "[[1f64, 2, 3], [4, 5, 6]] [0i64, 3]"),
+        (
+            "tri",
+            "[[0.5f64, 1, 2], [1, 1, 1]] [[1f64, 2, 3], [4, 5, 6]]",
+        ),
+        ("maxgrad", "[[1f32, -3, 2], [0.5, 0.25, 0]]"),
+        (
+            "unflat",
+            "[[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]] 2i64 3i64",
+        ),
+        ("unflat", "[[1, 2, 3, 4, 5, 6]] 3i64 2i64"),
+        // An element count that does not match: unflatten's message.
+        ("unflat", "[[1, 2, 3, 4, 5, 6]] 4i64 2i64"),
+        (
+            "flat_t",
+            "[[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]",
+        ),
+        ("cat", "[[1i64, 2], [3, 4]] [10i64, 20, 30]"),
+        ("cat", "[[1i64, 2], [3, 4]] empty([0]i64)"),
+        ("cat_rows", "[[[1f32, 2], [3, 4]]] [[5f32], [6]]"),
+        ("cat_size", "[[1, 2, 3], [4, 5, 6]]"),
+        ("cat_size", "[[1], [4]]"),
+    ];
+    for (e, input) in cases {
+        c.agree(e, input, true);
+    }
+    c.agree_message("gathgrad", "[[1f64, 2, 3], [4, 5, 6]] [0i64, 3]");
+    c.agree_message("unflat", "[[1, 2, 3, 4, 5, 6]] 4i64 2i64");
+    c.agree_message("cat_size", "[[1, 2, 3], [4, 5, 6]]");
+    // By hand: d/dv Σ_i v[i]² over the indices [0, 2, 2, 1] is 2·v[i]·(times i occurs).
+    let g = numbers(
+        &c,
+        "gathgrad",
+        "[[1f64, 2, 3], [4, 5, 6]] [0i64, 2, 2, 1]",
+        true,
+    );
+    assert_eq!(g, [2.0, 4.0, 12.0, 8.0, 10.0, 24.0]);
+}

@@ -77,6 +77,8 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                             | BasicOp::Update(..)
                             | BasicOp::Scratch(..)
                             | BasicOp::Rearrange(..)
+                            | BasicOp::Reshape { .. }
+                            | BasicOp::Concat(..)
                     )
                     | Exp::Loop { .. }
                     | Exp::Soac(
@@ -85,6 +87,7 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                             | Soac::Hist { .. }
                             | Soac::Scatter { .. }
                     )
+                    | Exp::WithAcc { .. }
             );
         let acc_update = nest && matches!(s.exp, Exp::Basic(BasicOp::UpdateAcc { .. }));
         if !view && !acc_update && s.pat.iter().any(|p| !matches!(p.ty, Type::Prim(_))) {
@@ -107,7 +110,9 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 | BasicOp::Replicate(..)
                 | BasicOp::Copy(_)
                 | BasicOp::ArrayLit(..)
-                | BasicOp::Rearrange(..),
+                | BasicOp::Rearrange(..)
+                | BasicOp::Reshape { .. }
+                | BasicOp::Concat(..),
             ) if nest => {}
             Exp::Soac(Soac::Reduce { pre, lam, .. }) if nest => {
                 if let Some(p) = pre {
@@ -119,6 +124,13 @@ fn check_body(b: &Body, what: &str, nest: bool) -> R<()> {
                 check_lambda(lam, "an inner reduce_by_index's operator")?;
             }
             Exp::Soac(Soac::Scatter { .. }) if nest => {}
+            Exp::WithAcc { inputs, lam } if nest => {
+                for op in inputs.iter().filter_map(|i| i.op.as_ref()) {
+                    check_lambda(&op.0, "an accumulator's operator")?;
+                }
+                // The lambda takes and returns accumulators: only its body is checked.
+                check_body(&lam.body, what, nest)?;
+            }
             Exp::Soac(Soac::Scan { pre, lam, .. }) if nest => {
                 if let Some(p) = pre {
                     check_lambda_in(p, what, true)?;
@@ -533,11 +545,14 @@ impl Gen<'_, '_> {
                 return Ok(());
             }
             Exp::Loop { params, form, body } => return self.native_loop(s, params, form, body),
+            Exp::WithAcc { inputs, lam } => return self.with_acc(s, inputs, lam),
             Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) => {
                 return self.update_acc(s, *acc, is, vals)
             }
             Exp::Basic(BasicOp::Update(a, idx, v)) => return self.update(s, *a, idx, v),
             Exp::Basic(BasicOp::Rearrange(perm, a)) => return self.rearrange(s, perm, *a),
+            Exp::Basic(BasicOp::Reshape { arr, shape }) => return self.reshape(s, shape, *arr),
+            Exp::Basic(BasicOp::Concat(dim, pieces)) => return self.concat(s, *dim, pieces),
 
             Exp::Basic(BasicOp::Scratch(t, shape)) => return self.scratch_array(s, *t, shape),
             Exp::Basic(BasicOp::ArraySize(a, d)) if self.arrays.contains_key(a) => {

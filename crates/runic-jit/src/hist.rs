@@ -4,7 +4,7 @@
 //! kernels are never updated in place). An index out of range is skipped, as the
 //! evaluator skips it.
 
-use crate::gen::{build_kernel, check_lambda_in, cl, load_ptrs, mem, prim_of, Gen, R};
+use crate::gen::{build_kernel, check_lambda_in, cl, load_ptrs, mem, prim_of, AccV, Gen, R};
 use crate::kernels::{prologue, Inputs};
 use crate::nest::{split_frees, ArrV, FAIL_INDEX};
 use crate::{HistKernel, MapFn, VarType};
@@ -123,6 +123,69 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(after);
         for p in &s.pat {
             self.accs.insert(p.name, a.clone());
+        }
+        Ok(())
+    }
+
+    /// `with_acc` inside a kernel: the lambda runs once, sequentially, for this element
+    /// alone, so each accumulator is simply its array — the input itself when this code
+    /// owns it and nothing reads it afterwards (`with_acc` consumes its arrays), else a
+    /// copy — and its updates write there in place. The results are those arrays,
+    /// followed by the lambda's other results.
+    pub(crate) fn with_acc(&mut self, s: &Stm, inputs: &[AccInput], lam: &Lambda) -> R<()> {
+        let n = inputs.len();
+        if lam.params.len() != n || lam.body.result.len() != s.pat.len() {
+            return Err("internal error: a with_acc whose lambda does not fit".into());
+        }
+        let mut accs = Vec::new();
+        for inp in inputs {
+            let [a] = inp.arrays.as_slice() else {
+                return Err("an accumulator of several arrays".into());
+            };
+            let v = self.array(*a)?;
+            let arr = match self.consume(*a) {
+                true => v,
+                false => self.fresh_copy(&v)?,
+            };
+            accs.push(AccV {
+                base: arr.base,
+                elem: arr.elem,
+                dims: arr.dims,
+                op: inp.op.as_ref().map(|(op, _)| op.clone()),
+            });
+        }
+        for (p, a) in lam.params.iter().zip(&accs) {
+            self.accs.insert(p.name, a.clone());
+        }
+        self.stms(&lam.body)?;
+        for (k, (p, r)) in s.pat.iter().zip(&lam.body.result).enumerate() {
+            if k < n {
+                // The final accumulator: the array its updates wrote into.
+                let SubExp::Var(r) = r else {
+                    return Err("internal error: an accumulator result that is a constant".into());
+                };
+                let a = self
+                    .accs
+                    .get(r)
+                    .cloned()
+                    .ok_or("a with_acc whose result is not one of its accumulators")?;
+                let arr = ArrV::dense(self.b, a.base, a.elem, a.dims);
+                self.arrays.insert(p.name, arr);
+                self.owned.insert(p.name);
+            } else {
+                match r {
+                    SubExp::Var(v) if self.arrays.contains_key(v) => {
+                        let arr = self.array(*v)?;
+                        self.arrays.insert(p.name, arr);
+                        // Two names for one buffer: neither may be consumed in place.
+                        self.owned.remove(v);
+                    }
+                    r => {
+                        let x = self.opd(r)?;
+                        self.env.insert(p.name, x);
+                    }
+                }
+            }
         }
         Ok(())
     }

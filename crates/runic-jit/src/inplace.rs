@@ -104,6 +104,108 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
+    /// `reshape(shape, a)`: a view of `a`'s elements in row-major order with new
+    /// dimensions — `a` itself when it is dense, else a dense copy. An element count that
+    /// differs leaves for the slow path, which reports it.
+    pub(crate) fn reshape(&mut self, s: &Stm, shape: &[SubExp], a: VName) -> R<()> {
+        let [p] = s.pat.as_slice() else {
+            return Err("a reshape with several results".into());
+        };
+        let v = self.array(a)?;
+        let mut dims = Vec::new();
+        let mut n = self.b.ins().iconst(types::I64, 1);
+        for d in shape {
+            let d = self.index_value(d)?;
+            let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, d, 0);
+            self.fail_if(bad, FAIL_INDEX);
+            n = self.b.ins().imul(n, d);
+            dims.push(d);
+        }
+        let mut had = self.b.ins().iconst(types::I64, 1);
+        for d in &v.dims {
+            had = self.b.ins().imul(had, *d);
+        }
+        let bad = self.b.ins().icmp(IntCC::NotEqual, n, had);
+        self.fail_if(bad, FAIL_INDEX);
+        let base = self.dense_base(&v)?;
+        let out = ArrV::dense(self.b, base, v.elem, dims);
+        self.arrays.insert(p.name, out);
+        // Two names may now share a buffer: neither is consumed in place.
+        self.owned.remove(&a);
+        Ok(())
+    }
+
+    /// The address of `v`'s elements in dense row-major order: its own when its strides
+    /// are already those, else a copy's.
+    fn dense_base(&mut self, v: &ArrV) -> R<Value> {
+        let dense = ArrV::dense(self.b, v.base, v.elem, v.dims.clone());
+        let mut same = self.b.ins().iconst(types::I8, 1);
+        for (a, b) in v.strides.iter().zip(&dense.strides) {
+            let eq = self.b.ins().icmp(IntCC::Equal, *a, *b);
+            same = self.b.ins().band(same, eq);
+        }
+        let copy = self.b.create_block();
+        let merge = self.b.create_block();
+        self.b.append_block_param(merge, types::I64);
+        self.b.ins().brif(same, merge, &ba(&[v.base]), copy, &[]);
+        self.b.switch_to_block(copy);
+        let c = self.fresh_copy(v)?;
+        self.b.ins().jump(merge, &ba(&[c.base]));
+        self.b.switch_to_block(merge);
+        Ok(self.b.block_params(merge)[0])
+    }
+
+    /// `concat(dim, a, b, …)`: the pieces copied side by side along `dim` into an owned
+    /// buffer. Pieces whose other dimensions differ leave for the slow path, which
+    /// reports them.
+    pub(crate) fn concat(&mut self, s: &Stm, dim: usize, pieces: &[VName]) -> R<()> {
+        let [p] = s.pat.as_slice() else {
+            return Err("a concatenation with several results".into());
+        };
+        let views = pieces
+            .iter()
+            .map(|a| self.array(*a))
+            .collect::<R<Vec<ArrV>>>()?;
+        let Some(first) = views.first().cloned() else {
+            return Err("a concatenation of nothing".into());
+        };
+        let rank = first.dims.len();
+        if dim >= rank
+            || views
+                .iter()
+                .any(|v| v.dims.len() != rank || v.elem != first.elem)
+        {
+            return Err("a concatenation of arrays of different ranks".into());
+        }
+        let mut dims = first.dims.clone();
+        for v in &views[1..] {
+            dims[dim] = self.b.ins().iadd(dims[dim], v.dims[dim]);
+            for k in (0..rank).filter(|&k| k != dim) {
+                let bad = self.b.ins().icmp(IntCC::NotEqual, v.dims[k], first.dims[k]);
+                self.fail_if(bad, FAIL_INDEX);
+            }
+        }
+        let mut n = self.b.ins().iconst(types::I64, 1);
+        for d in &dims {
+            n = self.b.ins().imul(n, *d);
+        }
+        let base = self.scratch_buf(n, first.elem)?;
+        let out = ArrV::dense(self.b, base, first.elem, dims);
+        let mut offset = self.b.ins().iconst(types::I64, 0);
+        for v in &views {
+            // The piece's place: `out` from `offset` along `dim`, with the piece's dims.
+            let skip = self.b.ins().imul(offset, out.strides[dim]);
+            let mut place = out.clone();
+            place.base = crate::gen::elem_addr(self.b, out.base, skip, out.elem);
+            place.dims[dim] = v.dims[dim];
+            self.copy_row(v, &place)?;
+            offset = self.b.ins().iadd(offset, v.dims[dim]);
+        }
+        self.arrays.insert(p.name, out);
+        self.owned.insert(p.name);
+        Ok(())
+    }
+
     /// `[a, b, …]` of arrays of equal shape: their rows copied into an owned buffer (rows of
     /// another shape leave for the slow path, which reports them).
     pub(crate) fn array_of_rows(&mut self, s: &Stm, rows: &[SubExp]) -> R<()> {
