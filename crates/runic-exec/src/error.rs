@@ -31,9 +31,7 @@ impl ExecError {
                 self.backtrace.push(l);
             }
         }
-        for &l in &src.inlined_from {
-            self.push_call(l);
-        }
+        self.push_chain(&src.inlined_from);
         self
     }
 
@@ -45,10 +43,20 @@ impl ExecError {
         if let Some(l) = src.loc {
             self.push_call(l);
         }
-        for &l in &src.inlined_from {
+        self.push_chain(&src.inlined_from);
+        self
+    }
+
+    /// The call sites a statement was inlined through, innermost first. An error from
+    /// inside the statement (a SOAC's lambda, say) already passed through statements inlined
+    /// through the same sites, so a backtrace that already ends with them keeps them once.
+    fn push_chain(&mut self, chain: &[Loc]) {
+        if !chain.is_empty() && self.backtrace.ends_with(chain) {
+            return;
+        }
+        for &l in chain {
             self.push_call(l);
         }
-        self
     }
 
     fn push_call(&mut self, l: Loc) {
