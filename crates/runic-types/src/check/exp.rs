@@ -410,7 +410,15 @@ impl Checker {
                 let loose = map_sizes(&at, &mut |_| Sz::Unknown(u32::MAX));
                 let loose = self.refresh_sizes(&loose);
                 self.expect(&loose, &t, x.span, "the expression being coerced")?;
-                let _ = self.s.unify(&at, &t);
+                // The coerced type's anonymous sizes (`[]`) take the expression's; its
+                // named ones stay apart, even from a size not yet inferred (an unannotated
+                // lambda parameter's), which unifying them would bind.
+                let solver = &mut self.s;
+                let probe = map_sizes(&at, &mut |s| match s {
+                    Sz::Flex(_) => s.clone(),
+                    _ => solver.fresh_flex(),
+                });
+                let _ = self.s.unify(&probe, &t);
                 Ok(at)
             }
             ExpKind::Assert { cond, body } => {
