@@ -162,7 +162,9 @@ fn fold_like(
     };
     let i64t = types::I64;
     let array_accs: Vec<usize> = acc_ranks.iter().copied().filter(|&r| r > 0).collect();
-    let (ptr, code) = build_kernel(&[i64t; 5], |b, rt, slot| {
+    let kind = if scan { "scan" } else { "fold" };
+    let name = crate::gen::kernel_name(kind, pre.unwrap_or(op));
+    let (ptr, code) = build_kernel(&name, &[i64t; 5], |b, rt, slot| {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         let header = b.create_block();

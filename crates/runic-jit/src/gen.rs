@@ -277,7 +277,18 @@ fn declare_rt(module: &mut JITModule, func: &mut cranelift_codegen::ir::Function
 
 /// Compile one function `kernel` with signature `sig`, whose body `build` emits, and return
 /// its address with the module that owns it.
+/// The name a kernel's code has in profiles (`perf` reads cranelift-jit's
+/// `/tmp/perf-PID.map`): its kind and the first parameter of its lambda, which names the
+/// SOAC in `runic dev --backend ir`'s listing.
+pub(crate) fn kernel_name(kind: &str, lam: &Lambda) -> String {
+    match lam.params.first() {
+        Some(p) => format!("{kind}_{}", p.name),
+        None => kind.to_string(),
+    }
+}
+
 pub(crate) fn build_kernel(
+    name: &str,
     params: &[CType],
     build: impl FnOnce(&mut FunctionBuilder, &Rt, StackSlot) -> R<()>,
 ) -> R<(*const u8, Code)> {
@@ -287,7 +298,7 @@ pub(crate) fn build_kernel(
     sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
     sig.returns.push(AbiParam::new(types::I32));
     let id = module
-        .declare_function("kernel", Linkage::Export, &sig)
+        .declare_function(name, Linkage::Export, &sig)
         .map_err(|e| e.to_string())?;
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());

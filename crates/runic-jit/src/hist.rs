@@ -412,7 +412,11 @@ fn histogram_kernel(
     };
     let n_is = index_types.len();
     let i64t = types::I64;
-    let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
+    let name = match op {
+        Some(op) => crate::gen::kernel_name("hist", op),
+        None => "scatter".to_string(),
+    };
+    let (ptr, code) = build_kernel(&name, &[i64t; 4], |b, rt, slot| {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         let fail = b.create_block();

@@ -171,7 +171,8 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
     let unroll = if flat { UNROLL } else { 1 };
     let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
     let vector = flat.then(|| crate::simd::plan(lam, &free_scalar)).flatten();
-    let (ptr, code) = build_kernel(&[i64t; 4], |b, rt, slot| {
+    let name = crate::gen::kernel_name("map", lam);
+    let (ptr, code) = build_kernel(&name, &[i64t; 4], |b, rt, slot| {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         let fail = b.create_block();
