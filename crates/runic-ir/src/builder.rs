@@ -734,6 +734,32 @@ impl Builder<'_> {
         self.reduce_with(hint, w, lam, neutral, arrs, true)
     }
 
+    /// `a + c` on values of type `ty`: scalars (`||` on booleans), or arrays elementwise
+    /// into a fresh array (a map nest, one level per dimension).
+    pub fn add_values(&mut self, ty: &Type, a: SubExp, c: SubExp) -> TResult<SubExp> {
+        match ty {
+            Type::Prim(PrimType::Bool) => self.op2(BinOp::LogOr, a, c),
+            Type::Prim(_) => self.op2(BinOp::Add, a, c),
+            Type::Array { shape, .. } => {
+                let (SubExp::Var(a), SubExp::Var(c)) = (a, c) else {
+                    return Err(TypeError("arrays to add must be variables".into()));
+                };
+                let plus = self.add_lambda(&ty.row())?;
+                Ok(SubExp::Var(
+                    self.map("adj", shape[0].clone(), plus, vec![a, c])?[0],
+                ))
+            }
+            Type::Acc { .. } => Err(TypeError("adding accumulators".into())),
+        }
+    }
+
+    /// `\x y -> x + y` on values of type `ty` (elementwise for arrays).
+    pub fn add_lambda(&mut self, ty: &Type) -> TResult<Lambda> {
+        self.lam(vec![("x", ty.clone()), ("y", ty.clone())], |b, xy| {
+            Ok(vec![b.add_values(ty, xy[0].clone(), xy[1].clone())?])
+        })
+    }
+
     /// The zero of type `ty`: a constant, or a fresh array of zeros named `zeros`.
     pub fn zeros(&mut self, ty: &Type) -> TResult<SubExp> {
         match ty {

@@ -20,31 +20,12 @@ pub fn copy_to(b: &mut Builder, p: Param, s: SubExp) {
 /// `a + c` for adjoints of type `ty` (elementwise for arrays, into a fresh array).
 pub fn add_values(b: &mut Builder, ty: &Type, a: SubExp, c: SubExp) -> R<SubExp> {
     match ty {
-        Type::Prim(_) => add_scalars(b, a, c),
-        Type::Array { shape, .. } => {
-            let (SubExp::Var(a), SubExp::Var(c)) = (a, c) else {
-                return Err(AdError::internal("array adjoints must be variables"));
-            };
-            let row = ty.row();
-            let plus = b.lam(
-                vec![("x", row.clone()), ("y", row.clone())],
-                |b, xy| -> R<_> { Ok(vec![add_values(b, &row, xy[0].clone(), xy[1].clone())?]) },
-            )?;
-            Ok(SubExp::Var(
-                b.map("adj", shape[0].clone(), plus, vec![a, c])?[0],
-            ))
-        }
         Type::Acc { .. } => Err(AdError::unsupported("adjoints of accumulators")),
+        Type::Array { .. } if !matches!((&a, &c), (SubExp::Var(_), SubExp::Var(_))) => {
+            Err(AdError::internal("array adjoints must be variables"))
+        }
+        _ => Ok(b.add_values(ty, a, c)?),
     }
-}
-
-/// `a + c` on scalars (`a || c` on booleans).
-pub fn add_scalars(b: &mut Builder, a: SubExp, c: SubExp) -> R<SubExp> {
-    let op = match b.prim_of(&a)? {
-        PrimType::Bool => BinOp::LogOr,
-        _ => BinOp::Add,
-    };
-    Ok(b.op2(op, a, c)?)
 }
 
 /// `acc[is ++ j…] += c[j…]` for every element of `c` (a scalar, or an array written at

@@ -3,7 +3,7 @@
 //! and histogram rules), exclusive scans and shifts (reduce and scan rules), the `+`
 //! operator on adjoints, and pruning the bodies of the return sweep.
 
-use super::build::{self, at};
+use super::build::at;
 use super::R;
 use crate::error::AdError;
 use runic_ir::*;
@@ -100,9 +100,10 @@ fn shift(
 
 /// `\x y -> x + y` on values of type `t` (elementwise for arrays).
 pub fn add_lambda(b: &mut Builder, t: &Type) -> R<Lambda> {
-    b.lam(vec![("x", t.clone()), ("y", t.clone())], |b, xy| -> R<_> {
-        Ok(vec![build::add_values(b, t, xy[0].clone(), xy[1].clone())?])
-    })
+    if matches!(t, Type::Acc { .. }) {
+        return Err(AdError::unsupported("adjoints of accumulators"));
+    }
+    Ok(b.add_lambda(t)?)
 }
 
 /// `map (λj e… i… → if (i…) is a valid bin then f(bin, j, e…) else outside) (iota w) extra…
