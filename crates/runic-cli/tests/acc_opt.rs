@@ -28,7 +28,10 @@ fn mlp_weight_adjoint_is_a_sum_over_rows() {
     assert!(!after.contains("with_acc("));
     assert!(!after.contains("update_acc("));
     let elems = element_bodies(&after);
-    assert_eq!(elems.len(), 2, "one sum for the weights, one for the bias");
+    assert_eq!(elems.len(), 1, "one sum of elements, for the weights");
+    // The bias's adjoint is the sum of the stored per-row adjoints, row by row.
+    assert!(after.contains("acc_rows_"), "{after}");
+    assert!(after.contains("}, {zeros_"), "{after}");
     // The weights: δ[b, j] · x[b, k], one multiplication per (row, j, k).
     let w = elems
         .iter()
@@ -123,11 +126,13 @@ fn gmm_products_leave_the_sum_over_points() {
         3,
         "points, components, rows"
     );
-    let sum = stms.last().unwrap();
+    // The sum over the points (a map of per-point sums, then their sum) reads them.
+    let at = stms.iter().position(|s| s == nests[0]).unwrap();
     assert!(
-        sum.contains("hoisted_"),
-        "the sum reads the products:\n{sum}"
+        stms[at + 1..].iter().any(|s| s.contains("hoisted_")),
+        "the sum reads the products:\n{quad}"
     );
+    assert!(stms.last().unwrap().contains("reduce_comm("), "{quad}");
 }
 
 /// The number of multiplications of two different variables (`Mul(x_1, x_2)`, not a

@@ -258,7 +258,11 @@ fn rewrite_with_acc(
             dest_is_zero: zeros.contains(&dest),
             elem,
         };
-        results.push(SubExp::Var(nest(&mut b, &sum, Vec::new()).ok()?));
+        let total = match stacked_rows(&sum) {
+            Some(rows) => row_sum(&mut b, &sum, rows),
+            None => nest(&mut b, &sum, Vec::new()).map(SubExp::Var),
+        };
+        results.push(total.ok()?);
     }
     results.extend(body.result[accs.len()..].iter().cloned());
     for (p, r) in s.pat.iter().zip(results) {
@@ -588,6 +592,53 @@ struct Sum<'a> {
     dest: VName,
     dest_is_zero: bool,
     elem: PrimType,
+}
+
+/// The per-iteration arrays of an accumulator whose every update is a whole stored value
+/// (`V_b` is row `b` of an array of the accumulator's shape), if it is so.
+fn stacked_rows(sum: &Sum) -> Option<Vec<VName>> {
+    sum.updates
+        .iter()
+        .map(|u| match u {
+            Source::Stacked(v) => Some(sum.stacked[v]),
+            Source::Inner { .. } => None,
+        })
+        .collect()
+}
+
+/// `dest + Σ_b (V¹_b + V²_b + …)` as one reduction over the rows of the stored values,
+/// elementwise: each worker reads its rows in order, where the sum of each element over
+/// the iterations (`nest`) would read the stored arrays down their columns.
+fn row_sum(b: &mut Builder, sum: &Sum, rows: Vec<VName>) -> R<SubExp> {
+    let t = Type::Array {
+        elem: sum.elem,
+        shape: sum.shape.clone(),
+    };
+    let pre = b.lam(
+        rows.iter().map(|_| ("row", t.clone())).collect(),
+        |b, rs| -> R<_> {
+            let mut total = rs[0].clone();
+            for r in &rs[1..] {
+                total = b.add_values(&t, total, r.clone())?;
+            }
+            Ok(vec![total])
+        },
+    )?;
+    let plus = b.add_lambda(&t)?;
+    let zeros = b.zeros(&t)?;
+    let red = Exp::Soac(Soac::Reduce {
+        w: sum.n.clone(),
+        arrs: rows,
+        pre: Some(pre),
+        lam: plus,
+        neutral: vec![zeros],
+        commutative: true,
+    });
+    let s = b.let1("acc_rows", red)?;
+    if sum.dest_is_zero {
+        return Ok(s);
+    }
+    b.add_values(&t, SubExp::Var(sum.dest), s)
 }
 
 /// The map over the accumulator's dimension `idx.len()`, inside the maps over the

@@ -464,6 +464,21 @@ fn contraction_lambda(l: &Lambda) -> bool {
         && l.body.result == [SubExp::Var(l.body.stms[k].pat[0].name)]
 }
 
+/// Whether a lambda is a perfect map nest, of any depth, around a dot product (a matrix
+/// product or a batch of them, which the executor may run as a GEMM).
+pub(crate) fn contraction_nest(l: &Lambda) -> bool {
+    if dot_product(&l.body).is_some() {
+        return true;
+    }
+    let Some(k) = inner_map(&l.body) else {
+        return false;
+    };
+    let Exp::Soac(Soac::Map { lam, .. }) = &l.body.stms[k].exp else {
+        return false;
+    };
+    l.body.result == [SubExp::Var(l.body.stms[k].pat[0].name)] && contraction_nest(lam)
+}
+
 /// Fission of dot products: in `map (\p… -> …; d₁ = dot …; d₂ = dot …; …)`, each dot
 /// product that reads only the lambda's parameters and outside values becomes a map of
 /// its own (`D₁ = map (\p… -> dot …)`), and the map reads `D₁`, `D₂` as inputs. Each `Dᵢ`

@@ -1,5 +1,7 @@
 //! Common-subexpression elimination for pure scalar and shape operations within a body
-//! (and the bodies nested in it): a repeated computation reuses the earlier result.
+//! (and the bodies nested in it): a repeated computation reuses the earlier result (and,
+//! in [`drop_repeated_checks`], a repeated shape check or assertion goes: the earlier one
+//! passed).
 
 use crate::dce::removable;
 use runic_ir::traverse::{walk_stm_mut, VisitorMut};
@@ -7,9 +9,26 @@ use runic_ir::*;
 use std::collections::HashMap;
 use std::mem::{discriminant, Discriminant};
 
-pub fn cse(mut prog: Prog) -> Prog {
+pub fn cse(prog: Prog) -> Prog {
+    eliminate(prog, false)
+}
+
+/// CSE that also drops a shape check or assertion an identical one before it (in its body
+/// or an enclosing one) already made: such a check cannot fail. Run late, after the
+/// passes that compare computations structurally (`reuse` in `split-contractions`), to
+/// which two copies of a map would otherwise look different; its use is to leave the
+/// innermost loops of kernels free of checks (fusion copies them into the consumer).
+pub fn drop_repeated_checks(prog: Prog) -> Prog {
+    eliminate(prog, true)
+}
+
+fn eliminate(mut prog: Prog, checks: bool) -> Prog {
     for f in &mut prog.funs {
-        Cse::default().body(&mut f.body);
+        Cse {
+            checks,
+            ..Cse::default()
+        }
+        .body(&mut f.body);
     }
     prog
 }
@@ -61,6 +80,14 @@ fn key(op: &BasicOp, types: &[Type]) -> Option<Vec<Tok>> {
             k.extend(rows.iter().map(opd));
             type_key(&mut k, t, opd);
         }
+        // A check made again where an identical one already passed cannot fail: its
+        // message does not matter.
+        BasicOp::ShapeCheck { arr, shape, .. } => {
+            k.push(Tok::Var(*arr));
+            k.push(Tok::Num(shape.len()));
+            k.extend(shape.iter().map(opd));
+        }
+        BasicOp::Assert { cond, .. } => k.push(opd(cond)),
         _ => return None,
     }
     k.push(Tok::Num(types.len()));
@@ -81,6 +108,12 @@ fn type_key(k: &mut Vec<Tok>, t: &Type, opd: impl Fn(&SubExp) -> Tok) {
             k.extend(elems.iter().map(|p| Tok::Prim(*p)));
         }
     }
+}
+
+/// A shape check or assertion: it fails or binds `true`, so a repeat of one that passed
+/// in an enclosing scope (or earlier in the body) is its value.
+fn is_check(op: &BasicOp) -> bool {
+    matches!(op, BasicOp::ShapeCheck { .. } | BasicOp::Assert { .. })
 }
 
 /// The bits of a constant (its type is kept beside them).
@@ -105,6 +138,8 @@ fn bits(c: &Prim) -> u64 {
 /// renamings made so far (`subst`); what a body adds to them is forgotten when it ends.
 #[derive(Default)]
 struct Cse {
+    /// Whether repeated checks go too.
+    checks: bool,
     table: Table,
     /// Eliminated variables and the earlier results that replace them.
     subst: HashMap<VName, VName>,
@@ -129,7 +164,7 @@ impl VisitorMut for Cse {
             // Only basic operations: two SOACs or branches producing arrays are two
             // arrays, and either may be consumed.
             let key = match &s.exp {
-                Exp::Basic(op) if removable(&s.exp) && !fresh => {
+                Exp::Basic(op) if (removable(&s.exp) || self.checks && is_check(op)) && !fresh => {
                     let types: Vec<Type> = s.pat.iter().map(|p| p.ty.clone()).collect();
                     key(op, &types)
                 }

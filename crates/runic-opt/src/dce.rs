@@ -25,16 +25,26 @@ pub(crate) fn dce_lambda(l: &mut Lambda) {
 /// Operations that can be dropped when unused: basic operations that cannot fail, and
 /// branches and SOACs made only of such operations (at any depth).
 pub fn removable(e: &Exp) -> bool {
-    !any_exp(e, |x| !removable_itself(x))
+    removable_given(e, &HashSet::new())
+}
+
+/// [`removable`], where the variables `sizes` are known to hold sizes of existing arrays
+/// ([`known_sizes`]): `iota` and `replicate` of such sizes cannot fail either.
+pub(crate) fn removable_given(e: &Exp, sizes: &HashSet<VName>) -> bool {
+    !any_exp(e, |x| !removable_itself(x, sizes))
 }
 
 /// Whether `e`, not counting what is nested in it, can be dropped when unused.
-fn removable_itself(e: &Exp) -> bool {
-    let scalar = |l: &Lambda| l.ret.iter().all(|t| matches!(t, Type::Prim(_)));
+fn removable_itself(e: &Exp, sizes: &HashSet<VName>) -> bool {
+    let scalar = regular_rows;
+    if valid_array(e, sizes) {
+        return true;
+    }
     match e {
         Exp::If { .. } => true,
         // Histograms and scatters check the shapes of their values at run time, and so does
-        // a map or fold whose lambda returns arrays (rows of different shapes): kept.
+        // a map or fold whose lambda returns arrays of sizes it computes itself (rows of
+        // different shapes): kept.
         Exp::Soac(s) => match s {
             Soac::Map { lam, .. } => scalar(lam),
             Soac::Reduce { pre, lam, .. } | Soac::Scan { pre, lam, .. } => {
@@ -62,6 +72,25 @@ fn removable_itself(e: &Exp) -> bool {
     }
 }
 
+/// Whether every result of `l` is a scalar or an array whose sizes are constants or
+/// variables from outside the lambda: then all its rows have one shape, and a SOAC over
+/// it cannot fail for rows of different shapes.
+fn regular_rows(l: &Lambda) -> bool {
+    let scalar = |t: &Type| matches!(t, Type::Prim(_));
+    if l.ret.iter().all(scalar) {
+        return true;
+    }
+    let inside = runic_ir::traverse::binders(l);
+    l.ret.iter().all(|t| match t {
+        Type::Prim(_) => true,
+        Type::Array { shape, .. } => shape.iter().all(|d| match d {
+            SubExp::Const(_) => true,
+            SubExp::Var(v) => !inside.contains(v),
+        }),
+        Type::Acc { .. } => false,
+    })
+}
+
 /// Removes dead statements from every body at every depth. Each body is cleaned from its
 /// last statement up; the bodies nested in a statement are cleaned once the statement is
 /// known to stay (and after its dead map results are dropped), each from its own live set.
@@ -86,7 +115,7 @@ impl VisitorMut for Dce {
         let mut kept = Vec::new();
         for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
             let used = s.pat.iter().any(|p| live.contains(&p.name));
-            if !used && (removable(&s.exp) || self.valid_array(&s.exp)) {
+            if !used && removable_given(&s.exp, &self.sizes) {
                 continue;
             }
             drop_dead_map_results(&mut s, &live);
@@ -123,25 +152,23 @@ fn drop_dead_map_results(s: &mut Stm, live: &HashSet<VName>) {
     filter(&mut lam.ret, &keep);
 }
 
-impl Dce {
-    /// `iota n` (`0 .. 1 ..< n`) or `replicate shape x` where every size is a constant ≥ 0
-    /// or the size of an array that exists: it cannot fail, so an unused one goes (reverse
-    /// mode leaves many).
-    fn valid_array(&self, e: &Exp) -> bool {
-        let valid = |n: &SubExp| match n {
-            SubExp::Const(c) => c.as_int().is_some_and(|n| n >= 0),
-            SubExp::Var(v) => self.sizes.contains(v),
-        };
-        match e {
-            Exp::Basic(BasicOp::Replicate(shape, _)) => shape.iter().all(valid),
-            _ => runic_ir::traverse::iota_width(e).is_some_and(|n| valid(&n)),
-        }
+/// `iota n` (`0 .. 1 ..< n`) or `replicate shape x` where every size is a constant ≥ 0 or
+/// one of `sizes` (the size of an array that exists): it cannot fail, so an unused one
+/// goes (reverse mode leaves many).
+fn valid_array(e: &Exp, sizes: &HashSet<VName>) -> bool {
+    let valid = |n: &SubExp| match n {
+        SubExp::Const(c) => c.as_int().is_some_and(|n| n >= 0),
+        SubExp::Var(v) => sizes.contains(v),
+    };
+    match e {
+        Exp::Basic(BasicOp::Replicate(shape, _)) => shape.iter().all(valid),
+        _ => runic_ir::traverse::iota_width(e).is_some_and(|n| valid(&n)),
     }
 }
 
 /// The variables that are dimensions of a parameter's array type (of the function or of a
 /// lambda: their arrays exist when the code runs) or results of `ArraySize`.
-fn known_sizes(f: &FunDef) -> HashSet<VName> {
+pub(crate) fn known_sizes(f: &FunDef) -> HashSet<VName> {
     use runic_ir::traverse::{walk_lambda, walk_stm, Visitor};
     struct Sizes(HashSet<VName>);
     impl Sizes {

@@ -7,28 +7,29 @@
 //! infallible, and when the producer can fail the consumer's lambdas must not (otherwise
 //! interleaving element by element could report a different error first).
 
-use crate::dce::removable;
-use runic_ir::traverse::{add_uses, for_each_body_mut, uses, Substitute, VisitorMut};
+use crate::dce::{known_sizes, removable_given};
+use runic_ir::traverse::{add_uses, any_exp, for_each_body_mut, uses, Substitute, VisitorMut};
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
 
 pub fn fuse(mut prog: Prog) -> Prog {
     let mut ns = std::mem::take(&mut prog.names);
     for f in &mut prog.funs {
+        let sizes = known_sizes(f);
         // Innermost bodies first, so a lambda is fused inside before it is composed.
-        for_each_body_mut(&mut f.body, |b| while fuse_once(b, &mut ns) {});
+        for_each_body_mut(&mut f.body, |b| while fuse_once(b, &mut ns, &sizes) {});
     }
     prog.names = ns;
     prog
 }
 
 /// Whether a lambda's body cannot fail (only pure, infallible statements).
-fn infallible(l: &Lambda) -> bool {
-    l.body.stms.iter().all(|s| removable(&s.exp))
+fn infallible(l: &Lambda, sizes: &HashSet<VName>) -> bool {
+    l.body.stms.iter().all(|s| removable_given(&s.exp, sizes))
 }
 
 /// Fuse one producer into its consumer; false when nothing fuses.
-fn fuse_once(b: &mut Body, ns: &mut NameSource) -> bool {
+fn fuse_once(b: &mut Body, ns: &mut NameSource, sizes: &HashSet<VName>) -> bool {
     let uses_of: Vec<HashSet<VName>> = b.stms.iter().map(uses).collect();
     for p in 0..b.stms.len() {
         let Exp::Soac(Soac::Map { w, lam: f, arrs }) = &b.stms[p].exp else {
@@ -47,11 +48,11 @@ fn fuse_once(b: &mut Body, ns: &mut NameSource) -> bool {
             .collect();
         let [c] = readers.as_slice() else { continue };
         let c = *c;
-        if !(p + 1..c).all(|k| removable(&b.stms[k].exp)) {
+        if !(p + 1..c).all(|k| removable_given(&b.stms[k].exp, sizes)) {
             continue;
         }
-        let producer_fails = !infallible(f);
-        if let Some(fused) = fuse_pair(ns, w, f, arrs, &outs, &b.stms[c].exp, producer_fails) {
+        let consumer = &b.stms[c].exp;
+        if let Some(fused) = fuse_pair(ns, w, f, arrs, &outs, consumer, sizes) {
             let consumer = &mut b.stms[c];
             consumer.exp = fused;
             b.stms.remove(p);
@@ -69,8 +70,9 @@ fn fuse_pair(
     prod_arrs: &[VName],
     outs: &[VName],
     consumer: &Exp,
-    producer_fails: bool,
+    sizes: &HashSet<VName>,
 ) -> Option<Exp> {
+    let producer_fails = !infallible(f, sizes);
     let Exp::Soac(soac) = consumer else {
         return None;
     };
@@ -80,7 +82,26 @@ fn fuse_pair(
         }
         _ => return None,
     };
-    if cw != w {
+    // A contraction (a map of dot products) stays apart from its producers and consumers:
+    // the executor runs it as a matrix product, where fused it would be one dot product
+    // per element.
+    let contraction = |l: &Lambda| crate::contract::contraction_nest(l);
+    if cw != w || contraction(f) || matches!(soac, Soac::Map { lam, .. } if contraction(lam)) {
+        return None;
+    }
+    // A producer that reduces per element (an inner reduction, scan or loop) stays out
+    // of a reduction or scan: fusing would save only an array of one value per element,
+    // and the fold kernel it would join runs it no faster (measured: the k-means gradient's
+    // distances fused into its argmin cost 15% more). Inner maps (elementwise work on
+    // rows) do fuse.
+    let reduces = |e: &Exp| {
+        matches!(
+            e,
+            Exp::Soac(Soac::Reduce { .. } | Soac::Scan { .. }) | Exp::Loop { .. }
+        )
+    };
+    let inner_loops = f.body.stms.iter().any(|s| any_exp(&s.exp, reduces));
+    if inner_loops && !matches!(soac, Soac::Map { .. }) {
         return None;
     }
     // The producer's results may only be read as the consumer's input arrays.
@@ -94,7 +115,7 @@ fn fuse_pair(
     };
     for l in &lams {
         add_uses(*l, &mut inner);
-        if producer_fails && !infallible(l) {
+        if producer_fails && !infallible(l, sizes) {
             return None;
         }
     }
@@ -183,5 +204,19 @@ fn compose(
     // A fresh id, not the consumer's: the id names the code (executors cache compiled
     // lambdas by it), and this is new code; keeping the consumer's id would let a cache
     // built for the unfused program hand back the consumer's plan.
-    (Lambda::new(params, body, g.ret), arrs)
+    let mut lam = Lambda::new(params, body, g.ret);
+    // What the producer computed only for the results the consumer read is dead now; the
+    // inputs nothing reads any more are dropped, keeping one so the SOAC still has an
+    // input: an unread row would still be passed to every element (and keep the kernel
+    // from running in SIMD lanes).
+    crate::dce::dce_lambda(&mut lam);
+    let read = uses(&lam.body);
+    let keep: Vec<bool> = lam.params.iter().map(|p| read.contains(&p.name)).collect();
+    if keep.iter().any(|k| *k) {
+        let mut k = keep.iter();
+        lam.params.retain(|_| *k.next().unwrap_or(&true));
+        let mut k = keep.iter();
+        arrs.retain(|_| *k.next().unwrap_or(&true));
+    }
+    (lam, arrs)
 }

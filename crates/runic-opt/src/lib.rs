@@ -39,7 +39,7 @@ pub mod sparse;
 pub use accs::acc_to_reduce;
 pub use contract::split_contractions;
 pub use copies::elide_copies;
-pub use cse::cse;
+pub use cse::{cse, drop_repeated_checks};
 pub use dce::dce;
 pub use fuse::fuse;
 pub use hoist::hoist;
@@ -73,6 +73,9 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("fuse", fuse),
         ("chunk-iotas", chunk_iotas),
         ("split-contractions", split_contractions),
+        // What fission left beside the contractions (an epilogue and its consumer).
+        ("fuse-after-split", fuse),
+        ("drop-repeated-checks", drop_repeated_checks),
         ("elide-copies", elide_copies),
     ]
 }

@@ -159,3 +159,87 @@ fn the_identity_pre_lambda_of_a_fold_has_typed_parameters() {
     assert_eq!(elems.len(), 1, "{a}");
     assert_eq!(a.names.type_of(elems[0].name), Some(&elems[0].ty));
 }
+
+#[test]
+fn an_iota_of_a_known_size_between_producer_and_consumer_does_not_stop_fusion() {
+    // `iota n` of an array's size cannot fail, so the producer may move past it:
+    // Σ (3x + i) over [1, 2, 3, 4] with i = 0..3 is 30 + 6 = 36.
+    let (b, a) = check(
+        "entry main [n] (xs: [n]i32) = let ys = map (*3) xs
+                                       let is = map i32.i64 (iota n)
+                                       in i32.sum (map2 (+) ys is)",
+        &[1, 2, 3, 4],
+        Value::Scalar(runic_data::Prim::I32(36)),
+    );
+    assert!(soacs(&b).0 >= 2, "{b}");
+    assert_eq!(soacs(&a), (0, 1), "{a}");
+}
+
+#[test]
+fn nested_maps_with_rows_of_fixed_size_fuse_into_a_sum_of_rows() {
+    // The rows of `map (map (*2))` have the outer array's row size, so the producer cannot
+    // fail for rows of different shapes and joins the vectorised sum as its pre lambda:
+    // 2·([1, 2] + [3, 4] + [5, 6]) = [18, 24].
+    let text = "entry main (xs: []i32) = let m = unflatten (xs :> [3 * 2]i32)
+                in reduce (map2 (+)) [0, 0] (map (map (* 2)) m)";
+    let (_, a) = check(text, &[1, 2, 3, 4, 5, 6], i32s(&[18, 24]));
+    let t = a.to_string();
+    assert!(t.contains("reduce(3i64, pre"), "{a}");
+}
+
+#[test]
+fn an_inner_reduction_stays_out_of_a_reduction() {
+    // Σ_rows min(row): the per-row minimum is its own map (one value per row), the sum
+    // reads it. min [1, 2] + min [3, 0] + min [5, 6] = 1 + 0 + 5 = 6.
+    let text = "entry main (xs: []i32) = let m = unflatten (xs :> [3 * 2]i32)
+                in i32.sum (map i32.minimum m)";
+    let (_, a) = check(
+        text,
+        &[1, 2, 3, 0, 5, 6],
+        Value::Scalar(runic_data::Prim::I32(6)),
+    );
+    let t = a.to_string();
+    assert!(!t.contains("reduce_comm(3i64, pre"), "{a}");
+}
+
+#[test]
+fn a_matrix_vector_product_stays_apart_from_its_consumer() {
+    // relu (M·v) with M = [[1, -2], [3, 4]] and v = [1, 1]: [max 0 (−1), 7] = [0, 7]. The
+    // dot products stay a map of their own (a GEMM for the executor), the relu another.
+    let text = "entry main (xs: []i32) = let m = map (map f32.i32) (unflatten (xs :> [2 * 2]i32))
+                let v = [1f32, 1]
+                in map (\\z -> i32.max 0 (i32.f32 z)) (map (\\r -> f32.sum (map2 (*) r v)) m)";
+    let (_, a) = check(text, &[1, -2, 3, 4], i32s(&[0, 7]));
+    let t = a.to_string();
+    let maps: Vec<&str> = t.split("= map(").skip(1).collect();
+    let dots = maps.iter().filter(|m| m.contains("reduce_comm(")).count();
+    assert_eq!(dots, 1, "{a}");
+    let relu = maps
+        .iter()
+        .find(|m| m.contains("Max("))
+        .expect("the relu map");
+    assert!(!relu.contains("reduce_comm("), "{a}");
+}
+
+#[test]
+fn inputs_the_fused_lambda_does_not_read_are_dropped() {
+    // The producer's second input is read only for a size (nothing per element), so the
+    // fused map over xs·2 keeps one input: [2, 4].
+    let (_, a) = check(
+        "entry main (xs: []i32) = let ys = map2 (\\x (r: [2]i32) -> x + i32.i64 (length r) - 2)
+                                               xs (map (\\x -> [x, x]) xs)
+                                  in map (*2) ys",
+        &[1, 2],
+        i32s(&[2, 4]),
+    );
+    let t = a.to_string();
+    let header = t.lines().find(|l| l.contains("= map(")).unwrap();
+    let params = header
+        .split("\\{")
+        .nth(1)
+        .unwrap()
+        .split('}')
+        .next()
+        .unwrap();
+    assert_eq!(params.matches(" : ").count(), 1, "{a}");
+}

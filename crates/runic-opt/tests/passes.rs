@@ -405,3 +405,42 @@ fn equal_maps_are_computed_once() {
     assert_eq!(t.matches("Sin(").count(), 2, "{t}");
     assert_eq!(t.matches(" = map(").count(), 2, "{t}");
 }
+
+#[test]
+fn dce_removes_unused_maps_of_rows_of_fixed_size_but_keeps_rows_of_computed_size() {
+    // `map (\x -> replicate 3 x)` has rows of one shape and cannot fail: it goes. The rows of
+    // `map (\x -> iota x)` have a size each computes (different rows would be an error,
+    // and so is a negative size): it stays.
+    let p = lower(
+        "entry main (xs: []i64) =
+           let _a = map (\\x -> replicate 3 x) xs
+           let _b = map (\\x -> iota x) xs
+           in xs",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(!t.contains("replicate("), "{t}");
+    assert!(t.contains("range_i64("), "{t}");
+}
+
+#[test]
+fn a_repeated_check_goes_only_in_drop_repeated_checks() {
+    // Every row of `m` is checked against `k` inside the map; the same check of the same
+    // row repeated in the inner lambda cannot fail once the outer one passed.
+    let p = lower(
+        "entry main [n] [k] (m: [][n]i32) (v: [k]i32) =
+           map (\\r -> let r2 = r :> [k]i32
+                       in map (\\x -> x + (r :> [k]i32)[0] + v[0]) r2) m",
+    );
+    let checks = |q: &runic_ir::Prog| q.to_string().matches("shape_check(").count();
+    let cse = runic_opt::cse(p.clone());
+    let dropped = runic_opt::drop_repeated_checks(p.clone());
+    runic_ir::verify(&dropped).unwrap();
+    assert!(checks(&cse) >= 2, "{cse}");
+    assert_eq!(checks(&dropped), checks(&cse) - 1, "{dropped}");
+    // Both give the same result: [[1, 2], [3, 4]] and v = [0, 5] → [[2, 3], [6, 7]].
+    let arg = runic_data::read_all(b"[[1, 2], [3, 4]] [0, 5]", "t", &[]).unwrap();
+    let run = |q: &runic_ir::Prog| runic_exec::run_entry(q, "main", arg.clone()).unwrap();
+    assert_eq!(run(&cse), run(&dropped));
+}
