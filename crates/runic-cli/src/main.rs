@@ -21,7 +21,24 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use cli::{Cli, Command};
 use error::CliResult;
 
+/// Large arrays are allocated and freed all the time (each SOAC's result, each loop's
+/// tape). glibc's malloc gives every large block back to the kernel when it is freed, and
+/// the next one pays a page fault per 4 KiB page (measured: an LSTM gradient spends ~15%
+/// there, a loop updating a 320 MB array in place 2/3 of its time). One arena that keeps
+/// what is freed lets the next allocation reuse it; the process keeps its peak memory.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets allocator parameters; it runs before any other thread.
+    unsafe {
+        // Each returns 0 when a value is refused; the defaults then stay, which is only slower.
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 30);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+    }
+}
+
 fn main() {
+    keep_freed_memory();
     exec::install_panic_hook();
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
