@@ -28,10 +28,13 @@ fn mlp_weight_adjoint_is_a_sum_over_rows() {
     assert!(!after.contains("with_acc("));
     assert!(!after.contains("update_acc("));
     let elems = element_bodies(&after);
-    assert_eq!(elems.len(), 1, "one sum of elements, for the weights");
-    // The bias's adjoint is the sum of the stored per-row adjoints, row by row.
+    assert_eq!(elems.len(), 2, "one sum for the weights, one for the bias");
+    // The bias's adjoint is the sum of the stored per-row adjoints: row by row when there
+    // are at least as many rows as elements per row (decided at run time), else element
+    // by element (the second sum above).
     assert!(after.contains("acc_rows_"), "{after}");
     assert!(after.contains("}, {zeros_"), "{after}");
+    assert!(after.contains(" = if "), "{after}");
     // The weights: δ[b, j] · x[b, k], one multiplication per (row, j, k).
     let w = elems
         .iter()

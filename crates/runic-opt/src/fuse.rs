@@ -3,9 +3,13 @@
 //! are never built. map∘map composes the lambdas; a map feeding a reduce/scan becomes (or
 //! extends) its `pre` lambda.
 //!
-//! Error order is kept: statements between producer and consumer must be pure and
-//! infallible, and when the producer can fail the consumer's lambdas must not (otherwise
-//! interleaving element by element could report a different error first).
+//! A producer that cannot fail whose only reader is an `if` moves into the branches that
+//! read it (and fuses there).
+//!
+//! Error order is kept: when the producer can fail, the statements between producer and
+//! consumer must be pure and infallible, and the consumer's lambdas must not fail
+//! (otherwise interleaving element by element could report a different error first); a
+//! producer that cannot fail may move past anything.
 
 use crate::dce::{known_sizes, removable_given};
 use runic_ir::traverse::{add_uses, any_exp, for_each_body_mut, uses, Substitute, VisitorMut};
@@ -48,7 +52,16 @@ fn fuse_once(b: &mut Body, ns: &mut NameSource, sizes: &HashSet<VName>) -> bool 
             .collect();
         let [c] = readers.as_slice() else { continue };
         let c = *c;
-        if !(p + 1..c).all(|k| removable_given(&b.stms[k].exp, sizes)) {
+        // The producer moves past the statements between: if it can fail, they must not
+        // (an error would change); if it cannot, it may pass anything.
+        let producer_fails = !infallible(f, sizes);
+        if producer_fails && !(p + 1..c).all(|k| removable_given(&b.stms[k].exp, sizes)) {
+            continue;
+        }
+        if matches!(b.stms[c].exp, Exp::If { .. }) && !producer_fails {
+            if sink_into_branches(b, p, c, &outs, ns, sizes) {
+                return true;
+            }
             continue;
         }
         let consumer = &b.stms[c].exp;
@@ -60,6 +73,55 @@ fn fuse_once(b: &mut Body, ns: &mut NameSource, sizes: &HashSet<VName>) -> bool 
         }
     }
     false
+}
+
+/// A producer map `p` whose only reader is the `if` at `c` (not its condition) moves into
+/// the branches that read it, a renamed copy in the second, and fuses there with its
+/// consumer (accumulator optimisation chooses between two forms of a sum at run time this
+/// way). It cannot fail, so not running it in the other branch changes nothing.
+fn sink_into_branches(
+    b: &mut Body,
+    p: usize,
+    c: usize,
+    outs: &[VName],
+    ns: &mut NameSource,
+    sizes: &HashSet<VName>,
+) -> bool {
+    let producer = b.stms[p].clone();
+    let Exp::If {
+        cond,
+        then_body,
+        else_body,
+        ..
+    } = &mut b.stms[c].exp
+    else {
+        return false;
+    };
+    if matches!(cond, SubExp::Var(v) if outs.contains(v)) {
+        return false;
+    }
+    let mut first = true;
+    for branch in [then_body, else_body] {
+        if !outs.iter().any(|o| uses(&*branch).contains(o)) {
+            continue;
+        }
+        let mut moved = Body {
+            stms: [vec![producer.clone()], std::mem::take(&mut branch.stms)].concat(),
+            result: std::mem::take(&mut branch.result),
+        };
+        if !first {
+            runic_ir::traverse::walk_body_mut(
+                &mut runic_ir::traverse::Renamer::new(ns),
+                &mut moved,
+            );
+            ns.record_types(&moved);
+        }
+        first = false;
+        while fuse_once(&mut moved, ns, sizes) {}
+        *branch = moved;
+    }
+    b.stms.remove(p);
+    true
 }
 
 /// The consumer with the producer map (`outs = map w f arrs`) merged in, if it qualifies.

@@ -243,3 +243,17 @@ fn inputs_the_fused_lambda_does_not_read_are_dropped() {
         .unwrap();
     assert_eq!(params.matches(" : ").count(), 1, "{a}");
 }
+
+#[test]
+fn a_producer_read_only_by_an_if_moves_into_its_branches_and_fuses_there() {
+    // ys = 2·xs read by both branches: each gets its copy, fused into its sum.
+    // [1, 2, 3] takes the first branch: 2 + 4 + 6 = 12.
+    let text = "entry main (xs: []i32) = let ys = map (*2) xs
+                in if length xs > 2 then i32.sum ys else i32.sum (map (+1) ys)";
+    let (b, a) = check(text, &[1, 2, 3], Value::Scalar(runic_data::Prim::I32(12)));
+    assert!(soacs(&b).0 >= 1, "{b}");
+    assert_eq!(soacs(&a), (0, 2), "{a}");
+    // [1, 2] takes the second: 3 + 5 = 8.
+    let got = runic_exec::run_entry(&a, "main", vec![i32s(&[1, 2])]).expect("runs");
+    assert_eq!(got, vec![Value::Scalar(runic_data::Prim::I32(8))]);
+}
