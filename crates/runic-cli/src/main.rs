@@ -1,5 +1,23 @@
 //! The `runic` command: check, run, test, bench, dataset, repl and dev.
 
+// Large arrays are allocated and freed all the time (each SOAC's result, each loop's tape).
+// The system allocator gives every large block back to the kernel when it is freed, and the
+// next one pays a page fault per 4 KiB page (measured: a loop updating a 320 MB array in
+// place spent 2/3 of its time there). mimalloc, told never to purge, reuses freed memory;
+// the process keeps its peak memory.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// mimalloc's `mi_option_purge_delay` (its index in the enum of the vendored headers, v3
+/// and v2 alike): milliseconds before freed memory goes back to the kernel, -1 for never.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Keep freed memory for reuse (see `ALLOC`).
+fn keep_freed_memory() {
+    // SAFETY: setting an option is a store into mimalloc's option table.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+}
+
 mod backend_ir;
 mod cli;
 mod cmd_bench;
@@ -20,22 +38,6 @@ use runic::engine as exec;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use cli::{Cli, Command};
 use error::CliResult;
-
-/// Large arrays are allocated and freed all the time (each SOAC's result, each loop's
-/// tape). glibc's malloc gives every large block back to the kernel when it is freed, and
-/// the next one pays a page fault per 4 KiB page (measured: an LSTM gradient spends ~15%
-/// there, a loop updating a 320 MB array in place 2/3 of its time). One arena that keeps
-/// what is freed lets the next allocation reuse it; the process keeps its peak memory.
-fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` only sets allocator parameters; it runs before any other thread.
-    unsafe {
-        // Each returns 0 when a value is refused; the defaults then stay, which is only slower.
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 30);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-    }
-}
 
 fn main() {
     keep_freed_memory();
@@ -71,5 +73,21 @@ fn dispatch(cli: &Cli, matches: &ArgMatches) -> CliResult {
             Some(cli::DevCommand::GradCheck(g)) => cmd_gradcheck::run(g),
             None => cmd_dev::run(a),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn option_15_is_the_purge_delay() {
+        // Its documented default (1000 ms in v3, 10 in v2) unless the environment or the
+        // program set it: the enum index the constant relies on names that option.
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+            let v = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
+            assert!(matches!(v, 1000 | 10 | -1), "{v}");
+        }
+        super::keep_freed_memory();
+        let v = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
+        assert_eq!(v, -1);
     }
 }
