@@ -69,6 +69,16 @@ pub enum Fun<'a> {
         steps: &'a [ProjStep],
         env: Env<'a>,
     },
+    /// A function value bound to a parameter declared with a function type whose result is
+    /// an array (`f: [n]i32 -> [n]i32`): once `arity` more arguments are applied, its result
+    /// must have the declared shape, with the sizes as the callee bound them (`env`).
+    Checked {
+        inner: Value<'a>,
+        ret: &'a TypeExp,
+        arity: usize,
+        env: Env<'a>,
+        span: runic_syntax::Span,
+    },
 }
 
 #[derive(Debug, Clone)]

@@ -63,6 +63,16 @@ pub enum Fun<'a> {
         steps: &'a [ProjStep],
         env: Env<'a>,
     },
+    /// A function bound to a parameter declared with a function type whose result is an
+    /// array (`f: [n]i32 -> [n]i32`): once `arity` more arguments are applied, its result is
+    /// checked against that type, with the sizes as the callee bound them (`env`).
+    Checked {
+        inner: Val<'a>,
+        ret: &'a TypeExp,
+        arity: usize,
+        env: Env<'a>,
+        span: runic_syntax::Span,
+    },
 }
 
 /// A persistent environment: cheap to capture in closures.

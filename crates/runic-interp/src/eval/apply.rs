@@ -67,6 +67,27 @@ impl<'a> Eval<'a> {
                 Fun::Proj { steps, env } => {
                     f = self.project_steps(arg, steps, env)?;
                 }
+                Fun::Checked {
+                    inner,
+                    ret,
+                    arity,
+                    env,
+                    span,
+                } => {
+                    let v = self.apply_many(inner.clone(), vec![arg])?;
+                    f = if *arity > 1 {
+                        Value::Fun(Rc::new(Fun::Checked {
+                            inner: v,
+                            ret,
+                            arity: arity - 1,
+                            env: env.clone(),
+                            span: *span,
+                        }))
+                    } else {
+                        self.check_ret(&v, ret, env, *span)?;
+                        v
+                    };
+                }
             }
             next = it.next();
         }
@@ -107,6 +128,9 @@ impl<'a> Eval<'a> {
         for (p, a) in c.params.iter().zip(args) {
             self.bind_irrefutable(p, a, &mut env, &mut pending)?;
         }
+        for p in c.params {
+            check_function_param(p, &mut env);
+        }
         let v = self.eval(c.body, &env)?;
         if let Some(rt) = c.ret {
             self.check_ret(&v, rt, &env, c.body.span)?;
@@ -131,4 +155,47 @@ impl<'a> Eval<'a> {
         }
         Ok(v)
     }
+}
+
+/// A parameter `(f: t₁ -> … -> [n]t)` bound to a function value: the value is rebound as
+/// [`Fun::Checked`], with the callee's environment (all its parameters and sizes bound),
+/// so that what it returns is checked against the declared result. A function passed
+/// there may compute a result of another size (`\ys -> filter p ys` for `[n]i32 ->
+/// [n]i32`): the checker defers that equality to run time, as for any argument.
+fn check_function_param<'a>(p: &'a Pat, env: &mut Env<'a>) {
+    let PatKind::Ascribe(inner, te) = &p.kind else {
+        return;
+    };
+    let PatKind::Var(name) = &inner.kind else {
+        return;
+    };
+    let Some((arity, ret)) = arrow_result(te) else {
+        return;
+    };
+    let Some(v @ Value::Fun(_)) = env.lookup(name) else {
+        return;
+    };
+    let checked = Fun::Checked {
+        inner: v,
+        ret,
+        arity,
+        env: env.clone(),
+        span: te.span(),
+    };
+    env.bind(name, Value::Fun(Rc::new(checked)));
+}
+
+/// The number of arrows of a function type and its final result, when that is an array
+/// type (the only results whose shape can differ from the declaration).
+pub(crate) fn arrow_result(mut t: &TypeExp) -> Option<(usize, &TypeExp)> {
+    let mut arity = 0;
+    while let TypeExp::Arrow(_, _, res, _) = t {
+        arity += 1;
+        t = res;
+    }
+    let array = match t {
+        TypeExp::Unique(inner, _) => matches!(**inner, TypeExp::Array(..)),
+        _ => matches!(t, TypeExp::Array(..)),
+    };
+    (arity > 0 && array).then_some((arity, t))
 }

@@ -56,6 +56,9 @@ impl<'a> Lower<'a> {
                             }
                             cenv = self.bind_pat(p, a, &cenv)?;
                         }
+                        for p in params.iter() {
+                            cenv = check_function_param(p, cenv);
+                        }
                         let outer_scope = std::mem::replace(&mut self.pos, *scope);
                         let v = self.exp(body, &cenv);
                         self.pos = outer_scope;
@@ -118,8 +121,71 @@ impl<'a> Lower<'a> {
                     }
                     v
                 }
+                Fun::Checked {
+                    inner,
+                    ret,
+                    arity,
+                    env,
+                    span: at,
+                } => {
+                    let v = self.apply_many(inner.clone(), vec![arg], span)?;
+                    if *arity > 1 {
+                        Val::Fun(Rc::new(Fun::Checked {
+                            inner: v,
+                            ret,
+                            arity: arity - 1,
+                            env: env.clone(),
+                            span: *at,
+                        }))
+                    } else {
+                        self.loc = Some(loc_of(*at));
+                        self.check_shape(&v, ret, env, *at)?;
+                        v
+                    }
+                }
             };
         }
         Ok(f)
     }
+}
+
+/// A parameter `(f: t₁ -> … -> [n]t)` bound to a function value: rebound as
+/// [`Fun::Checked`] with the callee's environment (every parameter and size bound), so that
+/// what it returns is checked against the declared result, as the interpreter does.
+fn check_function_param<'a>(p: &'a ast::Pat, env: Env<'a>) -> Env<'a> {
+    let ast::PatKind::Ascribe(inner, te) = &p.kind else {
+        return env;
+    };
+    let ast::PatKind::Var(name) = &inner.kind else {
+        return env;
+    };
+    let Some((arity, ret)) = arrow_result(te) else {
+        return env;
+    };
+    let Some(v @ Val::Fun(_)) = env.lookup(name).cloned() else {
+        return env;
+    };
+    let checked = Fun::Checked {
+        inner: v,
+        ret,
+        arity,
+        env: env.clone(),
+        span: te.span(),
+    };
+    env.bind(name, Val::Fun(Rc::new(checked)))
+}
+
+/// The number of arrows of a function type and its final result, when that is an array
+/// type (the only results whose shape can differ from the declaration).
+fn arrow_result(mut t: &ast::TypeExp) -> Option<(usize, &ast::TypeExp)> {
+    let mut arity = 0;
+    while let ast::TypeExp::Arrow(_, _, res, _) = t {
+        arity += 1;
+        t = res;
+    }
+    let array = match t {
+        ast::TypeExp::Unique(inner, _) => matches!(**inner, ast::TypeExp::Array(..)),
+        _ => matches!(t, ast::TypeExp::Array(..)),
+    };
+    (arity > 0 && array).then_some((arity, t))
 }
