@@ -38,3 +38,13 @@ def twice [n] (g: i32 -> [n]i32 -> [n]i32) (xs: [n]i32) = g 1 (g 2 xs)
 -- input { [1, 2, 3] } output { [4, 5, 6] }
 -- input { [0, 2, 3] } error: function_results.fut:34:19-42:.*shape \[2\] cannot match shape of type "\[3\]i32"
 entry curried (xs: []i32) = twice (\k ys -> filter (> 2) (map (+ k) ys)) xs
+
+-- A function type over a type parameter: `t` is the argument's array type, so `f` must
+-- keep its shape (the argument is a `[3]i32` here; the filter keeps 2).
+def app 't (f: t -> t) (x: t) = (f x, x)
+
+-- ==
+-- entry: applied
+-- input { [1, 2, 3] } output { [2, 3, 4] }
+-- input { [1, -2, 3] } error: function_results.fut:44:16-22:.*shape \[2\] cannot match shape of type "\[3\]i32"
+entry applied (xs: []i32) = (app (\ys -> map (+ 1) (filter (> 0) ys)) xs).0

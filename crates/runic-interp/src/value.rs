@@ -70,14 +70,30 @@ pub enum Fun<'a> {
         env: Env<'a>,
     },
     /// A function value bound to a parameter declared with a function type whose result is
-    /// an array (`f: [n]i32 -> [n]i32`): once `arity` more arguments are applied, its result
-    /// must have the declared shape, with the sizes as the callee bound them (`env`).
+    /// an array (`f: [n]i32 -> [n]i32`, or `f: t -> t` with `t` an array): once `arity`
+    /// more arguments are applied, its result must have the expected shape.
     Checked {
         inner: Value<'a>,
-        ret: &'a TypeExp,
+        ret: Expect<'a>,
+        /// Arguments given so far, and still to come.
+        given: usize,
         arity: usize,
         env: Env<'a>,
         span: runic_syntax::Span,
+    },
+}
+
+/// The shape a [`Fun::Checked`] function must return.
+#[derive(Debug, Clone)]
+pub enum Expect<'a> {
+    /// The declared result type, with the sizes as the callee bound them (`env`).
+    Declared(&'a TypeExp),
+    /// The shape of the function's own argument number `index`, whose declared type is the
+    /// type variable of the result (`f: t -> t`: any two values of type `t` have one shape);
+    /// `seen` once it is given.
+    LikeArg {
+        index: usize,
+        seen: Option<Value<'a>>,
     },
 }
 

@@ -5,7 +5,7 @@ use super::{Eval, MAX_CALL_DEPTH, R};
 use crate::env::Env;
 use crate::error::RuntimeError;
 use crate::index;
-use crate::value::{BuiltinFn, Closure, Fun, Value};
+use crate::value::{BuiltinFn, Closure, Expect, Fun, Value};
 use runic_syntax::ast::*;
 use std::rc::Rc;
 
@@ -70,21 +70,38 @@ impl<'a> Eval<'a> {
                 Fun::Checked {
                     inner,
                     ret,
+                    given,
                     arity,
                     env,
                     span,
                 } => {
+                    let ret = match ret {
+                        Expect::LikeArg { index, seen: None } if index == given => {
+                            Expect::LikeArg {
+                                index: *index,
+                                seen: Some(arg.clone()),
+                            }
+                        }
+                        r => r.clone(),
+                    };
                     let v = self.apply_many(inner.clone(), vec![arg])?;
                     f = if *arity > 1 {
                         Value::Fun(Rc::new(Fun::Checked {
                             inner: v,
                             ret,
+                            given: given + 1,
                             arity: arity - 1,
                             env: env.clone(),
                             span: *span,
                         }))
                     } else {
-                        self.check_ret(&v, ret, env, *span)?;
+                        match &ret {
+                            Expect::Declared(t) => self.check_ret(&v, t, env, *span)?,
+                            Expect::LikeArg {
+                                seen: Some(like), ..
+                            } => check_same_shape(&v, like, *span)?,
+                            Expect::LikeArg { seen: None, .. } => {}
+                        }
                         v
                     };
                 }
@@ -129,7 +146,7 @@ impl<'a> Eval<'a> {
             self.bind_irrefutable(p, a, &mut env, &mut pending)?;
         }
         for p in c.params {
-            check_function_param(p, &mut env);
+            check_function_param(p, c.type_params, &mut env);
         }
         let v = self.eval(c.body, &env)?;
         if let Some(rt) = c.ret {
@@ -157,45 +174,96 @@ impl<'a> Eval<'a> {
     }
 }
 
-/// A parameter `(f: t₁ -> … -> [n]t)` bound to a function value: the value is rebound as
-/// [`Fun::Checked`], with the callee's environment (all its parameters and sizes bound),
-/// so that what it returns is checked against the declared result. A function passed
-/// there may compute a result of another size (`\ys -> filter p ys` for `[n]i32 ->
-/// [n]i32`): the checker defers that equality to run time, as for any argument.
-fn check_function_param<'a>(p: &'a Pat, env: &mut Env<'a>) {
+/// A parameter `(f: t₁ -> … -> r)` bound to a function value, where `r` is an array type
+/// (`[n]t`), or a type parameter of the callee that is also the type of one of `f`'s own
+/// arguments (`f: t -> t`): the value is rebound as [`Fun::Checked`], with the callee's
+/// environment (all its parameters and sizes bound), so that what it returns is checked
+/// against `r`. A function passed there may compute a result of another size (`\ys ->
+/// filter p ys`): the checker defers that equality to run time, as for any argument.
+fn check_function_param<'a>(p: &'a Pat, type_params: &'a [TypeParam], env: &mut Env<'a>) {
     let PatKind::Ascribe(inner, te) = &p.kind else {
         return;
     };
     let PatKind::Var(name) = &inner.kind else {
         return;
     };
-    let Some((arity, ret)) = arrow_result(te) else {
-        return;
-    };
+    let (args, ret) = arrows(te);
     let Some(v @ Value::Fun(_)) = env.lookup(name) else {
         return;
     };
+    let expect = match type_param_of(ret, type_params) {
+        Some(t) => match args
+            .iter()
+            .position(|a| type_param_of(a, type_params) == Some(t))
+        {
+            Some(index) => Expect::LikeArg { index, seen: None },
+            None => return,
+        },
+        None if is_array_type(ret) => Expect::Declared(ret),
+        None => return,
+    };
+    if args.is_empty() {
+        return;
+    }
     let checked = Fun::Checked {
         inner: v,
-        ret,
-        arity,
+        ret: expect,
+        given: 0,
+        arity: args.len(),
         env: env.clone(),
         span: te.span(),
     };
     env.bind(name, Value::Fun(Rc::new(checked)));
 }
 
-/// The number of arrows of a function type and its final result, when that is an array
-/// type (the only results whose shape can differ from the declaration).
-pub(crate) fn arrow_result(mut t: &TypeExp) -> Option<(usize, &TypeExp)> {
-    let mut arity = 0;
-    while let TypeExp::Arrow(_, _, res, _) = t {
-        arity += 1;
+/// The argument types of a function type and its final result.
+fn arrows(mut t: &TypeExp) -> (Vec<&TypeExp>, &TypeExp) {
+    let mut args = Vec::new();
+    while let TypeExp::Arrow(_, a, res, _) = t {
+        args.push(&**a);
         t = res;
     }
-    let array = match t {
+    (args, t)
+}
+
+/// `v`'s shape is `like`'s, or the declared-type error naming `like`'s type.
+fn check_same_shape<'a>(v: &Value<'a>, like: &Value<'a>, span: runic_syntax::Span) -> R<()> {
+    if v.shape() == like.shape() {
+        return Ok(());
+    }
+    let elem = match like {
+        Value::Array(a) => match &a.data {
+            crate::value::Data::Flat(b) => b.elem_type().to_string(),
+            crate::value::Data::Boxed(_) => String::new(),
+        },
+        _ => String::new(),
+    };
+    Err(RuntimeError::at(
+        format!(
+            "Value of (desugared) shape {} cannot match shape of type \"{}{elem}\".",
+            crate::value::shape_string(v.shape()),
+            crate::value::shape_string(like.shape()),
+        ),
+        span,
+    ))
+}
+
+/// The plain (unlifted) type parameter `t` is, when it is one of `type_params`.
+fn type_param_of<'a>(t: &TypeExp, type_params: &'a [TypeParam]) -> Option<&'a str> {
+    let TypeExp::Var(q, _) = t else {
+        return None;
+    };
+    type_params.iter().find_map(|tp| match tp {
+        TypeParam::Type(n, Liftedness::Unlifted, _) if q.quals.is_empty() && q.name == *n => {
+            Some(n.as_str())
+        }
+        _ => None,
+    })
+}
+
+fn is_array_type(t: &TypeExp) -> bool {
+    match t {
         TypeExp::Unique(inner, _) => matches!(**inner, TypeExp::Array(..)),
         _ => matches!(t, TypeExp::Array(..)),
-    };
-    (arity > 0 && array).then_some((arity, t))
+    }
 }

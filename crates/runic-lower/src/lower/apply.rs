@@ -1,7 +1,7 @@
 //! Application: closures are inlined, builtins lowered once all their arguments are known.
 
 use super::*;
-use crate::val::{Fun, Val};
+use crate::val::{Expect, Fun, Val};
 use runic_syntax::ast::{self};
 use runic_syntax::Span;
 use std::rc::Rc;
@@ -57,7 +57,7 @@ impl<'a> Lower<'a> {
                             cenv = self.bind_pat(p, a, &cenv)?;
                         }
                         for p in params.iter() {
-                            cenv = check_function_param(p, cenv);
+                            cenv = check_function_param(p, type_params, cenv);
                         }
                         let outer_scope = std::mem::replace(&mut self.pos, *scope);
                         let v = self.exp(body, &cenv);
@@ -124,22 +124,39 @@ impl<'a> Lower<'a> {
                 Fun::Checked {
                     inner,
                     ret,
+                    given,
                     arity,
                     env,
                     span: at,
                 } => {
+                    let ret = match ret {
+                        Expect::LikeArg { index, seen: None } if index == given => {
+                            Expect::LikeArg {
+                                index: *index,
+                                seen: Some(arg.clone()),
+                            }
+                        }
+                        r => r.clone(),
+                    };
                     let v = self.apply_many(inner.clone(), vec![arg], span)?;
                     if *arity > 1 {
                         Val::Fun(Rc::new(Fun::Checked {
                             inner: v,
                             ret,
+                            given: given + 1,
                             arity: arity - 1,
                             env: env.clone(),
                             span: *at,
                         }))
                     } else {
                         self.loc = Some(loc_of(*at));
-                        self.check_shape(&v, ret, env, *at)?;
+                        match &ret {
+                            Expect::Declared(t) => self.check_shape(&v, t, env, *at)?,
+                            Expect::LikeArg {
+                                seen: Some(like), ..
+                            } => self.check_same_shape(&v, like, *at)?,
+                            Expect::LikeArg { seen: None, .. } => {}
+                        }
                         v
                     }
                 }
@@ -149,43 +166,95 @@ impl<'a> Lower<'a> {
     }
 }
 
-/// A parameter `(f: t₁ -> … -> [n]t)` bound to a function value: rebound as
-/// [`Fun::Checked`] with the callee's environment (every parameter and size bound), so that
-/// what it returns is checked against the declared result, as the interpreter does.
-fn check_function_param<'a>(p: &'a ast::Pat, env: Env<'a>) -> Env<'a> {
+/// A parameter `(f: t₁ -> … -> r)` bound to a function value, where `r` is an array type
+/// (`[n]t`), or a type parameter of the callee that is also the type of one of `f`'s own
+/// arguments (`f: t -> t`): rebound as [`Fun::Checked`] with the callee's environment
+/// (every parameter and size bound), so that what it returns is checked against `r`, as
+/// the interpreter does.
+fn check_function_param<'a>(
+    p: &'a ast::Pat,
+    type_params: &'a [ast::TypeParam],
+    env: Env<'a>,
+) -> Env<'a> {
     let ast::PatKind::Ascribe(inner, te) = &p.kind else {
         return env;
     };
     let ast::PatKind::Var(name) = &inner.kind else {
         return env;
     };
-    let Some((arity, ret)) = arrow_result(te) else {
-        return env;
-    };
+    let (args, ret) = arrows(te);
     let Some(v @ Val::Fun(_)) = env.lookup(name).cloned() else {
         return env;
     };
+    let expect = match type_param_of(ret, type_params) {
+        Some(t) => match args
+            .iter()
+            .position(|a| type_param_of(a, type_params) == Some(t))
+        {
+            Some(index) => Expect::LikeArg { index, seen: None },
+            None => return env,
+        },
+        None if is_array_type(ret) => Expect::Declared(ret),
+        None => return env,
+    };
+    if args.is_empty() {
+        return env;
+    }
     let checked = Fun::Checked {
         inner: v,
-        ret,
-        arity,
+        ret: expect,
+        given: 0,
+        arity: args.len(),
         env: env.clone(),
         span: te.span(),
     };
     env.bind(name, Val::Fun(Rc::new(checked)))
 }
 
-/// The number of arrows of a function type and its final result, when that is an array
-/// type (the only results whose shape can differ from the declaration).
-fn arrow_result(mut t: &ast::TypeExp) -> Option<(usize, &ast::TypeExp)> {
-    let mut arity = 0;
-    while let ast::TypeExp::Arrow(_, _, res, _) = t {
-        arity += 1;
+/// The argument types of a function type and its final result.
+fn arrows(mut t: &ast::TypeExp) -> (Vec<&ast::TypeExp>, &ast::TypeExp) {
+    let mut args = Vec::new();
+    while let ast::TypeExp::Arrow(_, a, res, _) = t {
+        args.push(&**a);
         t = res;
     }
-    let array = match t {
+    (args, t)
+}
+
+impl<'a> Lower<'a> {
+    /// `v` has the shape of `like` (an argument declared with the type variable that is the
+    /// function's result), else the declared-type error naming `like`'s type.
+    fn check_same_shape(&mut self, v: &Val<'a>, like: &Val<'a>, span: Span) -> R<()> {
+        let (
+            Val::Leaf(s, Type::Array { shape: have, .. }),
+            Val::Leaf(_, Type::Array { shape: want, elem }),
+        ) = (v, like)
+        else {
+            return Ok(());
+        };
+        let text: String = (0..want.len()).map(|k| format!("[{{{k}}}]")).collect();
+        self.shape_check(s, have, want.clone(), format!("{text}{elem}"), span)
+    }
+}
+
+/// The plain (unlifted) type parameter `t` is, when it is one of `type_params`.
+fn type_param_of<'a>(t: &ast::TypeExp, type_params: &'a [ast::TypeParam]) -> Option<&'a str> {
+    let ast::TypeExp::Var(q, _) = t else {
+        return None;
+    };
+    type_params.iter().find_map(|tp| match tp {
+        ast::TypeParam::Type(n, ast::Liftedness::Unlifted, _)
+            if q.quals.is_empty() && q.name == *n =>
+        {
+            Some(n.as_str())
+        }
+        _ => None,
+    })
+}
+
+fn is_array_type(t: &ast::TypeExp) -> bool {
+    match t {
         ast::TypeExp::Unique(inner, _) => matches!(**inner, ast::TypeExp::Array(..)),
         _ => matches!(t, ast::TypeExp::Array(..)),
-    };
-    (arity > 0 && array).then_some((arity, t))
+    }
 }

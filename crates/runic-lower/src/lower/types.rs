@@ -275,7 +275,7 @@ impl<'a> Lower<'a> {
 
     /// Check `arr` (of shape `have`) against `want` at run time, unless they are the same
     /// terms already. `type_text` is the type as the message prints it.
-    fn shape_check(
+    pub(super) fn shape_check(
         &mut self,
         arr: &SubExp,
         have: &[SubExp],
