@@ -38,11 +38,13 @@ entry compose_affine (n: i64) =
 -- ==
 -- entry: empty_keeps_neutral
 -- input { 0i64 } output { 7i64 }
+-- input { 2i64 } output { 8i64 }
 
 -- An empty iota reduces to the given neutral element with no application of the operator,
 -- even one whose "neutral" element is not neutral (7 + 7 would be 14): no chunk is made
--- for n = 0. (For n > 0 such an element may be added once per chunk and once more when
--- the chunks are combined: a reduction's neutral element must be neutral.)
+-- for n = 0; and one chunk's result is the reduction's (7 + 0 + 1 for n = 2, with no
+-- second 7 from combining the chunks). (With several chunks such an element is added
+-- once per chunk: a reduction's neutral element must be neutral.)
 entry empty_keeps_neutral (n: i64) = iota n |> reduce (+) 7
 
 -- ==

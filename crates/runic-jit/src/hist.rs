@@ -223,11 +223,7 @@ impl Gen<'_, '_> {
             match (r, t) {
                 (SubExp::Var(v), Some(row)) => {
                     let res = self.array(*v)?;
-                    let mut same = self.b.ins().icmp(IntCC::Equal, res.base, row.base);
-                    for (a, b) in res.strides.iter().zip(&row.strides) {
-                        let eq = self.b.ins().icmp(IntCC::Equal, *a, *b);
-                        same = self.b.ins().band(same, eq);
-                    }
+                    let same = self.same_layout(&res, &row);
                     let differ = self.b.ins().icmp_imm_s(IntCC::Equal, same, 0);
                     let after = self.when(differ);
                     let tmp = self.fresh_copy(&res)?;

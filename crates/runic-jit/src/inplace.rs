@@ -61,21 +61,27 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
-    /// `scratch(t, shape)`: an owned buffer (its contents are unspecified).
-    pub(crate) fn scratch_array(&mut self, s: &Stm, t: PrimType, shape: &[SubExp]) -> R<()> {
-        let [p] = s.pat.as_slice() else {
-            return Err("a scratch array with several results".into());
-        };
+    /// The sizes of `shape` and their product; a negative size leaves for the slow path,
+    /// which reports it.
+    fn checked_dims(&mut self, shape: &[SubExp]) -> R<(Vec<Value>, Value)> {
         let mut dims = Vec::new();
         let mut n = self.b.ins().iconst(types::I64, 1);
         for d in shape {
             let d = self.index_value(d)?;
-            // A negative size: the slow path reports it.
             let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, d, 0);
             self.fail_if(bad, FAIL_INDEX);
             n = self.b.ins().imul(n, d);
             dims.push(d);
         }
+        Ok((dims, n))
+    }
+
+    /// `scratch(t, shape)`: an owned buffer (its contents are unspecified).
+    pub(crate) fn scratch_array(&mut self, s: &Stm, t: PrimType, shape: &[SubExp]) -> R<()> {
+        let [p] = s.pat.as_slice() else {
+            return Err("a scratch array with several results".into());
+        };
+        let (dims, n) = self.checked_dims(shape)?;
         let base = self.scratch_buf(n, t)?;
         let a = ArrV::dense(self.b, base, t, dims);
         self.arrays.insert(p.name, a);
@@ -112,15 +118,7 @@ impl Gen<'_, '_> {
             return Err("a reshape with several results".into());
         };
         let v = self.array(a)?;
-        let mut dims = Vec::new();
-        let mut n = self.b.ins().iconst(types::I64, 1);
-        for d in shape {
-            let d = self.index_value(d)?;
-            let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, d, 0);
-            self.fail_if(bad, FAIL_INDEX);
-            n = self.b.ins().imul(n, d);
-            dims.push(d);
-        }
+        let (dims, n) = self.checked_dims(shape)?;
         let mut had = self.b.ins().iconst(types::I64, 1);
         for d in &v.dims {
             had = self.b.ins().imul(had, *d);
@@ -135,15 +133,22 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
+    /// Whether `v` is `w` element for element in memory: the same first element and the
+    /// same strides (their dimensions are equal).
+    pub(crate) fn same_layout(&mut self, v: &ArrV, w: &ArrV) -> Value {
+        let mut same = self.b.ins().icmp(IntCC::Equal, v.base, w.base);
+        for (a, b) in v.strides.iter().zip(&w.strides) {
+            let eq = self.b.ins().icmp(IntCC::Equal, *a, *b);
+            same = self.b.ins().band(same, eq);
+        }
+        same
+    }
+
     /// The address of `v`'s elements in dense row-major order: its own when its strides
     /// are already those, else a copy's.
     fn dense_base(&mut self, v: &ArrV) -> R<Value> {
         let dense = ArrV::dense(self.b, v.base, v.elem, v.dims.clone());
-        let mut same = self.b.ins().iconst(types::I8, 1);
-        for (a, b) in v.strides.iter().zip(&dense.strides) {
-            let eq = self.b.ins().icmp(IntCC::Equal, *a, *b);
-            same = self.b.ins().band(same, eq);
-        }
+        let same = self.same_layout(v, &dense);
         let copy = self.b.create_block();
         let merge = self.b.create_block();
         self.b.append_block_param(merge, types::I64);
@@ -420,11 +425,7 @@ impl Gen<'_, '_> {
             self.fail_if(bad, FAIL_INDEX);
         }
         let dense = ArrV::dense(self.b, cur, elem, dims.to_vec());
-        let mut same = self.b.ins().icmp(IntCC::Equal, v.base, cur);
-        for (a, b) in v.strides.iter().zip(&dense.strides) {
-            let eq = self.b.ins().icmp(IntCC::Equal, *a, *b);
-            same = self.b.ins().band(same, eq);
-        }
+        let same = self.same_layout(v, &dense);
         let copy = self.b.create_block();
         let merge = self.b.create_block();
         self.b.append_block_param(merge, types::I64);

@@ -450,25 +450,23 @@ fn walk_lambda_renamed(lam: &mut Lambda, ns: &mut NameSource) {
 /// Whether a map with this lambda computes dot products (one per element), or a row of
 /// them per element (a matrix product): what hoisting takes out of an enclosing map.
 fn contraction_lambda(l: &Lambda) -> bool {
-    if dot_product(&l.body).is_some() {
-        return true;
-    }
-    let Some(k) = inner_map(&l.body) else {
-        return false;
-    };
-    let Exp::Soac(Soac::Map { lam, .. }) = &l.body.stms[k].exp else {
-        return false;
-    };
-    dot_product(&lam.body).is_some()
-        && lam.body.result.len() == 1
-        && l.body.result == [SubExp::Var(l.body.stms[k].pat[0].name)]
+    dot_nest(l, Some(1))
 }
 
 /// Whether a lambda is a perfect map nest, of any depth, around a dot product (a matrix
 /// product or a batch of them, which the executor may run as a GEMM).
 pub(crate) fn contraction_nest(l: &Lambda) -> bool {
+    dot_nest(l, None)
+}
+
+/// A dot product inside at most `levels` maps (any number when `None`), each the body's
+/// only statement besides iotas and returned alone.
+fn dot_nest(l: &Lambda, levels: Option<usize>) -> bool {
     if dot_product(&l.body).is_some() {
         return true;
+    }
+    if levels == Some(0) {
+        return false;
     }
     let Some(k) = inner_map(&l.body) else {
         return false;
@@ -476,7 +474,9 @@ pub(crate) fn contraction_nest(l: &Lambda) -> bool {
     let Exp::Soac(Soac::Map { lam, .. }) = &l.body.stms[k].exp else {
         return false;
     };
-    l.body.result == [SubExp::Var(l.body.stms[k].pat[0].name)] && contraction_nest(lam)
+    lam.body.result.len() == 1
+        && l.body.result == [SubExp::Var(l.body.stms[k].pat[0].name)]
+        && dot_nest(lam, levels.map(|n| n - 1))
 }
 
 /// Fission of dot products: in `map (\p… -> …; d₁ = dot …; d₂ = dot …; …)`, each dot

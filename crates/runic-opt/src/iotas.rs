@@ -146,18 +146,43 @@ fn chunked(red: &Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> TRe
         },
     )?;
     let parts = b.map("parts", count.clone(), per_chunk, vec![chunks])?;
-    // The chunks' results, combined in order by a fresh copy of the operator.
+    // The chunks' results, combined in order by a fresh copy of the operator; one chunk's
+    // result is the reduction's (so `n ≤ K` applies the operator exactly as the reduction
+    // over the iota would, even one whose neutral element is not neutral).
     let mut combine = lam.clone();
     walk_lambda_mut(&mut Renamer::new(b.names), &mut combine);
-    let whole = Exp::Soac(Soac::Reduce {
-        w: count,
-        arrs: parts,
-        pre: None,
-        lam: combine,
-        neutral: neutral.clone(),
-        commutative: *commutative,
-    });
-    b.let_pat(red.pat.clone(), whole);
+    let one = b.op2(BinOp::Eq, count.clone(), SubExp::i64(1))?;
+    let results = b.let_if(
+        "whole",
+        one,
+        |b| -> TResult<_> {
+            let mut firsts = Vec::new();
+            for p in &parts {
+                firsts.push(b.let_basic(
+                    "first",
+                    BasicOp::Index(*p, vec![DimIndex::Fix(SubExp::i64(0))]),
+                )?);
+            }
+            Ok(firsts)
+        },
+        |b| -> TResult<_> {
+            let whole = Exp::Soac(Soac::Reduce {
+                w: count.clone(),
+                arrs: parts.clone(),
+                pre: None,
+                lam: combine,
+                neutral: neutral.clone(),
+                commutative: *commutative,
+            });
+            Ok(b.let_exp("whole", whole)?
+                .into_iter()
+                .map(SubExp::Var)
+                .collect())
+        },
+    )?;
+    for (p, r) in red.pat.iter().zip(results) {
+        b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::SubExp(r)));
+    }
     Ok(b.take_stms())
 }
 

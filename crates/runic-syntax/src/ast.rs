@@ -332,6 +332,39 @@ impl TypeExp {
             | TypeExp::Exists(_, _, s) => *s,
         }
     }
+
+    /// The argument types of a function type (none for other types) and its final result.
+    pub fn arrows(&self) -> (Vec<&TypeExp>, &TypeExp) {
+        let mut args = Vec::new();
+        let mut t = self;
+        while let TypeExp::Arrow(_, a, res, _) = t {
+            args.push(&**a);
+            t = res;
+        }
+        (args, t)
+    }
+
+    /// Whether this is an array type on its face (`[n]t`, `*[n]t`).
+    pub fn is_array(&self) -> bool {
+        match self {
+            TypeExp::Array(..) => true,
+            TypeExp::Unique(inner, _) => inner.is_array(),
+            _ => false,
+        }
+    }
+
+    /// The plain (unlifted) type parameter among `params` that this type names, if any.
+    pub fn plain_type_param<'p>(&self, params: &'p [TypeParam]) -> Option<&'p str> {
+        let TypeExp::Var(q, _) = self else {
+            return None;
+        };
+        params.iter().find_map(|tp| match tp {
+            TypeParam::Type(n, Liftedness::Unlifted, _) if q.quals.is_empty() && q.name == *n => {
+                Some(n.as_str())
+            }
+            _ => None,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

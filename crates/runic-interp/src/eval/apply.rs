@@ -187,19 +187,19 @@ fn check_function_param<'a>(p: &'a Pat, type_params: &'a [TypeParam], env: &mut 
     let PatKind::Var(name) = &inner.kind else {
         return;
     };
-    let (args, ret) = arrows(te);
+    let (args, ret) = te.arrows();
     let Some(v @ Value::Fun(_)) = env.lookup(name) else {
         return;
     };
-    let expect = match type_param_of(ret, type_params) {
+    let expect = match ret.plain_type_param(type_params) {
         Some(t) => match args
             .iter()
-            .position(|a| type_param_of(a, type_params) == Some(t))
+            .position(|a| a.plain_type_param(type_params) == Some(t))
         {
             Some(index) => Expect::LikeArg { index, seen: None },
             None => return,
         },
-        None if is_array_type(ret) => Expect::Declared(ret),
+        None if ret.is_array() => Expect::Declared(ret),
         None => return,
     };
     if args.is_empty() {
@@ -214,16 +214,6 @@ fn check_function_param<'a>(p: &'a Pat, type_params: &'a [TypeParam], env: &mut 
         span: te.span(),
     };
     env.bind(name, Value::Fun(Rc::new(checked)));
-}
-
-/// The argument types of a function type and its final result.
-fn arrows(mut t: &TypeExp) -> (Vec<&TypeExp>, &TypeExp) {
-    let mut args = Vec::new();
-    while let TypeExp::Arrow(_, a, res, _) = t {
-        args.push(&**a);
-        t = res;
-    }
-    (args, t)
 }
 
 /// `v`'s shape is `like`'s, or the declared-type error naming `like`'s type.
@@ -246,24 +236,4 @@ fn check_same_shape<'a>(v: &Value<'a>, like: &Value<'a>, span: runic_syntax::Spa
         ),
         span,
     ))
-}
-
-/// The plain (unlifted) type parameter `t` is, when it is one of `type_params`.
-fn type_param_of<'a>(t: &TypeExp, type_params: &'a [TypeParam]) -> Option<&'a str> {
-    let TypeExp::Var(q, _) = t else {
-        return None;
-    };
-    type_params.iter().find_map(|tp| match tp {
-        TypeParam::Type(n, Liftedness::Unlifted, _) if q.quals.is_empty() && q.name == *n => {
-            Some(n.as_str())
-        }
-        _ => None,
-    })
-}
-
-fn is_array_type(t: &TypeExp) -> bool {
-    match t {
-        TypeExp::Unique(inner, _) => matches!(**inner, TypeExp::Array(..)),
-        _ => matches!(t, TypeExp::Array(..)),
-    }
 }

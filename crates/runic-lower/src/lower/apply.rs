@@ -182,19 +182,19 @@ fn check_function_param<'a>(
     let ast::PatKind::Var(name) = &inner.kind else {
         return env;
     };
-    let (args, ret) = arrows(te);
+    let (args, ret) = te.arrows();
     let Some(v @ Val::Fun(_)) = env.lookup(name).cloned() else {
         return env;
     };
-    let expect = match type_param_of(ret, type_params) {
+    let expect = match ret.plain_type_param(type_params) {
         Some(t) => match args
             .iter()
-            .position(|a| type_param_of(a, type_params) == Some(t))
+            .position(|a| a.plain_type_param(type_params) == Some(t))
         {
             Some(index) => Expect::LikeArg { index, seen: None },
             None => return env,
         },
-        None if is_array_type(ret) => Expect::Declared(ret),
+        None if ret.is_array() => Expect::Declared(ret),
         None => return env,
     };
     if args.is_empty() {
@@ -211,16 +211,6 @@ fn check_function_param<'a>(
     env.bind(name, Val::Fun(Rc::new(checked)))
 }
 
-/// The argument types of a function type and its final result.
-fn arrows(mut t: &ast::TypeExp) -> (Vec<&ast::TypeExp>, &ast::TypeExp) {
-    let mut args = Vec::new();
-    while let ast::TypeExp::Arrow(_, a, res, _) = t {
-        args.push(&**a);
-        t = res;
-    }
-    (args, t)
-}
-
 impl<'a> Lower<'a> {
     /// `v` has the shape of `like` (an argument declared with the type variable that is the
     /// function's result), else the declared-type error naming `like`'s type.
@@ -234,27 +224,5 @@ impl<'a> Lower<'a> {
         };
         let text: String = (0..want.len()).map(|k| format!("[{{{k}}}]")).collect();
         self.shape_check(s, have, want.clone(), format!("{text}{elem}"), span)
-    }
-}
-
-/// The plain (unlifted) type parameter `t` is, when it is one of `type_params`.
-fn type_param_of<'a>(t: &ast::TypeExp, type_params: &'a [ast::TypeParam]) -> Option<&'a str> {
-    let ast::TypeExp::Var(q, _) = t else {
-        return None;
-    };
-    type_params.iter().find_map(|tp| match tp {
-        ast::TypeParam::Type(n, ast::Liftedness::Unlifted, _)
-            if q.quals.is_empty() && q.name == *n =>
-        {
-            Some(n.as_str())
-        }
-        _ => None,
-    })
-}
-
-fn is_array_type(t: &ast::TypeExp) -> bool {
-    match t {
-        ast::TypeExp::Unique(inner, _) => matches!(**inner, ast::TypeExp::Array(..)),
-        _ => matches!(t, ast::TypeExp::Array(..)),
     }
 }

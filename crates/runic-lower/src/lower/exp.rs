@@ -228,7 +228,7 @@ impl<'a> Lower<'a> {
             ExpKind::Coerce(x, t) => {
                 let v = self.exp(x, env)?;
                 self.loc = Some(loc_of(e.span));
-                if types::written_array_type(t) {
+                if t.is_array() {
                     self.check_shape(&v, t, env, e.span)?;
                 } else {
                     // `e :> ints [3]`: the sizes are those of the resolved abbreviation.

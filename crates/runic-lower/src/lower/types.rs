@@ -320,16 +320,6 @@ impl<'a> Lower<'a> {
     }
 }
 
-/// Whether a written type is an array type on its face (`[n]t`, `*[n]t`), rather than a
-/// name that an abbreviation resolves.
-pub(super) fn written_array_type(t: &ast::TypeExp) -> bool {
-    match t {
-        ast::TypeExp::Array(..) => true,
-        ast::TypeExp::Unique(inner, _) => written_array_type(inner),
-        _ => false,
-    }
-}
-
 /// The environment key under which a type parameter's instance is recorded (a quote cannot
 /// start a value name, so it never shadows one).
 fn type_param_key(n: &str) -> String {
