@@ -17,7 +17,10 @@
 //! let R = map (\j -> map (\k -> dest[j, k] + reduce (+) 0 (map (\b -> f(b, j, k)) (iota n))))
 //! ```
 //!
-//! where `F…` are the per-iteration values `f` needs. For the MLP's weights `f(b, j, k)`
+//! where `F…` are the per-iteration values `f` needs. When every update is a whole
+//! stored value (`V_b` kept per iteration), the sum is instead chosen at run time: one
+//! reduction over the stored rows, elementwise, when there are at least as many rows as
+//! elements per row (each worker then reads its rows in order), else the nest above. For the MLP's weights `f(b, j, k)`
 //! is `δ[b, j] · x[b, k]`: the nest is the matrix product `δᵀ x`, which the executor runs
 //! as a GEMM. Work stays the same (one multiply-add per update); the updates become a
 //! dense, cache-friendly contraction with no synchronisation.
