@@ -25,6 +25,7 @@
 //! by name for the command line's `--list-passes` / `--print-ir-after`.
 
 pub mod accs;
+pub mod checks;
 pub mod contract;
 pub mod copies;
 pub mod cse;
@@ -76,6 +77,7 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         // What fission left beside the contractions (an epilogue and its consumer).
         ("fuse-after-split", fuse),
         ("drop-repeated-checks", drop_repeated_checks),
+        ("drop-proven-checks", checks::drop_proven_checks),
         ("elide-copies", elide_copies),
     ]
 }

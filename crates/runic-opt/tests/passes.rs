@@ -444,3 +444,34 @@ fn a_repeated_check_goes_only_in_drop_repeated_checks() {
     let run = |q: &runic_ir::Prog| runic_exec::run_entry(q, "main", arg.clone()).unwrap();
     assert_eq!(run(&cse), run(&dropped));
 }
+
+#[test]
+fn checks_proven_by_the_entry_points_size_assertions_go() {
+    // `dot`'s parameters check each row of `v` (of `v`'s own column size) against the
+    // column size of `w`, inside the map; the entry point asserts the two sizes equal, so
+    // those checks cannot fail. A check of something the assertions do not cover stays.
+    let p = lower(
+        "def dot [n] (a: [n]f32) (b: [n]f32) = f32.sum (map2 (*) a b)
+         entry main [m] [d] (w: [m][d]f32) (xs: [d]f32) (v: [m][d]f32) (k: i64) =
+           map2 (\\wr vr -> dot wr xs + dot vr xs + f32.i64 (length (iota k :> [d]i64))) w v",
+    );
+    let before = runic_opt::simplify(p);
+    let after = runic_opt::checks::drop_proven_checks(before.clone());
+    runic_ir::verify(&after).unwrap_or_else(|e| panic!("{e:?}\n{after}"));
+    let row_checks = |q: &runic_ir::Prog| q.to_string().matches("shape_check(x_").count();
+    assert!(row_checks(&before) > 0, "{before}");
+    assert_eq!(row_checks(&after), 0, "{after}");
+    assert!(after.to_string().contains("shape_check(iota"), "{after}");
+    let run = |q: &runic_ir::Prog, input: &[u8]| {
+        let arg = runic_data::read_all(input, "t", &[]).unwrap();
+        format!("{:?}", runic_exec::run_entry(q, "main", arg))
+    };
+    // Rows: 3 + 1 + 2 and 7 + 1 + 2.
+    let ok = b"[[1f32, 2], [3, 4]] [1f32, 1] [[1f32, 0], [0, 1]] 2i64";
+    assert_eq!(run(&before, ok), run(&after, ok));
+    assert!(run(&after, ok).contains("6.0") && run(&after, ok).contains("10.0"));
+    // The check that stays still fails.
+    let bad = b"[[1f32, 2], [3, 4]] [1f32, 1] [[1f32, 0], [0, 1]] 3i64";
+    assert_eq!(run(&before, bad), run(&after, bad));
+    assert!(run(&after, bad).contains("Err"));
+}
