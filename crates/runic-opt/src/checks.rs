@@ -42,23 +42,29 @@ pub fn drop_proven_checks(mut prog: Prog) -> Prog {
     prog
 }
 
-/// A map's inputs whose lambda parameters nothing reads are not passed (one stays, so the
-/// map still has an input).
+/// A map's inputs whose lambda parameters nothing reads are not passed.
 fn drop_unread_inputs(s: &mut Stm) {
-    let Exp::Soac(Soac::Map { lam, arrs, .. }) = &mut s.exp else {
-        return;
-    };
+    if let Exp::Soac(Soac::Map { lam, arrs, .. }) = &mut s.exp {
+        if drop_unread_params(lam, arrs) {
+            // New code: a fresh identity (executors cache compiled lambdas by it).
+            lam.id = LamId::fresh();
+        }
+    }
+}
+
+/// Drops the parameters `lam` does not read, with their input arrays in `arrs`, keeping
+/// one so the SOAC still has an input. Whether any went.
+pub(crate) fn drop_unread_params(lam: &mut Lambda, arrs: &mut Vec<VName>) -> bool {
     let read = uses(&lam.body);
     let keep: Vec<bool> = lam.params.iter().map(|p| read.contains(&p.name)).collect();
     if !keep.iter().any(|k| *k) || keep.iter().all(|k| *k) {
-        return;
+        return false;
     }
     let mut k = keep.iter();
     lam.params.retain(|_| *k.next().unwrap_or(&true));
     let mut k = keep.iter();
     arrs.retain(|_| *k.next().unwrap_or(&true));
-    // New code: a fresh identity (executors cache compiled lambdas by it).
-    lam.id = LamId::fresh();
+    true
 }
 
 /// The constant `true`, which a proven check became.

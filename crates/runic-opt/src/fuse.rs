@@ -272,13 +272,6 @@ fn compose(
     // input: an unread row would still be passed to every element (and keep the kernel
     // from running in SIMD lanes).
     crate::dce::dce_lambda(&mut lam);
-    let read = uses(&lam.body);
-    let keep: Vec<bool> = lam.params.iter().map(|p| read.contains(&p.name)).collect();
-    if keep.iter().any(|k| *k) {
-        let mut k = keep.iter();
-        lam.params.retain(|_| *k.next().unwrap_or(&true));
-        let mut k = keep.iter();
-        arrs.retain(|_| *k.next().unwrap_or(&true));
-    }
+    crate::checks::drop_unread_params(&mut lam, &mut arrs);
     (lam, arrs)
 }
