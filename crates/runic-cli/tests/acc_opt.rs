@@ -198,3 +198,19 @@ fn gmm_app_runs_its_products_as_gemm_once() {
     let per_entry: Vec<usize> = text.split("entry ").skip(1).map(gemms).collect();
     assert_eq!(per_entry, [1, 3], "{text}");
 }
+
+/// `fuse-after-split`: maps that fission in `split-contractions` left beside the
+/// contractions (an epilogue and the map reading it) fuse, and the contractions do not.
+#[test]
+fn what_fission_leaves_fuses_after_split_contractions() {
+    let top_maps = |ir: &str| {
+        ir.lines()
+            .filter(|l| l.starts_with("  let ") && l.contains(" = map("))
+            .count()
+    };
+    let split = common::ir_after("split-contractions", "gmm_quad");
+    let fused = common::ir_after("fuse-after-split", "gmm_quad");
+    assert!(top_maps(&fused) < top_maps(&split), "{split}\n{fused}");
+    let nests = |ir: &str| ir.split("\n  let ").filter(|s| products(s) > 0).count();
+    assert_eq!(nests(&fused), nests(&split), "{fused}");
+}

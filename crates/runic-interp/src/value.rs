@@ -74,26 +74,12 @@ pub enum Fun<'a> {
     /// more arguments are applied, its result must have the expected shape.
     Checked {
         inner: Value<'a>,
-        ret: Expect<'a>,
+        ret: runic_syntax::ast::Expect<'a, Value<'a>>,
         /// Arguments given so far, and still to come.
         given: usize,
         arity: usize,
         env: Env<'a>,
         span: runic_syntax::Span,
-    },
-}
-
-/// The shape a [`Fun::Checked`] function must return.
-#[derive(Debug, Clone)]
-pub enum Expect<'a> {
-    /// The declared result type, with the sizes as the callee bound them (`env`).
-    Declared(&'a TypeExp),
-    /// The shape of the function's own argument number `index`, whose declared type is the
-    /// type variable of the result (`f: t -> t`: any two values of type `t` have one shape);
-    /// `seen` once it is given.
-    LikeArg {
-        index: usize,
-        seen: Option<Value<'a>>,
     },
 }
 

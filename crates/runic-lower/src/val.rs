@@ -68,24 +68,13 @@ pub enum Fun<'a> {
     /// arguments are applied, its result is checked against the expected shape.
     Checked {
         inner: Val<'a>,
-        ret: Expect<'a>,
+        ret: runic_syntax::ast::Expect<'a, Val<'a>>,
         /// Arguments given so far, and still to come.
         given: usize,
         arity: usize,
         env: Env<'a>,
         span: runic_syntax::Span,
     },
-}
-
-/// The shape a [`Fun::Checked`] function must return.
-#[derive(Clone, Debug)]
-pub enum Expect<'a> {
-    /// The declared result type, with the sizes as the callee bound them (`env`).
-    Declared(&'a TypeExp),
-    /// The shape of the function's own argument number `index`, whose declared type is the
-    /// type variable of the result (`f: t -> t`: any two values of type `t` have one shape);
-    /// `seen` once it is given.
-    LikeArg { index: usize, seen: Option<Val<'a>> },
 }
 
 /// A persistent environment: cheap to capture in closures.

@@ -334,7 +334,7 @@ impl TypeExp {
     }
 
     /// The argument types of a function type (none for other types) and its final result.
-    pub fn arrows(&self) -> (Vec<&TypeExp>, &TypeExp) {
+    fn arrows(&self) -> (Vec<&TypeExp>, &TypeExp) {
         let mut args = Vec::new();
         let mut t = self;
         while let TypeExp::Arrow(_, a, res, _) = t {
@@ -353,8 +353,31 @@ impl TypeExp {
         }
     }
 
+    /// What a function value bound to a parameter of this declared type must return, with
+    /// the type's number of arguments: its declared result when that is an array type
+    /// (`[n]i32 -> [n]i32`), or the shape of its own argument whose type is the plain type
+    /// parameter it returns (`t -> t`: any two values of type `t` have one shape). `None`
+    /// for other types, whose results cannot differ in shape from the declaration.
+    pub fn result_check<'t, V>(&'t self, params: &[TypeParam]) -> Option<(usize, Expect<'t, V>)> {
+        let (args, ret) = self.arrows();
+        if args.is_empty() {
+            return None;
+        }
+        let expect = match ret.plain_type_param(params) {
+            Some(t) => {
+                let index = args
+                    .iter()
+                    .position(|a| a.plain_type_param(params) == Some(t))?;
+                Expect::LikeArg { index, seen: None }
+            }
+            None if ret.is_array() => Expect::Declared(ret),
+            None => return None,
+        };
+        Some((args.len(), expect))
+    }
+
     /// The plain (unlifted) type parameter among `params` that this type names, if any.
-    pub fn plain_type_param<'p>(&self, params: &'p [TypeParam]) -> Option<&'p str> {
+    fn plain_type_param<'p>(&self, params: &'p [TypeParam]) -> Option<&'p str> {
         let TypeExp::Var(q, _) = self else {
             return None;
         };
@@ -364,6 +387,29 @@ impl TypeExp {
             }
             _ => None,
         })
+    }
+}
+
+/// The shape a function value must return when it was bound to a parameter of a declared
+/// function type ([`TypeExp::result_check`]); `V` is a backend's value.
+#[derive(Clone, Debug)]
+pub enum Expect<'t, V> {
+    /// The declared result type, with the sizes as the callee bound them.
+    Declared(&'t TypeExp),
+    /// The shape of the function's own argument number `index`; `seen` once it is given.
+    LikeArg { index: usize, seen: Option<V> },
+}
+
+impl<V: Clone> Expect<'_, V> {
+    /// This expectation after the function's argument number `given` (`arg`).
+    pub fn after_arg(&self, given: usize, arg: &V) -> Self {
+        match self {
+            Expect::LikeArg { index, seen: None } if *index == given => Expect::LikeArg {
+                index: *index,
+                seen: Some(arg.clone()),
+            },
+            e => e.clone(),
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use super::{Eval, MAX_CALL_DEPTH, R};
 use crate::env::Env;
 use crate::error::RuntimeError;
 use crate::index;
-use crate::value::{BuiltinFn, Closure, Expect, Fun, Value};
+use crate::value::{BuiltinFn, Closure, Fun, Value};
 use runic_syntax::ast::*;
 use std::rc::Rc;
 
@@ -75,15 +75,7 @@ impl<'a> Eval<'a> {
                     env,
                     span,
                 } => {
-                    let ret = match ret {
-                        Expect::LikeArg { index, seen: None } if index == given => {
-                            Expect::LikeArg {
-                                index: *index,
-                                seen: Some(arg.clone()),
-                            }
-                        }
-                        r => r.clone(),
-                    };
+                    let ret = ret.after_arg(*given, &arg);
                     let v = self.apply_many(inner.clone(), vec![arg])?;
                     f = if *arity > 1 {
                         Value::Fun(Rc::new(Fun::Checked {
@@ -187,29 +179,17 @@ fn check_function_param<'a>(p: &'a Pat, type_params: &'a [TypeParam], env: &mut 
     let PatKind::Var(name) = &inner.kind else {
         return;
     };
-    let (args, ret) = te.arrows();
+    let Some((arity, expect)) = te.result_check(type_params) else {
+        return;
+    };
     let Some(v @ Value::Fun(_)) = env.lookup(name) else {
         return;
     };
-    let expect = match ret.plain_type_param(type_params) {
-        Some(t) => match args
-            .iter()
-            .position(|a| a.plain_type_param(type_params) == Some(t))
-        {
-            Some(index) => Expect::LikeArg { index, seen: None },
-            None => return,
-        },
-        None if ret.is_array() => Expect::Declared(ret),
-        None => return,
-    };
-    if args.is_empty() {
-        return;
-    }
     let checked = Fun::Checked {
         inner: v,
         ret: expect,
         given: 0,
-        arity: args.len(),
+        arity,
         env: env.clone(),
         span: te.span(),
     };

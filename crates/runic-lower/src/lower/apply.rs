@@ -1,7 +1,8 @@
 //! Application: closures are inlined, builtins lowered once all their arguments are known.
 
 use super::*;
-use crate::val::{Expect, Fun, Val};
+use crate::val::{Fun, Val};
+use runic_syntax::ast::Expect;
 use runic_syntax::ast::{self};
 use runic_syntax::Span;
 use std::rc::Rc;
@@ -129,15 +130,7 @@ impl<'a> Lower<'a> {
                     env,
                     span: at,
                 } => {
-                    let ret = match ret {
-                        Expect::LikeArg { index, seen: None } if index == given => {
-                            Expect::LikeArg {
-                                index: *index,
-                                seen: Some(arg.clone()),
-                            }
-                        }
-                        r => r.clone(),
-                    };
+                    let ret = ret.after_arg(*given, &arg);
                     let v = self.apply_many(inner.clone(), vec![arg], span)?;
                     if *arity > 1 {
                         Val::Fun(Rc::new(Fun::Checked {
@@ -182,29 +175,17 @@ fn check_function_param<'a>(
     let ast::PatKind::Var(name) = &inner.kind else {
         return env;
     };
-    let (args, ret) = te.arrows();
+    let Some((arity, expect)) = te.result_check(type_params) else {
+        return env;
+    };
     let Some(v @ Val::Fun(_)) = env.lookup(name).cloned() else {
         return env;
     };
-    let expect = match ret.plain_type_param(type_params) {
-        Some(t) => match args
-            .iter()
-            .position(|a| a.plain_type_param(type_params) == Some(t))
-        {
-            Some(index) => Expect::LikeArg { index, seen: None },
-            None => return env,
-        },
-        None if ret.is_array() => Expect::Declared(ret),
-        None => return env,
-    };
-    if args.is_empty() {
-        return env;
-    }
     let checked = Fun::Checked {
         inner: v,
         ret: expect,
         given: 0,
-        arity: args.len(),
+        arity,
         env: env.clone(),
         span: te.span(),
     };

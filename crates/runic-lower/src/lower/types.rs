@@ -306,16 +306,14 @@ impl<'a> Lower<'a> {
         span: Span,
     ) -> R<()> {
         let (
-            runic_types::Type::Array { shape: sizes, .. },
+            runic_types::Type::Array { shape: sizes, elem },
             Val::Leaf(s, Type::Array { shape: have, .. }),
         ) = (t, v)
         else {
             return Ok(());
         };
         let (want, mut text) = wanted_shape(sizes, have, |sz| self.size(sz, env))?;
-        if let runic_types::Type::Array { elem, .. } = t {
-            text.push_str(&elem.to_string());
-        }
+        text.push_str(&elem.to_string());
         self.shape_check(s, have, want, text, span)
     }
 }
