@@ -337,6 +337,49 @@ def integers():
     show("linreg fd", *fd_grad(lambda w, b: float(np.sum((X @ w + b - y) ** 2)), w, b))
 
 
+@section
+def loop_stored():
+    def rnn_loss(w, h0, k, consumed=False):
+        h = h0
+        for _ in range(k):
+            z = w @ h
+            if consumed:
+                z = z.copy()
+                z[0] = 0.25
+            h = np.tanh(z)
+        return float(h.sum())
+
+    w = np.array([[0.5, -0.3, 0.1], [0.2, 0.8, -0.4], [-0.6, 0.1, 0.3]])
+    h0 = np.array([1.0, -1.0, 0.5])
+    show("rnn", *fd_grad(lambda w, h0: rnn_loss(w, h0, 4), w, h0))
+    w2 = np.array([[0.5, -0.3], [0.2, 0.8]])
+    h2 = np.array([1.0, -1.0])
+    show("consumed", *fd_grad(lambda w, h0: rnn_loss(w, h0, 3, True), w2, h2))
+
+    def cell_loss(a, b, h0, k):
+        h, c = h0, h0
+        for _ in range(k):
+            f, g = a @ h, b @ h
+            c = 1 / (1 + np.exp(-f)) * c + np.tanh(g)
+            h = np.tanh(c)
+        return float(h.sum() + c.sum())
+
+    a = np.array([[0.4, -0.2], [0.3, 0.5]])
+    b = np.array([[0.1, 0.7], [-0.5, 0.2]])
+    hc = np.array([0.5, -0.5])
+    show("cell", *fd_grad(lambda a, b: cell_loss(a, b, hc, 3), a, b))
+
+    def while_loss(w):
+        h, i = h2, 0
+        while i < 3 and h.sum() > -0.2:
+            h, i = np.tanh(w @ h), i + 1
+        return float(h.sum()), i
+
+    show("while_rnn (iterations, gradient)", while_loss(w2)[1], *fd_grad(lambda w: while_loss(w)[0], w2))
+    w3 = np.array([[0.9, -0.6], [0.7, 1.1]])
+    show("long (twice)", *fd_grad(lambda w, h0: rnn_loss(w, h0, 40), w3, h2))
+
+
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SECTIONS)
     for name in names:

@@ -176,3 +176,36 @@ fn a_strip_mined_loop_keeps_its_last_chunk() {
     // the inner backward loop.
     assert_eq!(ir.matches("= loop {").count(), 5);
 }
+
+#[test]
+fn a_loop_stores_its_products_and_reads_them_back() {
+    let ir = after_ad("loop_stored");
+    insta::assert_snapshot!(ir);
+    let forward = &ir[..ir.find("= replicate([d_1], 1f64)").unwrap()];
+    let backward = &ir[ir.find("= replicate([d_1], 1f64)").unwrap()..];
+    // The forward sweep's inner loop writes each iteration's product `W h` (a map with an
+    // inner reduction) into a chunk of storage of its own, beside the states.
+    assert_eq!(forward.matches("= scratch(f64, [chunk_").count(), 2);
+    let product = forward.find("= reduce_comm(").unwrap();
+    assert!(forward[product..].contains("with [j_") && forward[product..].contains("] = mapped_"));
+    // The return sweep re-runs the chunks it did not keep (storing the products again), but
+    // its innermost loop, the one that propagates adjoints, computes no product: it reads
+    // the stored one.
+    let innermost = &backward[backward.rfind("= loop {adj_").unwrap()..];
+    assert_eq!(count(innermost, "reduce"), 0);
+    assert!(innermost.contains("= tape_") && innermost.contains("Tanh("));
+}
+
+#[test]
+fn a_loop_reads_the_next_state_from_its_tape() {
+    // The LSTM-like cell: `c'` is a map whose result is the next state, which the return
+    // sweep takes from the tape's next row (the loop's result in its last iteration)
+    // instead of recomputing it before its own return sweep; `tanh c'`'s adjoint reads it.
+    let ir = common::ir_after("ad", "../ad_rev/loop_stored");
+    let cell = &ir[ir.find("entry \"cell\"").unwrap()..];
+    let cell = &cell[..cell.find("entry \"while_rnn\"").unwrap_or(cell.len())];
+    let backward = &cell[cell.rfind("= loop {adj_").unwrap()..];
+    assert!(backward.contains("= Add(b_") && backward.contains("= Lt("));
+    let restored = &backward[backward.find(" = if b_").unwrap()..];
+    assert!(restored.contains("next_") && restored.contains("} else {\n        in {inner_"));
+}

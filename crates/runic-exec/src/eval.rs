@@ -327,7 +327,7 @@ impl Ctx<'_> {
             BasicOp::Index(v, idx) => {
                 let dims = self.dims(f, idx)?;
                 match self.get(f, *v)? {
-                    Val::Arr(a) => index::index(a, &dims).map_err(ExecError::new)?,
+                    Val::Arr(a) => index::index_shared(a, &dims).map_err(ExecError::new)?,
                     x if dims.is_empty() => x.clone(),
                     _ => return err("internal error: indexing a non-array"),
                 }

@@ -5,6 +5,7 @@ use crate::value::Val;
 use runic_data::{Array, Buffer};
 use runic_ir::RangeKind;
 use runic_prim::{Prim, PrimType};
+use std::sync::Arc;
 
 pub use runic_prim::index::{select, DimVal, Selection, MAX_ELEMS};
 
@@ -22,8 +23,10 @@ pub fn extract(arr: &Array, sel: &Selection) -> Val {
         return crate::value::arr(shape, data);
     }
     let offs = sel.block_offsets();
-    let data = if offs.len() == 1 {
-        arr.data.slice(offs[0], inner)
+    // Blocks one after the other (rows `a..b` of an array) are one block.
+    let adjacent = offs.windows(2).all(|w| w[1] == w[0] + inner);
+    let data = if adjacent {
+        arr.data.slice(offs[0], inner * offs.len())
     } else if inner == 1 {
         arr.data.gather(&offs)
     } else {
@@ -31,6 +34,21 @@ pub fn extract(arr: &Array, sel: &Selection) -> Val {
         arr.data.gather(&idx)
     };
     crate::value::arr(shape, data)
+}
+
+/// `a[dims]`, sharing `a` itself when the selection is all of it (`a[0:n]`).
+pub fn index_shared(a: &Arc<Array>, dims: &[DimVal]) -> Result<Val, String> {
+    if dims.iter().all(|d| matches!(d, DimVal::Slice { .. })) {
+        let sel = select(&a.shape, dims)?;
+        let whole = sel.result_shape() == a.shape
+            && sel.block_offsets().first() == Some(&0)
+            && sel.outer_slice().is_none_or(|(_, _, stride)| stride == 1);
+        if whole {
+            return Ok(Val::Arr(a.clone()));
+        }
+        return Ok(extract(a, &sel));
+    }
+    index(a, dims)
 }
 
 /// `a[dims]`

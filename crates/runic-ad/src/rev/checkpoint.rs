@@ -26,7 +26,8 @@ pub(super) fn wants_stripmining(src: &SrcInfo, params: &[(Param, SubExp)]) -> bo
 /// iteration, one of at most `c` states for the inner one (re-running it once more).
 /// With `#[stripmine(k)]`, `c = ⌈n^(k/(k+1))⌉` and the inner loop is strip-mined `k - 1` more
 /// times (k + 1 loops of about n^(1/(k+1)) iterations). Without a hint, `c = ⌈√n⌉` when
-/// the whole tape would exceed [`TAPE_BUDGET_BYTES`], else `c = n` (one outer iteration).
+/// the whole tape (the loop-carried state and the body's values the tape stores, per
+/// iteration) would exceed [`TAPE_BUDGET_BYTES`], else `c = n` (one outer iteration).
 pub(super) fn strip_mine(
     b: &mut Builder,
     pat: Vec<Param>,
@@ -68,6 +69,19 @@ pub(super) fn strip_mine(
                 }
             }
             state = bin(b, "bytes", Add, state, bytes)?;
+        }
+        // The values of the body the tape also stores (their sizes are known here).
+        for k in super::loop_::stored_stms(&params, &body) {
+            for p in &body.stms[k].pat {
+                let elem = p.ty.elem().map(|e| e.size_bytes() as i64).unwrap_or(8);
+                let mut bytes = SubExp::i64(elem);
+                if let Type::Array { shape, .. } = &p.ty {
+                    for d in shape {
+                        bytes = bin(b, "bytes", Mul, bytes, d.clone())?;
+                    }
+                }
+                state = bin(b, "bytes", Add, state, bytes)?;
+            }
         }
         let total = bin(b, "tape", Mul, state, n.clone())?;
         let big = bin(b, "big", Gt, total, SubExp::i64(TAPE_BUDGET_BYTES))?;

@@ -13,13 +13,18 @@
 //! adjoints of the loop parameters and of the free variables the body contributes to as
 //! loop parameters. Work: about three times the primal loop's; span: the loop's, times a
 //! constant (the body's own parallelism is kept).
+//!
+//! What the re-execution need not recompute: the results of the body's expensive maps
+//! (work inside each element: a matrix product, say) are stored per iteration by the
+//! forward sweep as well ([`stored_stms`]), and a map that computes the next iteration's
+//! parameters is the tape's next row ([`next_row_stms`]).
 
 use super::build::{self, at};
 use super::{checkpoint, common, differentiable, Rev, Saved, R};
 use crate::error::AdError;
 use runic_ir::traverse::{type_mut, Substitute};
 use runic_ir::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let Exp::Loop { params, form, body } = &s.exp else {
@@ -29,6 +34,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
         return reuse_last_chunk(rev, b, s, last);
     }
     let mut kept = None;
+    let mut stored = Vec::new();
     let (tapes, count) = match form {
         LoopForm::For { i, bound } => {
             let n = to_i64(b, bound.clone())?;
@@ -40,7 +46,12 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
                     kept = Some(bufs);
                     tapes
                 }
-                None => tape_loop(b, params, counter, bound, &n, body, s.pat.clone())?,
+                None => {
+                    let (tapes, values) =
+                        tape_loop(b, params, counter, bound, &n, body, s.pat.clone())?;
+                    stored = values;
+                    tapes
+                }
             };
             (tapes, n)
         }
@@ -84,11 +95,17 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
                 .into_iter()
                 .zip(params.iter().map(|(_, init)| init.clone()))
                 .collect();
-            let tapes = tape_loop(b, &inits, None, &n, &n, &copy.body, unused)?;
+            let (tapes, values) = tape_loop(b, &inits, None, &n, &n, &copy.body, unused)?;
+            stored = values;
             (tapes, n)
         }
     };
-    let tape = Saved::Tape { tapes, count, kept };
+    let tape = Saved::Tape {
+        tapes,
+        count,
+        kept,
+        stored,
+    };
     rev.saved.insert(s.pat[0].name, tape);
     Ok(())
 }
@@ -126,11 +143,12 @@ enum Record {
 
 /// Emit `loop params for i < bound do body` (with the counter `i` of the given type when
 /// given, a fresh `i64` counter otherwise; `n` is the bound as an `i64`) that also records
-/// each iteration's parameters in tapes; binds the loop's results to `pat` and returns the
-/// tapes. A parameter whose shape changes across iterations (its type names other loop
-/// parameters) goes to a flat tape: the loop runs first recording only the sizes of such
-/// values, which give the offsets, then a renamed copy fills the tapes. Memory: the values
-/// of every iteration; work: twice the loop's when shapes change, once otherwise.
+/// each iteration's parameters in tapes, and the results of the body's [`stored_stms`];
+/// binds the loop's results to `pat` and returns the tapes of both. A parameter whose
+/// shape changes across iterations (its type names other loop parameters) goes to a flat
+/// tape: the loop runs first recording only the sizes of such values, which give the
+/// offsets, then a renamed copy fills the tapes. Memory: the values of every iteration;
+/// work: twice the loop's when shapes change, once otherwise.
 fn tape_loop(
     b: &mut Builder,
     params: &[(Param, SubExp)],
@@ -139,16 +157,19 @@ fn tape_loop(
     n: &SubExp,
     body: &Body,
     pat: Vec<Param>,
-) -> R<Vec<Tape>> {
+) -> R<(Vec<Tape>, Vec<VName>)> {
     let varying: Vec<bool> = params
         .iter()
         .map(|(p, _)| changes_shape(params, &p.ty))
         .collect();
     if !varying.contains(&true) {
         let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
-        let stores = alloc_stores(b, params, n, &rows)?;
-        let tapes = record_loop(b, params, counter, bound, body, pat, &rows, stores)?;
-        return Ok(tapes.into_iter().map(Tape::Rows).collect());
+        let stored = stored_stms(params, body);
+        let mut stores = alloc_stores(b, params, n, &rows)?;
+        stores.extend(alloc_stored(b, body, &stored, n)?);
+        let mut tapes = record_loop(b, params, counter, bound, body, pat, &rows, &stored, stores)?;
+        let values = tapes.split_off(params.len());
+        return Ok((tapes.into_iter().map(Tape::Rows).collect(), values));
     }
     // The loop as written, recording the sizes of the values whose shapes change.
     let lens: Vec<Record> = varying
@@ -160,7 +181,17 @@ fn tape_loop(
         .map(|p| b.param("unused", p.ty.clone()))
         .collect();
     let stores = alloc_stores(b, params, n, &lens)?;
-    let counts = record_loop(b, params, counter.clone(), bound, body, pat, &lens, stores)?;
+    let counts = record_loop(
+        b,
+        params,
+        counter.clone(),
+        bound,
+        body,
+        pat,
+        &lens,
+        &[],
+        stores,
+    )?;
     let mut counts = counts.into_iter();
     let mut records = Vec::new();
     for v in &varying {
@@ -185,16 +216,109 @@ fn tape_loop(
     let new_i = new_i.first().map(|p| (p.name, p.ty.clone()));
     let stores = alloc_stores(b, &inits, n, &records)?;
     let stores = record_loop(
-        b, &inits, new_i, bound, &copy.body, unused, &records, stores,
+        b,
+        &inits,
+        new_i,
+        bound,
+        &copy.body,
+        unused,
+        &records,
+        &[],
+        stores,
     )?;
-    Ok(stores
+    let tapes = stores
         .into_iter()
         .zip(records)
         .map(|(data, r)| match r {
             Record::Flat { offsets, .. } => Tape::Flat { data, offsets },
             _ => Tape::Rows(data),
         })
-        .collect())
+        .collect();
+    Ok((tapes, Vec::new()))
+}
+
+/// The statements of a loop body whose results the forward sweep stores per iteration
+/// besides the loop's parameters, so that the return sweep reads them back instead of
+/// recomputing them: maps with work inside each element (an inner reduction, scan or
+/// loop, as in a matrix product), whose results have shapes fixed outside the loop and do
+/// not come from the tape's next row anyway ([`next_row_stms`]). None when a parameter
+/// changes shape. Memory: their results, per iteration; work saved: recomputing them in
+/// the return sweep.
+pub(crate) fn stored_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<usize> {
+    if params.iter().any(|(p, _)| changes_shape(params, &p.ty)) {
+        return Vec::new();
+    }
+    let next = next_row_stms(params, body);
+    let inside = bound_inside(params, body);
+    let nested = |l: &Lambda| {
+        runic_ir::traverse::any_exp(&l.body, |e| matches!(e, Exp::Soac(_) | Exp::Loop { .. }))
+    };
+    (0..body.stms.len())
+        .filter(|k| !next.iter().any(|(s, _)| s == k))
+        .filter(|&k| {
+            let s = &body.stms[k];
+            matches!(&s.exp, Exp::Soac(Soac::Map { lam, .. }) if nested(lam))
+                && s.pat.iter().all(|p| fixed_outside(&p.ty, &inside))
+        })
+        .collect()
+}
+
+/// The maps of a loop body all of whose results are results of the body: the next
+/// iteration's parameters, which the return sweep finds in the tape's next row (or, in the
+/// last iteration, among the loop's results) instead of recomputing them. Each comes with
+/// the positions of its results among the parameters. None when a parameter changes shape.
+fn next_row_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<(usize, Vec<usize>)> {
+    if params.iter().any(|(p, _)| changes_shape(params, &p.ty)) {
+        return Vec::new();
+    }
+    let inside = bound_inside(params, body);
+    let mut out = Vec::new();
+    for (k, s) in body.stms.iter().enumerate() {
+        if !matches!(s.exp, Exp::Soac(Soac::Map { .. })) {
+            continue;
+        }
+        let positions: Option<Vec<usize>> = s
+            .pat
+            .iter()
+            .map(|p| {
+                let at = body.result.iter().position(|r| *r == SubExp::Var(p.name))?;
+                fixed_outside(&p.ty, &inside).then_some(at)
+            })
+            .collect();
+        if let Some(positions) = positions.filter(|ps| !ps.is_empty()) {
+            out.push((k, positions));
+        }
+    }
+    out
+}
+
+/// The variables a loop binds: its parameters and everything its body binds.
+fn bound_inside(params: &[(Param, SubExp)], body: &Body) -> HashSet<VName> {
+    let mut inside = runic_ir::traverse::binders(body);
+    inside.extend(params.iter().map(|(p, _)| p.name));
+    inside
+}
+
+/// Whether a value of type `t` can be stored in a tape made before the loop: an array or
+/// scalar whose sizes are all known outside it.
+fn fixed_outside(t: &Type, inside: &HashSet<VName>) -> bool {
+    !matches!(t, Type::Acc { .. }) && runic_ir::traverse::uses(t).is_disjoint(inside)
+}
+
+/// Fresh storage for the results of the statements `stored` of `body` over `n` iterations.
+fn alloc_stored(b: &mut Builder, body: &Body, stored: &[usize], n: &SubExp) -> R<Vec<VName>> {
+    let mut stores = Vec::new();
+    for &k in stored {
+        for p in &body.stms[k].pat {
+            let Type::Array { elem, shape } = p.ty.array_of(n.clone()) else {
+                return Err(AdError::internal(
+                    "a stored value that is not an array or scalar",
+                ));
+            };
+            stores.push(b.let_exp("tape", Exp::Basic(BasicOp::Scratch(elem, shape)))?[0]);
+        }
+    }
+    Ok(stores)
 }
 
 /// Where each iteration's value starts in a flat tape (the exclusive sum of the element
@@ -285,23 +409,10 @@ fn tape_keeping_last(
     pat: &[Param],
     chunk: SubExp,
 ) -> R<(Vec<Tape>, Vec<VName>)> {
-    let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
-    let bufs = alloc_stores(b, params, &chunk, &rows)?;
-    let mut buf_params = Vec::new();
-    for buf in &bufs {
-        let ty = b.type_of(&SubExp::Var(*buf))?;
-        buf_params.push((b.param("chunk", ty), SubExp::Var(*buf)));
-    }
-    // The outer body, its inner loop (the last statement) storing its states.
-    let mut ob = Builder::new(b.names);
-    ob.src = b.src.clone();
     let (last, before) = body
         .stms
         .split_last()
         .ok_or_else(|| AdError::internal("a strip-mined loop without its inner loop"))?;
-    for st in before {
-        ob.add(st.clone());
-    }
     let Exp::Loop {
         params: inner,
         form: LoopForm::For { i: j, bound: count },
@@ -312,6 +423,21 @@ fn tape_keeping_last(
             "a strip-mined loop without its inner loop",
         ));
     };
+    let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
+    let stored = stored_stms(inner, inner_body);
+    let mut bufs = alloc_stores(b, params, &chunk, &rows)?;
+    bufs.extend(alloc_stored(b, inner_body, &stored, &chunk)?);
+    let mut buf_params = Vec::new();
+    for buf in &bufs {
+        let ty = b.type_of(&SubExp::Var(*buf))?;
+        buf_params.push((b.param("chunk", ty), SubExp::Var(*buf)));
+    }
+    // The outer body, its inner loop (the last statement) storing its states.
+    let mut ob = Builder::new(b.names);
+    ob.src = b.src.clone();
+    for st in before {
+        ob.add(st.clone());
+    }
     let j_ty = ob.type_of(count)?;
     let stores = buf_params.iter().map(|(p, _)| p.name).collect();
     let filled = record_loop(
@@ -322,6 +448,7 @@ fn tape_keeping_last(
         inner_body,
         last.pat.clone(),
         &rows,
+        &stored,
         stores,
     )?;
     let result = [
@@ -339,7 +466,17 @@ fn tape_keeping_last(
         kept.push(b.param("chunk", p.ty.clone()));
     }
     let out = [pat.to_vec(), kept.clone()].concat();
-    let tapes = record_loop(b, &all, counter, bound, &outer_body, out, &records, stores)?;
+    let tapes = record_loop(
+        b,
+        &all,
+        counter,
+        bound,
+        &outer_body,
+        out,
+        &records,
+        &[],
+        stores,
+    )?;
     let kept = kept.iter().map(|p| p.name).collect();
     Ok((tapes.into_iter().map(Tape::Rows).collect(), kept))
 }
@@ -363,6 +500,15 @@ fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) ->
     for (p, _) in params {
         tape_types.push(checkpoint::loop_outside(params, &p.ty).array_of(n.clone()));
     }
+    let stored = stored_stms(params, body);
+    for &k in &stored {
+        for p in &body.stms[k].pat {
+            tape_types.push(p.ty.array_of(n.clone()));
+        }
+    }
+    if last.bufs.len() != tape_types.len() {
+        return Err(AdError::internal("a kept chunk of another loop"));
+    }
     let src = b.src.clone();
     let mut tb = Builder::new(b.names);
     tb.src = src.clone();
@@ -385,7 +531,7 @@ fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) ->
         .map(|p| eb.param("inner", p.ty.clone()))
         .collect();
     let counter = Some((*i, eb.type_of(bound)?));
-    let tapes = tape_loop(&mut eb, params, counter, bound, &n, body, results.clone())?;
+    let (tapes, values) = tape_loop(&mut eb, params, counter, bound, &n, body, results.clone())?;
     let mut out: Vec<SubExp> = results.iter().map(|p| SubExp::Var(p.name)).collect();
     for t in &tapes {
         match t {
@@ -393,6 +539,7 @@ fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) ->
             Tape::Flat { .. } => return Err(AdError::internal("a kept chunk of varying shape")),
         }
     }
+    out.extend(values.iter().map(|v| SubExp::Var(*v)));
     let else_body = eb.finish(out);
     let tape_pat: Vec<Param> = tape_types
         .iter()
@@ -411,10 +558,12 @@ fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) ->
         ret,
     };
     b.let_pat([s.pat.clone(), tape_pat.clone()].concat(), exp);
+    let (param_tapes, stored_tapes) = tape_pat.split_at(params.len());
     let tape = Saved::Tape {
-        tapes: tape_pat.iter().map(|p| Tape::Rows(p.name)).collect(),
+        tapes: param_tapes.iter().map(|p| Tape::Rows(p.name)).collect(),
         count: n,
         kept: None,
+        stored: stored_tapes.iter().map(|p| p.name).collect(),
     };
     rev.saved.insert(s.pat[0].name, tape);
     Ok(())
@@ -462,7 +611,9 @@ fn alloc_stores(
 }
 
 /// The loop of [`tape_loop`], storing per iteration what `records` says of each
-/// parameter into `stores` (one per parameter recorded); returns the final stores.
+/// parameter, then the results of the body's statements `stored` (right after each, before
+/// anything can consume them), into `stores` (one per parameter recorded, then one per
+/// stored result); returns the final stores.
 #[allow(clippy::too_many_arguments)]
 fn record_loop(
     b: &mut Builder,
@@ -472,6 +623,7 @@ fn record_loop(
     body: &Body,
     pat: Vec<Param>,
     records: &[Record],
+    stored: &[usize],
     stores: Vec<VName>,
 ) -> R<Vec<VName>> {
     let i64t = Type::Prim(PrimType::I64);
@@ -526,8 +678,20 @@ fn record_loop(
         tape_results.push(sb.let_basic("tape", upd)?);
         loop_params.push((tp, SubExp::Var(*init)));
     }
-    for s in &body.stms {
+    for (k, s) in body.stms.iter().enumerate() {
         sb.add(s.clone());
+        if !stored.contains(&k) {
+            continue;
+        }
+        for p in &s.pat {
+            let Some(init) = stores_iter.next() else {
+                return Err(AdError::internal("a stored value without storage"));
+            };
+            let tp = sb.param("tape", sb.type_of(&SubExp::Var(*init))?);
+            let upd = BasicOp::Update(tp.name, at_i.clone(), SubExp::Var(p.name));
+            tape_results.push(sb.let_basic("tape", upd)?);
+            loop_params.push((tp, SubExp::Var(*init)));
+        }
     }
     let body = sb.finish([body.result.clone(), tape_results].concat());
     let tapes: Vec<Param> = stores
@@ -599,6 +763,66 @@ fn restore_flat(b: &mut Builder, np: &Param, data: VName, offsets: VName, idx: S
     Ok(())
 }
 
+/// In the return sweep's iteration `idx` of `count`, binds the results of the re-executed
+/// body's (`copy`'s) statements that need not run again: the [`stored_stms`] from their
+/// tapes, the [`next_row_stms`] from the parameters' tapes at `idx + 1` (in the last
+/// iteration: the loop's results `pat`). Marks them restored for the forward sweep and
+/// returns their keys.
+#[allow(clippy::too_many_arguments)]
+fn restore_from_tape(
+    rev: &mut Rev,
+    b: &mut Builder,
+    params: &[(Param, SubExp)],
+    body: &Body,
+    copy: &Body,
+    tapes: &[Tape],
+    stored: &[VName],
+    pat: &[Param],
+    count: &SubExp,
+    idx: &SubExp,
+) -> R<Vec<VName>> {
+    let mut keys = Vec::new();
+    let mut stored_tapes = stored.iter();
+    for k in stored_stms(params, body) {
+        for p in &copy.stms[k].pat {
+            let tape = stored_tapes
+                .next()
+                .ok_or_else(|| AdError::internal("a stored value without its tape"))?;
+            b.let_pat(vec![p.clone()], Exp::Basic(at(*tape, idx.clone())));
+        }
+        keys.extend(copy.stms[k].pat.first().map(|p| p.name));
+    }
+    let next = next_row_stms(params, body);
+    if !next.is_empty() {
+        let after = b.add_i64(idx.clone(), SubExp::i64(1));
+        let has_next = b.op2(BinOp::Lt, after.clone(), count.clone())?;
+        for (k, positions) in next {
+            for (p, at_k) in copy.stms[k].pat.iter().zip(positions) {
+                let (Some(Tape::Rows(tape)), Some(last)) = (tapes.get(at_k), pat.get(at_k)) else {
+                    return Err(AdError::internal("a loop result without its tape"));
+                };
+                let mut tb = Builder::new(b.names);
+                let row = tb.let_basic("next", at(*tape, after.clone()))?;
+                let then_body = tb.finish(vec![row]);
+                let else_body = Body {
+                    stms: Vec::new(),
+                    result: vec![SubExp::Var(last.name)],
+                };
+                let exp = Exp::If {
+                    cond: has_next.clone(),
+                    then_body,
+                    else_body,
+                    ret: vec![p.ty.clone()],
+                };
+                b.let_pat(vec![p.clone()], exp);
+            }
+            keys.extend(copy.stms[k].pat.first().map(|p| p.name));
+        }
+    }
+    rev.restored.extend(keys.iter().copied());
+    Ok(keys)
+}
+
 pub fn reverse(
     rev: &mut Rev,
     b: &mut Builder,
@@ -607,7 +831,13 @@ pub fn reverse(
     form: LoopForm,
     body: Body,
 ) -> R<()> {
-    let Some(Saved::Tape { tapes, count, kept }) = rev.saved.remove(&pat[0].name) else {
+    let Some(Saved::Tape {
+        tapes,
+        count,
+        kept,
+        stored,
+    }) = rev.saved.remove(&pat[0].name)
+    else {
         return Err(AdError::internal("a loop without a tape"));
     };
     // Adjoints of the loop's results seed those of the parameters.
@@ -721,6 +951,9 @@ pub fn reverse(
             rev.mark_active(np);
         }
     }
+    let restored = restore_from_tape(
+        rev, &mut sb, &params, &body, &copy.body, &tapes, &stored, pat, &count, &idx,
+    )?;
     for (f, fb) in frees.iter().zip(&fbars) {
         rev.adjs.insert(*f, SubExp::Var(fb.name));
         rev.owned.insert(fb.name);
@@ -746,6 +979,9 @@ pub fn reverse(
     rev.sweep(&mut sb, copy.body, body_seeds.collect())?;
     if let Some(v) = inner_loop {
         rev.last_chunk.remove(&v);
+    }
+    for v in restored {
+        rev.restored.remove(&v);
     }
     let mut sizes = Vec::new();
     let mut result = Vec::new();

@@ -184,6 +184,8 @@ pub(crate) enum Saved {
         count: SubExp,
         /// A strip-mined loop's storage holding the inner tape of its last chunk.
         kept: Option<Vec<VName>>,
+        /// The results of the body's [`loop_::stored_stms`], one array per result.
+        stored: Vec<VName>,
     },
     /// A `with_vjp`: the renamed adjoint function (its parameters are the results of `f`
     /// followed by their cotangents).
@@ -213,6 +215,10 @@ pub(crate) struct Rev {
     /// Inner loops of strip-mined loops whose last chunk's tape the forward sweep kept
     /// (keyed by the inner loop's first result).
     pub last_chunk: HashMap<VName, loop_::LastChunk>,
+    /// Statements of a re-executed loop body (keyed by their first result) whose results
+    /// the loop's return sweep has already restored from its tape: the forward sweep does
+    /// not emit them again.
+    pub restored: HashSet<VName>,
     /// The derivative code will itself be differentiated (this `Vjp` is inside another AD
     /// construct): rules whose code is exact but not differentiable — the zero-counting
     /// `*` rules — give way to the general ones.
@@ -229,6 +235,7 @@ impl Rev {
             saved: HashMap::new(),
             acc_cots: HashMap::new(),
             last_chunk: HashMap::new(),
+            restored: HashSet::new(),
             differentiated_again: false,
         }
     }
@@ -364,6 +371,12 @@ impl Rev {
             }
         }
         b.src = s.src.clone();
+        if s.pat
+            .first()
+            .is_some_and(|p| self.restored.contains(&p.name))
+        {
+            return Ok(());
+        }
         // Inside a `with_acc` being differentiated, the primal runs without its updates.
         let stripped;
         let s = if used.iter().any(|v| self.acc_cots.contains_key(v)) {
