@@ -19,9 +19,10 @@ def matvec [n] [m] (w: [n][m]f64) (x: [m]f64) : [n]f64 =
 -- shape across iterations, as the tape of stored values needs).
 def start [m] (n: i64) (h0: [m]f64) : [n]f64 = map (\i -> h0[i]) (iota n)
 
--- h ← tanh (W h), k times; the loss is Σ h.
+-- h ← tanh (W h), k times; the loss is Σ h. The state starts as `h0`, whose size the
+-- loop cannot tell from that of `W h`: its tape is flat, but the products are stored.
 entry rnn [n] (w: [n][n]f64) (h0: [n]f64) (k: i64) =
-  vjp (\(w, h0) -> f64.sum (loop h = start n h0 for _i < k do
+  vjp (\(w, h0) -> f64.sum (loop h = h0 for _i < k do
                               let z = matvec w h
                               in map f64.tanh z)) (w, h0) 1
 

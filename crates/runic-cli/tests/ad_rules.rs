@@ -209,3 +209,16 @@ fn a_loop_reads_the_next_state_from_its_tape() {
     let restored = &backward[backward.find(" = if b_").unwrap()..];
     assert!(restored.contains("next_") && restored.contains("} else {\n        in {inner_"));
 }
+
+#[test]
+fn a_loop_whose_state_may_change_shape_still_stores_its_products() {
+    // `rnn` starts from an argument whose size the loop cannot tell from that of `W h`:
+    // its state goes to a flat tape, the product (of a fixed shape) to a tape of rows that
+    // the innermost return sweep reads.
+    let ir = common::ir_after("ad", "../ad_rev/loop_stored");
+    let rnn = &ir[..ir.find("entry \"consumed\"").unwrap()];
+    assert!(rnn.contains("= scratch(i64, ["), "the flat tape's sizes");
+    let backward = &rnn[rnn.rfind("= loop {").unwrap()..];
+    assert!(backward.contains(": [d_1]f64} = tape_"), "{backward}");
+    assert_eq!(count(backward, "reduce"), 0);
+}

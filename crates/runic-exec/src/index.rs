@@ -104,3 +104,63 @@ pub fn range(a: Prim, b: Option<Prim>, c: Prim, kind: RangeKind) -> Result<Val, 
     };
     Ok(crate::value::arr(vec![n], buf))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(shape: Vec<usize>) -> Arc<Array> {
+        let n: usize = shape.iter().product();
+        let data: Vec<f32> = (0..n).map(|k| k as f32).collect();
+        Arc::new(Array::new(shape, Buffer::F32(data.into())).expect("a shape that fits"))
+    }
+
+    fn slice(start: i64, end: i64) -> DimVal {
+        DimVal::Slice {
+            start: Some(start),
+            end: Some(end),
+            stride: None,
+        }
+    }
+
+    #[test]
+    fn a_slice_of_all_of_an_array_shares_it() {
+        let a = rows(vec![3, 2, 2]);
+        let Ok(Val::Arr(b)) = index_shared(&a, &[slice(0, 3)]) else {
+            panic!("an array");
+        };
+        assert!(Arc::ptr_eq(&a, &b));
+        // Not all of it: a copy of the rows, which are adjacent.
+        let Ok(Val::Arr(c)) = index_shared(&a, &[slice(1, 3)]) else {
+            panic!("an array");
+        };
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(c.shape, vec![2, 2, 2]);
+        let Buffer::F32(v) = &c.data else {
+            panic!("f32")
+        };
+        assert_eq!(&v[..], &(4..12).map(|k| k as f32).collect::<Vec<_>>()[..]);
+        // Columns are not adjacent: gathered.
+        let Ok(Val::Arr(d)) = index_shared(&a, &[slice(0, 3), slice(1, 2)]) else {
+            panic!("an array");
+        };
+        let Buffer::F32(v) = &d.data else {
+            panic!("f32")
+        };
+        assert_eq!(&v[..], &[2.0, 3.0, 6.0, 7.0, 10.0, 11.0]);
+        // A reversed slice of all rows is not the array.
+        let rev = DimVal::Slice {
+            start: Some(2),
+            end: None,
+            stride: Some(-1),
+        };
+        let Ok(Val::Arr(e)) = index_shared(&a, &[rev]) else {
+            panic!("an array");
+        };
+        assert!(!Arc::ptr_eq(&a, &e));
+        let Buffer::F32(v) = &e.data else {
+            panic!("f32")
+        };
+        assert_eq!(v[0], 8.0);
+    }
+}

@@ -214,18 +214,13 @@ fn tape_loop(
         .zip(params.iter().map(|(_, init)| init.clone()))
         .collect();
     let new_i = new_i.first().map(|p| (p.name, p.ty.clone()));
-    let stores = alloc_stores(b, &inits, n, &records)?;
-    let stores = record_loop(
-        b,
-        &inits,
-        new_i,
-        bound,
-        &copy.body,
-        unused,
-        &records,
-        &[],
-        stores,
+    let stored = stored_stms(&inits, &copy.body);
+    let mut stores = alloc_stores(b, &inits, n, &records)?;
+    stores.extend(alloc_stored(b, &copy.body, &stored, n)?);
+    let mut stores = record_loop(
+        b, &inits, new_i, bound, &copy.body, unused, &records, &stored, stores,
     )?;
+    let values = stores.split_off(params.len());
     let tapes = stores
         .into_iter()
         .zip(records)
@@ -234,20 +229,16 @@ fn tape_loop(
             _ => Tape::Rows(data),
         })
         .collect();
-    Ok((tapes, Vec::new()))
+    Ok((tapes, values))
 }
 
 /// The statements of a loop body whose results the forward sweep stores per iteration
 /// besides the loop's parameters, so that the return sweep reads them back instead of
 /// recomputing them: maps with work inside each element (an inner reduction, scan or
 /// loop, as in a matrix product), whose results have shapes fixed outside the loop and do
-/// not come from the tape's next row anyway ([`next_row_stms`]). None when a parameter
-/// changes shape. Memory: their results, per iteration; work saved: recomputing them in
-/// the return sweep.
+/// not come from the tape's next row anyway ([`next_row_stms`]). Memory: their results,
+/// per iteration; work saved: recomputing them in the return sweep.
 pub(crate) fn stored_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<usize> {
-    if params.iter().any(|(p, _)| changes_shape(params, &p.ty)) {
-        return Vec::new();
-    }
     let next = next_row_stms(params, body);
     let inside = bound_inside(params, body);
     let nested = |l: &Lambda| {
@@ -266,11 +257,9 @@ pub(crate) fn stored_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<usize>
 /// The maps of a loop body all of whose results are results of the body: the next
 /// iteration's parameters, which the return sweep finds in the tape's next row (or, in the
 /// last iteration, among the loop's results) instead of recomputing them. Each comes with
-/// the positions of its results among the parameters. None when a parameter changes shape.
+/// the positions of its results among the parameters, which keep their shapes (a row per
+/// iteration in the tape).
 fn next_row_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<(usize, Vec<usize>)> {
-    if params.iter().any(|(p, _)| changes_shape(params, &p.ty)) {
-        return Vec::new();
-    }
     let inside = bound_inside(params, body);
     let mut out = Vec::new();
     for (k, s) in body.stms.iter().enumerate() {
@@ -282,7 +271,9 @@ fn next_row_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<(usize, Vec<usi
             .iter()
             .map(|p| {
                 let at = body.result.iter().position(|r| *r == SubExp::Var(p.name))?;
-                fixed_outside(&p.ty, &inside).then_some(at)
+                let (param, _) = params.get(at)?;
+                let rows = !changes_shape(params, &param.ty);
+                (rows && fixed_outside(&p.ty, &inside)).then_some(at)
             })
             .collect();
         if let Some(positions) = positions.filter(|ps| !ps.is_empty()) {
