@@ -100,7 +100,14 @@ impl Walk<'_> {
                     } else if !self.nested {
                         continue;
                     } else if parent_native {
-                        "native (a loop inside the enclosing kernel)".into()
+                        match s {
+                            Soac::Map { lam, .. } if runic_jit::is_column_reduction(lam) => {
+                                "native (a column reduction inside the enclosing kernel, its \
+                                 loops swapped)"
+                                    .into()
+                            }
+                            _ => "native (a loop inside the enclosing kernel)".into(),
+                        }
                     } else {
                         match self.route(s) {
                             // (A scatter's kernel runs wherever the scatter does.)

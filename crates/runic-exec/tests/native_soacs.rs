@@ -603,3 +603,60 @@ fn accumulators_reshapes_and_concatenations_in_kernels_run_native_and_agree() {
     );
     assert_eq!(g, [2.0, 4.0, 12.0, 8.0, 10.0, 24.0]);
 }
+
+const COLUMNS: &str = "
+entry cols [g][n][m] (a: [g][n][m]f32) : [g][m]f32 =
+  map (\\x -> map (\\j -> f32.sum (map (\\i -> x[i, j]) (iota n))) (iota m)) a
+entry gates [g][n][m] (a: [g][n][m]f64) : [n][m]f64 =
+  map (\\r -> map (\\c -> reduce (+) 0 (map (\\k -> a[k, r, c]) (iota g))) (iota m)) (iota n)
+entry maxes [n][m] (a: [n][m]i64) (w: [n]i64) : [2][m]i64 =
+  map (\\s -> map (\\j -> reduce i64.max i64.lowest (map (\\i -> a[i, j] * w[i] + s) (iota n)))
+                  (iota m))
+      [0, 1]
+entry shifted [n][m] (a: [n][m]f32) (d: i64) : [1][m]f32 =
+  map (\\_ -> map (\\j -> f32.sum (map (\\i -> a[i, j + d]) (iota n))) (iota m)) [0]
+";
+
+#[test]
+fn column_reductions_run_native_and_agree() {
+    let c = compile(COLUMNS);
+    for e in ["cols", "gates", "maxes", "shifted"] {
+        c.assert_native(e);
+        let swapped = c.native.explain().into_iter().filter(|r| r.entry == e);
+        assert_eq!(
+            swapped
+                .filter(|r| r.how.contains("column reduction"))
+                .count(),
+            1,
+            "{e}"
+        );
+    }
+    let cube = |g: usize, n: usize, m: usize, t: &str, seed: u64| {
+        let xs = floats(g * n * m, t, seed);
+        let xs: Vec<&str> = xs[1..xs.len() - 1].split(", ").collect();
+        let rows: Vec<String> = xs
+            .chunks(m)
+            .map(|r| format!("[{}]", r.join(", ")))
+            .collect();
+        let mats: Vec<String> = rows
+            .chunks(n)
+            .map(|m| format!("[{}]", m.join(", ")))
+            .collect();
+        format!("[{}]", mats.join(", "))
+    };
+    let matrix = |n: usize, m: usize, t: &str, seed: u64| {
+        let c = cube(1, n, m, t, seed);
+        c[1..c.len() - 1].to_string()
+    };
+    c.agree("cols", &cube(3, 40, 17, "f32", 3), true);
+    c.agree("cols", &cube(4, 1024, 24, "f32", 5), false);
+    c.agree("gates", &cube(4, 6, 9, "f64", 7), true);
+    c.agree("maxes", "[[1i64, -2, 3], [4, 5, -6]] [3i64, -1]", true);
+    c.agree("maxes", "empty([0][3]i64) empty([0]i64)", true);
+    c.agree("shifted", &format!("{} 0i64", matrix(8, 5, "f32", 9)), true);
+    // An index past the rows' end: the slow path reports it, with the interpreter's message.
+    c.agree("shifted", &format!("{} 1i64", matrix(8, 5, "f32", 9)), true);
+    // The sums are the same as a sequential sum down each column, in order.
+    let got = numbers(&c, "cols", "[[[1f32, 2], [3, 4], [5, 6]]]", true);
+    assert_eq!(got, vec![9.0, 12.0]);
+}

@@ -20,7 +20,8 @@
 //! Map kernels also take rows of their inputs, index them and free arrays, and run nested
 //! SOACs as sequential loops (`nest.rs`: inner reductions, `for`/`while` loops with scalar
 //! parameters; `rows.rs`: nested maps, `iota`, `replicate` and array literals into
-//! per-call scratch buffers or straight into the output's rows, `if`s with array results).
+//! per-call scratch buffers or straight into the output's rows, `if`s with array results;
+//! `columns.rs`: nested maps whose elements are reductions down columns, loops swapped).
 //!
 //! Flat maps, nested maps over contiguous rows and sums of `f32`/`f64` whose lambdas use
 //! only vectorisable operations run in SIMD lanes first (`simd.rs`; `RUNIC_SIMD=0` turns
@@ -31,6 +32,7 @@
 //! `RUNIC_JIT_DUMP=1` prints every kernel's Cranelift IR and machine code to stderr as it is
 //! compiled (for developers tuning the generated code).
 
+mod columns;
 mod folds;
 mod gen;
 mod hist;
@@ -42,6 +44,12 @@ mod scalar;
 mod simd;
 
 pub use nest::FAIL_INDEX;
+
+/// Whether a nested map's lambda runs as a column reduction with its loops swapped
+/// (`columns.rs`), for the executor's explanations.
+pub fn is_column_reduction(lam: &runic_ir::Lambda) -> bool {
+    columns::column(lam).is_some()
+}
 pub mod shims;
 
 pub use shims::{from_raw, to_raw};

@@ -55,6 +55,9 @@ impl Gen<'_, '_> {
         if arrs.is_empty() || lam.params.len() != arrs.len() {
             return Err("a nested map without inputs".into());
         }
+        if let Some(col) = crate::columns::column(lam) {
+            return self.column_map(s, w, lam, arrs, col);
+        }
         let w = self.index_value(w)?;
         let mut views = Vec::new();
         for a in arrs {
@@ -222,7 +225,7 @@ impl Gen<'_, '_> {
     }
 
     /// Binds the arrays a nested SOAC wrote: the ones in scratch buffers are owned.
-    fn bind_outs(&mut self, s: &Stm, outs: Vec<ArrV>) {
+    pub(crate) fn bind_outs(&mut self, s: &Stm, outs: Vec<ArrV>) {
         for (p, out) in s.pat.iter().zip(outs) {
             if !self.written.contains(&p.name) {
                 self.owned.insert(p.name);

@@ -1,0 +1,205 @@
+//! Column reductions in map kernels: a nested `map (\j -> reduce op ne (map pre xs)) js`
+//! whose reduction reads arrays at `[…, j]` (row-major, so `j` walks along a row) runs with
+//! its two loops swapped: the output row starts as `ne` everywhere, and each step of the
+//! reduction updates the whole row (`out[j] = op out[j] (pre …)` for every `j`).
+//!
+//! Each element still folds its values in the same order, so the results are the same bit
+//! for bit; but where the loop over the reduction came innermost, every element was one
+//! chain of dependent operations (an addition's latency per step) reading memory down a
+//! column, and swapped the elements are independent and read along rows. The LSTM's bias
+//! adjoints (`Σ_b adj[b][j]`) and sums over its four gates are such nests.
+
+use crate::gen::{cl, mem, prim_of, Gen, R};
+use crate::nest::FAIL_INDEX;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::InstBuilder;
+use runic_ir::traverse::uses;
+use runic_ir::*;
+
+/// The parts of a nested map's lambda that is a column reduction: the statements before
+/// the reduction that do not depend on the element, those that do (scalar operations,
+/// run again at each step), and the reduction's statement.
+pub(crate) struct Column<'l> {
+    prefix: Body,
+    per_element: Body,
+    reduce: &'l Stm,
+}
+
+/// `lam` as a [`Column`]: scalar parameters; a body of statements that do not read them
+/// or are scalar operations, then one reduction of scalars (its result the lambda's) whose
+/// size, inputs and neutral element do not depend on the parameters, and whose `pre`
+/// lambda reads arrays indexed by a parameter only in their last position.
+pub(crate) fn column(lam: &Lambda) -> Option<Column<'_>> {
+    let (reduce, prefix) = lam.body.stms.split_last()?;
+    let Exp::Soac(Soac::Reduce {
+        w,
+        arrs,
+        pre: Some(pre),
+        lam: op,
+        neutral,
+        ..
+    }) = &reduce.exp
+    else {
+        return None;
+    };
+    let [p] = &reduce.pat[..] else { return None };
+    let scalar = |t: &Type| matches!(t, Type::Prim(_));
+    if lam.body.result != [SubExp::Var(p.name)]
+        || !lam.params.iter().all(|q| scalar(&q.ty))
+        || !scalar(&p.ty)
+        || op.ret.len() != 1
+    {
+        return None;
+    }
+    // The parameters and what is computed from them.
+    let mut js: Vec<VName> = lam.params.iter().map(|q| q.name).collect();
+    let (mut before, mut per_element) = (Vec::new(), Vec::new());
+    for s in prefix {
+        if uses(s).iter().any(|v| js.contains(v)) {
+            let scalar_op = matches!(s.exp, Exp::Basic(_)) && s.pat.iter().all(|p| scalar(&p.ty));
+            if !scalar_op {
+                return None;
+            }
+            js.extend(s.pat.iter().map(|p| p.name));
+            per_element.push(s.clone());
+        } else {
+            before.push(s.clone());
+        }
+    }
+    let independent = |used: std::collections::HashSet<VName>| js.iter().all(|j| !used.contains(j));
+    if !independent(uses(w))
+        || !independent(uses(neutral.as_slice()))
+        || !arrs.iter().all(|a| !js.contains(a))
+    {
+        return None;
+    }
+    let body = |stms| Body {
+        stms,
+        result: Vec::new(),
+    };
+    along_rows(&pre.body, &js).then(|| Column {
+        prefix: body(before),
+        per_element: body(per_element),
+        reduce,
+    })
+}
+
+/// Whether every array the body indexes with one of `js` has it as its last index (and
+/// only there), in the body and in the bodies nested in it.
+fn along_rows(body: &Body, js: &[VName]) -> bool {
+    !runic_ir::traverse::any_exp(body, |e| {
+        let Exp::Basic(BasicOp::Index(_, idx)) = e else {
+            return false;
+        };
+        idx.iter().enumerate().any(|(k, d)| {
+            let reads_j = uses_dim(d).iter().any(|v| js.contains(v));
+            let last =
+                k + 1 == idx.len() && matches!(d, DimIndex::Fix(SubExp::Var(v)) if js.contains(v));
+            reads_j && !last
+        })
+    })
+}
+
+fn uses_dim(d: &DimIndex) -> Vec<VName> {
+    let subs: Vec<&SubExp> = match d {
+        DimIndex::Fix(s) => vec![s],
+        DimIndex::Slice { start, end, stride } => {
+            [start, end, stride].into_iter().flatten().collect()
+        }
+    };
+    subs.into_iter().filter_map(|s| s.as_var()).collect()
+}
+
+impl Gen<'_, '_> {
+    /// `s = map lam arrs` over `w` elements, `lam` a [`Column`]: the output row filled with
+    /// the neutral element, then for each step of the reduction, for each element `j`,
+    /// `out[j] = op out[j] (pre step j)`.
+    pub(crate) fn column_map(
+        &mut self,
+        s: &Stm,
+        w: &SubExp,
+        lam: &Lambda,
+        arrs: &[VName],
+        col: Column<'_>,
+    ) -> R<()> {
+        let Exp::Soac(Soac::Reduce {
+            w: steps,
+            arrs: red_arrs,
+            pre: Some(pre),
+            lam: op,
+            neutral,
+            ..
+        }) = &col.reduce.exp
+        else {
+            return Err("internal error: not a column reduction".into());
+        };
+        let w = self.index_value(w)?;
+        let mut views = Vec::new();
+        for a in arrs {
+            let v = self.array(*a)?;
+            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
+            self.fail_if(big, FAIL_INDEX);
+            views.push(v);
+        }
+        let outs = self.out_arrays(s, w, &lam.ret)?;
+        let [out] = &outs[..] else {
+            return Err("internal error: a column reduction of several results".into());
+        };
+        let saved = (self.env.clone(), self.arrays.clone());
+        let saved_owned = std::mem::take(&mut self.owned);
+        self.stms(&col.prefix)?;
+        // The row starts as the neutral element.
+        let [ne] = &neutral[..] else {
+            return Err("internal error: a column reduction of several results".into());
+        };
+        let ne = self.opd(ne)?.0;
+        let (j, header, done) = self.open_counted_loop(w);
+        let addr = out.at(self.b, j);
+        self.b.ins().store(mem(), ne, addr, 0);
+        self.close_counted_loop(j, header, done);
+        // The steps of the reduction, outermost.
+        let n = self.index_value(steps)?;
+        let mut red_views = Vec::new();
+        for a in red_arrs {
+            let v = self.array(*a)?;
+            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, n, v.dims[0]);
+            self.fail_if(big, FAIL_INDEX);
+            red_views.push(v);
+        }
+        let (i, i_header, i_done) = self.open_counted_loop(n);
+        for (v, q) in red_views.iter().zip(&pre.params) {
+            if v.dims.len() == 1 {
+                let addr = v.at(self.b, i);
+                let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
+                self.env.insert(q.name, (x, v.elem));
+            } else {
+                let row = v.row(self.b, i);
+                self.arrays.insert(q.name, row);
+            }
+        }
+        // Every element, innermost.
+        let (j, header, done) = self.open_counted_loop(w);
+        for (v, q) in views.iter().zip(&lam.params) {
+            let addr = v.at(self.b, j);
+            let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
+            self.env.insert(q.name, (x, prim_of(&q.ty)));
+        }
+        self.stms(&col.per_element)?;
+        let ys = self.body(&pre.body)?;
+        let addr = out.at(self.b, j);
+        let t = prim_of(&op.ret[0]);
+        let acc = self.b.ins().load(cl(t), mem(), addr, 0);
+        let args = [vec![acc], ys].concat();
+        let new = self.lambda(op, &args)?;
+        let [new] = new[..] else {
+            return Err("internal error: a column reduction of several results".into());
+        };
+        self.b.ins().store(mem(), new, addr, 0);
+        self.close_counted_loop(j, header, done);
+        self.close_counted_loop(i, i_header, i_done);
+        (self.env, self.arrays) = saved;
+        self.owned = saved_owned;
+        self.bind_outs(s, outs);
+        Ok(())
+    }
+}
