@@ -615,12 +615,16 @@ entry maxes [n][m] (a: [n][m]i64) (w: [n]i64) : [2][m]i64 =
       [0, 1]
 entry shifted [n][m] (a: [n][m]f32) (d: i64) : [1][m]f32 =
   map (\\_ -> map (\\j -> f32.sum (map (\\i -> a[i, j + d]) (iota n))) (iota m)) [0]
+entry maxf [n][m] (a: [n][m]f32) (s: [n]f32) : [1][m]f32 =
+  map (\\_ -> map (\\j -> reduce f32.max (-f32.inf) (map (\\i -> a[i, j] * s[i]) (iota n)))
+                  (iota m))
+      [0]
 ";
 
 #[test]
 fn column_reductions_run_native_and_agree() {
     let c = compile(COLUMNS);
-    for e in ["cols", "gates", "maxes", "shifted"] {
+    for e in ["cols", "gates", "maxes", "shifted", "maxf"] {
         c.assert_native(e);
         let swapped = c.native.explain().into_iter().filter(|r| r.entry == e);
         assert_eq!(
@@ -656,6 +660,17 @@ fn column_reductions_run_native_and_agree() {
     c.agree("shifted", &format!("{} 0i64", matrix(8, 5, "f32", 9)), true);
     // An index past the rows' end: the slow path reports it, with the interpreter's message.
     c.agree("shifted", &format!("{} 1i64", matrix(8, 5, "f32", 9)), true);
+    // Lanes where `max` chooses between 0 and -0 go to the scalar code.
+    c.agree(
+        "maxf",
+        "[[0f32, -0, 1, -1, 0, 0, 2, 3, -0], [-0f32, 0, -1, 1, 0, -0, 1, 1, 1]] [1f32, -1]",
+        true,
+    );
+    c.agree(
+        "maxf",
+        &format!("{} {}", matrix(30, 21, "f32", 4), floats(30, "f32", 6)),
+        true,
+    );
     // The sums are the same as a sequential sum down each column, in order.
     let got = numbers(&c, "cols", "[[[1f32, 2], [3, 4], [5, 6]]]", true);
     assert_eq!(got, vec![9.0, 12.0]);

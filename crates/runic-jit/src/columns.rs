@@ -9,10 +9,10 @@
 //! column, and swapped the elements are independent and read along rows. The LSTM's bias
 //! adjoints (`Σ_b adj[b][j]`) and sums over its four gates are such nests.
 
-use crate::gen::{cl, mem, prim_of, Gen, R};
-use crate::nest::FAIL_INDEX;
+use crate::gen::{ba, cl, mem, prim_of, Gen, R};
+use crate::nest::{ArrV, FAIL_INDEX};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
 use runic_ir::traverse::uses;
 use runic_ir::*;
 
@@ -177,8 +177,9 @@ impl Gen<'_, '_> {
                 self.arrays.insert(q.name, row);
             }
         }
-        // Every element, innermost.
-        let (j, header, done) = self.open_counted_loop(w);
+        // Every element, innermost: in SIMD lanes first when it can, then one by one.
+        let from = self.column_lanes(&col, lam, arrs, out, w)?;
+        let (j, header, done) = self.open_counted_loop_from(from, w);
         for (v, q) in views.iter().zip(&lam.params) {
             let addr = v.at(self.b, j);
             let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
@@ -201,5 +202,142 @@ impl Gen<'_, '_> {
         self.owned = saved_owned;
         self.bind_outs(s, outs);
         Ok(())
+    }
+}
+
+/// An array a column reduction's step reads along a row, and the indices of that row.
+type RowRead = (VName, Vec<SubExp>);
+
+/// A column reduction's step as a lambda over one element that SIMD code can run: its
+/// parameters the accumulator (named as the reduction's result) and the values `pre`
+/// reads at `[…, j]` (named as the statements that read them), its body `pre`'s other
+/// statements and the operator. Each input comes with the array and the indices of its
+/// row. `None` unless the map is over one `iota` parameter that `pre` uses only as the
+/// last index of such reads, with row indices from outside `pre`.
+fn lanes_lambda(col: &Column<'_>, lam: &Lambda) -> Option<(Lambda, Vec<RowRead>)> {
+    let Exp::Soac(Soac::Reduce {
+        pre: Some(pre),
+        lam: op,
+        ..
+    }) = &col.reduce.exp
+    else {
+        return None;
+    };
+    let [j] = &lam.params[..] else { return None };
+    if !col.per_element.stms.is_empty() || op.params.len() != 2 || pre.body.result.len() != 1 {
+        return None;
+    }
+    let local = runic_ir::traverse::binders(&pre.body);
+    let mut params = vec![col.reduce.pat[0].clone()];
+    let mut rows = Vec::new();
+    let mut stms = Vec::new();
+    for s in &pre.body.stms {
+        let read = match (&s.exp, &s.pat[..]) {
+            (Exp::Basic(BasicOp::Index(a, idx)), [p]) => match idx.split_last() {
+                Some((DimIndex::Fix(SubExp::Var(last)), outer)) if *last == j.name => {
+                    let fixed: Option<Vec<SubExp>> = outer
+                        .iter()
+                        .map(|d| match d {
+                            DimIndex::Fix(x) if x.as_var().is_none_or(|v| !local.contains(&v)) => {
+                                Some(x.clone())
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    Some((p, *a, fixed?))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        match read {
+            Some((p, a, outer)) => {
+                params.push(p.clone());
+                rows.push((a, outer));
+            }
+            None if uses(s).contains(&j.name) => return None,
+            None => stms.push(s.clone()),
+        }
+    }
+    // The operator, on the accumulator and `pre`'s result.
+    let args = [
+        SubExp::Var(col.reduce.pat[0].name),
+        pre.body.result[0].clone(),
+    ];
+    for (q, x) in op.params.iter().zip(args) {
+        stms.push(Stm {
+            pat: vec![q.clone()],
+            exp: Exp::Basic(BasicOp::SubExp(x)),
+            src: col.reduce.src.clone(),
+        });
+    }
+    stms.extend(op.body.stms.iter().cloned());
+    let body = Body {
+        stms,
+        result: op.body.result.clone(),
+    };
+    Some((Lambda::new(params, body, op.ret.clone()), rows))
+}
+
+impl Gen<'_, '_> {
+    /// The SIMD loop over the elements `0..w` of one step of a column reduction into
+    /// `out`, when [`lanes_lambda`] gives one and, at run time, the rows it reads are in
+    /// bounds, contiguous and at least `w` long; returns the element the scalar loop
+    /// continues from.
+    fn column_lanes(
+        &mut self,
+        col: &Column<'_>,
+        lam: &Lambda,
+        arrs: &[VName],
+        out: &ArrV,
+        w: Value,
+    ) -> R<Value> {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        if !crate::simd::enabled() || !arrs.iter().all(|a| self.iotas.contains(a)) {
+            return Ok(zero);
+        }
+        let Some((step, rows)) = lanes_lambda(col, lam) else {
+            return Ok(zero);
+        };
+        let env = &self.env;
+        let Some(plan) = crate::simd::plan(&step, &|v| env.get(&v).map(|(_, t)| *t)) else {
+            return Ok(zero);
+        };
+        if out.elem != plan.elem || out.dims.len() != 1 {
+            return Ok(zero);
+        }
+        let mut ok = self.b.ins().icmp_imm_s(IntCC::Equal, out.strides[0], 1);
+        let mut bases = vec![out.base];
+        for (a, outer) in &rows {
+            let mut v = self.array(*a)?;
+            if v.elem != plan.elem || v.dims.len() != outer.len() + 1 {
+                return Ok(zero);
+            }
+            for x in outer {
+                let i = self.index_value(x)?;
+                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, v.dims[0]);
+                ok = self.b.ins().band(ok, inside);
+                v = v.row(self.b, i);
+            }
+            let long = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, w, v.dims[0]);
+            let unit = self.b.ins().icmp_imm_s(IntCC::Equal, v.strides[0], 1);
+            ok = self.b.ins().band(ok, long);
+            ok = self.b.ins().band(ok, unit);
+            bases.push(v.base);
+        }
+        let lanes = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.append_block_param(after, types::I64);
+        self.b.ins().brif(ok, lanes, &[], after, &ba(&[zero]));
+        self.b.switch_to_block(lanes);
+        let frees = crate::simd::splat_env(self.b, plan, &self.env, &step);
+        let j =
+            crate::simd::vector_loop(self.b, plan, &step, &frees, &bases, &[out.base], zero, w)?;
+        self.b.ins().jump(after, &ba(&[j]));
+        self.b.switch_to_block(after);
+        Ok(self.b.block_params(after)[0])
     }
 }

@@ -403,6 +403,8 @@ pub(crate) struct Gen<'a, 'b> {
     /// The variables read after the statement being generated (in its body and the bodies
     /// around it): an array among them is never consumed in place.
     pub(crate) later: HashSet<VName>,
+    /// The arrays in scope that are `iota n` (element `j` is `j`).
+    pub(crate) iotas: HashSet<VName>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -428,6 +430,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             accs: HashMap::new(),
             owned: HashSet::new(),
             later: HashSet::new(),
+            iotas: HashSet::new(),
         }
     }
 }

@@ -339,6 +339,9 @@ impl Gen<'_, '_> {
         let a = ArrV::dense(self.b, base, elem, dims);
         self.arrays.insert(p.name, a);
         self.owned.insert(p.name);
+        if matches!(op, BasicOp::Range { .. }) {
+            self.iotas.insert(p.name);
+        }
         Ok(())
     }
 
