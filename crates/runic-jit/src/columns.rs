@@ -6,8 +6,10 @@
 //! Each element still folds its values in the same order, so the results are the same bit
 //! for bit; but where the loop over the reduction came innermost, every element was one
 //! chain of dependent operations (an addition's latency per step) reading memory down a
-//! column, and swapped the elements are independent and read along rows. The LSTM's bias
-//! adjoints (`Σ_b adj[b][j]`) and sums over its four gates are such nests.
+//! column, and swapped the elements are independent and read along rows. Over an `iota`
+//! the steps run in SIMD lanes (`simd.rs`) when the rows are contiguous, the scalar loop
+//! finishing. The LSTM's bias adjoints (`Σ_b adj[b][j]`) and sums over its four gates are
+//! such nests.
 
 use crate::gen::{ba, cl, mem, prim_of, Gen, R};
 use crate::nest::{ArrV, FAIL_INDEX};
