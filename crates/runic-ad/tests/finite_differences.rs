@@ -307,3 +307,49 @@ fn vjp_of_loops_whose_arrays_change_shape() {
         |n| 4 * n,
     );
 }
+
+/// Loops whose tapes store their bodies' products (`W h`, read back instead of recomputed)
+/// and give their next states from the tape's next row: an RNN, an LSTM-like cell carrying
+/// two states, and reverse over reverse through the RNN.
+#[test]
+fn vjp_of_loops_with_stored_products() {
+    let defs =
+        "def matvec [n] [m] (w: [n][m]f64) (h: [m]f64) = map (\\row -> f64.sum (map2 (*) row h)) w
+         def weights [n] (xs: [n]f64) (k: f64) =
+           map (\\i -> map (\\j -> f64.sin (xs[i] * (f64.i64 j + k))) (iota n)) (iota n)
+         def rnn [n] (xs: [n]f64) =
+           let w = weights xs 1
+           in loop h = xs for _i < 3 do map f64.tanh (matvec w h)
+         def cell [n] (xs: [n]f64) =
+           let (a, b) = (weights xs 1, weights xs 0.5)
+           let (h, c) = loop (h, c) = (map (* 0.5) xs, xs) for _i < 3 do
+                          let c' = map3 (\\f g c -> c / (1 + f64.exp (-f)) + f64.tanh g)
+                                        (matvec a h) (matvec b h) c
+                          in (map f64.tanh c', c')
+           in map2 (+) h c";
+    check_vjp(
+        &format!(
+            "{defs}
+         entry f [n] (xs: [n]f64) = rnn xs
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp rnn xs s"
+        ),
+        |n| n,
+    );
+    check_vjp(
+        &format!(
+            "{defs}
+         entry f [n] (xs: [n]f64) = cell xs
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp cell xs s"
+        ),
+        |n| n,
+    );
+    check_vjp(
+        &format!(
+            "{defs}
+         def grad [n] (xs: [n]f64) = vjp (\\xs -> f64.sum (rnn xs)) xs 1
+         entry f [n] (xs: [n]f64) = grad xs
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp grad xs s"
+        ),
+        |n| n,
+    );
+}
