@@ -335,6 +335,9 @@ impl Route {
     /// The line `explain` prints.
     pub fn describe(&self) -> String {
         match self {
+            Route::Map(k) if k.column_reduction => {
+                "native (runic-jit map kernel: a column reduction, its loops swapped)".into()
+            }
             Route::Map(_) => "native (runic-jit map kernel)".into(),
             Route::Fold(_) => "native (runic-jit fold kernel)".into(),
             Route::Scan(..) => "native (runic-jit scan kernels)".into(),

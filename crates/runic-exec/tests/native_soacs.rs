@@ -615,6 +615,10 @@ entry maxes [n][m] (a: [n][m]i64) (w: [n]i64) : [2][m]i64 =
       [0, 1]
 entry shifted [n][m] (a: [n][m]f32) (d: i64) : [1][m]f32 =
   map (\\_ -> map (\\j -> f32.sum (map (\\i -> a[i, j + d]) (iota n))) (iota m)) [0]
+entry tcols [n][m] (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> a[i, j]) (iota n))) (iota m)
+entry tpicked [n][m] (a: [n][m]f64) (js: []i64) : []f64 =
+  map (\\j -> f64.sum (map (\\i -> a[i, j] * f64.i64 i) (iota n))) js
 entry maxf [n][m] (a: [n][m]f32) (s: [n]f32) : [1][m]f32 =
   map (\\_ -> map (\\j -> reduce f32.max (-f32.inf) (map (\\i -> a[i, j] * s[i]) (iota n)))
                   (iota m))
@@ -624,7 +628,9 @@ entry maxf [n][m] (a: [n][m]f32) (s: [n]f32) : [1][m]f32 =
 #[test]
 fn column_reductions_run_native_and_agree() {
     let c = compile(COLUMNS);
-    for e in ["cols", "gates", "maxes", "shifted", "maxf"] {
+    for e in [
+        "cols", "gates", "maxes", "shifted", "maxf", "tcols", "tpicked",
+    ] {
         c.assert_native(e);
         let swapped = c.native.explain().into_iter().filter(|r| r.entry == e);
         assert_eq!(
@@ -669,6 +675,26 @@ fn column_reductions_run_native_and_agree() {
     c.agree(
         "maxf",
         &format!("{} {}", matrix(30, 21, "f32", 4), floats(30, "f32", 6)),
+        true,
+    );
+    // Top-level maps: a chunk of an iota runs in lanes; other indices, in any order and
+    // out of bounds, one by one; wide maps are split across the workers (chunks that start
+    // past 0).
+    c.agree("tcols", &matrix(9, 37, "f32", 8), true);
+    c.agree("tcols", &matrix(3, 40_000, "f32", 12), false);
+    c.agree(
+        "tpicked",
+        &format!("{} [3i64, 0, 2, 2, 1]", matrix(5, 4, "f64", 3)),
+        true,
+    );
+    c.agree(
+        "tpicked",
+        &format!("{} [0i64, 1, 2, 3]", matrix(5, 4, "f64", 3)),
+        true,
+    );
+    c.agree(
+        "tpicked",
+        &format!("{} [1i64, 4]", matrix(5, 4, "f64", 3)),
         true,
     );
     // The sums are the same as a sequential sum down each column, in order.

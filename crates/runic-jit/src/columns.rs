@@ -1,15 +1,17 @@
-//! Column reductions in map kernels: a nested `map (\j -> reduce op ne (map pre xs)) js`
-//! whose reduction reads arrays at `[…, j]` (row-major, so `j` walks along a row) runs with
-//! its two loops swapped: the output row starts as `ne` everywhere, and each step of the
-//! reduction updates the whole row (`out[j] = op out[j] (pre …)` for every `j`).
+//! Column reductions in map kernels: a map (nested in a kernel, or the kernel's own over a
+//! chunk of its elements) `map (\j -> reduce op ne (map pre xs)) js` whose reduction reads
+//! arrays at `[…, j]` (row-major, so `j` walks along a row) runs with its two loops
+//! swapped: the output row starts as `ne` everywhere, and each step of the reduction
+//! updates the whole row (`out[j] = op out[j] (pre …)` for every `j`).
 //!
 //! Each element still folds its values in the same order, so the results are the same bit
 //! for bit; but where the loop over the reduction came innermost, every element was one
 //! chain of dependent operations (an addition's latency per step) reading memory down a
 //! column, and swapped the elements are independent and read along rows. Over an `iota`
-//! the steps run in SIMD lanes (`simd.rs`) when the rows are contiguous, the scalar loop
-//! finishing. The LSTM's bias adjoints (`Σ_b adj[b][j]`) and sums over its four gates are
-//! such nests.
+//! (nested: one the kernel made; top level: a chunk of consecutive indices, checked at run
+//! time) the steps run in SIMD lanes (`simd.rs`) when the rows are contiguous, the scalar
+//! loop finishing. The LSTM's bias adjoints (`Σ_b adj[b][j]`), its sums over the four
+//! gates and the MLP's bias adjoints are such maps.
 
 use crate::gen::{ba, cl, mem, prim_of, Gen, R};
 use crate::nest::{ArrV, FAIL_INDEX};
@@ -124,17 +126,6 @@ impl Gen<'_, '_> {
         arrs: &[VName],
         col: Column<'_>,
     ) -> R<()> {
-        let Exp::Soac(Soac::Reduce {
-            w: steps,
-            arrs: red_arrs,
-            pre: Some(pre),
-            lam: op,
-            neutral,
-            ..
-        }) = &col.reduce.exp
-        else {
-            return Err("internal error: not a column reduction".into());
-        };
         let w = self.index_value(w)?;
         let mut views = Vec::new();
         for a in arrs {
@@ -146,6 +137,43 @@ impl Gen<'_, '_> {
         let outs = self.out_arrays(s, w, &lam.ret)?;
         let [out] = &outs[..] else {
             return Err("internal error: a column reduction of several results".into());
+        };
+        // Over `iota`s, element `j` is `j`: consecutive from 0.
+        let consecutive = if arrs.iter().all(|a| self.iotas.contains(a)) {
+            let zero = self.b.ins().iconst(types::I64, 0);
+            let yes = self.b.ins().iconst(types::I8, 1);
+            Some((zero, yes))
+        } else {
+            None
+        };
+        self.column_loops(&col, lam, &views, out, w, consecutive)?;
+        self.bind_outs(s, outs);
+        Ok(())
+    }
+
+    /// The loops of a column reduction over `w` elements whose map inputs are `views` (of
+    /// scalars) into `out`: `out` filled with the neutral element, then for each step of
+    /// the reduction, every element. With `consecutive = (j0, ok)`, the elements are
+    /// `j0, j0 + 1, …` when `ok` holds at run time, and a step may run in SIMD lanes.
+    pub(crate) fn column_loops(
+        &mut self,
+        col: &Column<'_>,
+        lam: &Lambda,
+        views: &[ArrV],
+        out: &ArrV,
+        w: Value,
+        consecutive: Option<(Value, Value)>,
+    ) -> R<()> {
+        let Exp::Soac(Soac::Reduce {
+            w: steps,
+            arrs: red_arrs,
+            pre: Some(pre),
+            lam: op,
+            neutral,
+            ..
+        }) = &col.reduce.exp
+        else {
+            return Err("internal error: not a column reduction".into());
         };
         let saved = (self.env.clone(), self.arrays.clone());
         let saved_owned = std::mem::take(&mut self.owned);
@@ -180,7 +208,10 @@ impl Gen<'_, '_> {
             }
         }
         // Every element, innermost: in SIMD lanes first when it can, then one by one.
-        let from = self.column_lanes(&col, lam, arrs, out, w)?;
+        let from = match consecutive {
+            Some((j0, ok)) => self.column_lanes(col, lam, out, w, j0, ok)?,
+            None => self.b.ins().iconst(types::I64, 0),
+        };
         let (j, header, done) = self.open_counted_loop_from(from, w);
         for (v, q) in views.iter().zip(&lam.params) {
             let addr = v.at(self.b, j);
@@ -202,8 +233,55 @@ impl Gen<'_, '_> {
         self.close_counted_loop(i, i_header, i_done);
         (self.env, self.arrays) = saved;
         self.owned = saved_owned;
-        self.bind_outs(s, outs);
         Ok(())
+    }
+}
+
+impl Gen<'_, '_> {
+    /// `(v[0], whether v[e] = v[0] + e for every e < w)`: whether the elements of a map
+    /// over `v` are consecutive indices (a chunk of an `iota`), checked at run time.
+    pub(crate) fn consecutive(&mut self, v: &ArrV, w: Value) -> (Value, Value) {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, w, 0);
+        let first_block = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.append_block_param(after, types::I64);
+        self.b.append_block_param(after, types::I8);
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b
+            .ins()
+            .brif(some, first_block, &[], after, &ba(&[zero, no]));
+        self.b.switch_to_block(first_block);
+        let a0 = v.at(self.b, zero);
+        let j0 = self.b.ins().load(types::I64, mem(), a0, 0);
+        // for e < w: ok &= v[e] == j0 + e (a loop carrying `ok`).
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        self.b.append_block_param(header, types::I8);
+        self.b.append_block_param(done, types::I8);
+        let yes = self.b.ins().iconst(types::I8, 1);
+        self.b.ins().jump(header, &ba(&[zero, yes]));
+        self.b.switch_to_block(header);
+        let e = self.b.block_params(header)[0];
+        let ok = self.b.block_params(header)[1];
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, e, w);
+        self.b.ins().brif(more, body, &[], done, &ba(&[ok]));
+        self.b.switch_to_block(body);
+        let addr = v.at(self.b, e);
+        let x = self.b.ins().load(types::I64, mem(), addr, 0);
+        let want = self.b.ins().iadd(j0, e);
+        let same = self.b.ins().icmp(IntCC::Equal, x, want);
+        let ok = self.b.ins().band(ok, same);
+        let next = self.b.ins().iadd_imm_s(e, 1);
+        self.b.ins().jump(header, &ba(&[next, ok]));
+        self.b.switch_to_block(done);
+        let ok = self.b.block_params(done)[0];
+        self.b.ins().jump(after, &ba(&[j0, ok]));
+        self.b.switch_to_block(after);
+        let ps = self.b.block_params(after);
+        (ps[0], ps[1])
     }
 }
 
@@ -286,16 +364,18 @@ impl Gen<'_, '_> {
     /// `out`, when [`lanes_lambda`] gives one and, at run time, the rows it reads are in
     /// bounds, contiguous and at least `w` long; returns the element the scalar loop
     /// continues from.
+    #[allow(clippy::too_many_arguments)]
     fn column_lanes(
         &mut self,
         col: &Column<'_>,
         lam: &Lambda,
-        arrs: &[VName],
         out: &ArrV,
         w: Value,
+        j0: Value,
+        consecutive: Value,
     ) -> R<Value> {
         let zero = self.b.ins().iconst(types::I64, 0);
-        if !crate::simd::enabled() || !arrs.iter().all(|a| self.iotas.contains(a)) {
+        if !crate::simd::enabled() {
             return Ok(zero);
         }
         let Some((step, rows)) = lanes_lambda(col, lam) else {
@@ -308,7 +388,9 @@ impl Gen<'_, '_> {
         if out.elem != plan.elem || out.dims.len() != 1 {
             return Ok(zero);
         }
-        let mut ok = self.b.ins().icmp_imm_s(IntCC::Equal, out.strides[0], 1);
+        let unit = self.b.ins().icmp_imm_s(IntCC::Equal, out.strides[0], 1);
+        let mut ok = self.b.ins().band(consecutive, unit);
+        let end = self.b.ins().iadd(j0, w);
         let mut bases = vec![out.base];
         for (a, outer) in &rows {
             let mut v = self.array(*a)?;
@@ -321,14 +403,20 @@ impl Gen<'_, '_> {
                 ok = self.b.ins().band(ok, inside);
                 v = v.row(self.b, i);
             }
+            // Elements j0 .. j0 + w of the row.
+            let from = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, j0, 0);
             let long = self
                 .b
                 .ins()
-                .icmp(IntCC::UnsignedLessThanOrEqual, w, v.dims[0]);
+                .icmp(IntCC::SignedLessThanOrEqual, end, v.dims[0]);
             let unit = self.b.ins().icmp_imm_s(IntCC::Equal, v.strides[0], 1);
+            ok = self.b.ins().band(ok, from);
             ok = self.b.ins().band(ok, long);
             ok = self.b.ins().band(ok, unit);
-            bases.push(v.base);
+            bases.push(crate::gen::elem_addr(self.b, v.base, j0, v.elem));
         }
         let lanes = self.b.create_block();
         let after = self.b.create_block();

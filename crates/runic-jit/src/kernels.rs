@@ -171,6 +171,10 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
     let unroll = if flat { UNROLL } else { 1 };
     let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
     let vector = flat.then(|| crate::simd::plan(lam, &free_scalar)).flatten();
+    // A map whose elements are reductions down columns: its loops swapped.
+    let columns = crate::columns::column(lam)
+        .filter(|_| io.ranks.iter().all(|&r| r == 1) && result_ranks == [1] && io.accs.is_empty());
+    let column_reduction = columns.is_some();
     let name = crate::gen::kernel_name("map", lam);
     let (ptr, code) = build_kernel(&name, &[i64t; 4], |b, rt, slot| {
         let entry = b.create_block();
@@ -187,6 +191,28 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         let out_views: Vec<_> = (out_bases.iter().zip(&results).zip(&pro.out_dims))
             .map(|((base, t), d)| ArrV::dense(b, *base, *t, d.clone()))
             .collect();
+        if let Some(col) = &columns {
+            // Elements `start..end` as one column reduction, loops swapped (`columns.rs`).
+            let w = b.ins().isub(end, start);
+            let mut g = Gen::new(b, pro.env.clone(), fail, rt, slot, Some(pro.arena));
+            g.arrays = pro.arrays.clone();
+            g.accs = pro.accs.clone();
+            let part = |g: &mut Gen, v: &ArrV| ArrV {
+                base: v.at(g.b, start),
+                elem: v.elem,
+                dims: vec![w],
+                strides: v.strides.clone(),
+            };
+            let views: Vec<ArrV> = pro.inputs.iter().map(|v| part(&mut g, v)).collect();
+            let out = part(&mut g, &out_views[0]);
+            let consecutive = match &views[..] {
+                [v] if v.elem == PrimType::I64 => Some(g.consecutive(v, w)),
+                _ => None,
+            };
+            g.column_loops(col, lam, &views, &out, w, consecutive)?;
+            crate::gen::return_ok_or_fail(b, fail);
+            return Ok(());
+        }
         // The body for element `i`, emitted into the current block.
         let element = |b: &mut FunctionBuilder, i: Value| -> R<()> {
             // The output rows of array results, where a nested map producing one writes.
@@ -290,6 +316,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         free_arrays: io.free_arrays,
         accs: io.accs.into_iter().map(|(v, t, r, _)| (v, t, r)).collect(),
         simd_lanes: vector.map_or(0, |p| p.lanes as usize),
+        column_reduction,
         _code: code,
     })
 }

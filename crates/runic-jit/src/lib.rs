@@ -115,6 +115,9 @@ pub struct MapKernel {
     /// Lanes per vector of the SIMD loop that runs the body first (0: scalar code only;
     /// see `simd.rs`).
     pub simd_lanes: usize,
+    /// Each element is a reduction down a column, run with the loops swapped
+    /// (`columns.rs`).
+    pub column_reduction: bool,
     _code: Code,
 }
 
