@@ -181,7 +181,10 @@ impl Ctx<'_> {
                     self.body(f, else_body, par)?
                 }
             }
-            Exp::Loop { params, form, body } => self.run_loop(f, params, form, body, par)?,
+            Exp::Loop { params, form, body } => {
+                let moves = self.tasks.moves(stm);
+                self.run_loop(f, params, form, body, moves, par)?
+            }
             Exp::Soac(s) if par && crate::profile::on() => {
                 let t = std::time::Instant::now();
                 let out = self.soac(f, s, par).map_err(|e| e.locate(&stm.src))?;
@@ -245,12 +248,18 @@ impl Ctx<'_> {
         params: &[(Param, SubExp)],
         form: &LoopForm,
         body: &Body,
+        moves: Option<&[bool]>,
         par: bool,
     ) -> R<Vec<Val>> {
-        let mut vals = params
-            .iter()
-            .map(|(_, init)| self.sub(f, init))
-            .collect::<R<Vec<_>>>()?;
+        // Initial values nothing reads after the loop are moved in, so that the loop owns
+        // them and updates them in place from the first iteration.
+        let mut vals = Vec::with_capacity(params.len());
+        for (k, (_, init)) in params.iter().enumerate() {
+            vals.push(match (init, moves.and_then(|m| m.get(k))) {
+                (SubExp::Var(v), Some(true)) => self.take(f, *v)?,
+                _ => self.sub(f, init)?,
+            });
+        }
         match form {
             LoopForm::For { i, bound } => {
                 let b = self.prim(f, bound)?;

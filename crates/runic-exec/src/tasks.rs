@@ -52,6 +52,9 @@ pub struct Plan {
 #[derive(Default)]
 pub struct Plans {
     by_body: HashMap<usize, Plan>,
+    /// For each loop statement of those bodies (by its address), which of its initial
+    /// values the loop may move out of their slots instead of sharing them ([`moves`]).
+    moves: HashMap<usize, Vec<bool>>,
     on: bool,
     /// (entry name, plan key) in program order, for reports.
     order: Vec<(String, usize)>,
@@ -65,9 +68,18 @@ impl Plans {
         };
         for f in &prog.funs {
             let name = f.entry.as_ref().map_or(f.name.clone(), |e| e.name.clone());
-            p.body(&name, &f.body, slots);
+            let params: Vec<VName> = f.params.iter().map(|p| p.name).collect();
+            p.body(&name, &f.body, &params, slots);
         }
         p
+    }
+
+    /// Which initial values of the loop statement `stm` it may move out of their slots.
+    #[inline]
+    pub fn moves(&self, stm: &Stm) -> Option<&[bool]> {
+        self.moves
+            .get(&(stm as *const Stm as usize))
+            .map(Vec::as_slice)
     }
 
     /// Turns task parallelism on or off (the default is `RUNIC_TASKS`, on unless `0`).
@@ -96,29 +108,77 @@ impl Plans {
             .filter_map(|(e, k)| Some((e.as_str(), self.by_body.get(k)?)))
     }
 
-    /// Plans `b` and the bodies the evaluation thread runs inside its statements.
-    fn body(&mut self, entry: &str, b: &Body, slots: &Slots) {
-        if let Some(plan) = plan(b, slots) {
+    /// Plans `b` (whose own parameters are `params`) and the bodies the evaluation thread
+    /// runs inside its statements.
+    fn body(&mut self, entry: &str, b: &Body, params: &[VName], slots: &Slots) {
+        let moves = moves(b, params);
+        if let Some(plan) = plan(b, slots, &moves) {
             let key = b as *const Body as usize;
             self.by_body.insert(key, plan);
             self.order.push((entry.to_string(), key));
         }
+        self.moves.extend(moves);
         for stm in &b.stms {
             match &stm.exp {
-                Exp::Loop { body, .. } => self.body(entry, body, slots),
+                Exp::Loop { body, params, form } => {
+                    let mut own: Vec<VName> = params.iter().map(|(p, _)| p.name).collect();
+                    if let LoopForm::For { i, .. } = form {
+                        own.push(*i);
+                    }
+                    self.body(entry, body, &own, slots)
+                }
                 Exp::If {
                     then_body,
                     else_body,
                     ..
                 } => {
-                    self.body(entry, then_body, slots);
-                    self.body(entry, else_body, slots);
+                    self.body(entry, then_body, &[], slots);
+                    self.body(entry, else_body, &[], slots);
                 }
-                Exp::WithAcc { lam, .. } => self.body(entry, &lam.body, slots),
+                Exp::WithAcc { lam, .. } => self.body(entry, &lam.body, &[], slots),
                 _ => {}
             }
         }
     }
+}
+
+/// For each loop statement of `b` (by address), which of its initial values it may move
+/// out of their slots: arrays that `b` binds (or its own parameters `params`, set afresh
+/// for each run of `b`), that neither the loop (its body, its bound) nor anything after
+/// it in `b` reads, and that the loop takes once. Otherwise the slot keeps a reference and
+/// the loop's first in-place update of that value copies it whole (a tape made by
+/// `scratch` and filled by the loop, say).
+fn moves(b: &Body, params: &[VName]) -> HashMap<usize, Vec<bool>> {
+    let mut own: std::collections::HashSet<VName> = params.iter().copied().collect();
+    own.extend(b.stms.iter().flat_map(|s| s.pat.iter().map(|p| p.name)));
+    let mut later = runic_ir::traverse::uses(&b.result);
+    let mut out = HashMap::new();
+    for stm in b.stms.iter().rev() {
+        if let Exp::Loop { params, body, form } = &stm.exp {
+            let mut inside = runic_ir::traverse::uses(body);
+            if let LoopForm::For { bound, .. } = form {
+                runic_ir::traverse::add_uses(bound, &mut inside);
+            }
+            let mv: Vec<bool> = params
+                .iter()
+                .map(|(p, init)| match init {
+                    SubExp::Var(v) => {
+                        p.ty.rank() > 0
+                            && own.contains(v)
+                            && !later.contains(v)
+                            && !inside.contains(v)
+                            && params.iter().filter(|(_, x)| x == init).count() == 1
+                    }
+                    SubExp::Const(_) => false,
+                })
+                .collect();
+            if mv.contains(&true) {
+                out.insert(stm as *const Stm as usize, mv);
+            }
+        }
+        runic_ir::traverse::add_uses(stm, &mut later);
+    }
+    out
 }
 
 /// A statement worth a task of its own: it holds a SOAC, a loop, a call or a `with_acc`.
@@ -165,7 +225,7 @@ fn consumed(stm: &Stm) -> Vec<VName> {
 }
 
 /// The plan of a body, if two of its expensive statements are independent.
-fn plan(b: &Body, slots: &Slots) -> Option<Plan> {
+fn plan(b: &Body, slots: &Slots, moves: &HashMap<usize, Vec<bool>>) -> Option<Plan> {
     let n = b.stms.len();
     let exp: Vec<bool> = b.stms.iter().map(expensive).collect();
     let expensive_count = exp.iter().filter(|&&e| e).count();
@@ -181,7 +241,19 @@ fn plan(b: &Body, slots: &Slots) -> Option<Plan> {
     let mut last_barrier: Option<usize> = None;
     for (i, stm) in b.stms.iter().enumerate() {
         let free: Vec<VName> = free_vars(stm).into_iter().collect();
-        let eaten = consumed(stm);
+        let mut eaten = consumed(stm);
+        // A loop's initial values it moves are consumed like an updated array.
+        if let (Some(mv), Exp::Loop { params, .. }) =
+            (moves.get(&(stm as *const Stm as usize)), &stm.exp)
+        {
+            for ((_, init), m) in params.iter().zip(mv) {
+                if let (SubExp::Var(v), true) = (init, m) {
+                    if !eaten.contains(v) {
+                        eaten.push(*v);
+                    }
+                }
+            }
+        }
         for v in &free {
             if let Some(&j) = bound_at.get(v) {
                 deps[i].insert(j);

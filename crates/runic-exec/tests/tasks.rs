@@ -128,3 +128,43 @@ fn a_consumer_waits_for_the_readers_of_what_it_consumes() {
     );
     par.agree("consume", input, true);
 }
+
+/// Loops move in the initial arrays nothing reads after them (so that they update them in
+/// place from the first iteration), in sequential and task-parallel bodies alike, and keep
+/// sharing the others: an array the loop's body reads, or that is read after the loop.
+#[test]
+fn loops_move_in_the_arrays_nothing_reads_after_them() {
+    let src = "
+entry moved (n: i64) : ([n]i64, [n]i64) =
+  let a = replicate n 0
+  let b = replicate n 5
+  let x = loop a for i < n do a with [i] = i
+  let y = loop b for i < n do b with [i] = b[i] * i
+  in (x, y)
+entry kept (n: i64) : ([n]i64, [n]i64, [n]i64) =
+  let a = replicate n 1
+  let c = iota n
+  let x = loop d = a for i < n do map (+ i) d
+  let y = loop e = c for _i < 2 do map2 (+) e c
+  in (x, a, y)
+";
+    for on in [true, false] {
+        let mut c = compile(src);
+        c.native.set_tasks(on);
+        c.evaluator.set_tasks(on);
+        let out = c.run("moved", "4i64");
+        assert_eq!(
+            out,
+            values("[0i64, 1, 2, 3] [0i64, 5, 10, 15]"),
+            "tasks {on}"
+        );
+        let out = c.run("kept", "3i64");
+        assert_eq!(
+            out,
+            values("[4i64, 4, 4] [1i64, 1, 1] [0i64, 3, 6]"),
+            "tasks {on}"
+        );
+        c.agree("moved", "5i64", true);
+        c.agree("kept", "5i64", true);
+    }
+}
