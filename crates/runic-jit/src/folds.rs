@@ -5,7 +5,9 @@
 //! An array accumulator (a vectorised operator such as `map2 (+)`) is carried like a loop
 //! parameter that is an array (`inplace.rs`): in one of two buffers of its own, so that the
 //! operator's result may be a fresh array, a view of its operands, or the accumulator
-//! itself; the caller's buffer gets the final value.
+//! itself; the caller's buffer gets the final value. An operator that is a map over the
+//! accumulator and the operand element by element ([`elementwise`]) writes its result over
+//! the accumulator, which it reads element by element before writing.
 
 use crate::gen::{
     ba, build_kernel, check_lambda_in, cl, elem_addr, load_ptrs, mem, prim_of, Gen, R,
@@ -15,6 +17,7 @@ use crate::nest::ArrV;
 use crate::{FoldFn, FoldKernel, ScanKernel, VarType};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
+use runic_ir::traverse::uses;
 use runic_ir::*;
 
 /// A value of a lambda's result: a scalar, or a view of an array.
@@ -88,6 +91,73 @@ impl Gen<'_, '_> {
             }
         }
     }
+}
+
+/// Whether result `j` of the operator `op` is a map (nested maps) over its accumulator
+/// parameter `j` and operand `j`, element by element: each element of the result reads
+/// only the same elements of them, so it may overwrite the accumulator.
+fn elementwise(op: &Lambda, j: usize) -> bool {
+    let k = op.ret.len();
+    let (Some(acc), Some(x), Some(SubExp::Var(r))) = (
+        op.params.get(j),
+        op.params.get(k + j),
+        op.body.result.get(j),
+    ) else {
+        return false;
+    };
+    let Some(def) = op
+        .body
+        .stms
+        .iter()
+        .find(|s| s.pat.iter().any(|p| p.name == *r))
+    else {
+        return false;
+    };
+    let Stm {
+        exp: Exp::Soac(Soac::Map { lam, arrs, .. }),
+        pat,
+        ..
+    } = def
+    else {
+        return false;
+    };
+    // The map reads the accumulator only as one of its inputs, and nothing else in the
+    // operator reads it.
+    let elsewhere = op
+        .body
+        .stms
+        .iter()
+        .filter(|s| !std::ptr::eq(*s, def))
+        .any(|s| uses(s).contains(&acc.name));
+    let [res] = &pat[..] else { return false };
+    res.name == *r
+        && arrs.contains(&acc.name)
+        && arrs.contains(&x.name)
+        && !elsewhere
+        && !uses(&lam.body).contains(&acc.name)
+        && lambda_elementwise(lam)
+}
+
+/// Whether a map's lambda computes each result element from the same elements of its
+/// inputs: scalar operations on its scalar parameters, or nested maps over its row
+/// parameters only, recursively.
+fn lambda_elementwise(lam: &Lambda) -> bool {
+    let params: Vec<VName> = lam.params.iter().map(|p| p.name).collect();
+    lam.body.stms.iter().all(|s| match &s.exp {
+        Exp::Basic(BasicOp::BinOp(..) | BasicOp::UnOp(..) | BasicOp::SubExp(_)) => {
+            s.pat.iter().all(|p| p.ty.rank() == 0)
+        }
+        Exp::Soac(Soac::Map {
+            lam: inner, arrs, ..
+        }) => arrs.iter().all(|a| params.contains(a)) && lambda_elementwise(inner),
+        _ => false,
+    }) && lam.params.iter().filter(|p| p.ty.rank() > 0).all(|p| {
+        // A row parameter is read only as a nested map's input.
+        lam.body.stms.iter().all(|s| match &s.exp {
+            Exp::Soac(Soac::Map { lam: inner, .. }) => !uses(&inner.body).contains(&p.name),
+            _ => !uses(s).contains(&p.name),
+        })
+    })
 }
 
 /// A fold of `op` over `map pre` of the inputs; `scan`: also store the accumulator after
@@ -257,6 +327,16 @@ fn fold_like(
             .collect();
         g.bind_items(&op.params[..k], xs);
         g.bind_items(&op.params[k..], ys);
+        // An elementwise operator writes its result over the accumulator it reads (each
+        // element read before it is written): no fresh array per element, no copy back.
+        for (j, ((c, cur), t)) in carried.iter().zip(&acc).zip(&accs).enumerate() {
+            if let (Some((_, dims, _)), Some(SubExp::Var(r)), true) =
+                (c, op.body.result.get(j), elementwise(op, j))
+            {
+                let dense = ArrV::dense(g.b, *cur, *t, dims.clone());
+                g.dests.insert(*r, dense);
+            }
+        }
         g.stms(&op.body)?;
         let new = g.items(&op.body.result, &acc_ranks)?;
         let mut next_acc = Vec::new();
