@@ -604,6 +604,38 @@ fn accumulators_reshapes_and_concatenations_in_kernels_run_native_and_agree() {
     assert_eq!(g, [2.0, 4.0, 12.0, 8.0, 10.0, 24.0]);
 }
 
+/// `g` matrices of `n` rows of `m` pseudo-random floats of type `t`, as a text array.
+fn cube(g: usize, n: usize, m: usize, t: &str, seed: u64) -> String {
+    let xs = floats(g * n * m, t, seed);
+    let xs: Vec<&str> = xs[1..xs.len() - 1].split(", ").collect();
+    let rows: Vec<String> = xs
+        .chunks(m)
+        .map(|r| format!("[{}]", r.join(", ")))
+        .collect();
+    let mats: Vec<String> = rows
+        .chunks(n)
+        .map(|m| format!("[{}]", m.join(", ")))
+        .collect();
+    format!("[{}]", mats.join(", "))
+}
+
+/// `n` rows of `m` pseudo-random floats of type `t`, as a text array.
+fn matrix(n: usize, m: usize, t: &str, seed: u64) -> String {
+    let c = cube(1, n, m, t, seed);
+    c[1..c.len() - 1].to_string()
+}
+
+/// `n` rows of `m` pseudo-random integers in `0..100` of type `t`, as a text array.
+fn int_matrix(n: usize, m: usize, t: &str, seed: u64) -> String {
+    let xs = ints(n * m, 100, t, seed);
+    let xs: Vec<&str> = xs[1..xs.len() - 1].split(", ").collect();
+    let rows: Vec<String> = xs
+        .chunks(m)
+        .map(|r| format!("[{}]", r.join(", ")))
+        .collect();
+    format!("[{}]", rows.join(", "))
+}
+
 const COLUMNS: &str = "
 entry cols [g][n][m] (a: [g][n][m]f32) : [g][m]f32 =
   map (\\x -> map (\\j -> f32.sum (map (\\i -> x[i, j]) (iota n))) (iota m)) a
@@ -641,23 +673,6 @@ fn column_reductions_run_native_and_agree() {
             "{e}"
         );
     }
-    let cube = |g: usize, n: usize, m: usize, t: &str, seed: u64| {
-        let xs = floats(g * n * m, t, seed);
-        let xs: Vec<&str> = xs[1..xs.len() - 1].split(", ").collect();
-        let rows: Vec<String> = xs
-            .chunks(m)
-            .map(|r| format!("[{}]", r.join(", ")))
-            .collect();
-        let mats: Vec<String> = rows
-            .chunks(n)
-            .map(|m| format!("[{}]", m.join(", ")))
-            .collect();
-        format!("[{}]", mats.join(", "))
-    };
-    let matrix = |n: usize, m: usize, t: &str, seed: u64| {
-        let c = cube(1, n, m, t, seed);
-        c[1..c.len() - 1].to_string()
-    };
     c.agree("cols", &cube(3, 40, 17, "f32", 3), true);
     c.agree("cols", &cube(4, 1024, 24, "f32", 5), false);
     c.agree("gates", &cube(4, 6, 9, "f64", 7), true);
@@ -723,38 +738,12 @@ fn array_accumulators_are_updated_in_place_when_elementwise() {
     for e in ["rowsum", "nested", "shifted", "running", "maxes"] {
         c.assert_native(e);
     }
-    let cube = |n: usize, k: usize, m: usize, t: &str, seed: u64| {
-        let xs = floats(n * k * m, t, seed);
-        let xs: Vec<&str> = xs[1..xs.len() - 1].split(", ").collect();
-        let rows: Vec<String> = xs
-            .chunks(m)
-            .map(|r| format!("[{}]", r.join(", ")))
-            .collect();
-        let mats: Vec<String> = rows
-            .chunks(k)
-            .map(|m| format!("[{}]", m.join(", ")))
-            .collect();
-        format!("[{}]", mats.join(", "))
-    };
-    let rows = |n: usize, m: usize, t: &str, seed: u64| {
-        let c = cube(1, n, m, t, seed);
-        c[1..c.len() - 1].to_string()
-    };
-    let int_rows = |n: usize, m: usize, t: &str, seed: u64| {
-        let xs = ints(n * m, 100, t, seed);
-        let xs: Vec<&str> = xs[1..xs.len() - 1].split(", ").collect();
-        let rs: Vec<String> = xs
-            .chunks(m)
-            .map(|r| format!("[{}]", r.join(", ")))
-            .collect();
-        format!("[{}]", rs.join(", "))
-    };
-    c.agree("rowsum", &rows(7, 5, "f64", 1), true);
-    c.agree("rowsum", &rows(20_000, 3, "f64", 2), false);
+    c.agree("rowsum", &matrix(7, 5, "f64", 1), true);
+    c.agree("rowsum", &matrix(20_000, 3, "f64", 2), false);
     c.agree("nested", &cube(9, 3, 4, "f32", 3), true);
-    c.agree("shifted", &int_rows(6, 4, "i64", 4), true);
-    c.agree("running", &int_rows(8, 3, "i32", 5), true);
-    c.agree("maxes", &rows(10, 6, "f32", 6), true);
+    c.agree("shifted", &int_matrix(6, 4, "i64", 4), true);
+    c.agree("running", &int_matrix(8, 3, "i32", 5), true);
+    c.agree("maxes", &matrix(10, 6, "f32", 6), true);
     let shifted = c.run("shifted", "[[1i64, 2, 3], [10, 20, 30]]");
     assert_eq!(shifted, common::values("[12i64, 23, 31]"));
     let running = c.run("running", "[[1i32, 2], [3, 4], [5, 6]]");

@@ -127,13 +127,7 @@ impl Gen<'_, '_> {
         col: Column<'_>,
     ) -> R<()> {
         let w = self.index_value(w)?;
-        let mut views = Vec::new();
-        for a in arrs {
-            let v = self.array(*a)?;
-            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
-            self.fail_if(big, FAIL_INDEX);
-            views.push(v);
-        }
+        let views = self.map_inputs(arrs, w)?;
         let outs = self.out_arrays(s, w, &lam.ret)?;
         let [out] = &outs[..] else {
             return Err("internal error: a column reduction of several results".into());

@@ -59,13 +59,7 @@ impl Gen<'_, '_> {
             return self.column_map(s, w, lam, arrs, col);
         }
         let w = self.index_value(w)?;
-        let mut views = Vec::new();
-        for a in arrs {
-            let v = self.array(*a)?;
-            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
-            self.fail_if(big, FAIL_INDEX);
-            views.push(v);
-        }
+        let views = self.map_inputs(arrs, w)?;
         let outs = self.out_arrays(s, w, &lam.ret)?;
         let from = self.vector_inner_map(lam, &views, &outs, w)?;
         let (j, header, done) = self.open_counted_loop_from(from, w);
@@ -114,6 +108,19 @@ impl Gen<'_, '_> {
         self.close_counted_loop(j, header, done);
         self.bind_outs(s, outs);
         Ok(())
+    }
+
+    /// The arrays a nested map over `w` elements reads, each checked to have them (a
+    /// shorter one leaves for the slow path, which reports it).
+    pub(crate) fn map_inputs(&mut self, arrs: &[VName], w: Value) -> R<Vec<ArrV>> {
+        let mut views = Vec::new();
+        for a in arrs {
+            let v = self.array(*a)?;
+            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
+            self.fail_if(big, FAIL_INDEX);
+            views.push(v);
+        }
+        Ok(views)
     }
 
     /// Runs the elements of a nested map of f32/f64 scalars in SIMD lanes first when its
