@@ -647,6 +647,10 @@ entry maxes [n][m] (a: [n][m]i64) (w: [n]i64) : [2][m]i64 =
       [0, 1]
 entry shifted [n][m] (a: [n][m]f32) (d: i64) : [1][m]f32 =
   map (\\_ -> map (\\j -> f32.sum (map (\\i -> a[i, j + d]) (iota n))) (iota m)) [0]
+entry picked [n][m] (a: [n][m]f32) (ks: [m]i64) (js: [m]i64) : [1][m]f32 =
+  map (\\_ -> map (\\j -> let k = ks[js[j]] in f32.sum (map (\\i -> a[i, j] * f32.i64 k) (iota n)))
+                  (iota m))
+      [0]
 entry tcols [n][m] (a: [n][m]f32) : [m]f32 =
   map (\\j -> f32.sum (map (\\i -> a[i, j]) (iota n))) (iota m)
 entry tpicked [n][m] (a: [n][m]f64) (js: []i64) : []f64 =
@@ -681,6 +685,10 @@ fn column_reductions_run_native_and_agree() {
     c.agree("shifted", &format!("{} 0i64", matrix(8, 5, "f32", 9)), true);
     // An index past the rows' end: the slow path reports it, with the interpreter's message.
     c.agree("shifted", &format!("{} 1i64", matrix(8, 5, "f32", 9)), true);
+    // No rows: no step of the reduction runs, but each element's own statements do, and
+    // fail as they would.
+    c.agree("picked", "empty([0][3]f32) [1i64, 0, 2] [0i64, 1, 5]", true);
+    c.agree("picked", "empty([0][3]f32) [1i64, 0, 2] [0i64, 1, 2]", true);
     // Lanes where `max` chooses between 0 and -0 go to the scalar code.
     c.agree(
         "maxf",

@@ -145,6 +145,15 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
+    /// Binds the map's parameters to element `j` of its inputs.
+    fn bind_column_element(&mut self, lam: &Lambda, views: &[ArrV], j: Value) {
+        for (v, q) in views.iter().zip(&lam.params) {
+            let addr = v.at(self.b, j);
+            let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
+            self.env.insert(q.name, (x, prim_of(&q.ty)));
+        }
+    }
+
     /// The loops of a column reduction over `w` elements whose map inputs are `views` (of
     /// scalars) into `out`: `out` filled with the neutral element, then for each step of
     /// the reduction, every element. With `consecutive = (j0, ok)`, the elements are
@@ -180,6 +189,12 @@ impl Gen<'_, '_> {
         let (j, header, done) = self.open_counted_loop(w);
         let addr = out.at(self.b, j);
         self.b.ins().store(mem(), ne, addr, 0);
+        // The statements each element runs before its reduction run here once per
+        // element too, so that one that fails does even when the reduction has no steps.
+        if !col.per_element.stms.is_empty() {
+            self.bind_column_element(lam, views, j);
+            self.stms(&col.per_element)?;
+        }
         self.close_counted_loop(j, header, done);
         // The steps of the reduction, outermost.
         let n = self.index_value(steps)?;
@@ -207,11 +222,7 @@ impl Gen<'_, '_> {
             None => self.b.ins().iconst(types::I64, 0),
         };
         let (j, header, done) = self.open_counted_loop_from(from, w);
-        for (v, q) in views.iter().zip(&lam.params) {
-            let addr = v.at(self.b, j);
-            let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
-            self.env.insert(q.name, (x, prim_of(&q.ty)));
-        }
+        self.bind_column_element(lam, views, j);
         self.stms(&col.per_element)?;
         let ys = self.body(&pre.body)?;
         let addr = out.at(self.b, j);
