@@ -37,3 +37,11 @@ entry whitespace_rules (a: []i32) = (a[1], f [a])
 -- input { [3, 1, 2] } output { 3 }
 
 entry index_result (xs: []i32) = (copy xs)[0]
+
+-- ==
+-- entry: row_slices
+-- input { [[1, 2], [3, 4], [5, 6]] 1i64 }
+-- output { empty([0][2]i32) [[3, 4], [5, 6]] [[1, 2], [3, 4], [5, 6]] [[5, 6], [3, 4]] }
+
+-- Slices of rows: none, adjacent ones, all of them, and reversed.
+entry row_slices (m: [][]i32) (k: i64) = (m[k:k], m[k:], m[0:3], m[:0:-1])

@@ -25,8 +25,8 @@ pub fn extract(arr: &Array, sel: &Selection) -> Val {
     let offs = sel.block_offsets();
     // Blocks one after the other (rows `a..b` of an array) are one block.
     let adjacent = offs.windows(2).all(|w| w[1] == w[0] + inner);
-    let data = if adjacent {
-        arr.data.slice(offs[0], inner * offs.len())
+    let data = if let (Some(&first), true) = (offs.first(), adjacent) {
+        arr.data.slice(first, inner * offs.len())
     } else if inner == 1 {
         arr.data.gather(&offs)
     } else {
@@ -162,5 +162,10 @@ mod tests {
             panic!("f32")
         };
         assert_eq!(v[0], 8.0);
+        // No rows at all: an empty array of the rows' shape.
+        let Ok(Val::Arr(f)) = index_shared(&a, &[slice(1, 1)]) else {
+            panic!("an array");
+        };
+        assert_eq!((f.shape.clone(), f.data.len()), (vec![0, 2, 2], 0));
     }
 }
