@@ -40,10 +40,7 @@ pub fn extract(arr: &Array, sel: &Selection) -> Val {
 pub fn index_shared(a: &Arc<Array>, dims: &[DimVal]) -> Result<Val, String> {
     if dims.iter().all(|d| matches!(d, DimVal::Slice { .. })) {
         let sel = select(&a.shape, dims)?;
-        let whole = sel.result_shape() == a.shape
-            && sel.block_offsets().first() == Some(&0)
-            && sel.outer_slice().is_none_or(|(_, _, stride)| stride == 1);
-        if whole {
+        if sel.is_whole() {
             return Ok(Val::Arr(a.clone()));
         }
         return Ok(extract(a, &sel));

@@ -14,7 +14,7 @@
 //! gates and the MLP's bias adjoints are such maps.
 
 use crate::gen::{ba, cl, mem, prim_of, Gen, R};
-use crate::nest::{ArrV, FAIL_INDEX};
+use crate::nest::ArrV;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use runic_ir::traverse::uses;
@@ -145,15 +145,6 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
-    /// Binds the map's parameters to element `j` of its inputs.
-    fn bind_column_element(&mut self, lam: &Lambda, views: &[ArrV], j: Value) {
-        for (v, q) in views.iter().zip(&lam.params) {
-            let addr = v.at(self.b, j);
-            let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
-            self.env.insert(q.name, (x, prim_of(&q.ty)));
-        }
-    }
-
     /// The loops of a column reduction over `w` elements whose map inputs are `views` (of
     /// scalars) into `out`: `out` filled with the neutral element, then for each step of
     /// the reduction, every element. With `consecutive = (j0, ok)`, the elements are
@@ -192,37 +183,22 @@ impl Gen<'_, '_> {
         // The statements each element runs before its reduction run here once per
         // element too, so that one that fails does even when the reduction has no steps.
         if !col.per_element.stms.is_empty() {
-            self.bind_column_element(lam, views, j);
+            self.bind_element(&lam.params, views, j);
             self.stms(&col.per_element)?;
         }
         self.close_counted_loop(j, header, done);
         // The steps of the reduction, outermost.
         let n = self.index_value(steps)?;
-        let mut red_views = Vec::new();
-        for a in red_arrs {
-            let v = self.array(*a)?;
-            let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, n, v.dims[0]);
-            self.fail_if(big, FAIL_INDEX);
-            red_views.push(v);
-        }
+        let red_views = self.map_inputs(red_arrs, n)?;
         let (i, i_header, i_done) = self.open_counted_loop(n);
-        for (v, q) in red_views.iter().zip(&pre.params) {
-            if v.dims.len() == 1 {
-                let addr = v.at(self.b, i);
-                let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
-                self.env.insert(q.name, (x, v.elem));
-            } else {
-                let row = v.row(self.b, i);
-                self.arrays.insert(q.name, row);
-            }
-        }
+        self.bind_element(&pre.params, &red_views, i);
         // Every element, innermost: in SIMD lanes first when it can, then one by one.
         let from = match consecutive {
             Some((j0, ok)) => self.column_lanes(col, lam, out, w, j0, ok)?,
             None => self.b.ins().iconst(types::I64, 0),
         };
         let (j, header, done) = self.open_counted_loop_from(from, w);
-        self.bind_column_element(lam, views, j);
+        self.bind_element(&lam.params, views, j);
         self.stms(&col.per_element)?;
         let ys = self.body(&pre.body)?;
         let addr = out.at(self.b, j);

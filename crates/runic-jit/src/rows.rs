@@ -66,16 +66,7 @@ impl Gen<'_, '_> {
         let saved = (self.env.clone(), self.arrays.clone());
         // The lambda runs many times: it owns only what it makes.
         let saved_owned = std::mem::take(&mut self.owned);
-        for (v, p) in views.iter().zip(&lam.params) {
-            if v.dims.len() == 1 {
-                let addr = v.at(self.b, j);
-                let x = self.b.ins().load(cl(v.elem), mem(), addr, 0);
-                self.env.insert(p.name, (x, v.elem));
-            } else {
-                let row = v.row(self.b, j);
-                self.arrays.insert(p.name, row);
-            }
-        }
+        self.bind_element(&lam.params, &views, j);
         // Rows of array results: where the nested maps that make them write.
         let mut rows = Vec::new();
         for (r, out) in lam.body.result.iter().zip(&outs) {

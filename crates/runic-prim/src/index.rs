@@ -57,6 +57,16 @@ impl Selection {
     pub fn is_contiguous(&self) -> bool {
         self.dims.iter().all(|d| d.3)
     }
+    /// Whether the selection is all of the array, in order (`a[0:n]`, `a[:, 0:m]`): every
+    /// indexed dimension a slice of all of it, forwards.
+    pub fn is_whole(&self) -> bool {
+        self.dims
+            .iter()
+            .zip(&self.shape)
+            .all(|(&(start, count, step, fixed), &n)| {
+                !fixed && count == n && (count <= 1 || (start == 0 && step == 1))
+            })
+    }
     /// Whether every dimension is indexed by a plain index (the result is one element).
     pub fn is_single(&self) -> bool {
         self.dims.len() == self.shape.len() && self.dims.iter().all(|d| d.3)
