@@ -44,3 +44,17 @@ entry scans (xs: []i32) = (scan (+) 0 xs, scan (*) 1 xs, exscan (+) 0 xs, scan i
 def compose_affine (a1: f64, b1: f64) (a2: f64, b2: f64) = (a1 * a2, b1 * a2 + b2)
 entry linear_recurrence (as: []f64) (bs: []f64) =
   map (.1) (scan compose_affine (1, 0) (zip as bs))
+
+-- ==
+-- entry: iota_sum_reads_hoisted_values
+-- input { [1f32, 2, 3] } output { 18f32 }
+-- input { empty([0]f32) } output { 6f32 }
+
+-- A reduction over an iota whose function reads a histogram that does not depend on the
+-- index: the optimiser hoists the histogram out, between the iota and the reduction, and
+-- the chunked reduction that replaces the iota must come after it. By hand: h[1] is
+-- 1 + 2 + 3 = 6 (0 when xs is empty), and Σ_{i<4} (h[1]/2 + i) = 4·3 + 6 = 18 (or 6).
+entry iota_sum_reads_hoisted_values (xs: []f32) =
+  reduce (+) 0 (map (\i -> let h = hist (+) 0 2 (map (\_ -> 1i64) xs) xs
+                           in h[1] / 2 + f32.i64 i)
+                    (iota 4))

@@ -44,15 +44,17 @@ fn rewrite_body(body: &mut Body, ns: &mut NameSource) {
             continue;
         };
         let range_src = body.stms[at].src.clone();
-        let Ok(new) = chunked(&body.stms[k], n, range_src, ns) else {
+        let Ok((check, new)) = chunked(&body.stms[k], n, range_src, ns) else {
             k += 1;
             continue;
         };
-        body.stms.remove(k);
-        body.stms.remove(at);
+        // The iota's check where the iota was; the chunks where the reduction was (it may
+        // read what the statements between them bind).
         let count = new.len();
-        body.stms.splice(at..at, new);
-        k = at + count;
+        body.stms.splice(k..=k, new);
+        let checks = check.len();
+        body.stms.splice(at..=at, check);
+        k += count + checks - 1;
     }
 }
 
@@ -88,8 +90,13 @@ fn iota_input(body: &Body, k: usize) -> Option<(usize, SubExp)> {
     (*w == n && !elsewhere).then_some((at, n))
 }
 
-/// The statements replacing the reduction `red` over `iota n`.
-fn chunked(red: &Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> TResult<Vec<Stm>> {
+/// The statements replacing the iota (its check) and the reduction `red` over `iota n`.
+fn chunked(
+    red: &Stm,
+    n: SubExp,
+    range_src: SrcInfo,
+    ns: &mut NameSource,
+) -> TResult<(Vec<Stm>, Vec<Stm>)> {
     let Exp::Soac(Soac::Reduce {
         pre,
         lam,
@@ -107,6 +114,7 @@ fn chunked(red: &Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> TRe
     b.src = range_src;
     let neg = i64_op(&mut b, "neg", BinOp::Min, n.clone(), SubExp::i64(0));
     b.iota(neg);
+    let check = b.take_stms();
     b.src = red.src.clone();
     // ⌊(n − 1) / K⌋ + 1 chunks: none when n = 0 (floor division), so an empty iota reduces to
     // the neutral element without one application of the operator; no overflow near i64's
@@ -183,7 +191,7 @@ fn chunked(red: &Stm, n: SubExp, range_src: SrcInfo, ns: &mut NameSource) -> TRe
     for (p, r) in red.pat.iter().zip(results) {
         b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::SubExp(r)));
     }
-    Ok(b.take_stms())
+    Ok((check, b.take_stms()))
 }
 
 /// `let hint = a op c` at `i64` (sizes and indices), named for readers of the IR.
