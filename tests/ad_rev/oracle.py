@@ -380,6 +380,38 @@ def loop_stored():
     show("long (twice)", *fd_grad(lambda w, h0: rnn_loss(w, h0, 40), w3, h2))
 
 
+# ------------------------------------------------------------------------------- residuals
+@section
+def residuals():
+    sig = lambda x: 1 / (1 + np.exp(-x))
+    xs = np.array([0.3, -1.2, 2.0, 0.5])
+    ys = np.array([1.5, 0.7, 2.5, 1.1])
+    # map (\x y -> exp x * log y + tanh (x * y)), summed
+    show("scalars", *fd_grad(lambda x, y: float(np.sum(np.exp(x) * np.log(y) + np.tanh(x * y))), xs, ys))
+    # map exp: the residual is the map's result
+    show("result", *vjp_fd(np.exp, [1.0, 2.0, -1.0, 0.5], xs))
+    # pow and sin/cos
+    show("pow_trig", *fd_grad(lambda x, y: float(np.sum(y ** x + np.sin(x) * np.cos(y))), xs, ys))
+    # gates of a batch (nested maps), not in a loop
+    a = np.array([[0.2, -0.4, 1.0], [0.7, 0.1, -0.3]])
+    c = np.array([[1.0, 0.5, -0.5], [0.3, -0.2, 0.8]])
+    show("gates", *fd_grad(lambda a, c: float(np.sum(sig(a) * c + sig(c) * np.tanh(a))), a, c))
+
+    # an LSTM-like batch cell in a loop: the gates' maps are the next states
+    u = np.array([[0.5, -0.2, 0.1], [0.3, 0.4, -0.6], [-0.1, 0.2, 0.7]])
+    h0 = np.array([[0.1, -0.2, 0.3], [0.4, 0.0, -0.5]])
+
+    def cell(u, h0, k):
+        h, c = h0, h0
+        for _ in range(k):
+            z = h @ u.T
+            c = sig(z) * c + sig(-z) * np.tanh(z)
+            h = sig(z + 1) * np.tanh(c)
+        return float(np.sum(h) + np.sum(c * c))
+
+    show("batch_cell", *fd_grad(lambda u, h0: cell(u, h0, 3), u, h0))
+
+
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SECTIONS)
     for name in names:

@@ -308,6 +308,35 @@ fn vjp_of_loops_whose_arrays_change_shape() {
     );
 }
 
+/// Maps whose return sweep reads the forward sweep's transcendental values (residuals):
+/// scalars, a result that is itself the residual, nested maps, and a batch of gates in a
+/// loop (the residuals in the tape), on random inputs against finite differences.
+#[test]
+fn vjp_of_maps_with_residuals() {
+    let defs = "def sigmoid (x: f64) = 1 / (1 + f64.exp (-x))
+         def scalars [n] (xs: [n]f64) =
+           map (\\x -> f64.exp x * f64.log (2 + f64.sin x) + f64.tanh (x * x) + (1.5 ** x)) xs
+         def nested [n] (xs: [n]f64) =
+           let m = map (\\i -> map (\\j -> xs[i] - xs[j]) (iota n)) (iota n)
+           let g = map (map (\\x -> sigmoid x * f64.tanh (x / 2))) m
+           in map (\\r -> f64.sum r + f64.exp r[0]) g
+         def gates [n] (xs: [n]f64) =
+           let m = map (\\i -> map (\\j -> xs[i] * f64.i64 (j + 1) / 4) (iota n)) (iota n)
+           let c = loop c = m for _i < 3 do
+                     map2 (map2 (\\x c -> sigmoid x * c + sigmoid (-c) * f64.tanh x)) m c
+           in map f64.sum c";
+    for body in ["scalars xs", "nested xs", "gates xs"] {
+        check_vjp(
+            &format!(
+                "{defs}
+         entry f [n] (xs: [n]f64) = {body}
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp (\\xs -> {body}) xs s"
+            ),
+            |n| n,
+        );
+    }
+}
+
 /// Loops whose tapes store their bodies' products (`W h`, read back instead of recomputed)
 /// and give their next states from the tape's next row: an RNN, an LSTM-like cell carrying
 /// two states, and reverse over reverse through the RNN.

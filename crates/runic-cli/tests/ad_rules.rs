@@ -190,10 +190,12 @@ fn a_loop_stores_its_products_and_reads_them_back() {
     assert!(forward[product..].contains("with [j_") && forward[product..].contains("] = mapped_"));
     // The return sweep re-runs the chunks it did not keep (storing the products again), but
     // its innermost loop, the one that propagates adjoints, computes no product: it reads
-    // the stored one.
+    // the stored one. Nor does it compute `tanh` again: the map of `tanh` is the next
+    // state, and its derivative reads the value (a residual) from the tape's next row.
     let innermost = &backward[backward.rfind("= loop {adj_").unwrap()..];
     assert_eq!(count(innermost, "reduce"), 0);
-    assert!(innermost.contains("= tape_") && innermost.contains("Tanh("));
+    assert!(innermost.contains("= tape_") && !innermost.contains("Tanh("));
+    assert!(innermost.contains("res_"));
 }
 
 #[test]
@@ -221,4 +223,31 @@ fn a_loop_whose_state_may_change_shape_still_stores_its_products() {
     let backward = &rnn[rnn.rfind("= loop {").unwrap()..];
     assert!(backward.contains(": [d_1]f64} = tape_"), "{backward}");
     assert_eq!(count(backward, "reduce"), 0);
+}
+
+#[test]
+fn a_gate_in_a_loop_keeps_its_residuals_in_the_tape() {
+    let ir = after_ad("residuals");
+    insta::assert_snapshot!(ir);
+    let forward = &ir[..ir.find("= replicate([d_").unwrap()];
+    let backward = &ir[ir.rfind("= loop {adj_").unwrap()..];
+    // The forward sweep's gate map also returns e^{-a} and tanh c (two arrays besides its
+    // result), written to the tape.
+    let gate = forward
+        .lines()
+        .find(|l| l.contains("= map(") && l.contains(", res_"))
+        .expect("a map returning residuals");
+    assert_eq!(gate.matches("res_").count(), 2, "{gate}");
+    assert!(forward.contains("Exp(") && forward.contains("Tanh("));
+    assert_eq!(
+        forward.matches("] = res_").count(),
+        2,
+        "the residuals go to the tape"
+    );
+    // The return sweep reads them: no transcendental function is computed again.
+    assert!(
+        !backward.contains("Exp(") && !backward.contains("Tanh("),
+        "{backward}"
+    );
+    assert!(backward.contains("res_"));
 }

@@ -71,11 +71,11 @@ pub(super) fn strip_mine(
             state = bin(b, "bytes", Add, state, bytes)?;
         }
         // The values of the body the tape also stores (their sizes are known here).
-        for k in super::loop_::stored_stms(&params, &body) {
-            for p in &body.stms[k].pat {
-                let elem = p.ty.elem().map(|e| e.size_bytes() as i64).unwrap_or(8);
+        for kept in super::loop_::kept_stms(&params, &body) {
+            for t in kept.types(&body) {
+                let elem = t.elem().map(|e| e.size_bytes() as i64).unwrap_or(8);
                 let mut bytes = SubExp::i64(elem);
-                if let Type::Array { shape, .. } = &p.ty {
+                if let Type::Array { shape, .. } = &t {
                     for d in shape {
                         bytes = bin(b, "bytes", Mul, bytes, d.clone())?;
                     }

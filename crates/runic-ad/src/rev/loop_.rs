@@ -20,7 +20,7 @@
 //! parameters is the tape's next row ([`next_row_stms`]).
 
 use super::build::{self, at};
-use super::{checkpoint, common, differentiable, Rev, Saved, R};
+use super::{checkpoint, common, differentiable, residual, Rev, Saved, R};
 use crate::error::AdError;
 use runic_ir::traverse::{type_mut, Substitute};
 use runic_ir::*;
@@ -164,7 +164,7 @@ fn tape_loop(
         .collect();
     if !varying.contains(&true) {
         let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
-        let stored = stored_stms(params, body);
+        let stored = kept_stms(params, body);
         let mut stores = alloc_stores(b, params, n, &rows)?;
         stores.extend(alloc_stored(b, body, &stored, n)?);
         let mut tapes = record_loop(b, params, counter, bound, body, pat, &rows, &stored, stores)?;
@@ -214,7 +214,7 @@ fn tape_loop(
         .zip(params.iter().map(|(_, init)| init.clone()))
         .collect();
     let new_i = new_i.first().map(|p| (p.name, p.ty.clone()));
-    let stored = stored_stms(&inits, &copy.body);
+    let stored = kept_stms(&inits, &copy.body);
     let mut stores = alloc_stores(b, &inits, n, &records)?;
     stores.extend(alloc_stored(b, &copy.body, &stored, n)?);
     let mut stores = record_loop(
@@ -252,6 +252,48 @@ pub(crate) fn stored_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<usize>
                 && s.pat.iter().all(|p| fixed_outside(&p.ty, &inside))
         })
         .collect()
+}
+
+/// A statement of a loop body whose values the tape stores per iteration besides the
+/// parameters: its results ([`stored_stms`]) and then its residuals ([`residual`]), so
+/// that the return sweep neither recomputes them nor the expensive scalars its adjoint
+/// reads.
+pub(crate) struct Kept {
+    pub k: usize,
+    pub results: bool,
+    /// The types of its residual arrays (none: it has none, or they are sized inside).
+    pub residuals: Vec<Type>,
+}
+
+impl Kept {
+    /// The types of one iteration's values, in the tape's order.
+    pub fn types(&self, body: &Body) -> Vec<Type> {
+        let results = body.stms[self.k].pat.iter().map(|p| p.ty.clone());
+        let results = results.filter(|_| self.results);
+        results.chain(self.residuals.iter().cloned()).collect()
+    }
+}
+
+/// The statements of a loop body the tape keeps values of, in order ([`Kept`]).
+pub(crate) fn kept_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<Kept> {
+    let stored = stored_stms(params, body);
+    let inside = bound_inside(params, body);
+    let mut out = Vec::new();
+    for (k, s) in body.stms.iter().enumerate() {
+        let mut residuals = residual::types(s);
+        if !residuals.iter().all(|t| fixed_outside(t, &inside)) {
+            residuals.clear();
+        }
+        let results = stored.contains(&k);
+        if results || !residuals.is_empty() {
+            out.push(Kept {
+                k,
+                results,
+                residuals,
+            });
+        }
+    }
+    out
 }
 
 /// The maps of a loop body all of whose results are results of the body: the next
@@ -296,12 +338,12 @@ fn fixed_outside(t: &Type, inside: &HashSet<VName>) -> bool {
     !matches!(t, Type::Acc { .. }) && runic_ir::traverse::uses(t).is_disjoint(inside)
 }
 
-/// Fresh storage for the results of the statements `stored` of `body` over `n` iterations.
-fn alloc_stored(b: &mut Builder, body: &Body, stored: &[usize], n: &SubExp) -> R<Vec<VName>> {
+/// Fresh storage for the values `stored` of `body` keeps over `n` iterations.
+fn alloc_stored(b: &mut Builder, body: &Body, stored: &[Kept], n: &SubExp) -> R<Vec<VName>> {
     let mut stores = Vec::new();
-    for &k in stored {
-        for p in &body.stms[k].pat {
-            let Type::Array { elem, shape } = p.ty.array_of(n.clone()) else {
+    for kept in stored {
+        for t in kept.types(body) {
+            let Type::Array { elem, shape } = t.array_of(n.clone()) else {
                 return Err(AdError::internal(
                     "a stored value that is not an array or scalar",
                 ));
@@ -415,7 +457,7 @@ fn tape_keeping_last(
         ));
     };
     let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
-    let stored = stored_stms(inner, inner_body);
+    let stored = kept_stms(inner, inner_body);
     let mut bufs = alloc_stores(b, params, &chunk, &rows)?;
     bufs.extend(alloc_stored(b, inner_body, &stored, &chunk)?);
     let mut buf_params = Vec::new();
@@ -491,10 +533,9 @@ fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) ->
     for (p, _) in params {
         tape_types.push(checkpoint::loop_outside(params, &p.ty).array_of(n.clone()));
     }
-    let stored = stored_stms(params, body);
-    for &k in &stored {
-        for p in &body.stms[k].pat {
-            tape_types.push(p.ty.array_of(n.clone()));
+    for kept in kept_stms(params, body) {
+        for t in kept.types(body) {
+            tape_types.push(t.array_of(n.clone()));
         }
     }
     if last.bufs.len() != tape_types.len() {
@@ -614,7 +655,7 @@ fn record_loop(
     body: &Body,
     pat: Vec<Param>,
     records: &[Record],
-    stored: &[usize],
+    stored: &[Kept],
     stores: Vec<VName>,
 ) -> R<Vec<VName>> {
     let i64t = Type::Prim(PrimType::I64);
@@ -670,16 +711,28 @@ fn record_loop(
         loop_params.push((tp, SubExp::Var(*init)));
     }
     for (k, s) in body.stms.iter().enumerate() {
-        sb.add(s.clone());
-        if !stored.contains(&k) {
+        let Some(kept) = stored.iter().find(|kept| kept.k == k) else {
+            sb.add(s.clone());
             continue;
-        }
-        for p in &s.pat {
+        };
+        let results = s.pat.iter().map(|p| p.name).filter(|_| kept.results);
+        let mut values: Vec<VName> = results.collect();
+        let s = if kept.residuals.is_empty() {
+            s.clone()
+        } else {
+            // Only the residuals that are not results need storage of their own.
+            let (produced, arrays) = residual::produce(&mut sb, s)?;
+            let own = |a: &VName| s.pat.iter().any(|p| p.name == *a);
+            values.extend(arrays.into_iter().filter(|a| !own(a)));
+            produced
+        };
+        sb.add(s);
+        for &v in &values {
             let Some(init) = stores_iter.next() else {
                 return Err(AdError::internal("a stored value without storage"));
             };
             let tp = sb.param("tape", sb.type_of(&SubExp::Var(*init))?);
-            let upd = BasicOp::Update(tp.name, at_i.clone(), SubExp::Var(p.name));
+            let upd = BasicOp::Update(tp.name, at_i.clone(), SubExp::Var(v));
             tape_results.push(sb.let_basic("tape", upd)?);
             loop_params.push((tp, SubExp::Var(*init)));
         }
@@ -774,14 +827,32 @@ fn restore_from_tape(
 ) -> R<Vec<VName>> {
     let mut keys = Vec::new();
     let mut stored_tapes = stored.iter();
-    for k in stored_stms(params, body) {
-        for p in &copy.stms[k].pat {
-            let tape = stored_tapes
-                .next()
-                .ok_or_else(|| AdError::internal("a stored value without its tape"))?;
-            b.let_pat(vec![p.clone()], Exp::Basic(at(*tape, idx.clone())));
+    let mut next_tape = || {
+        stored_tapes
+            .next()
+            .ok_or_else(|| AdError::internal("a stored value without its tape"))
+    };
+    for kept in kept_stms(params, body) {
+        let st = &copy.stms[kept.k];
+        if kept.results {
+            for p in &st.pat {
+                b.let_pat(vec![p.clone()], Exp::Basic(at(*next_tape()?, idx.clone())));
+            }
+            keys.extend(st.pat.first().map(|p| p.name));
         }
-        keys.extend(copy.stms[k].pat.first().map(|p| p.name));
+        let mut extra = Vec::new();
+        for t in &kept.residuals {
+            extra.push(b.bind1("res", Exp::Basic(at(*next_tape()?, idx.clone())), t.clone()));
+        }
+        if !extra.is_empty() {
+            supply_residuals(rev, st, &extra);
+        }
+    }
+    // Maps whose residuals are all among their results need no tape.
+    for st in &copy.stms {
+        if residual::types(st).is_empty() && !residual::placement(st).is_empty() {
+            supply_residuals(rev, st, &[]);
+        }
     }
     let next = next_row_stms(params, body);
     if !next.is_empty() {
@@ -812,6 +883,21 @@ fn restore_from_tape(
     }
     rev.restored.extend(keys.iter().copied());
     Ok(keys)
+}
+
+/// Hands the map `st` of a re-executed loop body its residuals: its own results, and the
+/// `extra` arrays restored from the tape.
+fn supply_residuals(rev: &mut Rev, st: &Stm, extra: &[VName]) {
+    let arrays = residual::placement(st)
+        .into_iter()
+        .map(|e| match e {
+            residual::Export::Result(j) => Some(st.pat[j].name),
+            residual::Export::Extra(m) => extra.get(m).copied(),
+        })
+        .collect::<Option<Vec<VName>>>();
+    if let Some(arrays) = arrays {
+        rev.saved.insert(st.pat[0].name, Saved::Residuals(arrays));
+    }
 }
 
 pub fn reverse(

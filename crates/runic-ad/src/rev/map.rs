@@ -7,10 +7,45 @@
 //! array per element. Work: a small constant times the map's; span: the map's (plus a
 //! log-depth reduce per free scalar).
 
-use super::{common, differentiable, Rev, R};
+use super::{common, copy_consumed, differentiable, residual, Rev, Saved, R};
 use crate::error::AdError;
 use runic_ir::*;
 use std::collections::HashMap;
+
+/// The forward sweep of an active map: computed from the residuals an enclosing scope
+/// supplies (rows of an outer map's, a loop tape's); in the primal's own run, computing its
+/// residuals beside its results for its return sweep ([`residual`]); otherwise as written
+/// (a re-executed map's results are often not needed at all, its residuals only by its
+/// own return sweep, which may as well compute them).
+pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
+    let s = copy_consumed(b, s.clone())?;
+    let Some(key) = s.pat.first().map(|p| p.name) else {
+        b.add(s);
+        return Ok(());
+    };
+    if let Some(Saved::Residuals(res)) = rev.saved.get(&key) {
+        // Residuals among the map's own results: it runs as written.
+        let own = res.iter().any(|r| s.pat.iter().any(|p| p.name == *r));
+        let s = if own {
+            s
+        } else {
+            residual::consume(b, &s, &res.clone())?
+        };
+        b.add(s);
+        return Ok(());
+    }
+    let Exp::Soac(Soac::Map { lam, .. }) = &s.exp else {
+        return Err(AdError::internal("map rule on a non-map"));
+    };
+    if !rev.in_primal || residual::paths(lam).is_empty() {
+        b.add(s);
+        return Ok(());
+    }
+    let (s, res) = residual::produce(b, &s)?;
+    b.add(s);
+    rev.saved.insert(key, Saved::Residuals(res));
+    Ok(())
+}
 
 pub fn reverse(
     rev: &mut Rev,
@@ -37,6 +72,15 @@ pub fn reverse(
     if ybars.iter().all(Option::is_none) && !rev.mentions_acc_cots(&lam, &arrs) {
         return Ok(());
     }
+    let key = pat.first().map(|p| p.name);
+    let residuals = match key.and_then(|k| rev.saved.remove(&k)) {
+        Some(Saved::Residuals(res)) => res,
+        Some(other) => {
+            rev.saved.extend(key.map(|k| (k, other)));
+            Vec::new()
+        }
+        None => Vec::new(),
+    };
     let frees = rev.free_adjoints(&lam);
     let mut free_scalars = Vec::new();
     let mut free_arrays = Vec::new();
@@ -97,7 +141,11 @@ pub fn reverse(
     }
     let mut sb = Builder::new(b.names);
     sb.src = b.src.clone();
+    let restored = supply_residuals(rev, &mut sb, &copy, &residuals, &mut params)?;
     rev.sweep(&mut sb, copy.body, seeds)?;
+    for v in restored {
+        rev.restored.remove(&v);
+    }
     // The lambda returns the adjoints of its active parameters and of the free scalars.
     let mut result = Vec::new();
     let mut ret = Vec::new();
@@ -127,7 +175,7 @@ pub fn reverse(
     let map = Exp::Soac(Soac::Map {
         w: w.clone(),
         lam: Lambda::new(params, body, ret),
-        arrs: [arrs.clone(), ybar_arrs].concat(),
+        arrs: [arrs.clone(), ybar_arrs, residuals].concat(),
     });
     let outs = if acc_inputs.is_empty() {
         b.let_exp("adj", map)?
@@ -175,6 +223,47 @@ pub fn reverse(
         rev.add_adj(b, &SubExp::Var(*f), s[0].clone())?;
     }
     Ok(())
+}
+
+/// Gives the adjoint lambda (`copy`, whose parameters so far are `params`) the residuals
+/// `res` of its map: one parameter per residual array; a scalar residual's statement is
+/// bound to its parameter before the sweep and marked restored (its derivative still
+/// reads the value), a nested map's residuals are handed to it as rows. Returns the
+/// statements marked restored.
+fn supply_residuals(
+    rev: &mut Rev,
+    sb: &mut Builder,
+    copy: &Lambda,
+    res: &[VName],
+    params: &mut Vec<Param>,
+) -> R<Vec<VName>> {
+    let mut restored = Vec::new();
+    if res.is_empty() {
+        return Ok(restored);
+    }
+    let mut rows = Vec::new();
+    for r in res {
+        let row = sb.param("res", sb.type_of(&SubExp::Var(*r))?.row());
+        rows.push(row.name);
+        params.push(row);
+    }
+    let mut rows = rows.into_iter();
+    for (k, rests) in residual::by_statement(copy) {
+        let st = &copy.body.stms[k];
+        if rests.iter().all(Vec::is_empty) {
+            let Some(row) = rows.next() else { break };
+            sb.let_pat(
+                st.pat.clone(),
+                Exp::Basic(BasicOp::SubExp(SubExp::Var(row))),
+            );
+            restored.push(st.pat[0].name);
+        } else {
+            let mine: Vec<VName> = rows.by_ref().take(rests.len()).collect();
+            rev.saved.insert(st.pat[0].name, Saved::Residuals(mine));
+        }
+    }
+    rev.restored.extend(restored.iter().copied());
+    Ok(restored)
 }
 
 /// The map rule on `map lam arrs`, a map that exists only for differentiation (the general

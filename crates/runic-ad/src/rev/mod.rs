@@ -29,6 +29,7 @@ mod loop_;
 mod map;
 mod normalise;
 mod reduce;
+mod residual;
 mod scan;
 mod scatter;
 mod sort;
@@ -196,6 +197,10 @@ pub(crate) enum Saved {
     /// own in [`Rev::fwd_stm`] (binding the primal's results and these values) and reading
     /// them back with `saved.remove` in its reverse.
     Values(Vec<SubExp>),
+    /// The residuals of an elementwise map ([`residual`]), arrays in `residual::paths`
+    /// order: computed by the forward sweep's map, or restored from a loop's tape, or
+    /// rows of an enclosing map's residuals.
+    Residuals(Vec<VName>),
 }
 
 /// The state of one reverse-mode differentiation.
@@ -223,6 +228,9 @@ pub(crate) struct Rev {
     /// construct): rules whose code is exact but not differentiable — the zero-counting
     /// `*` rules — give way to the general ones.
     pub differentiated_again: bool,
+    /// The forward sweep being emitted is the primal's own run (not a re-execution inside
+    /// a return sweep): maps there compute their residuals ([`residual`]).
+    pub in_primal: bool,
 }
 
 impl Rev {
@@ -237,6 +245,7 @@ impl Rev {
             last_chunk: HashMap::new(),
             restored: HashSet::new(),
             differentiated_again: false,
+            in_primal: false,
         }
     }
 
@@ -260,7 +269,10 @@ impl Rev {
             self.mark_active(p);
         }
         let body = lam.body;
-        let stms = self.forward(b, &body.stms)?;
+        self.in_primal = true;
+        let stms = self.forward(b, &body.stms);
+        self.in_primal = false;
+        let stms = stms?;
         let params = lam.params;
         let results = body.result;
         crate::scope::check_seed_shapes(b, &results, &cotangents, usize::from(vector))?;
@@ -395,6 +407,7 @@ impl Rev {
             Exp::Soac(Soac::Reduce { .. }) if is_active && !self.differentiated_again => {
                 reduce::forward(self, b, s)
             }
+            Exp::Soac(Soac::Map { .. }) if is_active => map::forward(self, b, s),
             Exp::WithVjp { .. } => with_vjp::forward(self, b, s, is_active),
             Exp::Vjp { .. } | Exp::Jvp { .. } => Err(AdError::internal(
                 "a nested jvp or vjp was not eliminated first",
