@@ -260,6 +260,29 @@ impl Buffer {
         }
     }
 
+    /// Elements `start..start + len` read in place, not copied: a borrowed [`Store`] that
+    /// `owner` keeps alive (a write to the view copies it first, as for a host's memory).
+    ///
+    /// # Safety
+    /// `owner` must own this buffer (so that it stays where it is while `owner` lives), and
+    /// nothing may write the buffer while `owner` or a view is alive; `start + len` must
+    /// not exceed its length.
+    pub unsafe fn view(
+        &self,
+        start: usize,
+        len: usize,
+        owner: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Buffer {
+        macro_rules! views {
+            ($($v:ident),*) => {
+                match self {
+                    $(Buffer::$v(s) => Buffer::$v(Store::borrowed(s.as_ptr().add(start), len, owner)),)*
+                }
+            };
+        }
+        views!(I8, I16, I32, I64, U8, U16, U32, U64, F16, F32, F64, Bool)
+    }
+
     /// Elements `start..start + len` as a new buffer.
     pub fn slice(&self, start: usize, len: usize) -> Buffer {
         with_buffer!(self, v => Buffer::from(v[start..start + len].to_vec()))

@@ -25,6 +25,8 @@ pub struct Ctx<'p> {
     pub plans: &'p Plans,
     /// Map nests that are matrix products.
     pub gemm: &'p crate::gemm::Contractions,
+    /// The arrays the program updates in place (the others may be read through views).
+    pub updated: &'p std::collections::HashSet<VName>,
     /// Native kernels, compiled on first use.
     pub jit: &'p crate::native::Jit,
     pub interrupt: Option<&'p AtomicBool>,
@@ -336,7 +338,8 @@ impl Ctx<'_> {
             BasicOp::Index(v, idx) => {
                 let dims = self.dims(f, idx)?;
                 match self.get(f, *v)? {
-                    Val::Arr(a) => index::index_shared(a, &dims).map_err(ExecError::new)?,
+                    Val::Arr(a) => index::index_shared(a, &dims, || !self.updated.contains(v))
+                        .map_err(ExecError::new)?,
                     x if dims.is_empty() => x.clone(),
                     _ => return err("internal error: indexing a non-array"),
                 }

@@ -3,8 +3,9 @@
 
 use crate::value::Val;
 use runic_data::{Array, Buffer};
-use runic_ir::RangeKind;
+use runic_ir::{BasicOp, Exp, Prog, RangeKind, Soac, VName};
 use runic_prim::{Prim, PrimType};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 pub use runic_prim::index::{select, DimVal, Selection, MAX_ELEMS};
@@ -36,16 +37,77 @@ pub fn extract(arr: &Array, sel: &Selection) -> Val {
     crate::value::arr(shape, data)
 }
 
-/// `a[dims]`, sharing `a` itself when the selection is all of it (`a[0:n]`).
-pub fn index_shared(a: &Arc<Array>, dims: &[DimVal]) -> Result<Val, String> {
-    if dims.iter().all(|d| matches!(d, DimVal::Slice { .. })) {
-        let sel = select(&a.shape, dims)?;
-        if sel.is_whole() {
-            return Ok(Val::Arr(a.clone()));
-        }
-        return Ok(extract(a, &sel));
+/// The fewest elements a view ([`index_shared`]) covers: below that a copy is cheap.
+const VIEW_MIN_ELEMS: usize = 1 << 14;
+
+/// The most times larger than a view its array may be: a view keeps all of it alive.
+const VIEW_MAX_RATIO: usize = 64;
+
+/// `a[dims]`, sharing `a` itself when the selection is all of it (`a[0:n]`). With
+/// `may_view` (nothing updates `a` in place, so no write will have to copy all of `a`
+/// because a view of it is alive), a large block of consecutive elements — a row of a
+/// loop's tape, say — is read in place instead of copied.
+pub fn index_shared(
+    a: &Arc<Array>,
+    dims: &[DimVal],
+    may_view: impl FnOnce() -> bool,
+) -> Result<Val, String> {
+    if let ([DimVal::Idx(_)], 1) = (dims, a.shape.len()) {
+        return index(a, dims);
     }
-    index(a, dims)
+    let sel = select(&a.shape, dims)?;
+    if sel.is_whole() {
+        return Ok(Val::Arr(a.clone()));
+    }
+    if !sel.is_single() {
+        if let Some((start, len)) = block(&sel) {
+            if len >= VIEW_MIN_ELEMS && len * VIEW_MAX_RATIO >= a.data.len() && may_view() {
+                let owner: Arc<dyn std::any::Any + Send + Sync> = a.clone();
+                // SAFETY: `owner` is the array holding the buffer (an `Arc`, so it does
+                // not move); arrays change only through `Arc::make_mut`/`try_unwrap`,
+                // which copy while the view holds it; `block` is within the selection.
+                let data = unsafe { a.data.view(start, len, owner) };
+                return Ok(crate::value::arr(sel.result_shape(), data));
+            }
+        }
+    }
+    Ok(extract(a, &sel))
+}
+
+/// The arrays a program updates in place anywhere (`with`, scatter and histogram
+/// destinations, accumulator arrays): the others may be read through views.
+pub fn updated_in_place(prog: &Prog) -> HashSet<VName> {
+    let found = std::cell::RefCell::new(HashSet::new());
+    for f in &prog.funs {
+        runic_ir::traverse::any_exp(&f.body, |e| {
+            let mut out = found.borrow_mut();
+            match e {
+                Exp::Basic(BasicOp::Update(v, ..)) => {
+                    out.insert(*v);
+                }
+                Exp::Soac(Soac::Hist { dests, .. } | Soac::Scatter { dests, .. }) => {
+                    out.extend(dests.iter().copied())
+                }
+                Exp::WithAcc { inputs, .. } => {
+                    out.extend(inputs.iter().flat_map(|i| i.arrays.iter().copied()))
+                }
+                _ => {}
+            }
+            false
+        });
+    }
+    found.into_inner()
+}
+
+/// The selection as one run of consecutive elements (start, length), if it is one.
+fn block(sel: &Selection) -> Option<(usize, usize)> {
+    if sel.outer_slice().is_some_and(|(_, _, stride)| stride != 1) {
+        return None;
+    }
+    let inner = sel.inner();
+    let offs = sel.block_offsets();
+    let adjacent = offs.windows(2).all(|w| w[1] == w[0] + inner);
+    (adjacent && !offs.is_empty()).then(|| (offs[0], inner * offs.len()))
 }
 
 /// `a[dims]`
@@ -123,12 +185,12 @@ mod tests {
     #[test]
     fn a_slice_of_all_of_an_array_shares_it() {
         let a = rows(vec![3, 2, 2]);
-        let Ok(Val::Arr(b)) = index_shared(&a, &[slice(0, 3)]) else {
+        let Ok(Val::Arr(b)) = index_shared(&a, &[slice(0, 3)], || true) else {
             panic!("an array");
         };
         assert!(Arc::ptr_eq(&a, &b));
         // Not all of it: a copy of the rows, which are adjacent.
-        let Ok(Val::Arr(c)) = index_shared(&a, &[slice(1, 3)]) else {
+        let Ok(Val::Arr(c)) = index_shared(&a, &[slice(1, 3)], || true) else {
             panic!("an array");
         };
         assert!(!Arc::ptr_eq(&a, &c));
@@ -138,7 +200,7 @@ mod tests {
         };
         assert_eq!(&v[..], &(4..12).map(|k| k as f32).collect::<Vec<_>>()[..]);
         // Columns are not adjacent: gathered.
-        let Ok(Val::Arr(d)) = index_shared(&a, &[slice(0, 3), slice(1, 2)]) else {
+        let Ok(Val::Arr(d)) = index_shared(&a, &[slice(0, 3), slice(1, 2)], || true) else {
             panic!("an array");
         };
         let Buffer::F32(v) = &d.data else {
@@ -151,7 +213,7 @@ mod tests {
             end: None,
             stride: Some(-1),
         };
-        let Ok(Val::Arr(e)) = index_shared(&a, &[rev]) else {
+        let Ok(Val::Arr(e)) = index_shared(&a, &[rev], || true) else {
             panic!("an array");
         };
         assert!(!Arc::ptr_eq(&a, &e));
@@ -160,9 +222,61 @@ mod tests {
         };
         assert_eq!(v[0], 8.0);
         // No rows at all: an empty array of the rows' shape.
-        let Ok(Val::Arr(f)) = index_shared(&a, &[slice(1, 1)]) else {
+        let Ok(Val::Arr(f)) = index_shared(&a, &[slice(1, 1)], || true) else {
             panic!("an array");
         };
         assert_eq!((f.shape.clone(), f.data.len()), (vec![0, 2, 2], 0));
+    }
+
+    /// A row of a large array that nothing updates in place is read in place; writes to
+    /// either side copy first, so neither sees the other's.
+    #[test]
+    fn large_rows_of_arrays_not_updated_in_place_are_views() {
+        let n = VIEW_MIN_ELEMS;
+        let mut a = rows(vec![8, n]);
+        let row = |k: i64| [DimVal::Idx(k)];
+        let Ok(Val::Arr(copy)) = index_shared(&a, &row(3), || false) else {
+            panic!("an array");
+        };
+        let Ok(Val::Arr(mut view)) = index_shared(&a, &row(3), || true) else {
+            panic!("an array");
+        };
+        let (Buffer::F32(c), Buffer::F32(v)) = (&copy.data, &view.data) else {
+            panic!("f32")
+        };
+        assert!(!c.is_borrowed() && v.is_borrowed());
+        assert_eq!(&c[..], &v[..]);
+        assert_eq!(v[0], (3 * n) as f32);
+        // Writing the array copies it (the view holds it) and leaves the view as it was.
+        let sel = select(&a.shape, &row(3)).expect("in bounds");
+        write(Arc::make_mut(&mut a), &sel, &Val::Arr(rows(vec![n]))).expect("fits");
+        let Buffer::F32(v) = &view.data else {
+            panic!("f32")
+        };
+        assert_eq!(v[0], (3 * n) as f32);
+        // Writing the view copies its elements first.
+        Arc::make_mut(&mut view).data.set(0, Prim::F32(-1.0));
+        let Buffer::F32(v) = &view.data else {
+            panic!("f32")
+        };
+        assert!(!v.is_borrowed());
+        assert_eq!((v[0], v[1]), (-1.0, (3 * n + 1) as f32));
+        // Small rows, and rows of an array many times larger, are copied.
+        let small = rows(vec![8, 16]);
+        let Ok(Val::Arr(s)) = index_shared(&small, &row(1), || true) else {
+            panic!()
+        };
+        let Buffer::F32(s) = &s.data else {
+            panic!("f32")
+        };
+        assert!(!s.is_borrowed());
+        let tall = rows(vec![VIEW_MAX_RATIO + 1, n]);
+        let Ok(Val::Arr(t)) = index_shared(&tall, &row(1), || true) else {
+            panic!()
+        };
+        let Buffer::F32(t) = &t.data else {
+            panic!("f32")
+        };
+        assert!(!t.is_borrowed());
     }
 }

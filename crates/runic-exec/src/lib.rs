@@ -50,6 +50,8 @@ pub struct Executor {
     plans: vector::Plans,
     /// (Boxed, as `tasks`: an `Executor` stays small to move.)
     gemm: Box<gemm::Contractions>,
+    /// The arrays the program updates in place ([`index::updated_in_place`]).
+    updated: Arc<std::collections::HashSet<runic_ir::VName>>,
     jit: Box<native::Jit>,
     tasks: Box<tasks::Plans>,
     interrupt: Option<Arc<AtomicBool>>,
@@ -79,6 +81,7 @@ impl Executor {
             .collect();
         let plans = vector::Plans::new(&prog);
         let gemm = Box::new(gemm::Contractions::new(&prog));
+        let updated = Arc::new(index::updated_in_place(&prog));
         let jit = Box::new(jit);
         // Compile the kernels of the top-level SOACs now: preparing a program includes its
         // native code, so that runs (and their timings) never compile.
@@ -90,6 +93,7 @@ impl Executor {
             funs,
             plans,
             gemm,
+            updated,
             jit,
             tasks,
             interrupt: None,
@@ -163,6 +167,7 @@ impl Executor {
             funs: &self.funs,
             plans: &self.plans,
             gemm: &self.gemm,
+            updated: &self.updated,
             jit: &self.jit,
             interrupt: self.interrupt.as_deref(),
             tasks: &self.tasks,
