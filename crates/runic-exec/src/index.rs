@@ -80,23 +80,21 @@ pub fn updated_in_place(prog: &Prog) -> HashSet<VName> {
     let found = std::cell::RefCell::new(HashSet::new());
     for f in &prog.funs {
         runic_ir::traverse::any_exp(&f.body, |e| {
-            let mut out = found.borrow_mut();
-            match e {
-                Exp::Basic(BasicOp::Update(v, ..)) => {
-                    out.insert(*v);
-                }
-                Exp::Soac(Soac::Hist { dests, .. } | Soac::Scatter { dests, .. }) => {
-                    out.extend(dests.iter().copied())
-                }
-                Exp::WithAcc { inputs, .. } => {
-                    out.extend(inputs.iter().flat_map(|i| i.arrays.iter().copied()))
-                }
-                _ => {}
-            }
+            found.borrow_mut().extend(updated_by(e));
             false
         });
     }
     found.into_inner()
+}
+
+/// The arrays the expression `e` itself (not its nested bodies) updates in place.
+pub(crate) fn updated_by(e: &Exp) -> Vec<VName> {
+    match e {
+        Exp::Basic(BasicOp::Update(v, ..)) => vec![*v],
+        Exp::Soac(Soac::Hist { dests, .. } | Soac::Scatter { dests, .. }) => dests.clone(),
+        Exp::WithAcc { inputs, .. } => inputs.iter().flat_map(|i| i.arrays.clone()).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The selection as one run of consecutive elements (start, length), if it is one.

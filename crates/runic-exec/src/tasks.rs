@@ -203,17 +203,7 @@ fn barrier(stm: &Stm) -> bool {
 fn consumed(stm: &Stm) -> Vec<VName> {
     let found = std::cell::RefCell::new(Vec::new());
     any_exp(stm, |e| {
-        let mut out = found.borrow_mut();
-        match e {
-            Exp::Basic(BasicOp::Update(v, ..)) => out.push(*v),
-            Exp::Soac(Soac::Hist { dests, .. } | Soac::Scatter { dests, .. }) => {
-                out.extend(dests.iter().copied())
-            }
-            Exp::WithAcc { inputs, .. } => {
-                out.extend(inputs.iter().flat_map(|i| i.arrays.iter().copied()))
-            }
-            _ => {}
-        }
+        found.borrow_mut().extend(crate::index::updated_by(e));
         false
     });
     let mut out = found.into_inner();
