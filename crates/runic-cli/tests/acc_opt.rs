@@ -62,6 +62,20 @@ fn rnn_weight_adjoints_are_sums_over_rows() {
     }
 }
 
+/// Hoisting the products out of the RNN's adjoint maps and splitting them leaves maps that
+/// compute nothing (no results, only the iotas the products used): the last DCE removes
+/// them, at every depth.
+#[test]
+fn emptied_maps_are_removed_after_splitting() {
+    let split = ir_after("fuse-after-split", "rnn_weights");
+    assert!(
+        split.contains("let {} = map("),
+        "the shells this test is about:\n{split}"
+    );
+    let last = ir_after("dce-after-split", "rnn_weights");
+    assert!(!last.contains("let {} = map("), "{last}");
+}
+
 /// `runic dev --backend ir --explain-exec FILE`.
 fn explain(file: &str) -> String {
     common::dev_ir(&["--explain-exec"], file)
