@@ -172,10 +172,23 @@ pub fn reverse(
     rev.owned = saved_owned;
     let mut body = sb.finish(result);
     common::prune(&mut body);
+    // Inputs the adjoint no longer reads (a primal value whose derivative a residual
+    // serves) are not passed: the return sweep need not restore them.
+    let inputs = [arrs.clone(), ybar_arrs, residuals].concat();
+    let read = runic_ir::traverse::uses(&body);
+    let mut kept: Vec<(Param, VName)> = params
+        .into_iter()
+        .zip(inputs)
+        .filter(|(p, _)| read.contains(&p.name))
+        .collect();
+    if kept.is_empty() {
+        kept.extend(copy.params.first().cloned().zip(arrs.first().copied()));
+    }
+    let (params, inputs): (Vec<Param>, Vec<VName>) = kept.into_iter().unzip();
     let map = Exp::Soac(Soac::Map {
         w: w.clone(),
         lam: Lambda::new(params, body, ret),
-        arrs: [arrs.clone(), ybar_arrs, residuals].concat(),
+        arrs: inputs,
     });
     let outs = if acc_inputs.is_empty() {
         b.let_exp("adj", map)?
