@@ -124,6 +124,12 @@ impl Buffer {
         with_buffer!(self, v => v.len())
     }
 
+    /// How many elements the buffer has room for without reallocating (its length, for a
+    /// host's memory).
+    pub fn capacity(&self) -> usize {
+        with_buffer!(self, v => v.capacity())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -53,6 +53,14 @@ impl<T> Store<T> {
         }
     }
 
+    /// Room for elements without reallocating (the length, for borrowed elements).
+    pub fn capacity(&self) -> usize {
+        match &self.repr {
+            Repr::Owned(v) => v.capacity(),
+            Repr::Borrowed { len, .. } => *len,
+        }
+    }
+
     /// Whether the elements are a host's memory (not copied).
     pub fn is_borrowed(&self) -> bool {
         matches!(self.repr, Repr::Borrowed { .. })

@@ -507,11 +507,21 @@ impl Ctx<'_> {
         let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &[], &out_shapes) else {
             return Ok(None);
         };
-        let mut outs = out_buffers(&k.results, &out_shapes)?;
+        // Not zero-filled: every element is written, by the kernel or (for a chunk where it
+        // fails) by the evaluator, before the buffers get their lengths.
+        if cs.iter().map(|(lo, hi)| hi - lo).sum::<usize>() != w {
+            return err("internal error: the chunks of a map do not cover it");
+        }
+        let mut outs = empty_out_buffers(&k.results, &out_shapes)?;
+        let lens: Vec<usize> = out_shapes.iter().map(|s| s.iter().product()).collect();
         // Array results: a failing chunk makes the evaluator redo the whole map (it reports
         // the failure, or builds the rows its own way).
         let rows_out = k.result_ranks.iter().any(|&r| r > 1);
-        let ptrs: Vec<OutPtr> = outs.iter_mut().map(OutPtr::new).collect();
+        let ptrs: Vec<OutPtr> = outs
+            .iter_mut()
+            .zip(&lens)
+            .map(|(b, &n)| OutPtr::spare(b, n))
+            .collect::<R<_>>()?;
         let out_addrs: Vec<usize> = ptrs.iter().map(|p| p.base() as usize).collect();
         let done = crate::soac::run_chunks(f, cs, |fr, lo, hi| {
             self.check_interrupt()?;
@@ -540,6 +550,12 @@ impl Ctx<'_> {
         if done.contains(&false) {
             return Ok(None);
         }
+        for (b, n) in outs.iter_mut().zip(lens) {
+            // SAFETY: every chunk finished (the kernel or the evaluator wrote each of its
+            // elements; a failure returned above), and the chunks cover `0..w`, so each of
+            // the `n` elements of every result was written.
+            unsafe { crate::out::filled(b, n) };
+        }
         Ok(Some(self.native_results(outs, out_shapes)))
     }
 
@@ -551,6 +567,16 @@ impl Ctx<'_> {
             .map(|(b, s)| arr(s, b))
             .collect()
     }
+}
+
+/// Empty output buffers with room for a kernel's results, allocated fallibly.
+fn empty_out_buffers(types: &[PrimType], shapes: &[Vec<usize>]) -> R<Vec<Buffer>> {
+    types
+        .iter()
+        .zip(shapes)
+        .map(|(t, s)| Buffer::try_with_capacity(*t, s.iter().product()))
+        .collect::<Result<_, _>>()
+        .or_else(err)
 }
 
 /// Zeroed output buffers of a kernel's result types and shapes, allocated fallibly (the

@@ -37,6 +37,25 @@ impl OutPtr {
         })
     }
 
+    /// Raw access to the first `n` elements of room of an empty buffer with at least that
+    /// capacity ([`Buffer::try_with_capacity`]): written before they exist, the buffer's
+    /// length set afterwards ([`filled`]).
+    pub fn spare(b: &mut Buffer, n: usize) -> R<OutPtr> {
+        if !b.is_empty() || b.capacity() < n {
+            return err("internal error: an output buffer without room for its elements");
+        }
+        let elem = b.elem_type();
+        runic_data::with_buffer!(b, v => {
+            let v = v.to_mut();
+            Ok(OutPtr {
+                ptr: v.as_mut_ptr().cast::<u8>(),
+                elem,
+                size: elem_size(v),
+                len: n,
+            })
+        })
+    }
+
     /// Address of the first element.
     pub fn base(&self) -> *mut u8 {
         self.ptr
@@ -86,4 +105,14 @@ impl OutPtr {
             n,
         ))
     }
+}
+
+/// Gives an empty buffer written through [`OutPtr::spare`] its `n` elements.
+///
+/// # Safety
+/// Every one of the first `n` elements must have been written with a valid value of the
+/// buffer's element type.
+pub unsafe fn filled(b: &mut Buffer, n: usize) {
+    // SAFETY: the caller's contract; `spare` checked the capacity.
+    runic_data::with_buffer!(b, v => unsafe { v.to_mut().set_len(n) })
 }
