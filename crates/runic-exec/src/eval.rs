@@ -635,7 +635,7 @@ pub fn replicate(dims: &[usize], x: &Val) -> R<Val> {
     let mut shape = dims.to_vec();
     shape.extend_from_slice(inner);
     Ok(match x {
-        Val::Prim(p) => arr(shape, Buffer::try_filled(p.ty(), n, *p).or_else(err)?),
+        Val::Prim(p) => arr(shape, crate::out::filled(p.ty(), n, *p)?),
         Val::Arr(a) => {
             let mut buf =
                 Buffer::try_with_capacity(a.data.elem_type(), total as usize).or_else(err)?;

@@ -136,7 +136,9 @@ pub fn write(arr: &mut Array, sel: &Selection, v: &Val) -> Result<(), String> {
     };
     let inner = sel.inner();
     for (b, off) in sel.block_offsets().into_iter().enumerate() {
-        arr.data.copy_converted(off, &src.data, b * inner, inner);
+        if !crate::out::copy_within_types(&mut arr.data, off, &src.data, b * inner, inner) {
+            arr.data.copy_converted(off, &src.data, b * inner, inner);
+        }
     }
     Ok(())
 }

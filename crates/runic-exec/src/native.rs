@@ -554,7 +554,7 @@ impl Ctx<'_> {
             // SAFETY: every chunk finished (the kernel or the evaluator wrote each of its
             // elements; a failure returned above), and the chunks cover `0..w`, so each of
             // the `n` elements of every result was written.
-            unsafe { crate::out::filled(b, n) };
+            unsafe { crate::out::set_filled(b, n) };
         }
         Ok(Some(self.native_results(outs, out_shapes)))
     }

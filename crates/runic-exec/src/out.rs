@@ -112,7 +112,80 @@ impl OutPtr {
 /// # Safety
 /// Every one of the first `n` elements must have been written with a valid value of the
 /// buffer's element type.
-pub unsafe fn filled(b: &mut Buffer, n: usize) {
+pub unsafe fn set_filled(b: &mut Buffer, n: usize) {
     // SAFETY: the caller's contract; `spare` checked the capacity.
     runic_data::with_buffer!(b, v => unsafe { v.to_mut().set_len(n) })
+}
+
+/// Elements at and above which a fill or a copy is split over the rayon workers: one
+/// core does not reach the memory's bandwidth, and a single-threaded pass over megabytes
+/// leaves the other workers idle.
+pub const PAR_ELEMS: usize = 1 << 18;
+
+/// Elements per piece of a split fill or copy.
+const PIECE: usize = 1 << 16;
+
+/// `n` copies of `p` (of type `elem`), written by the workers in pieces when `n` is large.
+pub fn filled(elem: PrimType, n: usize, p: Prim) -> R<Buffer> {
+    if n < PAR_ELEMS {
+        return Buffer::try_filled(elem, n, p).or_else(err);
+    }
+    use rayon::prelude::*;
+    let mut b = Buffer::try_with_capacity(elem, n).or_else(err)?;
+    let piece = Buffer::filled(elem, PIECE, p);
+    let out = OutPtr::spare(&mut b, n)?;
+    (0..n.div_ceil(PIECE)).into_par_iter().try_for_each(|k| {
+        let at = k * PIECE;
+        out.write(at, &piece, 0, PIECE.min(n - at))
+    })?;
+    // SAFETY: the pieces cover `0..n`, each written with `p`.
+    unsafe { set_filled(&mut b, n) };
+    Ok(b)
+}
+
+/// `dst[at..at + len] = src[from..from + len]` for buffers of one element type (false,
+/// nothing copied, if the types differ), split over the workers when `len` is large.
+pub fn copy_within_types(
+    dst: &mut Buffer,
+    at: usize,
+    src: &Buffer,
+    from: usize,
+    len: usize,
+) -> bool {
+    if len < PAR_ELEMS {
+        return dst.copy_from(at, src, from, len);
+    }
+    use rayon::prelude::*;
+    runic_data::with_buffer2!(dst, src, x, y => {
+        x[at..at + len]
+            .par_chunks_mut(PIECE)
+            .zip(y[from..from + len].par_chunks(PIECE))
+            .for_each(|(a, b)| a.copy_from_slice(b));
+        true
+    }, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Large fills and copies, split over the workers, write every element (pieces of a
+    /// size that does not divide the length included); types that differ copy nothing.
+    #[test]
+    fn split_fills_and_copies_cover_every_element() {
+        let n = PAR_ELEMS + 3 * PIECE / 2 + 7;
+        let b = filled(PrimType::F32, n, Prim::F32(2.5)).expect("memory");
+        let Buffer::F32(v) = &b else { panic!("f32") };
+        assert_eq!(v.len(), n);
+        assert!(v.iter().all(|&x| x == 2.5));
+        let src: Vec<f32> = (0..n).map(|k| k as f32).collect();
+        let src = Buffer::F32(src.into());
+        let mut dst = filled(PrimType::F32, n + 10, Prim::F32(0.0)).expect("memory");
+        assert!(copy_within_types(&mut dst, 10, &src, 0, n));
+        let Buffer::F32(d) = &dst else { panic!("f32") };
+        assert_eq!(d[..10], [0.0; 10]);
+        assert!((0..n).all(|k| d[10 + k] == k as f32));
+        let mut ints = filled(PrimType::I32, n, Prim::I32(0)).expect("memory");
+        assert!(!copy_within_types(&mut ints, 0, &src, 0, n));
+    }
 }
