@@ -27,7 +27,10 @@ pub fn extract(arr: &Array, sel: &Selection) -> Val {
     // Blocks one after the other (rows `a..b` of an array) are one block.
     let adjacent = offs.windows(2).all(|w| w[1] == w[0] + inner);
     let data = if let (Some(&first), true) = (offs.first(), adjacent) {
-        arr.data.slice(first, inner * offs.len())
+        match crate::out::slice(&arr.data, first, inner * offs.len()) {
+            Ok(b) => b,
+            Err(_) => arr.data.slice(first, inner * offs.len()),
+        }
     } else if inner == 1 {
         arr.data.gather(&offs)
     } else {

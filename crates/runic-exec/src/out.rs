@@ -120,10 +120,10 @@ pub unsafe fn set_filled(b: &mut Buffer, n: usize) {
 /// Elements at and above which a fill or a copy is split over the rayon workers: one
 /// core does not reach the memory's bandwidth, and a single-threaded pass over megabytes
 /// leaves the other workers idle.
-pub const PAR_ELEMS: usize = 1 << 18;
+pub const PAR_ELEMS: usize = 1 << 17;
 
 /// Elements per piece of a split fill or copy.
-const PIECE: usize = 1 << 16;
+const PIECE: usize = 1 << 15;
 
 /// `n` copies of `p` (of type `elem`), written by the workers in pieces when `n` is large.
 pub fn filled(elem: PrimType, n: usize, p: Prim) -> R<Buffer> {
@@ -140,6 +140,24 @@ pub fn filled(elem: PrimType, n: usize, p: Prim) -> R<Buffer> {
     })?;
     // SAFETY: the pieces cover `0..n`, each written with `p`.
     unsafe { set_filled(&mut b, n) };
+    Ok(b)
+}
+
+/// Elements `from..from + len` of `src` as a new buffer, copied by the workers in pieces
+/// when `len` is large.
+pub fn slice(src: &Buffer, from: usize, len: usize) -> R<Buffer> {
+    if len < PAR_ELEMS {
+        return Ok(src.slice(from, len));
+    }
+    use rayon::prelude::*;
+    let mut b = Buffer::try_with_capacity(src.elem_type(), len).or_else(err)?;
+    let out = OutPtr::spare(&mut b, len)?;
+    (0..len.div_ceil(PIECE)).into_par_iter().try_for_each(|k| {
+        let at = k * PIECE;
+        out.write(at, src, from + at, PIECE.min(len - at))
+    })?;
+    // SAFETY: the pieces cover `0..len`, each copied from `src`.
+    unsafe { set_filled(&mut b, len) };
     Ok(b)
 }
 
@@ -169,7 +187,7 @@ pub fn copy_within_types(
 mod tests {
     use super::*;
 
-    /// Large fills and copies, split over the workers, write every element (pieces of a
+    /// Large fills, slices and copies, split over the workers, write every element (pieces of a
     /// size that does not divide the length included); types that differ copy nothing.
     #[test]
     fn split_fills_and_copies_cover_every_element() {
@@ -185,6 +203,10 @@ mod tests {
         let Buffer::F32(d) = &dst else { panic!("f32") };
         assert_eq!(d[..10], [0.0; 10]);
         assert!((0..n).all(|k| d[10 + k] == k as f32));
+        let part = slice(&src, 5, n - 5).expect("memory");
+        let Buffer::F32(q) = &part else { panic!("f32") };
+        assert_eq!(q.len(), n - 5);
+        assert!((0..n - 5).all(|k| q[k] == (k + 5) as f32));
         let mut ints = filled(PrimType::I32, n, Prim::I32(0)).expect("memory");
         assert!(!copy_within_types(&mut ints, 0, &src, 0, n));
     }
