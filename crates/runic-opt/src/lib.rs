@@ -76,10 +76,11 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("split-contractions", split_contractions),
         // What fission left beside the contractions (an epilogue and its consumer).
         ("fuse-after-split", fuse),
-        // The shells hoisting and splitting emptied (a map left with no results).
-        ("dce-after-split", dce),
         ("drop-repeated-checks", drop_repeated_checks),
         ("drop-proven-checks", checks::drop_proven_checks),
         ("elide-copies", elide_copies),
+        // The shells hoisting, splitting and dropping checks emptied (maps left with no
+        // results, which still ran per element).
+        ("final-dce", dce),
     ]
 }
