@@ -76,6 +76,24 @@ fn emptied_maps_are_removed_after_splitting() {
     assert!(!last.contains("let {} = map("), "{last}");
 }
 
+/// Reverse mode broadcasts a point's adjoint into a vector for the elementwise map of its
+/// nearest centre's adjoint; that map takes the scalar as a free variable instead, and the
+/// vector is never built (a kernel filled it per point and read it back in SIMD lanes).
+#[test]
+fn broadcast_adjoints_are_free_scalars_of_elementwise_maps() {
+    let broadcasts = |ir: &str| {
+        ir.lines()
+            .filter(|l| l.contains("= replicate([") && l.contains("], adj_"))
+            .count()
+    };
+    assert_eq!(
+        broadcasts(&ir_after("fuse-after-split", "nearest_centre")),
+        1
+    );
+    let after = ir_after("final-dce", "nearest_centre");
+    assert_eq!(broadcasts(&after), 0, "{after}");
+}
+
 /// `runic dev --backend ir --explain-exec FILE`.
 fn explain(file: &str) -> String {
     common::dev_ir(&["--explain-exec"], file)

@@ -46,7 +46,7 @@ pub use fuse::fuse;
 pub use hoist::hoist;
 pub use iotas::chunk_iotas;
 use runic_ir::Prog;
-pub use simplify::copy_prop;
+pub use simplify::{copy_prop, inline_replicates};
 pub use sparse::sparse_adjoints;
 
 /// Copy propagation, constant folding, CSE and DCE, twice.
@@ -76,6 +76,7 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("split-contractions", split_contractions),
         // What fission left beside the contractions (an epilogue and its consumer).
         ("fuse-after-split", fuse),
+        ("inline-replicates", inline_replicates),
         ("drop-repeated-checks", drop_repeated_checks),
         ("drop-proven-checks", checks::drop_proven_checks),
         ("elide-copies", elide_copies),
