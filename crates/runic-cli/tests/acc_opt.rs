@@ -94,6 +94,36 @@ fn broadcast_adjoints_are_free_scalars_of_elementwise_maps() {
     assert_eq!(broadcasts(&after), 0, "{after}");
 }
 
+/// k-means' Newton step differentiates along `replicate k (replicate d 1)`: the map over
+/// the centres reads the row of ones itself rather than rows of the replicated matrix, and
+/// its inner elementwise map the scalar `1`.
+#[test]
+fn maps_over_replicated_rows_read_the_row() {
+    let newton = |pass: &str| {
+        let ir = common::dev_ir(&["--print-ir-after", pass], "bench/apps/kmeans.fut");
+        ir[ir
+            .find("entry \"kmeans_newton\"")
+            .expect("the Newton entry")..]
+            .to_string()
+    };
+    let before = newton("fuse-after-split");
+    let rows = before
+        .lines()
+        .find(|l| l.contains("= replicate([") && l.contains("], rep_"))
+        .and_then(|l| l.trim_start().strip_prefix("let {"))
+        .and_then(|l| l.split(' ').next())
+        .expect("the replicated rows")
+        .to_string();
+    // Map inputs are listed on the line that closes the lambda.
+    let mapped_over = |ir: &str| {
+        ir.lines()
+            .any(|l| l.trim_start().starts_with("}, ") && l.contains(&rows))
+    };
+    assert!(mapped_over(&before), "{before}");
+    let after = newton("final-dce");
+    assert!(!mapped_over(&after), "{after}");
+}
+
 /// `runic dev --backend ir --explain-exec FILE`.
 fn explain(file: &str) -> String {
     common::dev_ir(&["--explain-exec"], file)

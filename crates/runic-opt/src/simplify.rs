@@ -240,18 +240,74 @@ pub fn inline_replicates(mut prog: Prog) -> Prog {
     prog
 }
 
-/// Vectors `replicate [n] x` of a scalar `x` (names are unique): their length and element.
+/// Arrays `replicate [n] x` (names are unique): their length and element (a scalar, or a
+/// row).
 #[derive(Default)]
 struct Replicates(HashMap<VName, (SubExp, SubExp)>);
 
 impl VisitorMut for Replicates {
     fn stm(&mut self, s: &mut Stm) {
-        walk_stm_mut(self, s);
         if let (Exp::Basic(BasicOp::Replicate(shape, x)), [p]) = (&s.exp, s.pat.as_slice()) {
-            if let ([n], 1) = (shape.as_slice(), p.ty.rank()) {
+            if let [n] = shape.as_slice() {
                 self.0.insert(p.name, (n.clone(), x.clone()));
             }
         }
+        // Rows first, so that the maps nested in the lambda see the replicated rows.
+        self.inline_rows(s);
+        walk_stm_mut(self, s);
+        self.inline_scalars(s);
+    }
+}
+
+impl Replicates {
+    /// `x` when `a` is `replicate w x` of the map's width `w`.
+    fn element_of(&self, a: &VName, w: &SubExp) -> Option<SubExp> {
+        match self.0.get(a) {
+            Some((n, x)) if n == w => Some(x.clone()),
+            _ => None,
+        }
+    }
+
+    /// A map over `replicate w row` reads `row` itself, free in its lambda.
+    fn inline_rows(&self, s: &mut Stm) {
+        let Exp::Soac(Soac::Map { w, lam, arrs }) = &mut s.exp else {
+            return;
+        };
+        let rows: Vec<Option<SubExp>> = arrs
+            .iter()
+            .zip(&lam.params)
+            .map(|(a, p)| {
+                let x = self.element_of(a, w).filter(|x| x.as_var().is_some());
+                x.filter(|_| p.ty.rank() > 0)
+            })
+            .collect();
+        // A map keeps one input (its width is checked against it).
+        if rows.iter().all(Option::is_none) || rows.iter().all(Option::is_some) {
+            return;
+        }
+        let mut subst = HashMap::new();
+        let (mut params, mut inputs) = (Vec::new(), Vec::new());
+        for ((p, a), row) in lam.params.drain(..).zip(arrs.drain(..)).zip(rows) {
+            match row {
+                Some(x) => {
+                    subst.insert(p.name, x);
+                }
+                None => {
+                    params.push(p);
+                    inputs.push(a);
+                }
+            }
+        }
+        lam.params = params;
+        *arrs = inputs;
+        runic_ir::traverse::walk_body_mut(
+            &mut runic_ir::traverse::Substitute(&subst),
+            &mut lam.body,
+        );
+    }
+
+    /// An elementwise map over `replicate w x` of a scalar binds its parameter to `x`.
+    fn inline_scalars(&self, s: &mut Stm) {
         let src = s.src.clone();
         let Exp::Soac(Soac::Map { w, lam, arrs }) = &mut s.exp else {
             return;
@@ -262,29 +318,24 @@ impl VisitorMut for Replicates {
         if !scalar_ops {
             return;
         }
-        let scalar_of = |a: &VName| match self.0.get(a) {
-            Some((n, x)) if n == w => Some(x.clone()),
-            _ => None,
-        };
-        let drop: Vec<bool> = arrs
+        let scalars: Vec<Option<SubExp>> = arrs
             .iter()
             .zip(&lam.params)
-            .map(|(a, p)| p.ty.rank() == 0 && scalar_of(a).is_some())
+            .map(|(a, p)| self.element_of(a, w).filter(|_| p.ty.rank() == 0))
             .collect();
-        // A map keeps one input (its width is checked against it).
-        if !drop.contains(&true) || drop.iter().all(|d| *d) {
+        if scalars.iter().all(Option::is_none) || scalars.iter().all(Option::is_some) {
             return;
         }
         let mut binds = Vec::new();
         let (mut params, mut inputs) = (Vec::new(), Vec::new());
-        for ((p, a), d) in lam.params.drain(..).zip(arrs.drain(..)).zip(drop) {
-            match (d, scalar_of(&a)) {
-                (true, Some(x)) => binds.push(Stm {
+        for ((p, a), x) in lam.params.drain(..).zip(arrs.drain(..)).zip(scalars) {
+            match x {
+                Some(x) => binds.push(Stm {
                     pat: vec![p],
                     exp: Exp::Basic(BasicOp::SubExp(x)),
                     src: src.clone(),
                 }),
-                _ => {
+                None => {
                     params.push(p);
                     inputs.push(a);
                 }
