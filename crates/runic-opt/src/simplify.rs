@@ -281,25 +281,10 @@ impl Replicates {
                 x.filter(|_| p.ty.rank() > 0)
             })
             .collect();
-        // A map keeps one input (its width is checked against it).
-        if rows.iter().all(Option::is_none) || rows.iter().all(Option::is_some) {
-            return;
-        }
-        let mut subst = HashMap::new();
-        let (mut params, mut inputs) = (Vec::new(), Vec::new());
-        for ((p, a), row) in lam.params.drain(..).zip(arrs.drain(..)).zip(rows) {
-            match row {
-                Some(x) => {
-                    subst.insert(p.name, x);
-                }
-                None => {
-                    params.push(p);
-                    inputs.push(a);
-                }
-            }
-        }
-        lam.params = params;
-        *arrs = inputs;
+        let subst: HashMap<VName, SubExp> = drop_inputs(lam, arrs, rows)
+            .into_iter()
+            .map(|(p, x)| (p.name, x))
+            .collect();
         runic_ir::traverse::walk_body_mut(
             &mut runic_ir::traverse::Substitute(&subst),
             &mut lam.body,
@@ -323,27 +308,42 @@ impl Replicates {
             .zip(&lam.params)
             .map(|(a, p)| self.element_of(a, w).filter(|_| p.ty.rank() == 0))
             .collect();
-        if scalars.iter().all(Option::is_none) || scalars.iter().all(Option::is_some) {
-            return;
-        }
-        let mut binds = Vec::new();
-        let (mut params, mut inputs) = (Vec::new(), Vec::new());
-        for ((p, a), x) in lam.params.drain(..).zip(arrs.drain(..)).zip(scalars) {
-            match x {
-                Some(x) => binds.push(Stm {
-                    pat: vec![p],
-                    exp: Exp::Basic(BasicOp::SubExp(x)),
-                    src: src.clone(),
-                }),
-                None => {
-                    params.push(p);
-                    inputs.push(a);
-                }
-            }
-        }
-        lam.params = params;
-        *arrs = inputs;
+        let mut binds: Vec<Stm> = drop_inputs(lam, arrs, scalars)
+            .into_iter()
+            .map(|(p, x)| Stm {
+                pat: vec![p],
+                exp: Exp::Basic(BasicOp::SubExp(x)),
+                src: src.clone(),
+            })
+            .collect();
         binds.append(&mut lam.body.stms);
         lam.body.stms = binds;
     }
+}
+
+/// Removes from a map the inputs given a value in `values` (and their parameters), and
+/// returns those parameters with their values; nothing when no input or every input has one
+/// (a map keeps one input: its width is checked against it).
+fn drop_inputs(
+    lam: &mut Lambda,
+    arrs: &mut Vec<VName>,
+    values: Vec<Option<SubExp>>,
+) -> Vec<(Param, SubExp)> {
+    if values.iter().all(Option::is_none) || values.iter().all(Option::is_some) {
+        return Vec::new();
+    }
+    let mut dropped = Vec::new();
+    let (mut params, mut inputs) = (Vec::new(), Vec::new());
+    for ((p, a), v) in lam.params.drain(..).zip(arrs.drain(..)).zip(values) {
+        match v {
+            Some(x) => dropped.push((p, x)),
+            None => {
+                params.push(p);
+                inputs.push(a);
+            }
+        }
+    }
+    lam.params = params;
+    *arrs = inputs;
+    dropped
 }
