@@ -16,7 +16,8 @@
 //!
 //! What the re-execution need not recompute: the results of the body's expensive maps
 //! (work inside each element: a matrix product, say) are stored per iteration by the
-//! forward sweep as well ([`stored_stms`]), and a map that computes the next iteration's
+//! forward sweep as well ([`stored_stms`]), so are the residuals of its elementwise maps
+//! ([`Kept`], [`super::residual`]), and a map that computes the next iteration's
 //! parameters is the tape's next row ([`next_row_stms`]).
 
 use super::build::{self, at};
@@ -643,9 +644,10 @@ fn alloc_stores(
 }
 
 /// The loop of [`tape_loop`], storing per iteration what `records` says of each
-/// parameter, then the results of the body's statements `stored` (right after each, before
-/// anything can consume them), into `stores` (one per parameter recorded, then one per
-/// stored result); returns the final stores.
+/// parameter, then what `stored` keeps of the body's statements (results, and residuals
+/// the statement then computes beside them; right after each, before anything can consume
+/// them), into `stores` (one per parameter recorded, then one per kept value); returns the
+/// final stores.
 #[allow(clippy::too_many_arguments)]
 fn record_loop(
     b: &mut Builder,

@@ -185,7 +185,8 @@ pub(crate) enum Saved {
         count: SubExp,
         /// A strip-mined loop's storage holding the inner tape of its last chunk.
         kept: Option<Vec<VName>>,
-        /// The results of the body's [`loop_::stored_stms`], one array per result.
+        /// What the tape keeps of the body's statements besides the parameters
+        /// ([`loop_::kept_stms`]: results of expensive maps, residuals), one array per value.
         stored: Vec<VName>,
     },
     /// A `with_vjp`: the renamed adjoint function (its parameters are the results of `f`
