@@ -356,22 +356,16 @@ fn vjp_of_loops_with_stored_products() {
                                         (matvec a h) (matvec b h) c
                           in (map f64.tanh c', c')
            in map2 (+) h c";
-    check_vjp(
-        &format!(
-            "{defs}
-         entry f [n] (xs: [n]f64) = rnn xs
-         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp rnn xs s"
-        ),
-        |n| n,
-    );
-    check_vjp(
-        &format!(
-            "{defs}
-         entry f [n] (xs: [n]f64) = cell xs
-         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp cell xs s"
-        ),
-        |n| n,
-    );
+    for f in ["rnn", "cell"] {
+        check_vjp(
+            &format!(
+                "{defs}
+         entry f [n] (xs: [n]f64) = {f} xs
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp {f} xs s"
+            ),
+            |n| n,
+        );
+    }
     check_vjp(
         &format!(
             "{defs}

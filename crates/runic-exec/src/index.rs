@@ -10,26 +10,31 @@ use std::sync::Arc;
 
 pub use runic_prim::index::{select, DimVal, Selection, MAX_ELEMS};
 
-/// The value selected from `arr`.
-pub fn extract(arr: &Array, sel: &Selection) -> Val {
+/// The value selected from `arr`. A run of consecutive elements (adjacent rows) is one
+/// block: `view(start, len)` may give it without a copy.
+fn extract(
+    arr: &Array,
+    sel: &Selection,
+    view: impl FnOnce(usize, usize) -> Option<Buffer>,
+) -> Result<Val, String> {
     let inner = sel.inner();
     if sel.is_single() {
         let off = sel.block_offsets()[0];
-        return Val::Prim(arr.data.get(off));
+        return Ok(Val::Prim(arr.data.get(off)));
     }
     let shape = sel.result_shape();
     // A strided slice of a vector (`xs[::-1]`, used by reverse-mode AD): a typed copy.
     if let (Some((start, count, stride)), 1) = (sel.outer_slice(), inner) {
         let data = arr.data.strided(start, count, stride);
-        return crate::value::arr(shape, data);
+        return Ok(crate::value::arr(shape, data));
     }
     let offs = sel.block_offsets();
-    // Blocks one after the other (rows `a..b` of an array) are one block.
     let adjacent = offs.windows(2).all(|w| w[1] == w[0] + inner);
     let data = if let (Some(&first), true) = (offs.first(), adjacent) {
-        match crate::out::slice(&arr.data, first, inner * offs.len()) {
-            Ok(b) => b,
-            Err(_) => arr.data.slice(first, inner * offs.len()),
+        let len = inner * offs.len();
+        match view(first, len) {
+            Some(b) => b,
+            None => crate::out::slice(&arr.data, first, len).map_err(|e| e.message)?,
         }
     } else if inner == 1 {
         arr.data.gather(&offs)
@@ -37,7 +42,7 @@ pub fn extract(arr: &Array, sel: &Selection) -> Val {
         let idx: Vec<usize> = offs.iter().flat_map(|&o| o..o + inner).collect();
         arr.data.gather(&idx)
     };
-    crate::value::arr(shape, data)
+    Ok(crate::value::arr(shape, data))
 }
 
 /// The fewest elements a view ([`index_shared`]) covers: below that a copy is cheap.
@@ -62,19 +67,17 @@ pub fn index_shared(
     if sel.is_whole() {
         return Ok(Val::Arr(a.clone()));
     }
-    if !sel.is_single() {
-        if let Some((start, len)) = block(&sel) {
-            if len >= VIEW_MIN_ELEMS && len * VIEW_MAX_RATIO >= a.data.len() && may_view() {
-                let owner: Arc<dyn std::any::Any + Send + Sync> = a.clone();
-                // SAFETY: `owner` is the array holding the buffer (an `Arc`, so it does
-                // not move); arrays change only through `Arc::make_mut`/`try_unwrap`,
-                // which copy while the view holds it; `block` is within the selection.
-                let data = unsafe { a.data.view(start, len, owner) };
-                return Ok(crate::value::arr(sel.result_shape(), data));
-            }
+    extract(a, &sel, |start, len| {
+        let large = len >= VIEW_MIN_ELEMS && len * VIEW_MAX_RATIO >= a.data.len();
+        if !large || !may_view() {
+            return None;
         }
-    }
-    Ok(extract(a, &sel))
+        let owner: Arc<dyn std::any::Any + Send + Sync> = a.clone();
+        // SAFETY: `owner` is the array holding the buffer (an `Arc`, so it does not move);
+        // arrays change only through `Arc::make_mut`/`try_unwrap`, which copy while the view
+        // holds it; `start..start + len` is a block of the selection, inside the array.
+        Some(unsafe { a.data.view(start, len, owner) })
+    })
 }
 
 /// The arrays a program updates in place anywhere (`with`, scatter and histogram
@@ -100,17 +103,6 @@ pub(crate) fn updated_by(e: &Exp) -> Vec<VName> {
     }
 }
 
-/// The selection as one run of consecutive elements (start, length), if it is one.
-fn block(sel: &Selection) -> Option<(usize, usize)> {
-    if sel.outer_slice().is_some_and(|(_, _, stride)| stride != 1) {
-        return None;
-    }
-    let inner = sel.inner();
-    let offs = sel.block_offsets();
-    let adjacent = offs.windows(2).all(|w| w[1] == w[0] + inner);
-    (adjacent && !offs.is_empty()).then(|| (offs[0], inner * offs.len()))
-}
-
 /// `a[dims]`
 pub fn index(a: &Array, dims: &[DimVal]) -> Result<Val, String> {
     // Fast path: a full index of a vector.
@@ -120,7 +112,7 @@ pub fn index(a: &Array, dims: &[DimVal]) -> Result<Val, String> {
         }
     }
     let sel = select(&a.shape, dims)?;
-    Ok(extract(a, &sel))
+    extract(a, &sel, |_, _| None)
 }
 
 /// Overwrite the selection with `v` (which must have the selection's shape).

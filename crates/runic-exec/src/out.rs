@@ -130,17 +130,8 @@ pub fn filled(elem: PrimType, n: usize, p: Prim) -> R<Buffer> {
     if n < PAR_ELEMS {
         return Buffer::try_filled(elem, n, p).or_else(err);
     }
-    use rayon::prelude::*;
-    let mut b = Buffer::try_with_capacity(elem, n).or_else(err)?;
     let piece = Buffer::filled(elem, PIECE, p);
-    let out = OutPtr::spare(&mut b, n)?;
-    (0..n.div_ceil(PIECE)).into_par_iter().try_for_each(|k| {
-        let at = k * PIECE;
-        out.write(at, &piece, 0, PIECE.min(n - at))
-    })?;
-    // SAFETY: the pieces cover `0..n`, each written with `p`.
-    unsafe { set_filled(&mut b, n) };
-    Ok(b)
+    in_pieces(elem, n, |out, at, len| out.write(at, &piece, 0, len))
 }
 
 /// Elements `from..from + len` of `src` as a new buffer, copied by the workers in pieces
@@ -149,15 +140,28 @@ pub fn slice(src: &Buffer, from: usize, len: usize) -> R<Buffer> {
     if len < PAR_ELEMS {
         return Ok(src.slice(from, len));
     }
+    in_pieces(src.elem_type(), len, |out, at, n| {
+        out.write(at, src, from + at, n)
+    })
+}
+
+/// A new buffer of `n` elements of type `elem`, each piece `at..at + len` written by
+/// `write(out, at, len)` on some worker (every element of its piece, as [`OutPtr::write`]
+/// does).
+fn in_pieces(
+    elem: PrimType,
+    n: usize,
+    write: impl Fn(&OutPtr, usize, usize) -> R<()> + Sync,
+) -> R<Buffer> {
     use rayon::prelude::*;
-    let mut b = Buffer::try_with_capacity(src.elem_type(), len).or_else(err)?;
-    let out = OutPtr::spare(&mut b, len)?;
-    (0..len.div_ceil(PIECE)).into_par_iter().try_for_each(|k| {
+    let mut b = Buffer::try_with_capacity(elem, n).or_else(err)?;
+    let out = OutPtr::spare(&mut b, n)?;
+    (0..n.div_ceil(PIECE)).into_par_iter().try_for_each(|k| {
         let at = k * PIECE;
-        out.write(at, src, from + at, PIECE.min(len - at))
+        write(&out, at, PIECE.min(n - at))
     })?;
-    // SAFETY: the pieces cover `0..len`, each copied from `src`.
-    unsafe { set_filled(&mut b, len) };
+    // SAFETY: the pieces cover `0..n`, and `write` writes every element of each.
+    unsafe { set_filled(&mut b, n) };
     Ok(b)
 }
 

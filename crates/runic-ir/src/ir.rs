@@ -435,10 +435,24 @@ pub struct Stm {
     pub src: SrcInfo,
 }
 
+impl Stm {
+    /// Whether the statement binds `v`.
+    pub fn binds(&self, v: VName) -> bool {
+        self.pat.iter().any(|p| p.name == v)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Body {
     pub stms: Vec<Stm>,
     pub result: Vec<SubExp>,
+}
+
+impl Body {
+    /// The statement of the body that binds `v`.
+    pub fn binding(&self, v: VName) -> Option<&Stm> {
+        self.stms.iter().find(|s| s.binds(v))
+    }
 }
 
 /// How an entry point's external parameters and results map onto the IR function.

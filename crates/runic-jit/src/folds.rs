@@ -105,12 +105,7 @@ fn elementwise(op: &Lambda, j: usize) -> bool {
     ) else {
         return false;
     };
-    let Some(def) = op
-        .body
-        .stms
-        .iter()
-        .find(|s| s.pat.iter().any(|p| p.name == *r))
-    else {
+    let Some(def) = op.body.binding(*r) else {
         return false;
     };
     let Stm {

@@ -420,12 +420,7 @@ impl Source {
             let SubExp::Var(r) = &lam.body.result[out] else {
                 return false;
             };
-            let Some(def) = lam
-                .body
-                .stms
-                .iter()
-                .find(|s| s.pat.iter().any(|p| p.name == *r))
-            else {
+            let Some(def) = lam.body.binding(*r) else {
                 return false;
             };
             let params: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();

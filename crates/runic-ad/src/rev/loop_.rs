@@ -723,9 +723,8 @@ fn record_loop(
             s.clone()
         } else {
             // Only the residuals that are not results need storage of their own.
-            let (produced, arrays) = residual::produce(&mut sb, s)?;
-            let own = |a: &VName| s.pat.iter().any(|p| p.name == *a);
-            values.extend(arrays.into_iter().filter(|a| !own(a)));
+            let (produced, arrays) = residual::produce(&mut sb, s);
+            values.extend(arrays.into_iter().filter(|a| !s.binds(*a)));
             produced
         };
         sb.add(s);

@@ -25,7 +25,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     };
     if let Some(Saved::Residuals(res)) = rev.saved.get(&key) {
         // Residuals among the map's own results: it runs as written.
-        let own = res.iter().any(|r| s.pat.iter().any(|p| p.name == *r));
+        let own = res.iter().any(|r| s.binds(*r));
         let s = if own {
             s
         } else {
@@ -41,7 +41,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
         b.add(s);
         return Ok(());
     }
-    let (s, res) = residual::produce(b, &s)?;
+    let (s, res) = residual::produce(b, &s);
     b.add(s);
     rev.saved.insert(key, Saved::Residuals(res));
     Ok(())

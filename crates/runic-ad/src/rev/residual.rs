@@ -217,18 +217,22 @@ pub(crate) fn types(s: &Stm) -> Vec<Type> {
 /// `s` (an active map with residuals) as the forward sweep runs it: the map also returns
 /// those of its residuals that are not among its results, bound to fresh arrays. Returns
 /// the arrays holding every residual, in [`paths`] order (its own results or the new ones).
-pub(crate) fn produce(b: &mut Builder, s: &Stm) -> TResult<(Stm, Vec<VName>)> {
+pub(crate) fn produce(b: &mut Builder, s: &Stm) -> (Stm, Vec<VName>) {
     let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
-        return Ok((s.clone(), Vec::new()));
+        return (s.clone(), Vec::new());
     };
-    let extra: Vec<Param> = types(s).into_iter().map(|t| b.param("res", t)).collect();
-    let arrays = placement(s)
-        .into_iter()
-        .map(|e| match e {
+    let mut extra = Vec::new();
+    let mut arrays = Vec::new();
+    for (e, t) in exports(lam) {
+        arrays.push(match e {
             Export::Result(j) => s.pat[j].name,
-            Export::Extra(m) => extra[m].name,
-        })
-        .collect();
+            Export::Extra(_) => {
+                let p = b.param("res", t.array_of(w.clone()));
+                extra.push(p.clone());
+                p.name
+            }
+        });
+    }
     let stm = Stm {
         pat: [s.pat.clone(), extra].concat(),
         exp: Exp::Soac(Soac::Map {
@@ -238,7 +242,7 @@ pub(crate) fn produce(b: &mut Builder, s: &Stm) -> TResult<(Stm, Vec<VName>)> {
         }),
         src: s.src.clone(),
     };
-    Ok((stm, arrays))
+    (stm, arrays)
 }
 
 /// `lam` returning, after its results, those of its residuals that are not among them.
@@ -252,11 +256,7 @@ fn producing(b: &mut Builder, lam: &Lambda) -> Lambda {
         let values: Vec<VName> = if rests.iter().all(Vec::is_empty) {
             vec![body.stms[k].pat[0].name]
         } else {
-            let inner_stm = body.stms[k].clone();
-            let (inner, arrays) = match produce(b, &inner_stm) {
-                Ok(x) => x,
-                Err(_) => continue,
-            };
+            let (inner, arrays) = produce(b, &body.stms[k]);
             body.stms[k] = inner;
             arrays
         };
