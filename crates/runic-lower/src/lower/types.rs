@@ -12,6 +12,7 @@ impl<'a> Lower<'a> {
         Ok(match s {
             Size::Const(k) => Some(SubExp::i64(*k)),
             Size::Var(n) => self.lookup_size(n, env)?,
+            Size::Exp(e) if !self.size_operands_are_sizes(e, env) => None,
             Size::Exp(e) => {
                 let v = self.exp(e, env)?;
                 let (s, _) = self.prim_leaf(&v, e.span)?;
@@ -21,10 +22,30 @@ impl<'a> Lower<'a> {
         })
     }
 
+    /// Do the names a size expression's arithmetic reads still denote sizes (`i64` scalars)?
+    /// Types name sizes by their source names, so a later binding of the same name (an LSTM's
+    /// state `h` in a function with a size parameter `[h]`) hides the size; the size is
+    /// then read from the values instead. Arguments of applications (`length xs`) are
+    /// arrays and are not looked at.
+    fn size_operands_are_sizes(&self, e: &ast::Exp, env: &Env<'a>) -> bool {
+        use ast::ExpKind as K;
+        match &e.kind {
+            K::Var(q) if q.quals.is_empty() => match env.lookup(&q.name) {
+                Some(v) => is_size_value(v),
+                None => true,
+            },
+            K::BinOp { lhs, rhs, .. } => {
+                self.size_operands_are_sizes(lhs, env) && self.size_operands_are_sizes(rhs, env)
+            }
+            K::Negate(x) => self.size_operands_are_sizes(x, env),
+            _ => true,
+        }
+    }
+
     fn lookup_size(&mut self, n: &str, env: &Env<'a>) -> R<Option<SubExp>> {
         if let Some(v) = env.lookup(n) {
             return Ok(match v {
-                Val::Leaf(s, Type::Prim(_)) => Some(s.clone()),
+                Val::Leaf(s, _) if is_size_value(v) => Some(s.clone()),
                 _ => None,
             });
         }
@@ -316,6 +337,12 @@ impl<'a> Lower<'a> {
         text.push_str(&elem.to_string());
         self.shape_check(s, have, want, text, span)
     }
+}
+
+/// A value that can be a size: an `i64` scalar (a name of another type that a size
+/// mentions is a later binding hiding the size).
+fn is_size_value(v: &Val<'_>) -> bool {
+    matches!(v, Val::Leaf(_, Type::Prim(PrimType::I64)))
 }
 
 /// The environment key under which a type parameter's instance is recorded (a quote cannot
