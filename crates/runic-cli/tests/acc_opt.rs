@@ -124,6 +124,30 @@ fn maps_over_replicated_rows_read_the_row() {
     assert!(!mapped_over(&after), "{after}");
 }
 
+#[test]
+fn the_newton_step_computes_no_tangent_of_the_distances() {
+    // Forward mode over the gradient carries the tangents of the distances into the
+    // minimum's tangent, which nothing reads (the gradient reads the index of the
+    // minimum): DCE drops that component of the reduction, then what computed it.
+    let newton = |pass: &str| {
+        let ir = common::dev_ir(&["--print-ir-after", pass], "bench/apps/kmeans.fut");
+        ir[ir
+            .find("entry \"kmeans_newton\"")
+            .expect("the Newton entry")..]
+            .to_string()
+    };
+    let sums_over_d = |ir: &str| ir.matches("reduce_comm(d_74,").count();
+    let before = newton("ad");
+    assert!(before.contains("let {dred_"), "{before}");
+    assert!(
+        sums_over_d(&before) >= 2,
+        "distances and tangents:\n{before}"
+    );
+    let after = newton("final-dce");
+    assert_eq!(sums_over_d(&after), 1, "the distance only:\n{after}");
+    assert!(!after.contains("dred_"), "{after}");
+}
+
 /// `runic dev --backend ir --explain-exec FILE`.
 fn explain(file: &str) -> String {
     common::dev_ir(&["--explain-exec"], file)

@@ -1,7 +1,9 @@
 //! Dead-code elimination: statements whose results are unused and that cannot fail or
 //! have effects are removed (failing operations stay, so run-time errors are kept).
 
-use runic_ir::traverse::{add_uses, any_exp, uses, walk_lambda_mut, walk_stm_mut, VisitorMut};
+use runic_ir::traverse::{
+    add_uses, any_exp, free_vars, uses, walk_lambda_mut, walk_stm_mut, VisitorMut,
+};
 use runic_ir::*;
 use std::collections::HashSet;
 
@@ -119,6 +121,7 @@ impl VisitorMut for Dce {
                 continue;
             }
             drop_dead_map_results(&mut s, &live);
+            drop_dead_reduction_results(&mut s, &live, &self.sizes);
             walk_stm_mut(self, &mut s);
             add_uses(&s, &mut live);
             kept.push(s);
@@ -143,13 +146,107 @@ fn drop_dead_map_results(s: &mut Stm, live: &HashSet<VName>) {
     if keep.iter().all(|k| *k) || keep.len() != lam.body.result.len() {
         return;
     }
-    fn filter<T>(v: &mut Vec<T>, keep: &[bool]) {
-        let mut it = keep.iter();
-        v.retain(|_| *it.next().unwrap_or(&true));
-    }
     filter(&mut s.pat, &keep);
     filter(&mut lam.body.result, &keep);
     filter(&mut lam.ret, &keep);
+}
+
+/// A reduction's (or scan's) unused results are not computed when the operator's other
+/// results do not read them: the component goes from the neutral elements, the operator
+/// (both its parameters and its result), the fused `pre` lambda's results, and the inputs
+/// only it read. Forward mode over a `reduce min` carries the minimum's tangent that way,
+/// although a Newton step only reads the index of the minimum.
+fn drop_dead_reduction_results(s: &mut Stm, live: &HashSet<VName>, sizes: &HashSet<VName>) {
+    let in_types = uses(&s.pat);
+    let (Exp::Soac(Soac::Reduce {
+        arrs,
+        pre,
+        lam,
+        neutral,
+        ..
+    })
+    | Exp::Soac(Soac::Scan {
+        arrs,
+        pre,
+        lam,
+        neutral,
+        ..
+    })) = &mut s.exp
+    else {
+        return;
+    };
+    let n = neutral.len();
+    if s.pat.len() != n || lam.params.len() != 2 * n || lam.body.result.len() != n {
+        return;
+    }
+    let mut keep: Vec<bool> = s
+        .pat
+        .iter()
+        .map(|p| live.contains(&p.name) || in_types.contains(&p.name))
+        .collect();
+    // The operator's results that the kept ones read, to a fixed point.
+    loop {
+        let read = operator_reads(lam, &keep, sizes);
+        let grown: Vec<bool> = (0..n)
+            .map(|k| {
+                keep[k]
+                    || read.contains(&lam.params[k].name)
+                    || read.contains(&lam.params[n + k].name)
+            })
+            .collect();
+        if grown == keep {
+            break;
+        }
+        keep = grown;
+    }
+    if keep.iter().all(|k| *k) || !keep.contains(&true) {
+        return;
+    }
+    let mut params_keep = keep.clone();
+    params_keep.extend(keep.iter().copied());
+    filter(&mut s.pat, &keep);
+    filter(neutral, &keep);
+    filter(&mut lam.body.result, &keep);
+    filter(&mut lam.ret, &keep);
+    filter(&mut lam.params, &params_keep);
+    match pre {
+        None => filter(arrs, &keep),
+        Some(pre) => {
+            filter(&mut pre.body.result, &keep);
+            filter(&mut pre.ret, &keep);
+            dce_lambda(pre);
+            let read = free_vars(&pre.body);
+            let used: Vec<bool> = pre.params.iter().map(|p| read.contains(&p.name)).collect();
+            // At least one input stays: it gives the reduction its width.
+            if used.contains(&true) {
+                filter(&mut pre.params, &used);
+                filter(arrs, &used);
+            }
+        }
+    }
+}
+
+/// The variables that computing the results `keep` of a reduction operator reads (its
+/// statements that may fail are always kept, and read what they read).
+fn operator_reads(lam: &Lambda, keep: &[bool], sizes: &HashSet<VName>) -> HashSet<VName> {
+    let mut read = HashSet::new();
+    for (r, k) in lam.body.result.iter().zip(keep) {
+        if *k {
+            add_uses(r, &mut read);
+        }
+    }
+    for st in lam.body.stms.iter().rev() {
+        let needed = st.pat.iter().any(|p| read.contains(&p.name));
+        if needed || !removable_given(&st.exp, sizes) {
+            add_uses(&st.exp, &mut read);
+        }
+    }
+    read
+}
+
+fn filter<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut it = keep.iter();
+    v.retain(|_| *it.next().unwrap_or(&true));
 }
 
 /// `iota n` (`0 .. 1 ..< n`) or `replicate shape x` where every size is a constant ≥ 0 or

@@ -308,6 +308,54 @@ fn dce_drops_dead_map_results_inside_a_loop_body() {
 }
 
 #[test]
+fn dce_drops_the_unused_components_of_a_reduction_and_what_only_they_read() {
+    let p = lower(
+        "entry main (xs: []f64) =
+           let (m, _s) = reduce (\\(a, b) (c, d) -> (f64.min a c, b + d)) (f64.inf, 0)
+                                (zip xs (map f64.sin xs))
+           in m",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(
+        t.contains("Min(") && !t.contains("Sin(") && !t.contains("Add("),
+        "{t}"
+    );
+}
+
+#[test]
+fn dce_keeps_reduction_components_that_the_kept_ones_read() {
+    // The index of the minimum reads the values: both stay.
+    let p = lower(
+        "entry main [n] (xs: [n]f64) =
+           let (_v, i) = reduce (\\(a, i) (b, j) -> if a <= b then (a, i) else (b, j))
+                                (f64.inf, -1) (zip (map f64.sin xs) (iota n))
+           in i",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(t.contains("Sin(") && t.contains("Le("), "{t}");
+}
+
+#[test]
+fn dce_drops_the_unused_components_of_a_scan_and_of_its_fused_producer() {
+    let p = lower(
+        "entry main (xs: []f64) =
+           let (ps, _qs) = unzip (scan (\\(a, b) (c, d) -> (a + c, b * d)) (0, 1)
+                                       (map (\\x -> (x * 2, f64.cos x)) xs))
+           in ps",
+    );
+    let q = runic_opt::dce(runic_opt::fuse(p));
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    // `x * 2` stays, `b * d` and the cosine go.
+    assert!(t.contains("scan(") && !t.contains("Cos("), "{t}");
+    assert_eq!(t.matches("Mul(").count(), 1, "{t}");
+}
+
+#[test]
 fn copies_are_elided_only_where_the_original_is_owned_and_dead() {
     let p = lower(
         "entry owned (xs: *[]i32) = xs with [0] = 1
