@@ -144,6 +144,7 @@ fn the_newton_step_computes_no_tangent_of_the_distances() {
         "distances and tangents:\n{before}"
     );
     let after = newton("final-dce");
+    insta::assert_snapshot!(after);
     assert_eq!(sums_over_d(&after), 1, "the distance only:\n{after}");
     assert!(!after.contains("dred_"), "{after}");
 }
