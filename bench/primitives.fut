@@ -73,3 +73,13 @@ entry kmeans_both (ps: [][]f32) (cs: [][]f32) =
 -- random input { [10000][1000]f32 }
 
 entry scale_rows (m: [][]f32) = map (\r -> map (\x -> x * 2 + 1) r) m
+
+-- A map over few indices whose elements each run a long loop (or build a row of sums): the
+-- elements' own work decides the chunks, so it runs on all cores although it has only 1 000
+-- elements (it ran on one core before session 9).
+-- ==
+-- entry: loop_per_index
+-- input { 1000i64 }
+
+entry loop_per_index (n: i64) : []f64 =
+  map (\i -> loop acc = f64.i64 i for j < 20000 do acc * 0.999 + f64.i64 j * 1e-6) (iota n)

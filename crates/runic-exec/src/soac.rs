@@ -48,15 +48,23 @@ fn chunks(w: usize, par: bool) -> Vec<(usize, usize)> {
     (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
 }
 
-/// Chunk boundaries of `0..w` for native kernels whose elements may be rows: the minimum
-/// chunk counts scalars, not elements (a map over 1 024 rows of 192 is as much work as one
-/// over 196 608 scalars, and must not run on one core).
-fn chunks_of_rows(w: usize, par: bool, arrs: &[Arc<Array>]) -> Vec<(usize, usize)> {
+/// Chunk boundaries of `0..w` for native kernels whose elements may be rows or do work of
+/// their own: the minimum chunk counts scalars, not elements (a map over 1 024 rows of 192
+/// is as much work as one over 196 608 scalars, and so is a map over `iota 1024` whose
+/// elements are rows of 192 sums; neither must run on one core). `per_element` is
+/// [`Ctx::element_work`].
+fn chunks_of_rows(
+    w: usize,
+    par: bool,
+    arrs: &[Arc<Array>],
+    per_element: usize,
+) -> Vec<(usize, usize)> {
     let row = arrs
         .iter()
         .map(|a| a.shape.iter().skip(1).product::<usize>())
         .max()
         .unwrap_or(1)
+        .max(per_element)
         .max(1);
     let threads = rayon::current_num_threads().max(1);
     let work = w.saturating_mul(row);
@@ -307,6 +315,73 @@ impl Ctx<'_> {
         }
     }
 
+    /// A rough count of the scalars one application of `lam` touches: the size of its
+    /// largest result and the widths of the SOACs and loops its body runs (nested ones
+    /// multiplied), with sizes read from the frame where they are known (1 where not).
+    /// Only a guide for splitting a SOAC over few elements.
+    fn element_work(&self, f: &Frame, lam: &Lambda) -> usize {
+        let results = lam
+            .ret
+            .iter()
+            .map(|t| match t {
+                Type::Array { shape, .. } => shape
+                    .iter()
+                    .fold(1usize, |n, d| n.saturating_mul(self.size_guess(f, d))),
+                _ => 1,
+            })
+            .max()
+            .unwrap_or(1);
+        results.max(self.body_work(f, &lam.body)).max(1)
+    }
+
+    /// The scalars the SOACs and loops of a body touch (scalar statements count nothing:
+    /// a lambda of scalars is one element's worth, as the chunk sizes assume).
+    fn body_work(&self, f: &Frame, b: &Body) -> usize {
+        let inner = |l: &Lambda| self.body_work(f, &l.body).max(1);
+        b.stms.iter().fold(0usize, |total, s| {
+            let w = match &s.exp {
+                Exp::Soac(soac) => {
+                    let (w, lams): (&SubExp, Vec<&Lambda>) = match soac {
+                        Soac::Map { w, lam, .. } | Soac::Hist { w, lam, .. } => (w, vec![lam]),
+                        Soac::Reduce { w, pre, lam, .. } | Soac::Scan { w, pre, lam, .. } => {
+                            (w, pre.iter().chain([lam]).collect())
+                        }
+                        Soac::Scatter { w, .. } => (w, vec![]),
+                    };
+                    let each = lams.into_iter().map(inner).max().unwrap_or(1);
+                    self.size_guess(f, w).saturating_mul(each)
+                }
+                Exp::Loop {
+                    form: LoopForm::For { bound, .. },
+                    body,
+                    ..
+                } => self
+                    .size_guess(f, bound)
+                    .saturating_mul(self.body_work(f, body).max(1)),
+                Exp::Loop { body, .. } => self.body_work(f, body).max(1),
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => self
+                    .body_work(f, then_body)
+                    .max(self.body_work(f, else_body)),
+                Exp::WithAcc { lam, .. } => self.body_work(f, &lam.body),
+                _ => 0,
+            };
+            total.saturating_add(w)
+        })
+    }
+
+    /// A size's value if the frame holds it, else 1.
+    fn size_guess(&self, f: &Frame, s: &SubExp) -> usize {
+        self.i64(f, s)
+            .ok()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(1)
+            .max(1)
+    }
+
     pub fn soac(&self, f: &mut Frame, s: &Soac, par: bool) -> R<Vec<Val>> {
         self.check_interrupt()?;
         match s {
@@ -320,7 +395,7 @@ impl Ctx<'_> {
                 let arrs = self.arrays(f, arrs, w)?;
                 if par {
                     if let Route::Map(k) = self.route(f, s) {
-                        let cs = chunks_of_rows(w, par, &arrs);
+                        let cs = chunks_of_rows(w, par, &arrs, self.element_work(f, lam));
                         if let Some(out) = self.map_native(f, w, lam, &k, &arrs, &cs)? {
                             return Ok(out);
                         }
@@ -342,7 +417,11 @@ impl Ctx<'_> {
                     .iter()
                     .map(|s| self.sub(f, s))
                     .collect::<R<Vec<_>>>()?;
-                let cs = chunks_of_rows(w, par, &arrs);
+                let per_element = match (par, pre) {
+                    (true, Some(pre)) => self.element_work(f, pre),
+                    _ => 1,
+                };
+                let cs = chunks_of_rows(w, par, &arrs, per_element);
                 // A plain `reduce op` over one vector already folds natively in place
                 // (`fold_col`); native kernels are for the others.
                 let native = match par.then(|| self.route(f, s)) {
@@ -385,7 +464,8 @@ impl Ctx<'_> {
                 if par {
                     if let Route::Scan(fk, sk) = self.route(f, s) {
                         let ks = (fk.as_ref(), sk.as_ref());
-                        let cs = chunks_of_rows(w, par, &arrs);
+                        let per_element = pre.as_ref().map_or(1, |l| self.element_work(f, l));
+                        let cs = chunks_of_rows(w, par, &arrs, per_element);
                         if let Some(out) = self.scan_native(f, w, lam, ks, &arrs, &ne, &cs)? {
                             return Ok(out);
                         }
@@ -843,5 +923,30 @@ impl Ctx<'_> {
             results.push(arr(shape, buf));
         }
         Ok(results)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A map over 1 024 indices whose elements are rows of 192 sums is split across the
+    /// workers like a map over 1 024 rows of 192; one of scalars stays whole.
+    #[test]
+    fn elements_that_do_work_are_split_across_workers() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let iota = Arc::new(Array::from_i64(vec![1024], (0..1024).collect()).unwrap());
+        let rows = Arc::new(Array::from_f32(vec![1024, 192], vec![0.0; 1024 * 192]).unwrap());
+        pool.install(|| {
+            let iota = std::slice::from_ref(&iota);
+            assert_eq!(chunks_of_rows(1024, true, iota, 1).len(), 1);
+            assert!(chunks_of_rows(1024, true, iota, 192).len() > 1);
+            assert!(chunks_of_rows(1024, true, std::slice::from_ref(&rows), 1).len() > 1);
+            // Not when the caller runs sequentially.
+            assert_eq!(chunks_of_rows(1024, false, iota, 192).len(), 1);
+        });
     }
 }
