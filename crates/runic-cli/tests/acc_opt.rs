@@ -149,6 +149,23 @@ fn the_newton_step_computes_no_tangent_of_the_distances() {
     assert!(!after.contains("dred_"), "{after}");
 }
 
+#[test]
+fn the_lstm_tape_keeps_only_what_the_return_sweep_reads() {
+    // The loop's tape stored the gates' pre-activations (`[4][B][H]` per step) for the
+    // return sweep, which reads the gates' residuals instead: DCE drops that tape, the
+    // loss's and the per-row errors' with it, once the kept last chunk is not sliced.
+    let ir = common::dev_ir(&["--print-ir-after", "final-dce"], "bench/apps/lstm.fut");
+    let grad = &ir[ir.find("entry \"lstm_grad\"").expect("the gradient")..];
+    let stores: Vec<&str> = grad.lines().filter(|l| l.contains(" with [j_")).collect();
+    // Rows `[B][H]` or `[B][O]` of a tape of chunk rows: three brackets in the type.
+    let rank = |l: &str| l.split(" = ").next().unwrap_or("").matches('[').count();
+    assert!(!stores.is_empty(), "{grad}");
+    assert!(stores.iter().all(|l| rank(l) == 3), "{stores:#?}");
+    // Forward: h, c, five residuals and the readout's predictions; the same again where a
+    // chunk other than the last is run again.
+    assert_eq!(stores.len(), 16, "{stores:#?}");
+}
+
 /// `runic dev --backend ir --explain-exec FILE`.
 fn explain(file: &str) -> String {
     common::dev_ir(&["--explain-exec"], file)

@@ -5,12 +5,13 @@ use runic_ir::traverse::{
     add_uses, any_exp, free_vars, uses, walk_lambda_mut, walk_stm_mut, VisitorMut,
 };
 use runic_ir::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub fn dce(mut prog: Prog) -> Prog {
     for f in &mut prog.funs {
         let mut d = Dce {
             sizes: known_sizes(f),
+            bounds: Bounds::of(f),
             ..Dce::default()
         };
         f.ret.iter().for_each(|t| add_uses(t, &mut d.live));
@@ -95,7 +96,8 @@ fn regular_rows(l: &Lambda) -> bool {
 
 /// Removes dead statements from every body at every depth. Each body is cleaned from its
 /// last statement up; the bodies nested in a statement are cleaned once the statement is
-/// known to stay (and after its dead map results are dropped), each from its own live set.
+/// known to stay (and after its dead map, reduction, loop and branch results are dropped),
+/// each from its own live set.
 #[derive(Default)]
 struct Dce {
     /// Variables known to hold sizes of existing arrays (so `iota` of them cannot fail).
@@ -103,6 +105,265 @@ struct Dce {
     /// What is live at the end of the next body visited: its function's or lambda's result
     /// types (taken by [`VisitorMut::body`], so that bodies nested in it start empty).
     live: HashSet<VName>,
+    /// What proves a row read or write in bounds.
+    bounds: Bounds,
+}
+
+/// Row reads and writes that cannot fail: `a[i]` and `a with [i] = v` where `i` counts a
+/// `for` loop around them whose bound is at most `a`'s outer size (the same size, or a
+/// `min` of it), and `v` has the type of `a`'s rows. Reverse mode writes its tapes that way
+/// (row `j` of a tape of `chunk` rows, `j < min(chunk, rest)`), so a tape the return sweep
+/// does not read goes with the loop results that carried it.
+#[derive(Default)]
+struct Bounds {
+    /// The counters of the `for` loops around the body being cleaned, with their bounds.
+    counters: HashMap<VName, SubExp>,
+    /// The function's `v = min(a, b)` statements.
+    mins: HashMap<VName, (SubExp, SubExp)>,
+    /// The function's variables' types.
+    types: HashMap<VName, Type>,
+}
+
+impl Bounds {
+    fn of(f: &FunDef) -> Bounds {
+        use runic_ir::traverse::{binder_types, walk_stm, Visitor};
+        struct Mins(HashMap<VName, (SubExp, SubExp)>);
+        impl Visitor for Mins {
+            fn stm(&mut self, s: &Stm) {
+                if let (Exp::Basic(BasicOp::BinOp(BinOp::Min, a, b)), [p]) = (&s.exp, &s.pat[..]) {
+                    self.0.insert(p.name, (a.clone(), b.clone()));
+                }
+                walk_stm(self, s)
+            }
+        }
+        let mut mins = Mins(HashMap::new());
+        mins.body(&f.body);
+        let mut types = HashMap::new();
+        binder_types(f.params.as_slice(), &mut types);
+        binder_types(&f.body, &mut types);
+        Bounds {
+            counters: HashMap::new(),
+            mins: mins.0,
+            types,
+        }
+    }
+
+    /// `n ≤ d`: the same size, or a `min` with an operand at most `d`.
+    fn at_most(&self, n: &SubExp, d: &SubExp) -> bool {
+        n == d
+            || matches!(n, SubExp::Var(v) if self.mins.get(v).is_some_and(|(a, b)| {
+                self.at_most(a, d) || self.at_most(b, d)
+            }))
+    }
+
+    /// `arr[i]` is in bounds: `i` counts an enclosing loop of at most `arr`'s rows.
+    fn row_in_bounds(&self, arr: VName, idx: &[DimIndex]) -> bool {
+        let [DimIndex::Fix(SubExp::Var(i))] = idx else {
+            return false;
+        };
+        let (Some(n), Some(Type::Array { shape, .. })) =
+            (self.counters.get(i), self.types.get(&arr))
+        else {
+            return false;
+        };
+        shape.first().is_some_and(|d| self.at_most(n, d))
+    }
+
+    /// A row read or write that cannot fail.
+    fn safe_access(&self, e: &Exp) -> bool {
+        match e {
+            Exp::Basic(BasicOp::Index(arr, idx)) => self.row_in_bounds(*arr, idx),
+            Exp::Basic(BasicOp::Update(arr, idx, v)) => {
+                let Some(Type::Array { elem, shape }) = self.types.get(arr) else {
+                    return false;
+                };
+                let row = match &shape[1..] {
+                    [] => Type::Prim(*elem),
+                    rest => Type::Array {
+                        elem: *elem,
+                        shape: rest.to_vec(),
+                    },
+                };
+                let given = match v {
+                    SubExp::Const(c) => Some(Type::Prim(c.ty())),
+                    SubExp::Var(x) => self.types.get(x).cloned(),
+                };
+                given == Some(row) && self.row_in_bounds(*arr, idx)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Dce {
+    /// [`removable_given`], row accesses [`Bounds`] proves included.
+    fn removable_here(&self, e: &Exp) -> bool {
+        !any_exp(e, |x| {
+            !(removable_itself(x, &self.sizes) || self.bounds.safe_access(x))
+        })
+    }
+
+    /// What statement `s` reads when only its results `needed` are used: a loop or branch
+    /// what computes those and what it cannot drop; anything else all its operands when it
+    /// stays, nothing when it goes.
+    fn stm_reads(&mut self, s: &Stm, needed: &[bool]) -> HashSet<VName> {
+        let mut read = HashSet::new();
+        match &s.exp {
+            Exp::Loop { params, form, body } => {
+                let keep = self.loop_keep(&s.pat, params, form, body, needed);
+                for ((p, init), k) in params.iter().zip(&keep) {
+                    if *k {
+                        add_uses(init, &mut read);
+                        add_uses(&p.ty, &mut read);
+                    }
+                }
+                if let LoopForm::For { i, bound } = form {
+                    add_uses(bound, &mut read);
+                    self.bounds.counters.insert(*i, bound.clone());
+                    read.extend(self.body_reads(body, &keep));
+                    self.bounds.counters.remove(i);
+                } else {
+                    read.extend(self.body_reads(body, &keep));
+                }
+            }
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+                ..
+            } => {
+                add_uses(cond, &mut read);
+                read.extend(self.body_reads(then_body, needed));
+                read.extend(self.body_reads(else_body, needed));
+            }
+            e => {
+                if needed.contains(&true) || !self.removable_here(e) {
+                    add_uses(s, &mut read);
+                }
+            }
+        }
+        for (p, n) in s.pat.iter().zip(needed) {
+            if *n {
+                add_uses(&p.ty, &mut read);
+            }
+        }
+        read
+    }
+
+    /// What a body reads to compute its results `needed` and the statements it cannot drop.
+    fn body_reads(&mut self, b: &Body, needed: &[bool]) -> HashSet<VName> {
+        let mut read = HashSet::new();
+        for (r, n) in b.result.iter().zip(needed) {
+            if *n {
+                add_uses(r, &mut read);
+            }
+        }
+        for s in b.stms.iter().rev() {
+            let need: Vec<bool> = s.pat.iter().map(|p| read.contains(&p.name)).collect();
+            let r = self.stm_reads(s, &need);
+            read.extend(r);
+        }
+        read
+    }
+
+    /// The loop results to keep when `needed` are used: those, the `while` condition, and
+    /// every result whose parameter the kept ones (or what cannot be dropped) read, to a
+    /// fixed point.
+    fn loop_keep(
+        &mut self,
+        pat: &[Param],
+        params: &[(Param, SubExp)],
+        form: &LoopForm,
+        body: &Body,
+        needed: &[bool],
+    ) -> Vec<bool> {
+        let n = params.len();
+        if pat.len() != n || body.result.len() != n || needed.len() != n {
+            return vec![true; n];
+        }
+        let in_types = uses(pat);
+        let cond = match form {
+            LoopForm::While { cond } => Some(*cond),
+            LoopForm::For { .. } => None,
+        };
+        let mut keep: Vec<bool> = (0..n)
+            .map(|k| needed[k] || in_types.contains(&pat[k].name) || cond == Some(params[k].0.name))
+            .collect();
+        let counter = match form {
+            LoopForm::For { i, bound } => Some((*i, bound.clone())),
+            LoopForm::While { .. } => None,
+        };
+        if let Some((i, bound)) = &counter {
+            self.bounds.counters.insert(*i, bound.clone());
+        }
+        loop {
+            let mut read = self.body_reads(body, &keep);
+            for ((p, _), k) in params.iter().zip(&keep) {
+                if *k {
+                    add_uses(&p.ty, &mut read);
+                }
+            }
+            let grown: Vec<bool> = (0..n)
+                .map(|k| keep[k] || read.contains(&params[k].0.name))
+                .collect();
+            if grown == keep {
+                break;
+            }
+            keep = grown;
+        }
+        if let Some((i, _)) = &counter {
+            self.bounds.counters.remove(i);
+        }
+        keep
+    }
+
+    /// A loop's unused results whose parameters only their own next values read (a tape
+    /// the return sweep does not read) are not carried.
+    fn drop_dead_loop_results(&mut self, s: &mut Stm, live: &HashSet<VName>) {
+        let Stm { pat, exp, .. } = s;
+        let Exp::Loop { params, form, body } = exp else {
+            return;
+        };
+        let needed: Vec<bool> = pat.iter().map(|p| live.contains(&p.name)).collect();
+        let keep = self.loop_keep(pat, params, form, body, &needed);
+        if keep.iter().all(|k| *k) || !keep.contains(&true) {
+            return;
+        }
+        filter(pat, &keep);
+        filter(params, &keep);
+        filter(&mut body.result, &keep);
+    }
+}
+
+/// A branch's unused results are not returned (what computed only them dies in turn).
+fn drop_dead_branch_results(s: &mut Stm, live: &HashSet<VName>) {
+    let in_types = uses(&s.pat);
+    let Exp::If {
+        then_body,
+        else_body,
+        ret,
+        ..
+    } = &mut s.exp
+    else {
+        return;
+    };
+    let keep: Vec<bool> = s
+        .pat
+        .iter()
+        .map(|p| live.contains(&p.name) || in_types.contains(&p.name))
+        .collect();
+    let n = keep.len();
+    if keep.iter().all(|k| *k)
+        || ret.len() != n
+        || then_body.result.len() != n
+        || else_body.result.len() != n
+    {
+        return;
+    }
+    filter(&mut s.pat, &keep);
+    filter(ret, &keep);
+    filter(&mut then_body.result, &keep);
+    filter(&mut else_body.result, &keep);
 }
 
 impl VisitorMut for Dce {
@@ -117,12 +378,28 @@ impl VisitorMut for Dce {
         let mut kept = Vec::new();
         for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
             let used = s.pat.iter().any(|p| live.contains(&p.name));
-            if !used && removable_given(&s.exp, &self.sizes) {
+            if !used && self.removable_here(&s.exp) {
                 continue;
             }
             drop_dead_map_results(&mut s, &live);
             drop_dead_reduction_results(&mut s, &live, &self.sizes);
+            self.drop_dead_loop_results(&mut s, &live);
+            drop_dead_branch_results(&mut s, &live);
+            // The loop's body is cleaned knowing its counter's bound.
+            let counter = match &s.exp {
+                Exp::Loop {
+                    form: LoopForm::For { i, bound },
+                    ..
+                } => Some((*i, bound.clone())),
+                _ => None,
+            };
+            if let Some((i, bound)) = &counter {
+                self.bounds.counters.insert(*i, bound.clone());
+            }
             walk_stm_mut(self, &mut s);
+            if let Some((i, _)) = &counter {
+                self.bounds.counters.remove(i);
+            }
             add_uses(&s, &mut live);
             kept.push(s);
         }

@@ -356,6 +356,57 @@ fn dce_drops_the_unused_components_of_a_scan_and_of_its_fused_producer() {
 }
 
 #[test]
+fn dce_drops_loop_results_only_their_own_next_values_read() {
+    let p = lower(
+        "entry main (x: f64) (n: i64) =
+           let (a, _b, _c) = loop (a, b, c) = (x, x, x) for _i < n do (a + c, f64.sin b, c * 2)
+           in a",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    // `c` feeds `a`: it stays; `b` goes with its sine.
+    assert!(t.contains("Mul(") && !t.contains("Sin("), "{t}");
+}
+
+#[test]
+fn dce_drops_a_tape_written_in_bounds_but_keeps_a_write_that_can_fail() {
+    let tape = |bound: &str| {
+        lower(&format!(
+            "entry main [n] (xs: [n]f64) =
+               let (s, _t) = loop (s, t) = (0, replicate n 0) for i < {bound} do
+                               (s + xs[i % n], t with [i] = s)
+               in s"
+        ))
+    };
+    // Row i < n of a tape of n rows: the tape goes.
+    let q = runic_opt::dce(tape("n"));
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(!t.contains(" with [") && !t.contains("replicate("), "{t}");
+    // Row i < n + 1 may be out of bounds: the write stays, and so does its error.
+    let q = runic_opt::dce(tape("n + 1"));
+    runic_ir::verify(&q).unwrap();
+    assert!(q.to_string().contains(" with ["), "{q}");
+}
+
+#[test]
+fn dce_drops_the_unused_results_of_a_branch() {
+    let p = lower(
+        "entry main (x: f64) (c: bool) =
+           let (a, _b) = if c then (x + 1, f64.sin x) else (x, f64.cos x)
+           in a",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(
+        t.contains("Add(") && !t.contains("Sin(") && !t.contains("Cos("),
+        "{t}"
+    );
+}
+
+#[test]
 fn copies_are_elided_only_where_the_original_is_owned_and_dead() {
     let p = lower(
         "entry owned (xs: *[]i32) = xs with [0] = 1

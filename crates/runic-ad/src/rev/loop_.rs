@@ -49,7 +49,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
                 }
                 None => {
                     let (tapes, values) =
-                        tape_loop(b, params, counter, bound, &n, body, s.pat.clone())?;
+                        tape_loop(b, params, counter, bound, &n, &n, body, s.pat.clone())?;
                     stored = values;
                     tapes
                 }
@@ -96,7 +96,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
                 .into_iter()
                 .zip(params.iter().map(|(_, init)| init.clone()))
                 .collect();
-            let (tapes, values) = tape_loop(b, &inits, None, &n, &n, &copy.body, unused)?;
+            let (tapes, values) = tape_loop(b, &inits, None, &n, &n, &n, &copy.body, unused)?;
             stored = values;
             (tapes, n)
         }
@@ -145,17 +145,20 @@ enum Record {
 /// Emit `loop params for i < bound do body` (with the counter `i` of the given type when
 /// given, a fresh `i64` counter otherwise; `n` is the bound as an `i64`) that also records
 /// each iteration's parameters in tapes, and the results of the body's [`stored_stms`];
-/// binds the loop's results to `pat` and returns the tapes of both. A parameter whose
+/// binds the loop's results to `pat` and returns the tapes of both. Tapes of rows have
+/// `rows ≥ n` rows (a chunk's capacity: the kept last chunk's tapes have that many). A parameter whose
 /// shape changes across iterations (its type names other loop parameters) goes to a flat
 /// tape: the loop runs first recording only the sizes of such values, which give the
 /// offsets, then a renamed copy fills the tapes. Memory: the values of every iteration;
 /// work: twice the loop's when shapes change, once otherwise.
+#[allow(clippy::too_many_arguments)]
 fn tape_loop(
     b: &mut Builder,
     params: &[(Param, SubExp)],
     counter: Option<(VName, Type)>,
     bound: &SubExp,
     n: &SubExp,
+    capacity: &SubExp,
     body: &Body,
     pat: Vec<Param>,
 ) -> R<(Vec<Tape>, Vec<VName>)> {
@@ -166,8 +169,8 @@ fn tape_loop(
     if !varying.contains(&true) {
         let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
         let stored = kept_stms(params, body);
-        let mut stores = alloc_stores(b, params, n, &rows)?;
-        stores.extend(alloc_stored(b, body, &stored, n)?);
+        let mut stores = alloc_stores(b, params, capacity, &rows)?;
+        stores.extend(alloc_stored(b, body, &stored, capacity)?);
         let mut tapes = record_loop(b, params, counter, bound, body, pat, &rows, &stored, stores)?;
         let values = tapes.split_off(params.len());
         return Ok((tapes.into_iter().map(Tape::Rows).collect(), values));
@@ -530,32 +533,41 @@ fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) ->
         ));
     };
     let n = to_i64(b, bound.clone())?;
+    // The kept buffers have a chunk's rows, at least `n`: both branches give tapes of
+    // that many rows (the first `n` filled), so that the kept ones need no slice, and a
+    // tape the return sweep does not read is not written at all (DCE proves its writes,
+    // at rows `j < n`, in bounds).
+    let chunk = match last.bufs.first() {
+        Some(buf) => match b.type_of(&SubExp::Var(*buf))? {
+            Type::Array { shape, .. } => shape.first().cloned().unwrap_or(n.clone()),
+            _ => n.clone(),
+        },
+        None => n.clone(),
+    };
     let mut tape_types = Vec::new();
     for (p, _) in params {
-        tape_types.push(checkpoint::loop_outside(params, &p.ty).array_of(n.clone()));
+        tape_types.push(checkpoint::loop_outside(params, &p.ty).array_of(chunk.clone()));
     }
     for kept in kept_stms(params, body) {
         for t in kept.types(body) {
-            tape_types.push(t.array_of(n.clone()));
+            tape_types.push(t.array_of(chunk.clone()));
         }
     }
     if last.bufs.len() != tape_types.len() {
         return Err(AdError::internal("a kept chunk of another loop"));
     }
-    let src = b.src.clone();
-    let mut tb = Builder::new(b.names);
-    tb.src = src.clone();
-    let mut kept = last.results.clone();
     for (buf, ty) in last.bufs.iter().zip(&tape_types) {
-        let rows = DimIndex::Slice {
-            start: Some(SubExp::i64(0)),
-            end: Some(n.clone()),
-            stride: None,
-        };
-        let exp = Exp::Basic(BasicOp::Index(*buf, vec![rows]));
-        kept.push(SubExp::Var(tb.bind1("tape", exp, ty.clone())));
+        if b.type_of(&SubExp::Var(*buf))? != *ty {
+            return Err(AdError::internal("a kept chunk of another shape"));
+        }
     }
-    let then_body = tb.finish(kept);
+    let src = b.src.clone();
+    let mut kept = last.results.clone();
+    kept.extend(last.bufs.iter().map(|buf| SubExp::Var(*buf)));
+    let then_body = Body {
+        stms: Vec::new(),
+        result: kept,
+    };
     let mut eb = Builder::new(b.names);
     eb.src = src;
     let results: Vec<Param> = s
@@ -564,7 +576,16 @@ fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) ->
         .map(|p| eb.param("inner", p.ty.clone()))
         .collect();
     let counter = Some((*i, eb.type_of(bound)?));
-    let (tapes, values) = tape_loop(&mut eb, params, counter, bound, &n, body, results.clone())?;
+    let (tapes, values) = tape_loop(
+        &mut eb,
+        params,
+        counter,
+        bound,
+        &n,
+        &chunk,
+        body,
+        results.clone(),
+    )?;
     let mut out: Vec<SubExp> = results.iter().map(|p| SubExp::Var(p.name)).collect();
     for t in &tapes {
         match t {
