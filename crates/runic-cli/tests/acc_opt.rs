@@ -97,16 +97,18 @@ fn broadcast_adjoints_are_free_scalars_of_elementwise_maps() {
 /// k-means' Newton step differentiates along `replicate k (replicate d 1)`: the map over
 /// the centres reads the row of ones itself rather than rows of the replicated matrix, and
 /// its inner elementwise map the scalar `1`.
+/// The k-means Newton step's IR after `pass` (it is the last entry of the file).
+fn kmeans_newton_after(pass: &str) -> String {
+    let ir = common::dev_ir(&["--print-ir-after", pass], "bench/apps/kmeans.fut");
+    ir[ir
+        .find("entry \"kmeans_newton\"")
+        .expect("the Newton entry")..]
+        .to_string()
+}
+
 #[test]
 fn maps_over_replicated_rows_read_the_row() {
-    let newton = |pass: &str| {
-        let ir = common::dev_ir(&["--print-ir-after", pass], "bench/apps/kmeans.fut");
-        ir[ir
-            .find("entry \"kmeans_newton\"")
-            .expect("the Newton entry")..]
-            .to_string()
-    };
-    let before = newton("fuse-after-split");
+    let before = kmeans_newton_after("fuse-after-split");
     let rows = before
         .lines()
         .find(|l| l.contains("= replicate([") && l.contains("], rep_"))
@@ -120,7 +122,7 @@ fn maps_over_replicated_rows_read_the_row() {
             .any(|l| l.trim_start().starts_with("}, ") && l.contains(&rows))
     };
     assert!(mapped_over(&before), "{before}");
-    let after = newton("final-dce");
+    let after = kmeans_newton_after("final-dce");
     assert!(!mapped_over(&after), "{after}");
 }
 
@@ -129,21 +131,14 @@ fn the_newton_step_computes_no_tangent_of_the_distances() {
     // Forward mode over the gradient carries the tangents of the distances into the
     // minimum's tangent, which nothing reads (the gradient reads the index of the
     // minimum): DCE drops that component of the reduction, then what computed it.
-    let newton = |pass: &str| {
-        let ir = common::dev_ir(&["--print-ir-after", pass], "bench/apps/kmeans.fut");
-        ir[ir
-            .find("entry \"kmeans_newton\"")
-            .expect("the Newton entry")..]
-            .to_string()
-    };
     let sums_over_d = |ir: &str| ir.matches("reduce_comm(d_74,").count();
-    let before = newton("ad");
+    let before = kmeans_newton_after("ad");
     assert!(before.contains("let {dred_"), "{before}");
     assert!(
         sums_over_d(&before) >= 2,
         "distances and tangents:\n{before}"
     );
-    let after = newton("final-dce");
+    let after = kmeans_newton_after("final-dce");
     insta::assert_snapshot!(after);
     assert_eq!(sums_over_d(&after), 1, "the distance only:\n{after}");
     assert!(!after.contains("dred_"), "{after}");

@@ -10,6 +10,13 @@ fn lower(text: &str) -> runic_ir::Prog {
     runic_lower::lower_with_sources(&checked, Some(&sources)).expect("lowers")
 }
 
+/// `text` lowered and cleaned by DCE (which must leave a valid program), printed.
+fn after_dce(text: &str) -> String {
+    let q = runic_opt::dce(lower(text));
+    runic_ir::verify(&q).unwrap();
+    q.to_string()
+}
+
 fn stms(p: &runic_ir::Prog) -> usize {
     p.to_string().matches("let {").count()
 }
@@ -309,15 +316,12 @@ fn dce_drops_dead_map_results_inside_a_loop_body() {
 
 #[test]
 fn dce_drops_the_unused_components_of_a_reduction_and_what_only_they_read() {
-    let p = lower(
+    let t = after_dce(
         "entry main (xs: []f64) =
            let (m, _s) = reduce (\\(a, b) (c, d) -> (f64.min a c, b + d)) (f64.inf, 0)
                                 (zip xs (map f64.sin xs))
            in m",
     );
-    let q = runic_opt::dce(p);
-    runic_ir::verify(&q).unwrap();
-    let t = q.to_string();
     assert!(
         t.contains("Min(") && !t.contains("Sin(") && !t.contains("Add("),
         "{t}"
@@ -327,15 +331,12 @@ fn dce_drops_the_unused_components_of_a_reduction_and_what_only_they_read() {
 #[test]
 fn dce_keeps_reduction_components_that_the_kept_ones_read() {
     // The index of the minimum reads the values: both stay.
-    let p = lower(
+    let t = after_dce(
         "entry main [n] (xs: [n]f64) =
            let (_v, i) = reduce (\\(a, i) (b, j) -> if a <= b then (a, i) else (b, j))
                                 (f64.inf, -1) (zip (map f64.sin xs) (iota n))
            in i",
     );
-    let q = runic_opt::dce(p);
-    runic_ir::verify(&q).unwrap();
-    let t = q.to_string();
     assert!(t.contains("Sin(") && t.contains("Le("), "{t}");
 }
 
@@ -357,14 +358,11 @@ fn dce_drops_the_unused_components_of_a_scan_and_of_its_fused_producer() {
 
 #[test]
 fn dce_drops_loop_results_only_their_own_next_values_read() {
-    let p = lower(
+    let t = after_dce(
         "entry main (x: f64) (n: i64) =
            let (a, _b, _c) = loop (a, b, c) = (x, x, x) for _i < n do (a + c, f64.sin b, c * 2)
            in a",
     );
-    let q = runic_opt::dce(p);
-    runic_ir::verify(&q).unwrap();
-    let t = q.to_string();
     // `c` feeds `a`: it stays; `b` goes with its sine.
     assert!(t.contains("Mul(") && !t.contains("Sin("), "{t}");
 }
@@ -392,14 +390,11 @@ fn dce_drops_a_tape_written_in_bounds_but_keeps_a_write_that_can_fail() {
 
 #[test]
 fn dce_drops_the_unused_results_of_a_branch() {
-    let p = lower(
+    let t = after_dce(
         "entry main (x: f64) (c: bool) =
            let (a, _b) = if c then (x + 1, f64.sin x) else (x, f64.cos x)
            in a",
     );
-    let q = runic_opt::dce(p);
-    runic_ir::verify(&q).unwrap();
-    let t = q.to_string();
     assert!(
         t.contains("Add(") && !t.contains("Sin(") && !t.contains("Cos("),
         "{t}"
