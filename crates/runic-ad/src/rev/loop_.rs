@@ -146,11 +146,11 @@ enum Record {
 /// given, a fresh `i64` counter otherwise; `n` is the bound as an `i64`) that also records
 /// each iteration's parameters in tapes, and the results of the body's [`stored_stms`];
 /// binds the loop's results to `pat` and returns the tapes of both. Tapes of rows have
-/// `rows ≥ n` rows (a chunk's capacity: the kept last chunk's tapes have that many). A parameter whose
-/// shape changes across iterations (its type names other loop parameters) goes to a flat
-/// tape: the loop runs first recording only the sizes of such values, which give the
-/// offsets, then a renamed copy fills the tapes. Memory: the values of every iteration;
-/// work: twice the loop's when shapes change, once otherwise.
+/// `capacity ≥ n` rows (a chunk's, when the kept last chunk's tapes have that many). A
+/// parameter whose shape changes across iterations (its type names other loop parameters)
+/// goes to a flat tape: the loop runs first recording only the sizes of such values, which
+/// give the offsets, then a renamed copy fills the tapes. Memory: the values of every
+/// iteration; work: twice the loop's when shapes change, once otherwise.
 #[allow(clippy::too_many_arguments)]
 fn tape_loop(
     b: &mut Builder,
