@@ -211,6 +211,11 @@ impl Dce {
         match &s.exp {
             Exp::Loop { params, form, body } => {
                 let keep = self.loop_keep(&s.pat, params, form, body, needed);
+                // As `drop_dead_loop_results`: a loop keeping nothing stays as it is.
+                if !keep.contains(&true) {
+                    add_uses(s, &mut read);
+                    return read;
+                }
                 for ((p, init), k) in params.iter().zip(&keep) {
                     if *k {
                         add_uses(init, &mut read);
@@ -232,9 +237,17 @@ impl Dce {
                 else_body,
                 ..
             } => {
+                // As `drop_dead_branch_results`: results other results' types name stay.
+                let in_types = uses(&s.pat);
+                let needed: Vec<bool> = s
+                    .pat
+                    .iter()
+                    .zip(needed)
+                    .map(|(p, n)| *n || in_types.contains(&p.name))
+                    .collect();
                 add_uses(cond, &mut read);
-                read.extend(self.body_reads(then_body, needed));
-                read.extend(self.body_reads(else_body, needed));
+                read.extend(self.body_reads(then_body, &needed));
+                read.extend(self.body_reads(else_body, &needed));
             }
             e => {
                 if needed.contains(&true) || !self.removable_here(e) {

@@ -368,6 +368,19 @@ fn dce_drops_loop_results_only_their_own_next_values_read() {
 }
 
 #[test]
+fn dce_keeps_what_a_loop_it_cannot_drop_reads() {
+    // The outer loop's `c` is unused, but the inner loop that reads it stays (DCE does not
+    // remove loops): `c` must stay too. (A random program found the IR left invalid.)
+    let t = after_dce(
+        "entry main (x: f64) =
+           let (a, _) = loop (a, c) = (0i64, x) while a < 3 do
+                          (a + 1, loop d = c for _i < 0i64 do -d)
+           in a",
+    );
+    assert!(t.contains("while"), "{t}");
+}
+
+#[test]
 fn dce_drops_a_tape_written_in_bounds_but_keeps_a_write_that_can_fail() {
     let tape = |bound: &str| {
         lower(&format!(
