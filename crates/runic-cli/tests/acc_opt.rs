@@ -94,9 +94,6 @@ fn broadcast_adjoints_are_free_scalars_of_elementwise_maps() {
     assert_eq!(broadcasts(&after), 0, "{after}");
 }
 
-/// k-means' Newton step differentiates along `replicate k (replicate d 1)`: the map over
-/// the centres reads the row of ones itself rather than rows of the replicated matrix, and
-/// its inner elementwise map the scalar `1`.
 /// The k-means Newton step's IR after `pass` (it is the last entry of the file).
 fn kmeans_newton_after(pass: &str) -> String {
     let ir = common::dev_ir(&["--print-ir-after", pass], "bench/apps/kmeans.fut");
@@ -106,9 +103,13 @@ fn kmeans_newton_after(pass: &str) -> String {
         .to_string()
 }
 
+/// Forward mode along `replicate k (replicate d 1)` (a Newton step's direction): the
+/// tangent map reads the row of ones itself rather than rows of the replicated matrix, and
+/// its inner elementwise map the scalar `1`. (In k-means' Newton step that map now goes
+/// altogether: it computed the distances' tangents nothing reads.)
 #[test]
 fn maps_over_replicated_rows_read_the_row() {
-    let before = kmeans_newton_after("fuse-after-split");
+    let before = ir_after("fuse-after-split", "replicated_rows");
     let rows = before
         .lines()
         .find(|l| l.contains("= replicate([") && l.contains("], rep_"))
@@ -122,7 +123,7 @@ fn maps_over_replicated_rows_read_the_row() {
             .any(|l| l.trim_start().starts_with("}, ") && l.contains(&rows))
     };
     assert!(mapped_over(&before), "{before}");
-    let after = kmeans_newton_after("final-dce");
+    let after = ir_after("final-dce", "replicated_rows");
     assert!(!mapped_over(&after), "{after}");
 }
 
@@ -159,6 +160,42 @@ fn the_lstm_tape_keeps_only_what_the_return_sweep_reads() {
     // Forward: h, c, five residuals and the readout's predictions; the same again where a
     // chunk other than the last is run again.
     assert_eq!(stores.len(), 16, "{stores:#?}");
+}
+
+#[test]
+fn a_sum_over_gates_puts_the_product_into_the_sum() {
+    // Σ_g δ_g·U_g: the batched product moves into the branch that adds whole products
+    // (a batch at least as large as the matrix); the other branch computes each element
+    // of the product inside the sum over the batch, a nest the executor runs as
+    // accumulating GEMMs.
+    let file = "tests/linalg/gates_sum.fut";
+    let before = common::dev_ir(&["--print-ir-after", "simplify-late"], file);
+    let after = common::dev_ir(&["--print-ir-after", "sum-batched-products"], file);
+    let branches = |ir: &str| -> (String, String) {
+        let at = ir.find("= if b_").expect("the run-time choice of the sum");
+        let rest = &ir[at..];
+        let split = rest.find("} else {").expect("two branches");
+        (rest[..split].to_string(), rest[split..].to_string())
+    };
+    let (then_before, else_before) = branches(&before);
+    assert!(
+        !then_before.contains("Mul(") && !else_before.contains("Mul("),
+        "{before}"
+    );
+    let (then_after, else_after) = branches(&after);
+    insta::assert_snapshot!(format!("{then_after}{else_after}"));
+    assert!(
+        then_after.contains("Mul("),
+        "the product in the first branch:\n{after}"
+    );
+    // The second: a sum over the batch whose pre-lambda sums over the inner index.
+    let inner = &else_after[else_after.find("reduce_comm(").expect("the sum")..];
+    assert!(
+        inner[1..].contains("reduce_comm(") && inner.contains("Mul("),
+        "{after}"
+    );
+    let explained = explain(file);
+    assert_eq!(gemms(&explained), 3, "{explained}");
 }
 
 /// `runic dev --backend ir --explain-exec FILE`.

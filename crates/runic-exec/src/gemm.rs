@@ -66,8 +66,9 @@ impl Operand {
 #[derive(Debug)]
 pub struct Contraction {
     /// The number of products of a batched nest (`C` is then `[g][m][p]`, or `[m][g][p]`
-    /// when `batch_inner`).
+    /// when `batch_inner`, or `[m][p]`, their sum, when `batch_summed`).
     batch: Option<SubExp>,
+    batch_summed: bool,
     batch_inner: bool,
     m: SubExp,
     p: SubExp,
@@ -222,6 +223,26 @@ fn contraction(
     if l2.body.result != [SubExp::Var(r)] {
         return None;
     }
+    // A sum over a batch of products (`C = Σ_g A_g·B_g`, a two-map nest only): the
+    // reduction runs over the batch, its pre-lambda reads the batch's operands and sums
+    // their product over `L` in one more reduction.
+    let mut summed_batch = None;
+    let (k, a3, pre) = match inner_sum(pre, elem) {
+        Some((inner, (k2, a4, pre2))) if order.len() == 2 => {
+            bind_params(&mut env, iotas, k, Ix::G, pre, a3);
+            for st in &pre.body.stms {
+                if st.pat.first().map(|p| p.name) != Some(inner) {
+                    plain_stm(st, &mut env, iotas, &mut checks)?;
+                }
+            }
+            if pre.body.result != [SubExp::Var(inner)] {
+                return None;
+            }
+            summed_batch = Some(k.clone());
+            (k2, a4, pre2)
+        }
+        _ => (k, a3.as_slice(), pre),
+    };
     // The pre-lambda: element reads, then one multiplication.
     bind_params(&mut env, iotas, k, Ix::L, pre, a3);
     let mut product = None;
@@ -244,7 +265,8 @@ fn contraction(
     }
     let (a, b) = order_operands(a, b)?;
     Some(Contraction {
-        batch: widths.get(&Ix::G).cloned(),
+        batch: widths.get(&Ix::G).cloned().or(summed_batch.clone()),
+        batch_summed: summed_batch.is_some(),
         batch_inner: order.first() == Some(&Ix::I) && order.len() == 3,
         m: widths[&Ix::I].clone(),
         p: widths[&Ix::J].clone(),
@@ -254,6 +276,32 @@ fn contraction(
         checks,
         elem,
     })
+}
+
+/// A `reduce` over width `.0` of the inputs `.1` mapped by the pre-lambda `.2`.
+type Reduction<'l> = (&'l SubExp, &'l [VName], &'l Lambda);
+
+/// The `reduce (+) 0` with a pre-lambda that is the last statement of `pre`'s body
+/// (binding the variable returned), with its width, inputs and pre-lambda.
+fn inner_sum(pre: &Lambda, elem: PrimType) -> Option<(VName, Reduction<'_>)> {
+    let st = pre.body.stms.last()?;
+    let Exp::Soac(Soac::Reduce {
+        w,
+        arrs,
+        pre: Some(inner),
+        lam,
+        neutral,
+        ..
+    }) = &st.exp
+    else {
+        return None;
+    };
+    let zero =
+        matches!(neutral.as_slice(), [SubExp::Const(z)] if *z == runic_prim::Prim::zero(elem));
+    let [out] = st.pat.as_slice() else {
+        return None;
+    };
+    (zero && is_add(lam)).then_some((out.name, (w, arrs.as_slice(), inner)))
 }
 
 /// Binds the parameters of a map's lambda over index `ix`: iotas are the index, other
@@ -435,11 +483,13 @@ impl Ctx<'_> {
         let threads = if par { rayon::current_num_threads() } else { 1 };
         // Where product t's row r starts in C: `t·batch_step + r·rsc`.
         let (shape, rsc, batch_step) = match (&c.batch, c.batch_inner) {
+            _ if c.batch_summed => (vec![m, p], p, 0),
             (Some(_), false) => (vec![g, m, p], p, m * p),
             (Some(_), true) => (vec![m, g, p], g * p, p),
             (None, _) => (vec![m, p], p, 0),
         };
         let layout = Layout {
+            summed: c.batch_summed,
             sizes: [m, p, k, g],
             strides: [rsa, csa, rsb, csb],
             offsets: [a.offset, b.offset],
@@ -512,6 +562,8 @@ impl Placed {
 
 /// Where the operands of a (batched) product are and how to step through them.
 struct Layout {
+    /// The products of the batch are added into one `C`.
+    summed: bool,
     /// `[m, p, k, g]`.
     sizes: [usize; 4],
     /// `[rsa, csa, rsb, csb]`: the steps of A's rows and columns and B's.
@@ -605,6 +657,9 @@ fn product<T: Element + std::ops::AddAssign>(x: &[T], y: &[T], l: &Layout) -> Ve
     let run = |mm, kk, pp, a: *const T, b: *const T, c: *mut T, rsc| unsafe {
         T::gemm(mm, kk, pp, a, (rsa, csa), b, (rsb, csb), c, rsc, false)
     };
+    if l.summed {
+        return batch_sum(x, y, l);
+    }
     if let Some(out) = summed_by_blocks(x, y, l) {
         return out;
     }
@@ -659,6 +714,47 @@ fn product<T: Element + std::ops::AddAssign>(x: &[T], y: &[T], l: &Layout) -> Ve
     // SAFETY: the g products wrote all g·m·p elements (each product's m×p block, the
     // blocks tiling the buffer by `out_steps`).
     unsafe { out.set_len(g * m * p) };
+    out
+}
+
+/// `C = Σ_t A_t·B_t` (`m×p`), split over the workers by blocks of `C` as one product is;
+/// each block takes the `g` products in turn, the first writing it and the others adding
+/// to it (β = 1) while it is in cache.
+fn batch_sum<T: Element>(x: &[T], y: &[T], l: &Layout) -> Vec<T> {
+    let [m, p, k, g] = l.sizes;
+    let [rsa, csa, rsb, csb] = l.strides;
+    let [rsc, _] = l.out_steps;
+    let mut out: Vec<T> = Vec::with_capacity(m * p);
+    let [ga, gb] = l.batch_steps;
+    let run = |mm, kk, pp, a: *const T, b: *const T, c: *mut T, rsc| {
+        for t in 0..g {
+            // SAFETY: product t's block: A and B offset by whole products inside their
+            // arrays (shapes checked against the sizes), this block of C.
+            unsafe {
+                let (a, b) = (a.add(t * ga), b.add(t * gb));
+                T::gemm(mm, kk, pp, a, (rsa, csa), b, (rsb, csb), c, rsc, t > 0);
+            }
+        }
+    };
+    // SAFETY: the blocks tile C; A and B are read at the first product's offsets, stepped
+    // by `run` within their arrays.
+    unsafe {
+        let (a, b) = (x.as_ptr().add(l.offsets[0]), y.as_ptr().add(l.offsets[1]));
+        blocks(
+            m,
+            p,
+            k,
+            l.threads,
+            (rsa, csb),
+            a,
+            b,
+            out.as_mut_ptr(),
+            rsc,
+            run,
+        );
+        // Every block was written by its first product (β = 0): all m·p elements.
+        out.set_len(m * p);
+    }
     out
 }
 
@@ -879,6 +975,7 @@ mod tests {
             for threads in [1, 2] {
                 let (rsc, step) = if inner { (g * p, p) } else { (p, m * p) };
                 let l = Layout {
+                    summed: false,
                     sizes: [m, p, k, g],
                     strides: [(g * k) as isize, 1, 1, k as isize],
                     offsets: [0, 0],
@@ -901,6 +998,44 @@ mod tests {
         }
     }
 
+    /// The sum of a batch of products (`Σ_t δ_t·U_t`, an LSTM's gates), each block of C
+    /// taking the products in turn, on one and on two workers, against a naive sum
+    /// (integer values: every order of the sum is exact).
+    #[test]
+    fn summed_batches_match_a_naive_sum() {
+        use super::{product, Layout};
+        let (m, p, k, g) = (300, 40, 24, 4);
+        // A(t, i, l) at [t][i][l]; B(t, l, j) at [t][l][j].
+        let a: Vec<f64> = (0..g * m * k)
+            .map(|x| ((x * 7) % 11) as f64 - 5.0)
+            .collect();
+        let b: Vec<f64> = (0..g * k * p)
+            .map(|x| ((x * 5) % 13) as f64 - 6.0)
+            .collect();
+        for threads in [1, 2] {
+            let l = Layout {
+                summed: true,
+                sizes: [m, p, k, g],
+                strides: [k as isize, 1, p as isize, 1],
+                offsets: [0, 0],
+                batch_steps: [m * k, k * p],
+                out_steps: [p, 0],
+                threads,
+            };
+            let c = product(&a, &b, &l);
+            assert_eq!(c.len(), m * p);
+            for i in 0..m {
+                for j in 0..p {
+                    let want: f64 = (0..g)
+                        .flat_map(|t| (0..k).map(move |x| (t, x)))
+                        .map(|(t, x)| a[t * m * k + i * k + x] * b[t * k * p + x * p + j])
+                        .sum();
+                    assert_eq!(c[i * p + j], want, "{threads}");
+                }
+            }
+        }
+    }
+
     /// A batch summed over an index that lies outside the batch in both operands (the
     /// GMM's adjoint of Q: `Σ_points δ[l][t][i] · d[l][t][j]`), by blocks of the summed
     /// index, against a naive product (integer values: every order of the sum is exact).
@@ -916,6 +1051,7 @@ mod tests {
             .collect();
         for threads in [1, 2] {
             let l = Layout {
+                summed: false,
                 sizes: [m, p, k, g],
                 strides: [1, (g * m) as isize, (g * p) as isize, 1],
                 offsets: [0, 0],

@@ -16,6 +16,9 @@
 //!   map before a nest that reads its earlier values), so that the executor can run them
 //!   as (batched) matrix products; then `reuse`: maps equal to earlier ones, and values a
 //!   later map recomputes that an earlier one stored, are not computed again;
+//! - [`sum_batched_products`] (module `batch_sums`): a sum over a batch of matrix products
+//!   computes each product's element in place, as one nest the executor runs as
+//!   accumulating GEMMs;
 //! - [`copies`]: elision of copies made for consuming operations once the original is dead.
 //!
 //! There is no inlining pass: lowering already inlines every call (the language has no
@@ -25,6 +28,7 @@
 //! by name for the command line's `--list-passes` / `--print-ir-after`.
 
 pub mod accs;
+pub mod batch_sums;
 pub mod checks;
 pub mod contract;
 pub mod copies;
@@ -38,6 +42,7 @@ pub mod simplify;
 pub mod sparse;
 
 pub use accs::acc_to_reduce;
+pub use batch_sums::sum_batched_products;
 pub use contract::split_contractions;
 pub use copies::elide_copies;
 pub use cse::{cse, drop_repeated_checks};
@@ -81,7 +86,10 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("drop-proven-checks", checks::drop_proven_checks),
         ("elide-copies", elide_copies),
         // The shells hoisting, splitting and dropping checks emptied (maps left with no
-        // results, which still ran per element).
+        // results, which still ran per element), and copies.
+        ("simplify-late", simplify),
+        // Once only the sum reads a batch of products: the product's element put into it.
+        ("sum-batched-products", sum_batched_products),
         ("final-dce", dce),
     ]
 }
