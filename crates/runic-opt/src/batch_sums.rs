@@ -69,7 +69,11 @@ impl Sums<'_> {
                 continue;
             };
             let c = *c;
-            let Some(read) = element_read(&b.stms[c], x) else {
+            let dims = match &b.stms[p].pat[0].ty {
+                Type::Array { shape, .. } => shape.clone(),
+                _ => continue,
+            };
+            let Some(read) = element_read(&b.stms[c], x, &dims, &self.iotas) else {
                 continue;
             };
             let product = b.stms[p].clone();
@@ -153,13 +157,26 @@ struct Read {
     at: Vec<SubExp>,
 }
 
-/// The only read of `x` inside statement `c` that is a whole element (`e = x[t, i, j]`)
-/// read once per application of a sum over the batch (`reduce (+)` whose `pre` lambda
-/// reads it from its index `t`), with every other use of `x` in another branch than it.
-fn element_read(c: &Stm, x: VName) -> Option<Read> {
-    let mut found = Vec::new();
-    find_reads(&c.exp, x, &mut found);
-    let [read] = found.as_slice() else {
+/// The only read of `x` (of shape `dims`) inside statement `c` that is a whole element
+/// (`e = x[t, i, j]`) read once per application of a sum over the batch: the `pre` lambda
+/// of a `reduce (+) 0` over `iota dims[0]` reads it at its index `t`, and `i` and `j` are
+/// indices of enclosing maps over `iota dims[1]` and `iota dims[2]` (so the element
+/// exists: computing it cannot fail where reading it would not).
+fn element_read(
+    c: &Stm,
+    x: VName,
+    dims: &[SubExp],
+    iotas: &HashMap<VName, SubExp>,
+) -> Option<Read> {
+    let mut find = FindReads {
+        x,
+        dims,
+        iotas,
+        widths: HashMap::new(),
+        found: Vec::new(),
+    };
+    runic_ir::traverse::Visitor::stm(&mut find, c);
+    let [read] = find.found.as_slice() else {
         return None;
     };
     Some(Read {
@@ -168,58 +185,69 @@ fn element_read(c: &Stm, x: VName) -> Option<Read> {
     })
 }
 
-/// Element reads of `x` as the only statement (besides its result) of the `pre` lambda of
-/// a `reduce (+) 0` over an iota, the index being that lambda's parameter, anywhere in `e`.
-fn find_reads(e: &Exp, x: VName, out: &mut Vec<(Param, Vec<SubExp>)>) {
-    use runic_ir::traverse::{walk_stm, Visitor};
-    struct Find<'o> {
-        x: VName,
-        out: &'o mut Vec<(Param, Vec<SubExp>)>,
+struct FindReads<'a> {
+    x: VName,
+    dims: &'a [SubExp],
+    iotas: &'a HashMap<VName, SubExp>,
+    /// Parameters of the lambdas around the visited statement that run over an iota, with
+    /// its width.
+    widths: HashMap<VName, SubExp>,
+    found: Vec<(Param, Vec<SubExp>)>,
+}
+
+impl FindReads<'_> {
+    /// The element read of `s`, a sum over the batch, if it is one.
+    fn read(&self, s: &Stm) -> Option<(Param, Vec<SubExp>)> {
+        let Exp::Soac(Soac::Reduce {
+            w,
+            arrs,
+            pre: Some(pre),
+            lam,
+            neutral,
+            ..
+        }) = &s.exp
+        else {
+            return None;
+        };
+        let sum = matches!(neutral.as_slice(), [z] if is_zero_const(z)) && is_add_lambda(lam);
+        let over_batch = matches!(arrs.as_slice(), [a] if self.iotas.get(a) == Some(w))
+            && Some(w) == self.dims.first();
+        let ([t], [st], [SubExp::Var(r)], true) = (
+            pre.params.as_slice(),
+            pre.body.stms.as_slice(),
+            pre.body.result.as_slice(),
+            sum && over_batch,
+        ) else {
+            return None;
+        };
+        let (Exp::Basic(BasicOp::Index(a, idx)), [v]) = (&st.exp, st.pat.as_slice()) else {
+            return None;
+        };
+        let [DimIndex::Fix(SubExp::Var(i0)), DimIndex::Fix(i), DimIndex::Fix(j)] = idx.as_slice()
+        else {
+            return None;
+        };
+        let index_of = |s: &SubExp, d: usize| matches!(s, SubExp::Var(v) if self.widths.get(v) == self.dims.get(d));
+        let ok = *a == self.x && v.name == *r && *i0 == t.name && index_of(i, 1) && index_of(j, 2);
+        ok.then(|| (v.clone(), vec![SubExp::Var(*i0), i.clone(), j.clone()]))
     }
-    impl Visitor for Find<'_> {
-        fn stm(&mut self, s: &Stm) {
-            if let Exp::Soac(Soac::Reduce {
-                pre: Some(pre),
-                lam,
-                neutral,
-                ..
-            }) = &s.exp
-            {
-                let sum =
-                    matches!(neutral.as_slice(), [z] if is_zero_const(z)) && is_add_lambda(lam);
-                if let ([t], [st], [SubExp::Var(r)], true) = (
-                    pre.params.as_slice(),
-                    pre.body.stms.as_slice(),
-                    pre.body.result.as_slice(),
-                    sum,
-                ) {
-                    if let (Exp::Basic(BasicOp::Index(a, idx)), [v]) = (&st.exp, st.pat.as_slice())
-                    {
-                        let first = matches!(idx.first(), Some(DimIndex::Fix(SubExp::Var(i))) if *i == t.name);
-                        let all_fixed = idx.iter().all(|d| matches!(d, DimIndex::Fix(_)));
-                        if *a == self.x && v.name == *r && first && all_fixed && idx.len() == 3 {
-                            let at = idx
-                                .iter()
-                                .filter_map(|d| match d {
-                                    DimIndex::Fix(s) => Some(s.clone()),
-                                    DimIndex::Slice { .. } => None,
-                                })
-                                .collect();
-                            self.out.push((v.clone(), at));
-                            return;
-                        }
-                    }
+}
+
+impl runic_ir::traverse::Visitor for FindReads<'_> {
+    fn stm(&mut self, s: &Stm) {
+        if let Some(read) = self.read(s) {
+            self.found.push(read);
+            return;
+        }
+        if let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp {
+            for (p, a) in lam.params.iter().zip(arrs) {
+                if self.iotas.get(a) == Some(w) {
+                    self.widths.insert(p.name, w.clone());
                 }
             }
-            walk_stm(self, s)
         }
+        runic_ir::traverse::walk_stm(self, s)
     }
-    let s = Stm {
-        pat: Vec::new(),
-        exp: e.clone(),
-        src: SrcInfo::default(),
-    };
-    Find { x, out }.stm(&s);
 }
 
 /// Element `idx` of `map w lam arrs` (a nest of maps, one per index, each body its plain
