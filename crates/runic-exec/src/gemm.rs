@@ -649,7 +649,10 @@ fn product<T: Element + std::ops::AddAssign>(x: &[T], y: &[T], l: &Layout) -> Ve
     let [rsa, csa, rsb, csb] = l.strides;
     let [rsc, cstep] = l.out_steps;
     if m * p * k * g == 0 {
-        return vec![T::default(); g * m * p];
+        // Nothing to multiply: C is empty, or zeros (a sum of no products, or of products
+        // over an empty index, is zero too).
+        let len = if l.summed { m * p } else { g * m * p };
+        return vec![T::default(); len];
     }
     // Not zeroed first: with β = 0 the kernel writes every element of C without reading
     // it, and the products cover all of C (zeroing 32 MB costs a few ms per call).
@@ -1024,6 +1027,14 @@ mod tests {
             };
             let c = product(&a, &b, &l);
             assert_eq!(c.len(), m * p);
+            // No products, or products over an empty index: zeros.
+            for (g0, k0) in [(0, k), (g, 0)] {
+                let empty = Layout {
+                    sizes: [m, p, k0, g0],
+                    ..l
+                };
+                assert_eq!(product(&a, &b, &empty), vec![0.0; m * p]);
+            }
             for i in 0..m {
                 for j in 0..p {
                     let want: f64 = (0..g)
