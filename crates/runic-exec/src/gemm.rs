@@ -201,25 +201,12 @@ fn contraction(
     // The inner body: reads and shape checks, and one reduce (+) 0 with a pre-lambda.
     let mut red = None;
     for st in &l2.body.stms {
-        match &st.exp {
-            Exp::Soac(Soac::Reduce {
-                w,
-                arrs,
-                pre: Some(pre),
-                lam,
-                neutral,
-                ..
-            }) if red.is_none() && st.pat.len() == 1 => {
-                let zero = matches!(neutral.as_slice(), [SubExp::Const(z)] if *z == runic_prim::Prim::zero(elem));
-                if !zero || !is_add(lam) {
-                    return None;
-                }
-                red = Some((st.pat[0].name, w, arrs, pre));
-            }
+        match sum_of(st, elem) {
+            Some(sum) if red.is_none() => red = Some(sum),
             _ => plain_stm(st, &mut env, iotas, &mut checks)?,
         }
     }
-    let (r, k, a3, pre) = red?;
+    let (r, (k, a3, pre)) = red?;
     if l2.body.result != [SubExp::Var(r)] {
         return None;
     }
@@ -227,7 +214,8 @@ fn contraction(
     // reduction runs over the batch, its pre-lambda reads the batch's operands and sums
     // their product over `L` in one more reduction.
     let mut summed_batch = None;
-    let (k, a3, pre) = match inner_sum(pre, elem) {
+    let inner_sum = pre.body.stms.last().and_then(|st| sum_of(st, elem));
+    let (k, a3, pre) = match inner_sum {
         Some((inner, (k2, a4, pre2))) if order.len() == 2 => {
             bind_params(&mut env, iotas, k, Ix::G, pre, a3);
             for st in &pre.body.stms {
@@ -241,7 +229,7 @@ fn contraction(
             summed_batch = Some(k.clone());
             (k2, a4, pre2)
         }
-        _ => (k, a3.as_slice(), pre),
+        _ => (k, a3, pre),
     };
     // The pre-lambda: element reads, then one multiplication.
     bind_params(&mut env, iotas, k, Ix::L, pre, a3);
@@ -281,27 +269,26 @@ fn contraction(
 /// A `reduce` over width `.0` of the inputs `.1` mapped by the pre-lambda `.2`.
 type Reduction<'l> = (&'l SubExp, &'l [VName], &'l Lambda);
 
-/// The `reduce (+) 0` with a pre-lambda that is the last statement of `pre`'s body
-/// (binding the variable returned), with its width, inputs and pre-lambda.
-fn inner_sum(pre: &Lambda, elem: PrimType) -> Option<(VName, Reduction<'_>)> {
-    let st = pre.body.stms.last()?;
-    let Exp::Soac(Soac::Reduce {
-        w,
-        arrs,
-        pre: Some(inner),
-        lam,
-        neutral,
-        ..
-    }) = &st.exp
+/// `st` if it is a `reduce (+) 0` with a pre-lambda, binding one variable: that variable,
+/// and the reduction's width, inputs and pre-lambda.
+fn sum_of(st: &Stm, elem: PrimType) -> Option<(VName, Reduction<'_>)> {
+    let (
+        Exp::Soac(Soac::Reduce {
+            w,
+            arrs,
+            pre: Some(pre),
+            lam,
+            neutral,
+            ..
+        }),
+        [out],
+    ) = (&st.exp, st.pat.as_slice())
     else {
         return None;
     };
     let zero =
         matches!(neutral.as_slice(), [SubExp::Const(z)] if *z == runic_prim::Prim::zero(elem));
-    let [out] = st.pat.as_slice() else {
-        return None;
-    };
-    (zero && is_add(lam)).then_some((out.name, (w, arrs.as_slice(), inner)))
+    (zero && is_add(lam)).then_some((out.name, (w, arrs.as_slice(), pre)))
 }
 
 /// Binds the parameters of a map's lambda over index `ix`: iotas are the index, other

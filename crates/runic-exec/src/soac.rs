@@ -76,6 +76,60 @@ fn chunks_of_rows(
     (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
 }
 
+/// A rough count of the scalars one application of `lam` touches: the size of its largest
+/// result and the widths of the SOACs and loops its body runs (nested ones multiplied),
+/// with `size` giving each size's value (1 where unknown). Only a guide for splitting a
+/// SOAC over few elements.
+fn element_work(lam: &Lambda, size: &dyn Fn(&SubExp) -> usize) -> usize {
+    let results = lam
+        .ret
+        .iter()
+        .map(|t| match t {
+            Type::Array { shape, .. } => {
+                shape.iter().fold(1usize, |n, d| n.saturating_mul(size(d)))
+            }
+            _ => 1,
+        })
+        .max()
+        .unwrap_or(1);
+    results.max(body_work(&lam.body, size)).max(1)
+}
+
+/// The scalars the SOACs and loops of a body touch (scalar statements count nothing: a
+/// lambda of scalars is one element's worth, as the chunk sizes assume).
+fn body_work(b: &Body, size: &dyn Fn(&SubExp) -> usize) -> usize {
+    let inner = |l: &Lambda| body_work(&l.body, size).max(1);
+    b.stms.iter().fold(0usize, |total, s| {
+        let w = match &s.exp {
+            Exp::Soac(soac) => {
+                let (w, lams): (&SubExp, Vec<&Lambda>) = match soac {
+                    Soac::Map { w, lam, .. } | Soac::Hist { w, lam, .. } => (w, vec![lam]),
+                    Soac::Reduce { w, pre, lam, .. } | Soac::Scan { w, pre, lam, .. } => {
+                        (w, pre.iter().chain([lam]).collect())
+                    }
+                    Soac::Scatter { w, .. } => (w, vec![]),
+                };
+                let each = lams.into_iter().map(inner).max().unwrap_or(1);
+                size(w).saturating_mul(each)
+            }
+            Exp::Loop {
+                form: LoopForm::For { bound, .. },
+                body,
+                ..
+            } => size(bound).saturating_mul(body_work(body, size).max(1)),
+            Exp::Loop { body, .. } => body_work(body, size).max(1),
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => body_work(then_body, size).max(body_work(else_body, size)),
+            Exp::WithAcc { lam, .. } => body_work(&lam.body, size),
+            _ => 0,
+        };
+        total.saturating_add(w)
+    })
+}
+
 /// Run `job` on every chunk (in parallel when there are several) and return the results in
 /// order, or the error of the first failing chunk.
 pub(crate) fn run_chunks<T: Send>(
@@ -315,62 +369,9 @@ impl Ctx<'_> {
         }
     }
 
-    /// A rough count of the scalars one application of `lam` touches: the size of its
-    /// largest result and the widths of the SOACs and loops its body runs (nested ones
-    /// multiplied), with sizes read from the frame where they are known (1 where not).
-    /// Only a guide for splitting a SOAC over few elements.
+    /// [`element_work`] of `lam` with the sizes the frame holds.
     fn element_work(&self, f: &Frame, lam: &Lambda) -> usize {
-        let results = lam
-            .ret
-            .iter()
-            .map(|t| match t {
-                Type::Array { shape, .. } => shape
-                    .iter()
-                    .fold(1usize, |n, d| n.saturating_mul(self.size_guess(f, d))),
-                _ => 1,
-            })
-            .max()
-            .unwrap_or(1);
-        results.max(self.body_work(f, &lam.body)).max(1)
-    }
-
-    /// The scalars the SOACs and loops of a body touch (scalar statements count nothing:
-    /// a lambda of scalars is one element's worth, as the chunk sizes assume).
-    fn body_work(&self, f: &Frame, b: &Body) -> usize {
-        let inner = |l: &Lambda| self.body_work(f, &l.body).max(1);
-        b.stms.iter().fold(0usize, |total, s| {
-            let w = match &s.exp {
-                Exp::Soac(soac) => {
-                    let (w, lams): (&SubExp, Vec<&Lambda>) = match soac {
-                        Soac::Map { w, lam, .. } | Soac::Hist { w, lam, .. } => (w, vec![lam]),
-                        Soac::Reduce { w, pre, lam, .. } | Soac::Scan { w, pre, lam, .. } => {
-                            (w, pre.iter().chain([lam]).collect())
-                        }
-                        Soac::Scatter { w, .. } => (w, vec![]),
-                    };
-                    let each = lams.into_iter().map(inner).max().unwrap_or(1);
-                    self.size_guess(f, w).saturating_mul(each)
-                }
-                Exp::Loop {
-                    form: LoopForm::For { bound, .. },
-                    body,
-                    ..
-                } => self
-                    .size_guess(f, bound)
-                    .saturating_mul(self.body_work(f, body).max(1)),
-                Exp::Loop { body, .. } => self.body_work(f, body).max(1),
-                Exp::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => self
-                    .body_work(f, then_body)
-                    .max(self.body_work(f, else_body)),
-                Exp::WithAcc { lam, .. } => self.body_work(f, &lam.body),
-                _ => 0,
-            };
-            total.saturating_add(w)
-        })
+        element_work(lam, &|s: &SubExp| self.size_guess(f, s))
     }
 
     /// A size's value if the frame holds it, else 1.
@@ -929,6 +930,51 @@ impl Ctx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An element's work counts the loops and SOACs of its lambda (sizes it cannot know
+    /// count 1), not its scalar statements.
+    #[test]
+    fn an_elements_work_counts_its_loops_and_soacs() {
+        let text = "entry main [n] (xs: [n]f64) =
+                      map (\\i -> (loop acc = 0 for j < 1000 do acc + f64.i64 (i * j),
+                                   f64.sum (map (* 2) xs),
+                                   f64.i64 i + 1))
+                          (iota 7)";
+        let mut sources = runic_syntax::SourceMap::new();
+        let file = sources.add("t.fut", text);
+        let program = runic_syntax::parse_program(file, text, 0).unwrap();
+        let checked = runic_types::check_program(program, &sources).unwrap();
+        let prog = runic_lower::lower_with_sources(&checked, Some(&sources)).unwrap();
+        let map = prog.funs[0]
+            .body
+            .stms
+            .iter()
+            .find_map(|s| match &s.exp {
+                Exp::Soac(Soac::Map { lam, .. }) => Some(lam.clone()),
+                _ => None,
+            })
+            .expect("the map over iota 7");
+        let size = |s: &SubExp| match s {
+            SubExp::Const(c) => c.as_int().map_or(1, |n| n as usize),
+            SubExp::Var(_) => 50,
+        };
+        // The loop's 1 000 steps and the 50 elements of `xs` mapped and summed.
+        assert_eq!(element_work(&map, &size), 1000 + 50 + 50);
+        let unknown = |s: &SubExp| match s {
+            SubExp::Const(c) => c.as_int().map_or(1, |n| n as usize),
+            SubExp::Var(_) => 1,
+        };
+        assert!(element_work(&map, &unknown) >= 1000);
+        let scalars = Lambda::new(
+            map.params.clone(),
+            Body {
+                stms: vec![],
+                result: vec![],
+            },
+            vec![],
+        );
+        assert_eq!(element_work(&scalars, &size), 1);
+    }
 
     /// A map over 1 024 indices whose elements are rows of 192 sums is split across the
     /// workers like a map over 1 024 rows of 192; one of scalars stays whole.

@@ -330,6 +330,81 @@ impl Dce {
         keep
     }
 
+    /// A reduction's (or scan's) unused results are not computed when the operator's other
+    /// results do not read them: the component goes from the neutral elements, the operator
+    /// (both its parameters and its result), the fused `pre` lambda's results, and the inputs
+    /// only it read. Forward mode over a `reduce min` carries the minimum's tangent that way,
+    /// although a Newton step only reads the index of the minimum.
+    fn drop_dead_reduction_results(&mut self, s: &mut Stm, live: &HashSet<VName>) {
+        let in_types = uses(&s.pat);
+        let (Exp::Soac(Soac::Reduce {
+            arrs,
+            pre,
+            lam,
+            neutral,
+            ..
+        })
+        | Exp::Soac(Soac::Scan {
+            arrs,
+            pre,
+            lam,
+            neutral,
+            ..
+        })) = &mut s.exp
+        else {
+            return;
+        };
+        let n = neutral.len();
+        if s.pat.len() != n || lam.params.len() != 2 * n || lam.body.result.len() != n {
+            return;
+        }
+        let mut keep: Vec<bool> = s
+            .pat
+            .iter()
+            .map(|p| live.contains(&p.name) || in_types.contains(&p.name))
+            .collect();
+        // The operator's results that the kept ones read, to a fixed point.
+        loop {
+            let read = self.body_reads(&lam.body, &keep);
+            let grown: Vec<bool> = (0..n)
+                .map(|k| {
+                    keep[k]
+                        || read.contains(&lam.params[k].name)
+                        || read.contains(&lam.params[n + k].name)
+                })
+                .collect();
+            if grown == keep {
+                break;
+            }
+            keep = grown;
+        }
+        if keep.iter().all(|k| *k) || !keep.contains(&true) {
+            return;
+        }
+        let mut params_keep = keep.clone();
+        params_keep.extend(keep.iter().copied());
+        filter(&mut s.pat, &keep);
+        filter(neutral, &keep);
+        filter(&mut lam.body.result, &keep);
+        filter(&mut lam.ret, &keep);
+        filter(&mut lam.params, &params_keep);
+        match pre {
+            None => filter(arrs, &keep),
+            Some(pre) => {
+                filter(&mut pre.body.result, &keep);
+                filter(&mut pre.ret, &keep);
+                dce_lambda(pre);
+                let read = free_vars(&pre.body);
+                let used: Vec<bool> = pre.params.iter().map(|p| read.contains(&p.name)).collect();
+                // At least one input stays: it gives the reduction its width.
+                if used.contains(&true) {
+                    filter(&mut pre.params, &used);
+                    filter(arrs, &used);
+                }
+            }
+        }
+    }
+
     /// A loop's unused results whose parameters only their own next values read (a tape
     /// the return sweep does not read) are not carried.
     fn drop_dead_loop_results(&mut self, s: &mut Stm, live: &HashSet<VName>) {
@@ -395,7 +470,7 @@ impl VisitorMut for Dce {
                 continue;
             }
             drop_dead_map_results(&mut s, &live);
-            drop_dead_reduction_results(&mut s, &live, &self.sizes);
+            self.drop_dead_reduction_results(&mut s, &live);
             self.drop_dead_loop_results(&mut s, &live);
             drop_dead_branch_results(&mut s, &live);
             // The loop's body is cleaned knowing its counter's bound.
@@ -439,99 +514,6 @@ fn drop_dead_map_results(s: &mut Stm, live: &HashSet<VName>) {
     filter(&mut s.pat, &keep);
     filter(&mut lam.body.result, &keep);
     filter(&mut lam.ret, &keep);
-}
-
-/// A reduction's (or scan's) unused results are not computed when the operator's other
-/// results do not read them: the component goes from the neutral elements, the operator
-/// (both its parameters and its result), the fused `pre` lambda's results, and the inputs
-/// only it read. Forward mode over a `reduce min` carries the minimum's tangent that way,
-/// although a Newton step only reads the index of the minimum.
-fn drop_dead_reduction_results(s: &mut Stm, live: &HashSet<VName>, sizes: &HashSet<VName>) {
-    let in_types = uses(&s.pat);
-    let (Exp::Soac(Soac::Reduce {
-        arrs,
-        pre,
-        lam,
-        neutral,
-        ..
-    })
-    | Exp::Soac(Soac::Scan {
-        arrs,
-        pre,
-        lam,
-        neutral,
-        ..
-    })) = &mut s.exp
-    else {
-        return;
-    };
-    let n = neutral.len();
-    if s.pat.len() != n || lam.params.len() != 2 * n || lam.body.result.len() != n {
-        return;
-    }
-    let mut keep: Vec<bool> = s
-        .pat
-        .iter()
-        .map(|p| live.contains(&p.name) || in_types.contains(&p.name))
-        .collect();
-    // The operator's results that the kept ones read, to a fixed point.
-    loop {
-        let read = operator_reads(lam, &keep, sizes);
-        let grown: Vec<bool> = (0..n)
-            .map(|k| {
-                keep[k]
-                    || read.contains(&lam.params[k].name)
-                    || read.contains(&lam.params[n + k].name)
-            })
-            .collect();
-        if grown == keep {
-            break;
-        }
-        keep = grown;
-    }
-    if keep.iter().all(|k| *k) || !keep.contains(&true) {
-        return;
-    }
-    let mut params_keep = keep.clone();
-    params_keep.extend(keep.iter().copied());
-    filter(&mut s.pat, &keep);
-    filter(neutral, &keep);
-    filter(&mut lam.body.result, &keep);
-    filter(&mut lam.ret, &keep);
-    filter(&mut lam.params, &params_keep);
-    match pre {
-        None => filter(arrs, &keep),
-        Some(pre) => {
-            filter(&mut pre.body.result, &keep);
-            filter(&mut pre.ret, &keep);
-            dce_lambda(pre);
-            let read = free_vars(&pre.body);
-            let used: Vec<bool> = pre.params.iter().map(|p| read.contains(&p.name)).collect();
-            // At least one input stays: it gives the reduction its width.
-            if used.contains(&true) {
-                filter(&mut pre.params, &used);
-                filter(arrs, &used);
-            }
-        }
-    }
-}
-
-/// The variables that computing the results `keep` of a reduction operator reads (its
-/// statements that may fail are always kept, and read what they read).
-fn operator_reads(lam: &Lambda, keep: &[bool], sizes: &HashSet<VName>) -> HashSet<VName> {
-    let mut read = HashSet::new();
-    for (r, k) in lam.body.result.iter().zip(keep) {
-        if *k {
-            add_uses(r, &mut read);
-        }
-    }
-    for st in lam.body.stms.iter().rev() {
-        let needed = st.pat.iter().any(|p| read.contains(&p.name));
-        if needed || !removable_given(&st.exp, sizes) {
-            add_uses(&st.exp, &mut read);
-        }
-    }
-    read
 }
 
 fn filter<T>(v: &mut Vec<T>, keep: &[bool]) {

@@ -537,30 +537,21 @@ fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) ->
     // that many rows (the first `n` filled), so that the kept ones need no slice, and a
     // tape the return sweep does not read is not written at all (DCE proves its writes,
     // at rows `j < n`, in bounds).
-    let chunk = match last.bufs.first() {
-        Some(buf) => match b.type_of(&SubExp::Var(*buf))? {
-            Type::Array { shape, .. } => shape.first().cloned().unwrap_or(n.clone()),
-            _ => n.clone(),
-        },
-        None => n.clone(),
-    };
     let mut tape_types = Vec::new();
-    for (p, _) in params {
-        tape_types.push(checkpoint::loop_outside(params, &p.ty).array_of(chunk.clone()));
+    for buf in &last.bufs {
+        tape_types.push(b.type_of(&SubExp::Var(*buf))?);
     }
-    for kept in kept_stms(params, body) {
-        for t in kept.types(body) {
-            tape_types.push(t.array_of(chunk.clone()));
+    let stored: usize = kept_stms(params, body)
+        .iter()
+        .map(|k| k.types(body).len())
+        .sum();
+    let chunk = match tape_types.first() {
+        Some(Type::Array { shape, .. }) if tape_types.len() == params.len() + stored => {
+            shape.first().cloned()
         }
+        _ => None,
     }
-    if last.bufs.len() != tape_types.len() {
-        return Err(AdError::internal("a kept chunk of another loop"));
-    }
-    for (buf, ty) in last.bufs.iter().zip(&tape_types) {
-        if b.type_of(&SubExp::Var(*buf))? != *ty {
-            return Err(AdError::internal("a kept chunk of another shape"));
-        }
-    }
+    .ok_or_else(|| AdError::internal("a kept chunk of another loop"))?;
     let src = b.src.clone();
     let mut kept = last.results.clone();
     kept.extend(last.bufs.iter().map(|buf| SubExp::Var(*buf)));
