@@ -84,8 +84,10 @@ impl<'a> Eval<'a> {
                 for a in args {
                     vs.push(self.eval(a, env)?);
                 }
-                self.apply_many(fv, vs)
-                    .map_err(|er| er.through_call(e.span))
+                let v = self
+                    .apply_many(fv, vs)
+                    .map_err(|er| er.through_call(e.span))?;
+                Ok(self.shape_empty_result(v, e, env))
             }
             ExpKind::Negate(x) => {
                 let v = self.eval(x, env)?;
@@ -114,8 +116,10 @@ impl<'a> Eval<'a> {
             ExpKind::LeftSection { op, lhs } => {
                 let f = self.op_value(op, e.id, env)?;
                 let x = self.eval(lhs, env)?;
-                self.apply_many(f, vec![x])
-                    .map_err(|er| er.through_call(e.span))
+                let v = self
+                    .apply_many(f, vec![x])
+                    .map_err(|er| er.through_call(e.span))?;
+                Ok(self.shape_empty_result(v, e, env))
             }
             ExpKind::RightSection { op, rhs } => {
                 let f = self.op_value(op, e.id, env)?;
@@ -394,6 +398,44 @@ impl<'a> Eval<'a> {
         }
     }
 
+    /// A `map` (or any function building an array from its rows) over no rows cannot see
+    /// the rows' shape and returns a typeless `[0]`; the call's static type gives the rest
+    /// of the shape, as it does for an empty literal, so that `flatten`, `transpose` or a
+    /// derivative of the result see the array the program describes.
+    fn shape_empty_result(&self, v: Value<'a>, e: &'a Exp, env: &Env<'a>) -> Value<'a> {
+        match self.checked.info.exp_types.get(&e.id) {
+            Some(ty) => self.typed_empty(v, ty, env),
+            None => v,
+        }
+    }
+
+    fn typed_empty(&self, v: Value<'a>, ty: &'a Type, env: &Env<'a>) -> Value<'a> {
+        match (&v, ty) {
+            // Only where every inner size is known here: a guessed size would fail a later
+            // shape check that the typeless array passes.
+            (Value::Array(a), Type::Array { shape, .. })
+                if is_typeless_empty(a)
+                    && shape[1..].iter().all(|s| self.eval_size(s, env).is_some()) =>
+            {
+                self.empty_array(Some(ty), env)
+            }
+            (Value::Tuple(items), Type::Record(fields))
+                if items.len() == fields.len()
+                    && items
+                        .iter()
+                        .any(|x| matches!(x, Value::Array(a) if is_typeless_empty(a))) =>
+            {
+                let items = items
+                    .iter()
+                    .zip(fields)
+                    .map(|(x, (_, t))| self.typed_empty(x.clone(), t, env))
+                    .collect();
+                Value::Tuple(Rc::new(items))
+            }
+            _ => v,
+        }
+    }
+
     /// An empty array of a known type: `[0]` followed by the inner sizes that can be evaluated.
     fn empty_array(&self, ty: Option<&'a Type>, env: &Env<'a>) -> Value<'a> {
         if let Some(Type::Array { elem, shape }) = ty {
@@ -462,8 +504,10 @@ impl<'a> Eval<'a> {
         let f = self.op_value(op, e.id, env)?;
         let a = self.eval(lhs, env)?;
         let b = self.eval(rhs, env)?;
-        self.apply_many(f, vec![a, b])
-            .map_err(|er| er.through_call(e.span))
+        let v = self
+            .apply_many(f, vec![a, b])
+            .map_err(|er| er.through_call(e.span))?;
+        Ok(self.shape_empty_result(v, e, env))
     }
 }
 
@@ -477,4 +521,9 @@ fn trace_tag(a: &Attr) -> Option<Option<String>> {
         })),
         _ => None,
     }
+}
+
+/// `[0]` with boxed storage: an empty array whose element type and row shape are unknown.
+fn is_typeless_empty(a: &Array) -> bool {
+    a.shape == [0] && matches!(&a.data, Data::Boxed(b) if b.is_empty())
 }
