@@ -54,11 +54,11 @@ fn reduce_min_finds_the_first_argmin() {
     // return sweep reads the index instead of searching again.
     assert_eq!(count(&ir, "reduce"), 1, "one pass over the array");
     assert!(
-        ir.contains("{ext_22 : f32, ext_23 : i64} = reduce"),
+        ir.contains("{ext_29 : f32, ext_30 : i64} = reduce"),
         "value and index"
     );
     assert!(
-        ir.contains("with [ext_23]"),
+        ir.contains("with [ext_30]"),
         "the cotangent goes to that index"
     );
 }

@@ -37,4 +37,7 @@ fn nearest_centre_adjoint_runs_at_one_centre() {
     );
     assert_eq!(branch.matches("update_acc(").count(), 1, "{branch}");
     assert!(!after.contains("onehot_"), "{after}");
+    // Nor is the adjoint of the distances: its one element is the cotangent itself, read
+    // off the rule's write, which then goes (its branch proves the write in bounds).
+    assert!(!after.contains(" with [ext_"), "{after}");
 }

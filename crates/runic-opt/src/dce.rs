@@ -111,13 +111,20 @@ struct Dce {
 
 /// Row reads and writes that cannot fail: `a[i]` and `a with [i] = v` where `i` counts a
 /// `for` loop around them whose bound is at most `a`'s outer size (the same size, or a
-/// `min` of it), and `v` has the type of `a`'s rows. Reverse mode writes its tapes that way
-/// (row `j` of a tape of `chunk` rows, `j < min(chunk, rest)`), so a tape the return sweep
-/// does not read goes with the loop results that carried it.
+/// `min` of it), or the condition of a branch around them says `0 ≤ i < n` with such an
+/// `n`, and `v` has the type of `a`'s rows. Reverse mode writes its tapes that way (row `j`
+/// of a tape of `chunk` rows, `j < min(chunk, rest)`), so a tape the return sweep does not
+/// read goes with the loop results that carried it; and the adjoint of a `reduce min` at
+/// the minimum's position, under `0 ≤ i < n`, goes when nothing reads it.
 #[derive(Default)]
 struct Bounds {
     /// The counters of the `for` loops around the body being cleaned, with their bounds.
     counters: HashMap<VName, SubExp>,
+    /// Indices the conditions of the branches around the body bound, with their bounds.
+    guards: HashMap<VName, SubExp>,
+    /// The function's comparisons and conjunctions (`v = a op b` of a boolean `v`; a
+    /// short-circuit `a && b`, `if a then b else false`, as `LogAnd`).
+    tests: HashMap<VName, (BinOp, SubExp, SubExp)>,
     /// The function's `v = min(a, b)` statements.
     mins: HashMap<VName, (SubExp, SubExp)>,
     /// The function's variables' types.
@@ -127,24 +134,92 @@ struct Bounds {
 impl Bounds {
     fn of(f: &FunDef) -> Bounds {
         use runic_ir::traverse::{binder_types, walk_stm, Visitor};
-        struct Mins(HashMap<VName, (SubExp, SubExp)>);
-        impl Visitor for Mins {
+        #[derive(Default)]
+        struct Defs {
+            mins: HashMap<VName, (SubExp, SubExp)>,
+            tests: HashMap<VName, (BinOp, SubExp, SubExp)>,
+        }
+        impl Visitor for Defs {
             fn stm(&mut self, s: &Stm) {
-                if let (Exp::Basic(BasicOp::BinOp(BinOp::Min, a, b)), [p]) = (&s.exp, &s.pat[..]) {
-                    self.0.insert(p.name, (a.clone(), b.clone()));
+                if let (Exp::Basic(BasicOp::BinOp(op, a, b)), [p]) = (&s.exp, &s.pat[..]) {
+                    let ab = (a.clone(), b.clone());
+                    match op {
+                        BinOp::Min => _ = self.mins.insert(p.name, ab),
+                        BinOp::LogAnd | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                            _ = self.tests.insert(p.name, (*op, ab.0, ab.1))
+                        }
+                        _ => {}
+                    }
+                }
+                if let (
+                    Exp::If {
+                        cond,
+                        then_body,
+                        else_body,
+                        ..
+                    },
+                    [p],
+                ) = (&s.exp, &s.pat[..])
+                {
+                    if let ([b], [SubExp::Const(Prim::Bool(false))]) =
+                        (&then_body.result[..], &else_body.result[..])
+                    {
+                        let and = (BinOp::LogAnd, cond.clone(), b.clone());
+                        self.tests.insert(p.name, and);
+                    }
                 }
                 walk_stm(self, s)
             }
         }
-        let mut mins = Mins(HashMap::new());
-        mins.body(&f.body);
+        let mut defs = Defs::default();
+        defs.body(&f.body);
         let mut types = HashMap::new();
         binder_types(f.params.as_slice(), &mut types);
         binder_types(&f.body, &mut types);
         Bounds {
             counters: HashMap::new(),
-            mins: mins.0,
+            guards: HashMap::new(),
+            tests: defs.tests,
+            mins: defs.mins,
             types,
+        }
+    }
+
+    /// Learns the indices `cond` bounds (`0 ≤ i` and `i < n` among its conjuncts) for the
+    /// body of a branch on it; returns them, for [`Bounds::forget`] after the body.
+    fn guard(&mut self, cond: &SubExp) -> Vec<VName> {
+        let mut lower = HashSet::new();
+        let mut upper = HashMap::new();
+        let mut todo = vec![cond.clone()];
+        while let Some(SubExp::Var(c)) = todo.pop() {
+            let Some((op, a, b)) = self.tests.get(&c) else {
+                continue;
+            };
+            let zero = |x: &SubExp| matches!(x, SubExp::Const(k) if k.as_int() == Some(0));
+            match (op, a, b) {
+                (BinOp::LogAnd, a, b) => todo.extend([a.clone(), b.clone()]),
+                (BinOp::Ge, SubExp::Var(i), z) | (BinOp::Le, z, SubExp::Var(i)) if zero(z) => {
+                    lower.insert(*i);
+                }
+                (BinOp::Lt, SubExp::Var(i), n) | (BinOp::Gt, n, SubExp::Var(i)) => {
+                    upper.insert(*i, n.clone());
+                }
+                _ => {}
+            }
+        }
+        let mut added = Vec::new();
+        for (i, n) in upper {
+            if lower.contains(&i) && !self.guards.contains_key(&i) {
+                self.guards.insert(i, n);
+                added.push(i);
+            }
+        }
+        added
+    }
+
+    fn forget(&mut self, guarded: Vec<VName>) {
+        for i in guarded {
+            self.guards.remove(&i);
         }
     }
 
@@ -161,9 +236,8 @@ impl Bounds {
         let [DimIndex::Fix(SubExp::Var(i))] = idx else {
             return false;
         };
-        let (Some(n), Some(Type::Array { shape, .. })) =
-            (self.counters.get(i), self.types.get(&arr))
-        else {
+        let bound = self.counters.get(i).or_else(|| self.guards.get(i));
+        let (Some(n), Some(Type::Array { shape, .. })) = (bound, self.types.get(&arr)) else {
             return false;
         };
         shape.first().is_some_and(|d| self.at_most(n, d))
@@ -196,8 +270,21 @@ impl Bounds {
 }
 
 impl Dce {
-    /// [`removable_given`], row accesses [`Bounds`] proves included.
-    fn removable_here(&self, e: &Exp) -> bool {
+    /// [`removable_given`], row accesses [`Bounds`] proves included (a branch's own
+    /// condition among what proves them in its `then` body).
+    fn removable_here(&mut self, e: &Exp) -> bool {
+        if let Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ..
+        } = e
+        {
+            let guarded = self.bounds.guard(cond);
+            let then_ok = then_body.stms.iter().all(|s| self.removable_here(&s.exp));
+            self.bounds.forget(guarded);
+            return then_ok && else_body.stms.iter().all(|s| self.removable_here(&s.exp));
+        }
         !any_exp(e, |x| {
             !(removable_itself(x, &self.sizes) || self.bounds.safe_access(x))
         })
@@ -246,7 +333,9 @@ impl Dce {
                     .map(|(p, n)| *n || in_types.contains(&p.name))
                     .collect();
                 add_uses(cond, &mut read);
+                let guarded = self.bounds.guard(cond);
                 read.extend(self.body_reads(then_body, &needed));
+                self.bounds.forget(guarded);
                 read.extend(self.body_reads(else_body, &needed));
             }
             e => {
@@ -484,7 +573,21 @@ impl VisitorMut for Dce {
             if let Some((i, bound)) = &counter {
                 self.bounds.counters.insert(*i, bound.clone());
             }
-            walk_stm_mut(self, &mut s);
+            if let Exp::If {
+                cond,
+                then_body,
+                else_body,
+                ..
+            } = &mut s.exp
+            {
+                // The `then` body is cleaned knowing what its condition bounds.
+                let guarded = self.bounds.guard(cond);
+                self.body(then_body);
+                self.bounds.forget(guarded);
+                self.body(else_body);
+            } else {
+                walk_stm_mut(self, &mut s);
+            }
             if let Some((i, _)) = &counter {
                 self.bounds.counters.remove(i);
             }

@@ -30,8 +30,8 @@
 
 use crate::simplify::{is_zero_const, replicates_zero};
 use runic_ir::traverse::{
-    any_exp, binders, free_vars, is_update_acc, uses, walk_stm, walk_stm_mut, Visitor, VisitorMut,
-    Walk,
+    any_exp, binders, free_vars, iotas, is_update_acc, uses, walk_stm, walk_stm_mut, Visitor,
+    VisitorMut, Walk,
 };
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
@@ -42,6 +42,7 @@ pub fn sparse_adjoints(mut prog: Prog) -> Prog {
     for f in &mut prog.funs {
         let mut cx = Cx {
             zeros: zero_vars(&f.body),
+            iotas: iotas(&f.body).into_keys().collect(),
             plus_accs: plus_accs(&f.body),
             facts: HashMap::new(),
             ns: &mut ns,
@@ -61,6 +62,9 @@ struct OneHot {
     idx: SubExp,
     /// The group that made the array, and its row at `idx` inside the group's branch.
     row: Option<(usize, SubExp)>,
+    /// Its row at `idx` when a value bound outside the branch that wrote it (`z with [i] = v`
+    /// with `v` from before the branch): a read of the array is then `v`.
+    value: Option<SubExp>,
 }
 
 /// Maps run at one index, sharing a branch: `if cond then stms` (or `stms` alone).
@@ -82,6 +86,8 @@ enum Item {
 struct Cx<'a> {
     /// Variables bound to `replicate … 0` anywhere in the function (names are unique).
     zeros: HashSet<VName>,
+    /// Variables bound to `iota n` anywhere in the function: element `i` of one is `i`.
+    iotas: HashSet<VName>,
     /// Accumulators whose operator is scalar `+` with neutral element zero.
     plus_accs: HashSet<VName>,
     facts: HashMap<VName, OneHot>,
@@ -128,12 +134,13 @@ impl Cx<'_> {
     /// Records the one-hot arrays that `s` binds without a group.
     fn learn(&mut self, s: &Stm) {
         match (&s.exp, s.pat.as_slice()) {
-            (Exp::Basic(BasicOp::Update(z, is, _)), [p]) if self.zeros.contains(z) => {
+            (Exp::Basic(BasicOp::Update(z, is, v)), [p]) if self.zeros.contains(z) => {
                 if let [DimIndex::Fix(i)] = is.as_slice() {
                     let fact = OneHot {
                         cond: None,
                         idx: i.clone(),
                         row: None,
+                        value: Some(v.clone()),
                     };
                     self.facts.insert(p.name, fact);
                 }
@@ -156,12 +163,13 @@ impl Cx<'_> {
                         .as_var()
                         .is_some_and(|v| self.zeros.contains(&v));
                     if let (Some(f), true) = (then_fact, else_zero) {
-                        let bound_inside = f.idx.as_var().is_some_and(|v| local.contains(&v));
-                        if f.cond.is_none() && !bound_inside {
+                        let inside = |x: &SubExp| x.as_var().is_some_and(|v| local.contains(&v));
+                        if f.cond.is_none() && !inside(&f.idx) {
                             let fact = OneHot {
                                 cond: Some(cond.clone()),
                                 idx: f.idx,
                                 row: None,
+                                value: f.value.filter(|v| !inside(v)),
                             };
                             self.facts.insert(p.name, fact);
                         }
@@ -181,6 +189,7 @@ impl Cx<'_> {
                     if outer(&f.idx) && f.cond.as_ref().is_none_or(outer) {
                         let fact = OneHot {
                             row: None,
+                            value: f.value.clone().filter(outer),
                             ..f.clone()
                         };
                         self.facts.insert(p.name, fact);
@@ -246,8 +255,16 @@ impl Cx<'_> {
         items.push(Item::Group(g));
         let idx = groups[g].idx.clone();
         for (param, a) in lam.params.iter().zip(&arrs) {
-            let row = match self.facts.get(a).and_then(|f| f.row.clone()) {
-                Some((h, row)) if h == g => BasicOp::SubExp(row),
+            let fact = self.facts.get(a).filter(|f| f.idx == idx);
+            let row = match (
+                fact.and_then(|f| f.row.clone()),
+                fact.and_then(|f| f.value.clone()),
+            ) {
+                (Some((h, row)), _) if h == g => BasicOp::SubExp(row),
+                // Zero elsewhere, and the group runs only where `idx` is the one index.
+                (_, Some(v)) => BasicOp::SubExp(v),
+                // In bounds when the group runs (the map reads its every element).
+                _ if self.iotas.contains(a) => BasicOp::SubExp(idx.clone()),
                 _ => BasicOp::Index(*a, vec![DimIndex::Fix(idx.clone())]),
             };
             groups[g].stms.push(Stm {
@@ -262,6 +279,7 @@ impl Cx<'_> {
                 cond: groups[g].cond.clone(),
                 idx: idx.clone(),
                 row: Some((g, row.clone())),
+                value: None,
             };
             self.facts.insert(out.name, fact);
             groups[g].outs.push((out, row));

@@ -66,6 +66,24 @@ fn dce_removes_unused_replicates_of_known_sizes_but_keeps_those_that_can_fail() 
 }
 
 #[test]
+fn dce_drops_unused_writes_that_their_branch_condition_proves_in_bounds() {
+    // `0 <= i && i < length xs` guards the first write: unused, it goes. The second has
+    // only half a guard and may fail: it stays (and so does its branch).
+    let p = lower(
+        "entry main (xs: *[]f32) (i: i64) (j: i64) =
+           let n = length xs
+           let _a = if 0 <= i && i < n then copy xs with [i] = 1 else copy xs
+           let _b = if 0 <= j then copy xs with [j] = 2 else copy xs
+           in xs",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert_eq!(t.matches(" with [").count(), 1, "{t}");
+    assert!(t.contains("2f32"), "{t}");
+}
+
+#[test]
 fn dce_drops_the_unused_results_of_a_map() {
     let p = lower(
         "entry main (xs: []f64) =

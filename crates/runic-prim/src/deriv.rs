@@ -259,12 +259,15 @@ pub fn binop_partials<A: Algebra>(
             [Scale(alg.mul(y, &p)?), Zero]
         }
         BinOp::Max | BinOp::Min => {
-            // Ties favour the left operand.
+            // To the operand the result is: ties favour the left one, and a NaN operand
+            // is never the result unless both are.
             let c = if op == BinOp::Max {
                 alg.binop(BinOp::Ge, x, y)?
             } else {
                 alg.binop(BinOp::Le, x, y)?
             };
+            let y_nan = alg.binop(BinOp::Neq, y, y)?;
+            let c = alg.binop(BinOp::LogOr, &c, &y_nan)?;
             let one = alg.konst(t, 1.0);
             let zero = alg.konst(t, 0.0);
             [
@@ -759,5 +762,26 @@ mod tests {
         let p = unop_partial(&mut Plain, UnOp::Trunc, PrimType::F64, &f(2.7), &f(2.0)).unwrap();
         assert_eq!(fwd(&p, PrimType::F64, f(1.0)), f(1.0));
         assert_eq!(fwd(&p, PrimType::F64, f(0.5)), f(0.0));
+    }
+
+    #[test]
+    fn min_and_max_differentiate_the_operand_they_return() {
+        let nan = f64::NAN;
+        // (op, x, y, ∂x, ∂y): ties to the left, a NaN operand is never the one returned.
+        let cases: &[(BinOp, f64, f64, f64, f64)] = &[
+            (BinOp::Min, 1.0, nan, 1.0, 0.0),
+            (BinOp::Min, nan, 1.0, 0.0, 1.0),
+            (BinOp::Max, 1.0, nan, 1.0, 0.0),
+            (BinOp::Max, nan, 1.0, 0.0, 1.0),
+            (BinOp::Min, 2.0, 2.0, 1.0, 0.0),
+            (BinOp::Max, 0.0, -0.0, 1.0, 0.0),
+        ];
+        for &(op, x, y, ex, ey) in cases {
+            let r = binop(op, f(x), f(y)).unwrap();
+            let [px, py] = binop_partials(&mut Plain, op, PrimType::F64, &f(x), &f(y), &r).unwrap();
+            let dx = num(fwd(&px, PrimType::F64, f(1.0)));
+            let dy = num(fwd(&py, PrimType::F64, f(1.0)));
+            assert_eq!((dx, dy), (ex, ey), "{op:?}({x}, {y})");
+        }
     }
 }

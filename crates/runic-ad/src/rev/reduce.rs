@@ -60,8 +60,10 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
 }
 
 /// `reduce op ne x` (`op` min or max) together with the smallest position of the result
-/// in `x`, −1 when no element equals it (the neutral element won, or NaN): one reduce over
-/// (value, position) pairs, whose value is exactly the plain reduce's.
+/// in `x`: one reduce over (value, position) pairs. The pair that wins is the better value
+/// (a NaN loses to any number, as in `op`), else, on a tie, the smaller position; the
+/// neutral element, at −1, wins ties with the elements. Comparisons and selects only: the
+/// operator sits on the reduction's critical path.
 fn value_and_position(
     b: &mut Builder,
     w: &SubExp,
@@ -73,6 +75,19 @@ fn value_and_position(
     let i64t = Type::Prim(PrimType::I64);
     let et = Type::Prim(t);
     let iota = b.iota(w.clone());
+    let order = if op == BinOp::Min {
+        BinOp::Lt
+    } else {
+        BinOp::Gt
+    };
+    // `a` beats `c`: it is smaller (larger), or `c` is NaN and `a` is not.
+    let beats = |b: &mut Builder, a: &SubExp, c: &SubExp| -> R<SubExp> {
+        let strictly = b.op2(order, a.clone(), c.clone())?;
+        let c_nan = b.op2(BinOp::Neq, c.clone(), c.clone())?;
+        let a_num = b.op2(BinOp::Eq, a.clone(), a.clone())?;
+        let over_nan = b.op2(BinOp::LogAnd, c_nan, a_num)?;
+        Ok(b.op2(BinOp::LogOr, strictly, over_nan)?)
+    };
     let pair = b.lam(
         vec![
             ("v", et.clone()),
@@ -81,15 +96,16 @@ fn value_and_position(
             ("j", i64t),
         ],
         |b, a| -> R<_> {
-            let (v1, i1, v2, i2) = (a[0].clone(), a[1].clone(), a[2].clone(), a[3].clone());
-            let v = b.op2(op, v1.clone(), v2.clone())?;
-            let e1 = b.op2(BinOp::Eq, v1, v.clone())?;
-            let e2 = b.op2(BinOp::Eq, v2, v.clone())?;
-            let lo = b.op2(BinOp::Min, i1.clone(), i2.clone())?;
-            let only2 = b.select(e2.clone(), i2, SubExp::i64(-1))?;
-            let only1 = b.select(e1.clone(), i1, only2)?;
-            let both = b.op2(BinOp::LogAnd, e1, e2)?;
-            Ok(vec![v, b.select(both, lo, only1)?])
+            let (v, i, u, j) = (&a[0], &a[1], &a[2], &a[3]);
+            let u_beats = beats(b, u, v)?;
+            let v_beats = beats(b, v, u)?;
+            let u_first = b.op2(BinOp::Lt, j.clone(), i.clone())?;
+            let u_ties = b.select(v_beats, SubExp::Const(Prim::Bool(false)), u_first)?;
+            let take_u = b.op2(BinOp::LogOr, u_beats, u_ties)?;
+            Ok(vec![
+                b.select(take_u.clone(), u.clone(), v.clone())?,
+                b.select(take_u, j.clone(), i.clone())?,
+            ])
         },
     )?;
     let red = Soac::Reduce {
@@ -238,9 +254,16 @@ fn extremum(
         _ => arg_extremum(b, w, x, y.clone())?,
     };
     // The neutral element comes first, so it wins ties: then nothing flows to the elements.
+    // (`idx < w` always holds; stated, it proves the update below in bounds, so that DCE
+    // may drop it when nothing reads the adjoint.)
     let found = b.op2(BinOp::Ge, idx.clone(), SubExp::i64(0))?;
-    let not_ne = b.op2(BinOp::Neq, y, ne)?;
+    let below = b.op2(BinOp::Lt, idx.clone(), w.clone())?;
+    let found = b.op2(BinOp::LogAnd, found, below)?;
+    let not_ne = b.op2(BinOp::Neq, y.clone(), ne)?;
     let found = b.op2(BinOp::LogAnd, found, not_ne)?;
+    // A NaN extremum (every element NaN) passes nothing on, whichever position holds it.
+    let number = b.op2(BinOp::Eq, y.clone(), y)?;
+    let found = b.op2(BinOp::LogAnd, found, number)?;
     if rev.accs.contains_key(&x) {
         // An accumulator ignores a write out of range: −1 when nothing is found.
         let i = b.select(found, idx, SubExp::i64(-1))?;
@@ -250,16 +273,22 @@ fn extremum(
         return Ok(());
     }
     // ȳ goes to one element: an update of the adjoint in place under a branch, not a pass
-    // over the array.
+    // over the array. A first adjoint is zero there, so ȳ is written as it is (which also
+    // lets the sparse-adjoints pass read it off without building the array).
+    let first = !rev.adjs.contains_key(&x);
     let a = rev.owned_adj(b, x)?;
     let upd = b.let_if(
         "r",
         found,
         |b| -> R<_> {
             let at = vec![DimIndex::Fix(idx)];
-            let old = b.let_basic("old", BasicOp::Index(a, at.clone()))?;
-            let sum = b.add_(old, ybar)?;
-            Ok(vec![b.let_basic("adj", BasicOp::Update(a, at, sum))?])
+            let new = if first {
+                ybar
+            } else {
+                let old = b.let_basic("old", BasicOp::Index(a, at.clone()))?;
+                b.add_(old, ybar)?
+            };
+            Ok(vec![b.let_basic("adj", BasicOp::Update(a, at, new))?])
         },
         |_| Ok(vec![SubExp::Var(a)]),
     )?;
