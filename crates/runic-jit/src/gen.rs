@@ -405,6 +405,11 @@ pub(crate) struct Gen<'a, 'b> {
     pub(crate) later: HashSet<VName>,
     /// The arrays in scope that are `iota n` (element `j` is `j`).
     pub(crate) iotas: HashSet<VName>,
+    /// `iota n`s not stored (with `n`): read only as inputs of maps and reductions, whose
+    /// loops use their counter instead (see [`Gen::stms`]).
+    pub(crate) lazy_iotas: HashMap<VName, Value>,
+    /// The `iota`s that may stay lazy: every later use is an input of a map, reduce or scan.
+    pub(crate) soac_only: HashSet<VName>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -431,6 +436,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             owned: HashSet::new(),
             later: HashSet::new(),
             iotas: HashSet::new(),
+            lazy_iotas: HashMap::new(),
+            soac_only: HashSet::new(),
         }
     }
 }
@@ -453,6 +460,13 @@ impl Gen<'_, '_> {
             acc.extend(runic_ir::traverse::uses(s));
         }
         after.reverse();
+        for (k, s) in body.stms.iter().enumerate() {
+            if let (Some(_), [p]) = (runic_ir::traverse::iota_width(&s.exp), &s.pat[..]) {
+                if only_soac_input(p.name, &body.stms[k + 1..], &body.result) {
+                    self.soac_only.insert(p.name);
+                }
+            }
+        }
         for (s, later) in body.stms.iter().zip(after) {
             self.later = outer.union(&later).copied().collect();
             self.stm(s)?;
@@ -605,4 +619,43 @@ impl Gen<'_, '_> {
         self.env.insert(p.name, (v, rt));
         Ok(())
     }
+}
+
+/// Whether `v` is read by `stms` and `result` only as an input array of maps, reduces and
+/// scans (at any depth), whose loops can bind the element of an `iota` to their counter.
+fn only_soac_input(v: VName, stms: &[Stm], result: &[SubExp]) -> bool {
+    let body_ok = |b: &Body| only_soac_input(v, &b.stms, &b.result);
+    let lam_ok = |l: &Lambda| body_ok(&l.body);
+    !result.contains(&SubExp::Var(v))
+        && stms.iter().all(|s| match &s.exp {
+            Exp::Soac(Soac::Map { w, lam, .. }) => *w != SubExp::Var(v) && lam_ok(lam),
+            Exp::Soac(
+                Soac::Reduce {
+                    w,
+                    pre,
+                    lam,
+                    neutral,
+                    ..
+                }
+                | Soac::Scan {
+                    w,
+                    pre,
+                    lam,
+                    neutral,
+                    ..
+                },
+            ) => {
+                *w != SubExp::Var(v)
+                    && !neutral.contains(&SubExp::Var(v))
+                    && pre.as_ref().is_none_or(lam_ok)
+                    && lam_ok(lam)
+            }
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+                ..
+            } => *cond != SubExp::Var(v) && body_ok(then_body) && body_ok(else_body),
+            _ => !runic_ir::traverse::uses(s).contains(&v),
+        })
 }

@@ -277,8 +277,14 @@ impl Gen<'_, '_> {
     ) -> R<Vec<Value>> {
         check_lambda(op, "an inner reduction's operator")?;
         let w = self.index_value(w)?;
-        let mut views = Vec::new();
+        // `None`: a lazy iota, whose element is the counter.
+        let mut views: Vec<Option<ArrV>> = Vec::new();
         for a in arrs {
+            if self.lazy_iota(*a).is_some() {
+                self.check_lazy_width(*a, w)?;
+                views.push(None);
+                continue;
+            }
             let v = self.array(*a)?;
             if v.dims.len() != 1 && pre.is_none() {
                 return Err("an inner reduction of arrays".into());
@@ -286,7 +292,7 @@ impl Gen<'_, '_> {
             // A size larger than the input: the slow path reports it.
             let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
             self.fail_if(big, FAIL_INDEX);
-            views.push(v);
+            views.push(Some(v));
         }
         let accs: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
         let mut init = Vec::new();
@@ -315,6 +321,10 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(body);
         let mut xs = Vec::new();
         for (k, v) in views.iter().enumerate() {
+            let Some(v) = v else {
+                xs.push(j);
+                continue;
+            };
             if v.dims.len() == 1 {
                 let addr = v.at(self.b, j);
                 xs.push(self.b.ins().load(cl(v.elem), mem(), addr, 0));

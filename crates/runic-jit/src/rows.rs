@@ -59,14 +59,32 @@ impl Gen<'_, '_> {
             return self.column_map(s, w, lam, arrs, col);
         }
         let w = self.index_value(w)?;
-        let views = self.map_inputs(arrs, w)?;
+        // Lazy iotas are bound to the counter; the other inputs are views.
+        let (lazy, stored): (Vec<_>, Vec<_>) = lam
+            .params
+            .iter()
+            .zip(arrs)
+            .partition(|(_, a)| self.lazy_iota(**a).is_some());
+        for (_, a) in &lazy {
+            self.check_lazy_width(**a, w)?;
+        }
+        let (params, arrs): (Vec<Param>, Vec<VName>) =
+            stored.into_iter().map(|(p, a)| (p.clone(), *a)).unzip();
+        let views = self.map_inputs(&arrs, w)?;
         let outs = self.out_arrays(s, w, &lam.ret)?;
-        let from = self.vector_inner_map(lam, &views, &outs, w)?;
+        let from = if lazy.is_empty() {
+            self.vector_inner_map(lam, &views, &outs, w)?
+        } else {
+            self.b.ins().iconst(types::I64, 0)
+        };
         let (j, header, done) = self.open_counted_loop_from(from, w);
         let saved = (self.env.clone(), self.arrays.clone());
         // The lambda runs many times: it owns only what it makes.
         let saved_owned = std::mem::take(&mut self.owned);
-        self.bind_element(&lam.params, &views, j);
+        self.bind_element(&params, &views, j);
+        for (p, _) in &lazy {
+            self.env.insert(p.name, (j, PrimType::I64));
+        }
         // Rows of array results: where the nested maps that make them write.
         let mut rows = Vec::new();
         for (r, out) in lam.body.result.iter().zip(&outs) {
@@ -106,7 +124,7 @@ impl Gen<'_, '_> {
     pub(crate) fn map_inputs(&mut self, arrs: &[VName], w: Value) -> R<Vec<ArrV>> {
         let mut views = Vec::new();
         for a in arrs {
-            let v = self.array(*a)?;
+            let v = self.stored_array(*a)?;
             let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, v.dims[0]);
             self.fail_if(big, FAIL_INDEX);
             views.push(v);
@@ -279,6 +297,21 @@ impl Gen<'_, '_> {
             return Err("an array operation with several results".into());
         };
         let (dims, elem, value) = match op {
+            BasicOp::Range {
+                start: SubExp::Const(Prim::I64(0)),
+                second: Some(SubExp::Const(Prim::I64(1))),
+                end,
+                kind: RangeKind::UpToExclusive,
+                elem: PrimType::I64,
+            } if self.soac_only.contains(&p.name) => {
+                // Not stored: the loops reading it bind their counter instead.
+                let n = self.index_value(end)?;
+                let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, n, 0);
+                self.fail_if(bad, FAIL_INDEX);
+                self.lazy_iotas.insert(p.name, n);
+                self.iotas.insert(p.name);
+                return Ok(());
+            }
             BasicOp::Range {
                 start: SubExp::Const(Prim::I64(0)),
                 second: Some(SubExp::Const(Prim::I64(1))),
@@ -534,5 +567,40 @@ impl Gen<'_, '_> {
             out.extend(v.strides);
         }
         Ok(out)
+    }
+}
+
+impl Gen<'_, '_> {
+    /// The width of a lazy `iota` ([`Gen::soac_only`]) when `v` is one (and not stored
+    /// in this scope).
+    pub(crate) fn lazy_iota(&self, v: VName) -> Option<Value> {
+        if self.arrays.contains_key(&v) {
+            return None;
+        }
+        self.lazy_iotas.get(&v).copied()
+    }
+
+    /// A loop over `w` elements of the lazy iota `v`: `w` larger than it leaves for the slow
+    /// path, which reports it.
+    pub(crate) fn check_lazy_width(&mut self, v: VName, w: Value) -> R<()> {
+        let n = self.lazy_iota(v).ok_or("internal error: not a lazy iota")?;
+        let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, w, n);
+        self.fail_if(big, FAIL_INDEX);
+        Ok(())
+    }
+
+    /// The array `v`, storing a lazy iota here first (for readers that need memory; the
+    /// store lasts as long as this scope's arrays).
+    pub(crate) fn stored_array(&mut self, v: VName) -> R<ArrV> {
+        if let Some(n) = self.lazy_iota(v) {
+            let base = self.scratch_buf(n, PrimType::I64)?;
+            let (j, header, done) = self.open_counted_loop(n);
+            let to = elem_addr(self.b, base, j, PrimType::I64);
+            self.b.ins().store(mem(), j, to, 0);
+            self.close_counted_loop(j, header, done);
+            let a = ArrV::dense(self.b, base, PrimType::I64, vec![n]);
+            self.arrays.insert(v, a);
+        }
+        self.array(v)
     }
 }
