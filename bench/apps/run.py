@@ -47,6 +47,11 @@ def parse_args():
                          "included (default 600)")
     ap.add_argument("--jax-runs", type=int, default=7,
                     help="JAX: measured runs per entry after a warm-up (at least 5)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="repeat every app's measurements (JAX and runic, all entries) this "
+                         "many times, interleaved, and report medians of the per-round "
+                         "ratios with their range: the machine's speed drifts, and a ratio "
+                         "of two times taken minutes apart drifts with it (default 1)")
     ap.add_argument("--no-jax", action="store_true", help="time runic only")
     ap.add_argument("--skip", action="append", default=[], metavar="ENTRY",
                     help="do not time this runic entry (repeatable), e.g. one known to "
@@ -153,38 +158,63 @@ def bench(args):
     for app in args.apps:
         gen_data.ensure(app)
         mod = app_module(app)
-        jt = jax_times(jax, args, app, mod) if jax else {}
         for backend in args.backends:
-            rt, cores = {}, {}
-            for entry in mod.ENTRIES:
-                if entry in args.skip:
-                    rt[entry], cores[entry] = "skipped", float("nan")
-                    continue
-                rt[entry], cores[entry] = runic_bench(args, backend, app, entry)
-                print("%s %s (%s): runic %s ms (%.2f cores), JAX %s ms" % (
-                    app, entry, backend, fmt(rt[entry], 3), cores[entry],
-                    fmt(jt.get(entry, "-"), 3)), file=sys.stderr)
-            rows.append((app, backend, mod.ROLES, rt, jt, cores))
-            record["%s/%s" % (app, backend)] = {"runic_ms": rt, "jax_ms": jt,
-                                                "runic_cores": cores}
+            rounds = []
+            for _ in range(max(args.rounds, 1)):
+                jt = jax_times(jax, args, app, mod) if jax else {}
+                rt, cores = {}, {}
+                for entry in mod.ENTRIES:
+                    if entry in args.skip:
+                        rt[entry], cores[entry] = "skipped", float("nan")
+                        continue
+                    rt[entry], cores[entry] = runic_bench(args, backend, app, entry)
+                    print("%s %s (%s): runic %s ms (%.2f cores), JAX %s ms" % (
+                        app, entry, backend, fmt(rt[entry], 3), cores[entry],
+                        fmt(jt.get(entry, "-"), 3)), file=sys.stderr)
+                rounds.append((rt, jt, cores))
+            rows.append((app, backend, mod.ROLES, rounds))
+            record["%s/%s" % (app, backend)] = [
+                {"runic_ms": rt, "jax_ms": jt, "runic_cores": cores}
+                for rt, jt, cores in rounds]
     print_table(rows)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(record, f, indent=2)
 
 
+def median_of(xs, spread=False):
+    """The median of the numbers in `xs` (a string when one is not a number: the first such),
+    with their range when `spread` and there are several."""
+    bad = [x for x in xs if not isinstance(x, (int, float))]
+    if bad or not xs:
+        return bad[0] if bad else "-"
+    m = statistics.median(xs)
+    if spread and len(xs) > 1:
+        return "%.2f (%.2f–%.2f)" % (m, min(xs), max(xs))
+    return m
+
+
 def print_table(rows):
     head = ["app", "backend", "runic primal ms", "JAX primal ms", "runic/JAX",
             "runic grad/primal", "JAX grad/primal", "Newton/grad runic", "Newton/grad JAX"]
     lines = [head]
-    for app, backend, roles, rt, jt, _ in rows:
+    for app, backend, roles, rounds in rows:
         p, g, nw = roles["primal"], roles["grad"], roles.get("newton")
+
+        def per_round(f):
+            r = median_of([f(rt, jt) for rt, jt, _ in rounds], spread=True)
+            return r if isinstance(r, str) and "–" in r else fmt(r, 2)
+
+        def ms(get, e):
+            return fmt(median_of([get(rt, jt).get(e, "-") for rt, jt, _ in rounds]), 2)
+
         lines.append([
-            app, backend, fmt(rt[p]), fmt(jt.get(p, "-"), 2),
-            fmt(ratio(rt[p], jt.get(p))), fmt(ratio(rt[g], rt[p])),
-            fmt(ratio(jt.get(g), jt.get(p))),
-            fmt(ratio(rt[nw], rt[g])) if nw else "",
-            fmt(ratio(jt.get(nw), jt.get(g))) if nw else "",
+            app, backend, ms(lambda r, j: r, p), ms(lambda r, j: j, p),
+            (per_round(lambda r, j: ratio(r[p], j.get(p)))),
+            (per_round(lambda r, j: ratio(r[g], r[p]))),
+            (per_round(lambda r, j: ratio(j.get(g), j.get(p)))),
+            (per_round(lambda r, j: ratio(r[nw], r[g]))) if nw else "",
+            (per_round(lambda r, j: ratio(j.get(nw), j.get(g)))) if nw else "",
         ])
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
     print("| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |")
@@ -192,11 +222,17 @@ def print_table(rows):
     for line in lines[1:]:
         print("| " + " | ".join(str(c).rjust(w) for c, w in zip(line, widths)) + " |")
     print()
-    print("every entry: runic ms (cores busy in its measured calls), JAX ms")
-    for app, backend, roles, rt, jt, cores in rows:
+    print("every entry: runic ms (cores busy in its measured calls), JAX ms; medians over "
+          "rounds, ratios with their range over rounds")
+    for app, backend, roles, rounds in rows:
+        entries = rounds[0][0]
         print("  %s: " % backend + "; ".join(
-            "%s %s (%.2f), %s" % (e, fmt(rt[e], 2), cores[e], fmt(jt.get(e, "-"), 2))
-            for e in rt))
+            "%s %s (%.2f), %s" % (
+                e,
+                fmt(median_of([rt[e] for rt, _, _ in rounds]), 2),
+                median_of([c[e] for _, _, c in rounds]),
+                fmt(median_of([jt.get(e, "-") for _, jt, _ in rounds]), 2))
+            for e in entries))
 
 
 # ---------------------------------------------------------------- explain-exec
