@@ -6,9 +6,10 @@
 //! starts at the operator's neutral element; the copies are merged into the array in chunk
 //! order afterwards. Private copies rather than atomic adds: the result does not depend on
 //! timing (atomic float adds would make it vary from run to run), and the kernel's update
-//! stays a plain load-op-store. One chunk per worker keeps the copies few; when the
-//! accumulated arrays are larger than the map, or the operator is not a single binary
-//! operation (or there is none: updates overwrite), the map runs as one chunk.
+//! stays a plain load-op-store. A few chunks per worker, while the copies stay small beside
+//! the map, balance the work between the workers; when the accumulated arrays are larger
+//! than the map, or the operator is not a single binary operation (or there is none:
+//! updates overwrite), the map runs as one chunk.
 //!
 //! A failing chunk (an error the kernel leaves to the evaluator) is redone on the
 //! evaluator, which reports the error; the accumulators' contents do not matter then.
@@ -23,6 +24,11 @@ use runic_data::{Array, Buffer};
 use runic_ir::Lambda;
 use runic_jit::MapKernel;
 use std::sync::Arc;
+
+/// Chunks per worker when the private copies are small beside the map: with one chunk
+/// per worker, a worker the machine slows down (or that wakes late) holds up the whole map
+/// — k-means' gradient ran at one core's speed in about half its calls.
+const CHUNKS_PER_WORKER: usize = 4;
 
 /// `d[e] = d[e] op h[e]` for every element.
 fn merge(op: runic_ir::BinOp, d: &mut Buffer, h: &Buffer) -> R<()> {
@@ -98,7 +104,11 @@ impl Ctx<'_> {
         }
         let threads = rayon::current_num_threads();
         let n = if par && threads > 1 && acc_len <= w && ops.iter().all(Option::is_some) {
-            threads.min(w)
+            // A few chunks per worker while the copies stay small beside the map.
+            (threads * CHUNKS_PER_WORKER)
+                .min(w / acc_len.max(1))
+                .max(threads)
+                .min(w)
         } else {
             1
         };
