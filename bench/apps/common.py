@@ -70,9 +70,10 @@ def data_path(app, small=False):
     return os.path.join(DATA, app + ("_small" if small else "") + ".in")
 
 
-def time_jax(fn, args, runs, min_runs=5):
+def time_jax(fn, args, runs, min_runs=5, stat=None):
     """Median wall time in ms of `fn(*args)` over max(runs, min_runs) calls after one
-    warm-up call (which also compiles), each waited for with block_until_ready."""
+    warm-up call (which also compiles), each waited for with block_until_ready; `stat`
+    (e.g. `min`) summarises the times instead of the median."""
     import jax
 
     jax.block_until_ready(fn(*args))
@@ -81,7 +82,7 @@ def time_jax(fn, args, runs, min_runs=5):
         t0 = time.perf_counter()
         jax.block_until_ready(fn(*args))
         times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    return (stat or statistics.median)(times)
 
 
 def jax_setup():

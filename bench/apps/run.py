@@ -52,6 +52,10 @@ def parse_args():
                          "many times, interleaved, and report medians of the per-round "
                          "ratios with their range: the machine's speed drifts, and a ratio "
                          "of two times taken minutes apart drifts with it (default 1)")
+    ap.add_argument("--stat", choices=["median", "min"], default="median",
+                    help="summarise each entry's calls by their median (default) or their "
+                         "minimum: on a machine whose speed switches between two levels "
+                         "the minimum compares the calls that ran at the faster one")
     ap.add_argument("--no-jax", action="store_true", help="time runic only")
     ap.add_argument("--skip", action="append", default=[], metavar="ENTRY",
                     help="do not time this runic entry (repeatable), e.g. one known to "
@@ -128,13 +132,16 @@ def runic_bench(args, backend, app, entry):
                         return ">%.0f" % (args.timeout / (args.runs + 1) * 1e3), cores
                     return "failed: " + ds, cores
                 # Cores busy during the measured calls alone, when runic reports it.
-                return statistics.median(ds["runtimes"]) / 1e3, ds.get("cores", cores)
+                return STATS[args.stat](ds["runtimes"]) / 1e3, ds.get("cores", cores)
     return "no dataset for %s in the JSON" % entry, cores
+
+
+STATS = {"median": statistics.median, "min": min}
 
 
 def jax_times(jax, args, app, mod):
     inputs = [jax.device_put(v) for v in read_file(gen_data.ensure(app))]
-    return {name: time_jax(jax.jit(fn), inputs, args.jax_runs)
+    return {name: time_jax(jax.jit(fn), inputs, args.jax_runs, stat=STATS[args.stat])
             for name, fn in mod.ENTRIES.items()}
 
 
