@@ -496,6 +496,17 @@ impl Gen<'_, '_> {
             UnOp::Floor => b.ins().floor(px),
             UnOp::Trunc => b.ins().trunc(px),
             UnOp::Round => b.ins().nearest(px),
+            // The SIMD code's polynomials on one lane (≤ 1 ulp from std in f64; f32 rounds
+            // that): a call to the shim would clobber every vector register around it.
+            UnOp::Exp | UnOp::Log | UnOp::Tanh => {
+                let lanes = b.ins().splat(types::F64X2, px);
+                let r = match op {
+                    UnOp::Exp => crate::simd::exp_f64(b, lanes),
+                    UnOp::Log => crate::simd::log_f64(b, lanes),
+                    _ => crate::simd::tanh_f64(b, lanes),
+                };
+                b.ins().extractlane(r, 0)
+            }
             UnOp::Sgn => {
                 let nan = b.ins().fcmp(FloatCC::Unordered, px, px);
                 let zero = b.ins().f64const(0.0);
