@@ -243,6 +243,20 @@ impl Bounds {
         shape.first().is_some_and(|d| self.at_most(n, d))
     }
 
+    /// `/`, `%` or `**` of floats: unlike the integer ones, they cannot fail. (A gradient
+    /// computes its primal's loss up to the division by the batch size, and nothing reads
+    /// it: with the division kept, the whole forward pass of the loss stayed.)
+    fn float_arithmetic(&self, e: &Exp) -> bool {
+        let Exp::Basic(BasicOp::BinOp(op, a, _)) = e else {
+            return false;
+        };
+        let float = match a {
+            SubExp::Const(c) => c.ty().is_float(),
+            SubExp::Var(v) => matches!(self.types.get(v), Some(Type::Prim(t)) if t.is_float()),
+        };
+        float && matches!(op, BinOp::Div | BinOp::Mod | BinOp::Pow)
+    }
+
     /// A row read or write that cannot fail.
     fn safe_access(&self, e: &Exp) -> bool {
         match e {
@@ -286,7 +300,9 @@ impl Dce {
             return then_ok && else_body.stms.iter().all(|s| self.removable_here(&s.exp));
         }
         !any_exp(e, |x| {
-            !(removable_itself(x, &self.sizes) || self.bounds.safe_access(x))
+            !(removable_itself(x, &self.sizes)
+                || self.bounds.safe_access(x)
+                || self.bounds.float_arithmetic(x))
         })
     }
 

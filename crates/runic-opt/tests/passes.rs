@@ -66,6 +66,25 @@ fn dce_removes_unused_replicates_of_known_sizes_but_keeps_those_that_can_fail() 
 }
 
 #[test]
+fn dce_drops_unused_float_division_but_keeps_integer_division() {
+    // A float `/`, `%` or `**` cannot fail: unused, it goes, and so does the sum it
+    // divides. The integer division by zero stays (it fails).
+    let p = lower(
+        "entry main (xs: []f32) (n: i32) =
+           let _mean = f32.sum xs / 3
+           let _r = f32.sum xs % 2 + 2 ** f32.sum xs
+           let _q = n / 0
+           in xs",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(!t.contains("reduce") && !t.contains("Pow("), "{t}");
+    assert_eq!(t.matches("Div(").count(), 1, "{t}");
+    assert!(t.contains("0i32"), "{t}");
+}
+
+#[test]
 fn dce_drops_unused_writes_that_their_branch_condition_proves_in_bounds() {
     // `0 <= i && i < length xs` guards the first write: unused, it goes. The second has
     // only half a guard and may fail: it stays (and so does its branch).
