@@ -9,8 +9,9 @@
 //!   (`p` the product of the non-zeros and of `e`). Work O(n), span O(log n). Floats only;
 //!   integer products use the general rule.
 //! - `min`/`max`: a reduce tracking the index of the extremum (the smallest index wins
-//!   ties, and the neutral element, at index −1, wins over the elements); only that
-//!   element's adjoint grows by `ȳ`. Work O(n), span O(log n).
+//!   ties, the neutral element, at index −1, wins over the elements, and a NaN loses to
+//!   any number); only that element's adjoint grows by `ȳ`, unless the extremum is NaN.
+//!   Work O(n), span O(log n).
 //! - General operator: `ls = exclusive scan ⊙ e xs`, `rs` the same from the right, then
 //!   `x̄ᵢ += vjp (λx. lᵢ ⊙ x ⊙ rᵢ) ȳ` as a map (the map rule, so free variables of `⊙` get
 //!   their adjoints too). Work O(n), span O(log n).
