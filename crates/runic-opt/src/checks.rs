@@ -77,7 +77,7 @@ fn is_true(e: &Exp) -> bool {
 
 /// Sizes known equal: a union-find over size variables.
 #[derive(Default)]
-struct Equal(HashMap<VName, VName>);
+pub(crate) struct Equal(HashMap<VName, VName>);
 
 impl Equal {
     fn root(&self, mut v: VName) -> VName {
@@ -92,12 +92,32 @@ impl Equal {
             self.0.insert(ra, rb);
         }
     }
-    fn same(&self, a: &SubExp, b: &SubExp) -> bool {
+    pub(crate) fn same(&self, a: &SubExp, b: &SubExp) -> bool {
         match (a, b) {
             (SubExp::Var(x), SubExp::Var(y)) => self.root(*x) == self.root(*y),
             _ => a == b,
         }
     }
+}
+
+/// The size equalities `f`'s prologue asserts (an entry point's checks of its arguments'
+/// sizes, before any other statement): they hold everywhere in the function after it.
+pub(crate) fn prologue_equalities(f: &FunDef, names: &NameSource) -> Equal {
+    let mut eq = Equal::default();
+    let mut defs = HashMap::new();
+    for s in &f.body.stms {
+        let prologue = matches!(
+            s.exp,
+            Exp::Basic(
+                BasicOp::ArraySize(..) | BasicOp::BinOp(BinOp::Eq, ..) | BasicOp::Assert { .. }
+            )
+        );
+        if !prologue {
+            break;
+        }
+        learn(&mut eq, &mut defs, s, names);
+    }
+    eq
 }
 
 /// What a top-level statement proves for the statements after it.

@@ -11,6 +11,7 @@
 //! (otherwise interleaving element by element could report a different error first); a
 //! producer that cannot fail may move past anything.
 
+use crate::checks::Equal;
 use crate::dce::{known_sizes, removable_given};
 use runic_ir::traverse::{add_uses, any_exp, for_each_body_mut, uses, Substitute, VisitorMut};
 use runic_ir::*;
@@ -20,8 +21,10 @@ pub fn fuse(mut prog: Prog) -> Prog {
     let mut ns = std::mem::take(&mut prog.names);
     for f in &mut prog.funs {
         let sizes = known_sizes(f);
+        // Widths the entry point's own checks equate (`d_36 == d_39`) fuse like one width.
+        let eq = crate::checks::prologue_equalities(f, &ns);
         // Innermost bodies first, so a lambda is fused inside before it is composed.
-        for_each_body_mut(&mut f.body, |b| while fuse_once(b, &mut ns, &sizes) {});
+        for_each_body_mut(&mut f.body, |b| while fuse_once(b, &mut ns, &sizes, &eq) {});
     }
     prog.names = ns;
     prog
@@ -33,7 +36,7 @@ fn infallible(l: &Lambda, sizes: &HashSet<VName>) -> bool {
 }
 
 /// Fuse one producer into its consumer; false when nothing fuses.
-fn fuse_once(b: &mut Body, ns: &mut NameSource, sizes: &HashSet<VName>) -> bool {
+fn fuse_once(b: &mut Body, ns: &mut NameSource, sizes: &HashSet<VName>, eq: &Equal) -> bool {
     let uses_of: Vec<HashSet<VName>> = b.stms.iter().map(uses).collect();
     for p in 0..b.stms.len() {
         let Exp::Soac(Soac::Map { w, lam: f, arrs }) = &b.stms[p].exp else {
@@ -59,13 +62,13 @@ fn fuse_once(b: &mut Body, ns: &mut NameSource, sizes: &HashSet<VName>) -> bool 
             continue;
         }
         if matches!(b.stms[c].exp, Exp::If { .. }) && !producer_fails {
-            if sink_into_branches(b, p, c, &outs, ns, sizes) {
+            if sink_into_branches(b, p, c, &outs, ns, sizes, eq) {
                 return true;
             }
             continue;
         }
         let consumer = &b.stms[c].exp;
-        if let Some(fused) = fuse_pair(ns, w, f, arrs, &outs, consumer, sizes) {
+        if let Some(fused) = fuse_pair(ns, w, f, arrs, &outs, consumer, sizes, eq) {
             let consumer = &mut b.stms[c];
             consumer.exp = fused;
             b.stms.remove(p);
@@ -86,6 +89,7 @@ fn sink_into_branches(
     outs: &[VName],
     ns: &mut NameSource,
     sizes: &HashSet<VName>,
+    eq: &Equal,
 ) -> bool {
     let producer = b.stms[p].clone();
     let Exp::If {
@@ -117,7 +121,7 @@ fn sink_into_branches(
             ns.record_types(&moved);
         }
         first = false;
-        while fuse_once(&mut moved, ns, sizes) {}
+        while fuse_once(&mut moved, ns, sizes, eq) {}
         *branch = moved;
     }
     b.stms.remove(p);
@@ -125,6 +129,7 @@ fn sink_into_branches(
 }
 
 /// The consumer with the producer map (`outs = map w f arrs`) merged in, if it qualifies.
+#[allow(clippy::too_many_arguments)]
 fn fuse_pair(
     ns: &mut NameSource,
     w: &SubExp,
@@ -133,6 +138,7 @@ fn fuse_pair(
     outs: &[VName],
     consumer: &Exp,
     sizes: &HashSet<VName>,
+    eq: &Equal,
 ) -> Option<Exp> {
     let producer_fails = !infallible(f, sizes);
     let Exp::Soac(soac) = consumer else {
@@ -148,7 +154,10 @@ fn fuse_pair(
     // the executor runs it as a matrix product, where fused it would be one dot product
     // per element.
     let contraction = |l: &Lambda| crate::contract::contraction_nest(l);
-    if cw != w || contraction(f) || matches!(soac, Soac::Map { lam, .. } if contraction(lam)) {
+    if !eq.same(cw, w)
+        || contraction(f)
+        || matches!(soac, Soac::Map { lam, .. } if contraction(lam))
+    {
         return None;
     }
     // A producer that reduces per element (an inner reduction, scan or loop) stays out

@@ -233,23 +233,28 @@ impl VisitorMut for CopyProp {
 /// slower than with the scalar). Late in the pipeline, once the accumulator optimisation
 /// and the contractions have matched their forms (an earlier run hides both from them).
 pub fn inline_replicates(mut prog: Prog) -> Prog {
-    let mut r = Replicates::default();
     for f in &mut prog.funs {
+        let mut r = Replicates {
+            arrays: HashMap::new(),
+            eq: crate::checks::prologue_equalities(f, &prog.names),
+        };
         r.body(&mut f.body);
     }
     prog
 }
 
 /// Arrays `replicate [n] x` (names are unique): their length and element (a scalar, or a
-/// row).
-#[derive(Default)]
-struct Replicates(HashMap<VName, (SubExp, SubExp)>);
+/// row); and the widths the function's prologue equates.
+struct Replicates {
+    arrays: HashMap<VName, (SubExp, SubExp)>,
+    eq: crate::checks::Equal,
+}
 
 impl VisitorMut for Replicates {
     fn stm(&mut self, s: &mut Stm) {
         if let (Exp::Basic(BasicOp::Replicate(shape, x)), [p]) = (&s.exp, s.pat.as_slice()) {
             if let [n] = shape.as_slice() {
-                self.0.insert(p.name, (n.clone(), x.clone()));
+                self.arrays.insert(p.name, (n.clone(), x.clone()));
             }
         }
         // Rows first, so that the maps nested in the lambda see the replicated rows.
@@ -262,8 +267,8 @@ impl VisitorMut for Replicates {
 impl Replicates {
     /// `x` when `a` is `replicate w x` of the map's width `w`.
     fn element_of(&self, a: &VName, w: &SubExp) -> Option<SubExp> {
-        match self.0.get(a) {
-            Some((n, x)) if n == w => Some(x.clone()),
+        match self.arrays.get(a) {
+            Some((n, x)) if self.eq.same(n, w) => Some(x.clone()),
             _ => None,
         }
     }
@@ -297,8 +302,12 @@ impl Replicates {
         let Exp::Soac(Soac::Map { w, lam, arrs }) = &mut s.exp else {
             return;
         };
+        // (Accumulator updates included: the adjoint written straight into an accumulator.)
         let scalar_ops = lam.body.stms.iter().all(|t| {
-            matches!(t.exp, Exp::Basic(_)) && t.pat.iter().all(|p| matches!(p.ty, Type::Prim(_)))
+            matches!(t.exp, Exp::Basic(_))
+                && t.pat
+                    .iter()
+                    .all(|p| matches!(p.ty, Type::Prim(_) | Type::Acc { .. }))
         });
         if !scalar_ops {
             return;

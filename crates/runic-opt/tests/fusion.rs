@@ -257,3 +257,33 @@ fn a_producer_read_only_by_an_if_moves_into_its_branches_and_fuses_there() {
     let got = runic_exec::run_entry(&a, "main", vec![i32s(&[1, 2])]).expect("runs");
     assert_eq!(got, vec![Value::Scalar(runic_data::Prim::I32(8))]);
 }
+
+#[test]
+fn maps_of_widths_the_entry_point_equates_fuse() {
+    // `xs` and `ys` have sizes `n` and `m`, which the entry point's own check of its
+    // arguments equates (the type says `[n]` twice): the map over `ys`'s size fuses with
+    // the one over `xs`'s. Without that check the widths stay apart.
+    let same = "entry main [n] (xs: [n]i32) (ys: [n]i32) =
+                  let a = map (+1) xs
+                  in map2 (+) a ys";
+    let before = lower(same);
+    let after = runic_opt::fuse(before.clone());
+    runic_ir::verify(&after).unwrap();
+    assert_eq!(soacs(&before).0, 2, "{before}");
+    assert_eq!(soacs(&after).0, 1, "{after}");
+    let args = || vec![i32s(&[1, 2, 3]), i32s(&[10, 20, 30])];
+    for p in [&before, &after] {
+        let got = runic_exec::run_entry(p, "main", args()).expect("runs");
+        assert_eq!(got, vec![i32s(&[12, 23, 34])]);
+    }
+    // Sizes the program only equates later (a size coercion after the first map) are not
+    // known equal where the maps are: no fusion across them.
+    let later = "entry main (xs: []i32) (ys: []i32) =
+                   let a = map (+1) xs
+                   let b = map (*2) ys
+                   in map2 (+) a (b :> [length xs]i32)";
+    let before = lower(later);
+    let after = runic_opt::fuse(before.clone());
+    runic_ir::verify(&after).unwrap();
+    assert!(soacs(&after).0 >= 2, "{after}");
+}
