@@ -255,7 +255,12 @@ impl Cx<'_> {
         items.push(Item::Group(g));
         let idx = groups[g].idx.clone();
         for (param, a) in lam.params.iter().zip(&arrs) {
-            let fact = self.facts.get(a).filter(|f| f.idx == idx);
+            // (A one-hot array under another condition may be all zero where this runs.)
+            let cond = &groups[g].cond;
+            let fact = self
+                .facts
+                .get(a)
+                .filter(|f| f.idx == idx && (f.cond.is_none() || f.cond == *cond));
             let row = match (
                 fact.and_then(|f| f.row.clone()),
                 fact.and_then(|f| f.value.clone()),
