@@ -571,12 +571,8 @@ impl Gen<'_, '_> {
 }
 
 impl Gen<'_, '_> {
-    /// The width of a lazy `iota` ([`Gen::soac_only`]) when `v` is one (and not stored
-    /// in this scope).
+    /// The width of a lazy `iota` ([`Gen::soac_only`]) when `v` is one.
     pub(crate) fn lazy_iota(&self, v: VName) -> Option<Value> {
-        if self.arrays.contains_key(&v) {
-            return None;
-        }
         self.lazy_iotas.get(&v).copied()
     }
 
@@ -589,18 +585,17 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
-    /// The array `v`, storing a lazy iota here first (for readers that need memory; the
-    /// store lasts as long as this scope's arrays).
+    /// The array `v`, a lazy iota stored here for this reader alone (readers that need
+    /// memory are rare; one stored in a nested block must not be seen after it).
     pub(crate) fn stored_array(&mut self, v: VName) -> R<ArrV> {
-        if let Some(n) = self.lazy_iota(v) {
-            let base = self.scratch_buf(n, PrimType::I64)?;
-            let (j, header, done) = self.open_counted_loop(n);
-            let to = elem_addr(self.b, base, j, PrimType::I64);
-            self.b.ins().store(mem(), j, to, 0);
-            self.close_counted_loop(j, header, done);
-            let a = ArrV::dense(self.b, base, PrimType::I64, vec![n]);
-            self.arrays.insert(v, a);
-        }
-        self.array(v)
+        let Some(n) = self.lazy_iota(v) else {
+            return self.array(v);
+        };
+        let base = self.scratch_buf(n, PrimType::I64)?;
+        let (j, header, done) = self.open_counted_loop(n);
+        let to = elem_addr(self.b, base, j, PrimType::I64);
+        self.b.ins().store(mem(), j, to, 0);
+        self.close_counted_loop(j, header, done);
+        Ok(ArrV::dense(self.b, base, PrimType::I64, vec![n]))
     }
 }
