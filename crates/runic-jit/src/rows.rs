@@ -291,7 +291,8 @@ impl Gen<'_, '_> {
         self.close_counted_loop(j, header, done);
     }
 
-    /// `iota n` or `replicate shape x` (a scalar `x`) into a scratch buffer.
+    /// `iota n` (or nothing, when it can stay lazy) or `replicate shape x` (a scalar `x`)
+    /// into a scratch buffer.
     pub(crate) fn fill_array(&mut self, s: &Stm, op: &BasicOp) -> R<()> {
         let [p] = s.pat.as_slice() else {
             return Err("an array operation with several results".into());
@@ -303,22 +304,22 @@ impl Gen<'_, '_> {
                 end,
                 kind: RangeKind::UpToExclusive,
                 elem: PrimType::I64,
-            } if self.soac_only.contains(&p.name) => {
-                // Not stored: the loops reading it bind their counter instead.
+            } => {
                 let n = self.index_value(end)?;
+                // A negative size: the slow path reports it.
                 let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, n, 0);
                 self.fail_if(bad, FAIL_INDEX);
-                self.lazy_iotas.insert(p.name, n);
                 self.iotas.insert(p.name);
+                if self.soac_only.contains(&p.name) {
+                    // Not stored: the loops reading it bind their counter instead.
+                    self.lazy_iotas.insert(p.name, n);
+                } else {
+                    let a = self.stored_iota(n)?;
+                    self.arrays.insert(p.name, a);
+                    self.owned.insert(p.name);
+                }
                 return Ok(());
             }
-            BasicOp::Range {
-                start: SubExp::Const(Prim::I64(0)),
-                second: Some(SubExp::Const(Prim::I64(1))),
-                end,
-                kind: RangeKind::UpToExclusive,
-                elem: PrimType::I64,
-            } => (vec![self.index_value(end)?], PrimType::I64, None),
             BasicOp::Range {
                 start,
                 second,
@@ -337,7 +338,7 @@ impl Gen<'_, '_> {
                 for d in shape {
                     dims.push(self.index_value(d)?);
                 }
-                (dims, t, Some(v))
+                (dims, t, v)
             }
             BasicOp::ArrayLit(xs, Type::Prim(t)) => {
                 // A literal of scalars: stored one by one.
@@ -365,14 +366,11 @@ impl Gen<'_, '_> {
         let base = self.scratch_buf(n, elem)?;
         let (j, header, done) = self.open_counted_loop(n);
         let to = elem_addr(self.b, base, j, elem);
-        self.b.ins().store(mem(), value.unwrap_or(j), to, 0);
+        self.b.ins().store(mem(), value, to, 0);
         self.close_counted_loop(j, header, done);
         let a = ArrV::dense(self.b, base, elem, dims);
         self.arrays.insert(p.name, a);
         self.owned.insert(p.name);
-        if matches!(op, BasicOp::Range { .. }) {
-            self.iotas.insert(p.name);
-        }
         Ok(())
     }
 
@@ -588,9 +586,14 @@ impl Gen<'_, '_> {
     /// The array `v`, a lazy iota stored here for this reader alone (readers that need
     /// memory are rare; one stored in a nested block must not be seen after it).
     pub(crate) fn stored_array(&mut self, v: VName) -> R<ArrV> {
-        let Some(n) = self.lazy_iota(v) else {
-            return self.array(v);
-        };
+        match self.lazy_iota(v) {
+            Some(n) => self.stored_iota(n),
+            None => self.array(v),
+        }
+    }
+
+    /// `iota n` (`n` ≥ 0) into a scratch buffer.
+    fn stored_iota(&mut self, n: Value) -> R<ArrV> {
         let base = self.scratch_buf(n, PrimType::I64)?;
         let (j, header, done) = self.open_counted_loop(n);
         let to = elem_addr(self.b, base, j, PrimType::I64);
