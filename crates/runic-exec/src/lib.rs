@@ -138,12 +138,11 @@ impl Executor {
     pub fn run_entry(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let large = args.iter().map(elements).sum::<usize>() >= POOL_ARGUMENTS;
-            if large && on_a_worker() {
-                self.run_entry_here(entry, args)
-            } else if large {
-                rayon::scope(|_| self.run_entry_here(entry, args))
+            let run = || tasks::as_evaluation_thread(|| self.run_entry_here(entry, args));
+            if large && !on_a_worker() {
+                rayon::scope(|_| run())
             } else {
-                self.run_entry_here(entry, args)
+                run()
             }
         }))
         .unwrap_or_else(|_| Err(ExecError::new("internal error: the ir backend panicked")))

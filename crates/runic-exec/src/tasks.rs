@@ -19,6 +19,12 @@
 //!   cancelled, and the first failing statement in program order wins;
 //! - statements after an `assert` or shape check wait for it (they may rely on it).
 //!
+//! The evaluation thread is the thread a call runs on (`Executor::run_entry`: the caller's,
+//! or a rayon worker for a call with large arguments), marked by [`as_evaluation_thread`];
+//! tasks run on others and do not nest. On a worker, the evaluation thread waits for its
+//! tasks by running pending rayon work (its tasks, their SOACs' chunks) instead of
+//! sleeping, so that neither core idles and a pool of one worker does not deadlock.
+//!
 //! `RUNIC_TASKS=0` turns it off.
 
 use crate::eval::{Ctx, Frame};
@@ -26,9 +32,50 @@ use crate::slots::Slots;
 use crate::value::Val;
 use runic_ir::traverse::{any_exp, binders, free_vars};
 use runic_ir::*;
+use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
+
+thread_local! {
+    /// Whether this thread is a call's evaluation thread (see the module's header).
+    static EVALUATING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with this thread marked as the evaluation thread (`on`) or not, as before
+/// afterwards.
+fn marked<R>(on: bool, f: impl FnOnce() -> R) -> R {
+    let before = EVALUATING.replace(on);
+    let r = f();
+    EVALUATING.set(before);
+    r
+}
+
+/// Runs `f` (a call's evaluation) as the evaluation thread: the bodies it runs may
+/// schedule tasks.
+pub(crate) fn as_evaluation_thread<R>(f: impl FnOnce() -> R) -> R {
+    marked(true, f)
+}
+
+/// The next finished task's message, or `None` when no task can send one. A rayon worker
+/// runs pending work while it waits (blocking it would leave its core idle, and with one
+/// worker nobody would run the tasks); another thread sleeps until a message comes.
+fn receive<T>(rx: &mpsc::Receiver<T>) -> Option<T> {
+    if rayon::current_thread_index().is_none() {
+        return rx.recv().ok();
+    }
+    loop {
+        match rx.try_recv() {
+            Ok(m) => return Some(m),
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+            Err(mpsc::TryRecvError::Empty) => {
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+}
 
 /// The schedule of one body.
 pub struct Plan {
@@ -92,10 +139,10 @@ impl Plans {
     }
 
     /// The plan of `b`, when tasks may run it: task parallelism on, and the caller is the
-    /// evaluation thread (a rayon worker waiting for tasks could starve the pool).
+    /// evaluation thread (tasks do not nest).
     #[inline]
     pub fn get(&self, b: &Body) -> Option<&Plan> {
-        if !self.on || self.by_body.is_empty() || rayon::current_thread_index().is_some() {
+        if !self.on || self.by_body.is_empty() || !EVALUATING.get() {
             return None;
         }
         self.by_body.get(&(b as *const Body as usize))
@@ -436,11 +483,15 @@ impl Ctx<'_> {
                 };
                 run.running.insert(i);
                 scope.spawn(move |_| {
-                    let r = cx.stm(&mut tf, stm, true).and_then(|()| {
-                        stm.pat
-                            .iter()
-                            .map(|p| cx.take(&mut tf, p.name))
-                            .collect::<crate::error::R<Vec<Val>>>()
+                    // Not the evaluation thread, even when the evaluation thread runs it
+                    // while it waits.
+                    let r = marked(false, || {
+                        cx.stm(&mut tf, stm, true).and_then(|()| {
+                            stm.pat
+                                .iter()
+                                .map(|p| cx.take(&mut tf, p.name))
+                                .collect::<crate::error::R<Vec<Val>>>()
+                        })
                     });
                     // The receiver outlives the scope.
                     let _ = tx.send((i, r));
@@ -449,7 +500,7 @@ impl Ctx<'_> {
             if run.running.is_empty() {
                 break;
             }
-            let Ok((i, r)) = rx.recv() else { break };
+            let Some((i, r)) = receive(&rx) else { break };
             run.running.remove(&i);
             match r {
                 Ok(vals) => {
