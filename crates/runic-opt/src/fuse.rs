@@ -1,7 +1,11 @@
 //! Vertical fusion: a `map` whose results are read only by one later `map`, `reduce` or
 //! `scan` (as its input arrays) is merged into that consumer, so the intermediate arrays
 //! are never built. map∘map composes the lambdas; a map feeding a reduce/scan becomes (or
-//! extends) its `pre` lambda.
+//! extends) its `pre` lambda. A map whose results are also read after its first reader,
+//! when that reader is a map, merges into it all the same, the fused map returning those
+//! results too: one pass over the inputs instead of two (the MLP's gradient keeps the
+//! hidden layer before its ReLU for the ReLU's adjoint; fused, the bias and the ReLU are
+//! one kernel, as in the primal).
 //!
 //! A producer that cannot fail whose only reader is an `if` moves into the branches that
 //! read it (and fuses there).
@@ -53,8 +57,15 @@ fn fuse_once(b: &mut Body, ns: &mut NameSource, sizes: &HashSet<VName>, eq: &Equ
         let readers: Vec<usize> = (p + 1..b.stms.len())
             .filter(|&k| outs.iter().any(|o| uses_of[k].contains(o)))
             .collect();
-        let [c] = readers.as_slice() else { continue };
-        let c = *c;
+        let Some(&c) = readers.first() else { continue };
+        // Outputs read again after the consumer: the fused map returns them too (only a
+        // map can: a reduction or scan has no per-element results).
+        let keep: Vec<usize> = (0..outs.len())
+            .filter(|&j| readers[1..].iter().any(|&k| uses_of[k].contains(&outs[j])))
+            .collect();
+        if !keep.is_empty() && !matches!(b.stms[c].exp, Exp::Soac(Soac::Map { .. })) {
+            continue;
+        }
         // The producer moves past the statements between: if it can fail, they must not
         // (an error would change); if it cannot, it may pass anything.
         let producer_fails = !infallible(f, sizes);
@@ -68,9 +79,11 @@ fn fuse_once(b: &mut Body, ns: &mut NameSource, sizes: &HashSet<VName>, eq: &Equ
             continue;
         }
         let consumer = &b.stms[c].exp;
-        if let Some(fused) = fuse_pair(ns, w, f, arrs, &outs, consumer, sizes, eq) {
+        if let Some(fused) = fuse_pair(ns, w, f, arrs, &outs, &keep, consumer, sizes, eq) {
+            let kept: Vec<Param> = keep.iter().map(|&j| b.stms[p].pat[j].clone()).collect();
             let consumer = &mut b.stms[c];
             consumer.exp = fused;
+            consumer.pat.extend(kept);
             b.stms.remove(p);
             return true;
         }
@@ -128,7 +141,9 @@ fn sink_into_branches(
     true
 }
 
-/// The consumer with the producer map (`outs = map w f arrs`) merged in, if it qualifies.
+/// The consumer with the producer map (`outs = map w f arrs`) merged in, if it qualifies;
+/// a map consumer also returns the producer's outputs `keep` (indices into `outs`), after
+/// its own.
 #[allow(clippy::too_many_arguments)]
 fn fuse_pair(
     ns: &mut NameSource,
@@ -136,6 +151,7 @@ fn fuse_pair(
     f: &Lambda,
     prod_arrs: &[VName],
     outs: &[VName],
+    keep: &[usize],
     consumer: &Exp,
     sizes: &HashSet<VName>,
     eq: &Equal,
@@ -225,7 +241,7 @@ fn fuse_pair(
     if elem.params.len() != arrs.len() {
         return None;
     }
-    let (composed, new_arrs) = compose(f, prod_arrs, outs, elem, arrs);
+    let (composed, new_arrs) = compose(f, prod_arrs, outs, keep, elem, arrs);
     let mut fused = soac.clone();
     match &mut fused {
         Soac::Map { lam, arrs, .. } => {
@@ -243,12 +259,13 @@ fn fuse_pair(
 
 /// The element function `g` (over `g_arrs`) after the producer `f` (over `f_arrs`, giving
 /// `outs`): `f`'s body, then `g`'s with its parameters for produced arrays replaced by
-/// `f`'s results. Returns it with its input arrays: `f`'s, then those `g` reads besides
-/// `outs`.
+/// `f`'s results; `g`'s results, then `f`'s results `keep`. Returns it with its input
+/// arrays: `f`'s, then those `g` reads besides `outs`.
 fn compose(
     f: &Lambda,
     f_arrs: &[VName],
     outs: &[VName],
+    keep: &[usize],
     g: Lambda,
     g_arrs: &[VName],
 ) -> (Lambda, Vec<VName>) {
@@ -267,15 +284,16 @@ fn compose(
     Substitute(&subst).body(&mut rest);
     let mut stms = f.body.stms.clone();
     stms.extend(rest.stms);
-    let body = Body {
-        stms,
-        result: rest.result,
-    };
+    let mut result = rest.result;
+    result.extend(keep.iter().map(|&j| f.body.result[j].clone()));
+    let mut ret = g.ret;
+    ret.extend(keep.iter().map(|&j| f.ret[j].clone()));
+    let body = Body { stms, result };
     // The consumer's result types: fusion changes how elements are computed, not what.
     // A fresh id, not the consumer's: the id names the code (executors cache compiled
     // lambdas by it), and this is new code; keeping the consumer's id would let a cache
     // built for the unfused program hand back the consumer's plan.
-    let mut lam = Lambda::new(params, body, g.ret);
+    let mut lam = Lambda::new(params, body, ret);
     // What the producer computed only for the results the consumer read is dead now; the
     // inputs nothing reads any more are dropped, keeping one so the SOAC still has an
     // input: an unread row would still be passed to every element (and keep the kernel

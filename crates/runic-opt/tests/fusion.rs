@@ -90,6 +90,34 @@ fn a_map_with_two_readers_is_not_fused() {
 }
 
 #[test]
+fn a_map_read_again_after_its_first_map_reader_fuses_and_returns_its_result_too() {
+    // ys = xs + 1 = [2, 3, 4], zs = 2 * ys = [4, 6, 8], zs + ys = [6, 9, 12]. ys is read
+    // by zs's map and again by the last map: it fuses into zs's map, which returns ys
+    // too, and that map (now the last map's only producer) fuses into it.
+    let (b, a) = check(
+        "entry main (xs: []i32) = let ys = map (+1) xs let zs = map (*2) ys in map2 (+) zs ys",
+        &[1, 2, 3],
+        i32s(&[6, 9, 12]),
+    );
+    assert_eq!(soacs(&b).0, 3);
+    assert_eq!(soacs(&a).0, 1);
+}
+
+#[test]
+fn a_map_returning_a_result_read_later_keeps_it_for_that_reader() {
+    // ys = [2, 3, 4] is read by zs's map, then by a reduction after it: fused into zs's
+    // map, which returns it for the sum (a reduction has no per-element results to
+    // return it from, so it does not fuse further). zs + sum ys = [4, 6, 8] + 9.
+    let (b, a) = check(
+        "entry main (xs: []i32) = let ys = map (+1) xs let zs = map (*2) ys let s = i32.sum ys in map (+s) zs",
+        &[1, 2, 3],
+        i32s(&[13, 15, 17]),
+    );
+    assert_eq!(soacs(&b).0, 3);
+    assert_eq!(soacs(&a).0, 2);
+}
+
+#[test]
 fn a_failing_producer_is_not_interleaved_with_a_failing_consumer() {
     // Producer divides (can fail), consumer indexes (can fail): order of errors matters.
     let before =
