@@ -79,11 +79,12 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("fuse", fuse),
         ("chunk-iotas", chunk_iotas),
         ("split-contractions", split_contractions),
-        // What fission left beside the contractions (an epilogue and its consumer).
-        ("fuse-after-split", fuse),
-        ("inline-replicates", inline_replicates),
         ("drop-repeated-checks", drop_repeated_checks),
         ("drop-proven-checks", checks::drop_proven_checks),
+        // What fission left beside the contractions (an epilogue and its consumers), now
+        // that the checks the entry point's assertions prove no longer make it fallible.
+        ("fuse-after-split", fuse),
+        ("inline-replicates", inline_replicates),
         ("elide-copies", elide_copies),
         // The shells hoisting, splitting and dropping checks emptied (maps left with no
         // results, which still ran per element), and copies.
