@@ -619,3 +619,44 @@ fn checks_proven_by_the_entry_points_size_assertions_go() {
     assert_eq!(run(&before, bad), run(&after, bad));
     assert!(run(&after, bad).contains("Err"));
 }
+
+/// Sparse adjoints: a map strict in a one-hot array runs at its one index, under that
+/// array's condition. Another one-hot array at the same index but under another condition
+/// may be all zero there: its element is read from memory, not taken as the value it was
+/// written with (which would give `2·(5 + 1)` where `c2` is false).
+#[test]
+fn sparse_adjoints_read_a_one_hot_array_of_another_condition_from_memory() {
+    let src = "entry main (k: i64) (i: i64) (c1: bool) (c2: bool) (a: f32) (v: f32) : []f32 =
+      let r1 = if c1 then (replicate k 0f32 with [i] = a) else replicate k 0f32
+      let r2 = if c2 then (replicate k 0f32 with [i] = v) else replicate k 0f32
+      in map2 (\\x y -> x * (y + 1)) r1 r2";
+    // Zeros updated in place, as reverse mode makes one-hot arrays.
+    let before = runic_opt::elide_copies(lower(src));
+    assert!(!before.to_string().contains("copy("), "{before}");
+    let after = runic_opt::sparse_adjoints(before.clone());
+    runic_ir::verify(&after).unwrap();
+    assert!(
+        !after.to_string().contains("map("),
+        "the map runs at the index:\n{after}"
+    );
+    let scalar = |p: runic_prim::Prim| runic_data::Value::Scalar(p);
+    use runic_prim::Prim::{Bool, F32, I64};
+    for (c1, c2, want) in [
+        (true, false, [0f32, 2.0, 0.0]),
+        (true, true, [0f32, 12.0, 0.0]),
+        (false, true, [0f32, 0.0, 0.0]),
+    ] {
+        let args = || {
+            [I64(3), I64(1), Bool(c1), Bool(c2), F32(2.0), F32(5.0)]
+                .into_iter()
+                .map(scalar)
+                .collect::<Vec<_>>()
+        };
+        let want =
+            runic_data::Value::Array(runic_data::Array::from_f32(vec![3], want.to_vec()).unwrap());
+        for p in [&before, &after] {
+            let got = runic_exec::run_entry(p, "main", args()).expect("runs");
+            assert_eq!(got, vec![want.clone()], "c1 = {c1}, c2 = {c2}\n{p}");
+        }
+    }
+}
