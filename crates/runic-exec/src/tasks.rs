@@ -43,12 +43,16 @@ thread_local! {
 }
 
 /// Runs `f` with this thread marked as the evaluation thread (`on`) or not, as before
-/// afterwards.
+/// afterwards (also when `f` panics: a worker must not stay marked).
 fn marked<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    let before = EVALUATING.replace(on);
-    let r = f();
-    EVALUATING.set(before);
-    r
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EVALUATING.set(self.0);
+        }
+    }
+    let _restore = Restore(EVALUATING.replace(on));
+    f()
 }
 
 /// Runs `f` (a call's evaluation) as the evaluation thread: the bodies it runs may
@@ -516,5 +520,48 @@ impl Ctx<'_> {
             Some((_, e)) => Err(e),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The mark is the call's alone: off again after it, after a task inside it, and after
+    /// a panic (the executor turns panics into errors; the thread lives on).
+    #[test]
+    fn the_evaluation_thread_mark_is_restored() {
+        assert!(!EVALUATING.get());
+        as_evaluation_thread(|| {
+            assert!(EVALUATING.get());
+            marked(false, || assert!(!EVALUATING.get()));
+            assert!(EVALUATING.get());
+        });
+        assert!(!EVALUATING.get());
+        let r = std::panic::catch_unwind(|| as_evaluation_thread(|| panic!("a bug")));
+        assert!(r.is_err());
+        assert!(!EVALUATING.get());
+    }
+
+    /// A worker waiting for messages runs the jobs that send them, even as the only worker.
+    #[test]
+    fn a_lone_worker_runs_the_tasks_it_waits_for() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let got = pool.install(|| {
+            let (tx, rx) = mpsc::channel();
+            rayon::in_place_scope(|scope| {
+                for i in 0..3 {
+                    let tx = tx.clone();
+                    scope.spawn(move |_| tx.send(i).unwrap());
+                }
+                let mut got: Vec<i32> = (0..3).filter_map(|_| receive(&rx)).collect();
+                got.sort();
+                got
+            })
+        });
+        assert_eq!(got, vec![0, 1, 2]);
     }
 }
