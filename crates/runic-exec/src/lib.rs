@@ -132,14 +132,14 @@ impl Executor {
     ///
     /// A call with small arguments runs on the calling thread (no thread per call: a small
     /// entry point costs microseconds); one with at least [`POOL_ARGUMENTS`] elements runs
-    /// on a rayon worker ([`on_a_worker`]). Evaluation grows the stack on demand as bodies
+    /// on a rayon worker. Evaluation grows the stack on demand as bodies
     /// nest (`eval.rs`). A panic inside the executor is a bug and comes back as an
     /// internal error.
     pub fn run_entry(&self, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, ExecError> {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let large = args.iter().map(elements).sum::<usize>() >= POOL_ARGUMENTS;
             let run = || tasks::as_evaluation_thread(|| self.run_entry_here(entry, args));
-            if large && !on_a_worker() {
+            if large && rayon::current_thread_index().is_none() {
                 rayon::scope(|_| run())
             } else {
                 run()
@@ -222,21 +222,15 @@ impl Executor {
     }
 }
 
-/// Arguments of at least this many elements in all make a call run on a rayon worker
-/// (see [`on_a_worker`]): as many as a SOAC needs to be split across the workers.
+/// Arguments of at least this many elements in all (as many as a SOAC needs to be split
+/// across the workers) make a call run on a rayon worker (`rayon::scope` runs its body on
+/// one). A parallel SOAC started from outside the pool hands its chunks to the workers and
+/// sleeps on a latch until the last one wakes it, a round trip of ~30 µs on a 2-vCPU VM
+/// *per SOAC*, while one started on a worker pushes them on that worker's own deque and
+/// works on them itself as the other workers steal (100 maps of 65 536 `f32`s in a loop:
+/// 4.0 ms from the calling thread, 1.6–2.1 ms on a worker). The move itself costs one such
+/// round trip per call, hence the threshold.
 pub const POOL_ARGUMENTS: usize = 8192;
-
-/// Whether the current thread is one of rayon's workers. A call with large arguments is
-/// moved onto one (`rayon::scope` runs its body on a worker) and stays there: a parallel
-/// SOAC started from outside the pool hands its chunks to the workers and sleeps on a latch
-/// until the last one wakes it, a round trip of ~30 µs on a 2-vCPU VM *per SOAC*, while
-/// one started on a worker pushes them on that worker's own deque and works on them
-/// itself as the other workers steal (100 maps of 65 536 `f32`s in a loop: 4.5 ms from
-/// the calling thread, 1.5 ms on a worker, 1.3–1.9 ms on one thread). The move itself
-/// costs one such round trip per call, hence the size threshold.
-fn on_a_worker() -> bool {
-    rayon::current_thread_index().is_some()
-}
 
 /// The number of scalars in a value (arrays by their elements).
 fn elements(v: &Value) -> usize {

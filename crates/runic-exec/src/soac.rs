@@ -37,6 +37,11 @@ impl Block {
     }
 }
 
+/// `0..w` in `n` chunks of (nearly) equal size.
+fn even_split(w: usize, n: usize) -> Vec<(usize, usize)> {
+    (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
+}
+
 /// Chunk boundaries of `0..w`.
 fn chunks(w: usize, par: bool) -> Vec<(usize, usize)> {
     let threads = rayon::current_num_threads().max(1);
@@ -45,7 +50,7 @@ fn chunks(w: usize, par: bool) -> Vec<(usize, usize)> {
     } else {
         1
     };
-    (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
+    even_split(w, n)
 }
 
 /// Chunk boundaries of `0..w` for native kernels whose elements may be rows or do work of
@@ -73,7 +78,7 @@ fn chunks_of_rows(
     } else {
         1
     };
-    (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
+    even_split(w, n)
 }
 
 /// The columns of a column reduction (a map whose elements are reductions down columns,
@@ -87,7 +92,7 @@ fn column_chunks(cs: Vec<(usize, usize)>, w: usize) -> Vec<(usize, usize)> {
     if n == cs.len() {
         return cs;
     }
-    (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
+    even_split(w, n)
 }
 
 /// The fewest columns a chunk of a column reduction takes (see [`column_chunks`]).
@@ -1020,14 +1025,11 @@ mod tests {
     /// chunks than it had, covering every column once.
     #[test]
     fn column_reductions_are_split_into_wide_chunks() {
-        let even = |w: usize, n: usize| -> Vec<(usize, usize)> {
-            (0..n).map(|k| (w * k / n, w * (k + 1) / n)).collect()
-        };
-        assert_eq!(column_chunks(even(256, 8), 256), vec![(0, 256)]);
-        assert_eq!(column_chunks(even(100, 1), 100), vec![(0, 100)]);
-        let wide = column_chunks(even(4096, 8), 4096);
+        assert_eq!(column_chunks(even_split(256, 8), 256), vec![(0, 256)]);
+        assert_eq!(column_chunks(even_split(100, 1), 100), vec![(0, 100)]);
+        let wide = column_chunks(even_split(4096, 8), 4096);
         assert_eq!(wide.len(), 8);
-        let some = column_chunks(even(1500, 8), 1500);
+        let some = column_chunks(even_split(1500, 8), 1500);
         assert_eq!(some.len(), 2);
         for cs in [&wide, &some] {
             assert!(cs.iter().all(|(lo, hi)| hi - lo >= MIN_COLUMNS));

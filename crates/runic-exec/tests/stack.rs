@@ -7,12 +7,16 @@ mod common;
 use common::*;
 
 /// `depth` branches nested inside each other, each adding one: `x + depth` for `x >= 0`.
-fn nested_branches(depth: usize) -> String {
+fn nested_body(depth: usize) -> String {
     let mut body = "x".to_string();
     for _ in 0..depth {
         body = format!("(if x >= 0 then {body} + 1 else 0)");
     }
-    format!("entry main (x: i64) : i64 = {body}")
+    body
+}
+
+fn nested_branches(depth: usize) -> String {
+    format!("entry main (x: i64) : i64 = {}", nested_body(depth))
 }
 
 #[test]
@@ -35,11 +39,7 @@ fn deeply_nested_bodies_run_on_a_small_stack() {
 /// runs in place: no second move, no deadlock waiting on its own pool).
 #[test]
 fn deeply_nested_bodies_run_on_a_worker() {
-    let depth = 150;
-    let mut body = "x".to_string();
-    for _ in 0..depth {
-        body = format!("(if x >= 0 then {body} + 1 else 0)");
-    }
+    let body = nested_body(150);
     let src = format!("entry main [n] (xs: [n]i64) (x: i64) : (i64, i64) = ({body}, i64.sum xs)");
     let c = std::sync::Arc::new(compile(&src));
     let n = runic_exec::POOL_ARGUMENTS as i64;
