@@ -223,14 +223,16 @@ impl Executor {
 }
 
 /// Arguments of at least this many elements in all (as many as a SOAC needs to be split
-/// across the workers) make a call run on a rayon worker (`rayon::scope` runs its body on
-/// one). A parallel SOAC started from outside the pool hands its chunks to the workers and
-/// sleeps on a latch until the last one wakes it, a round trip of ~30 µs on a 2-vCPU VM
-/// *per SOAC*, while one started on a worker pushes them on that worker's own deque and
-/// works on them itself as the other workers steal (100 maps of 65 536 `f32`s in a loop:
-/// 4.0 ms from the calling thread, 1.6–2.1 ms on a worker). The move itself costs one such
-/// round trip per call, hence the threshold.
-pub const POOL_ARGUMENTS: usize = 8192;
+/// across the workers, `SPLIT_MIN` in soac.rs) make a call run on a rayon worker
+/// (`rayon::scope` runs its body on one). A parallel SOAC started from outside the pool
+/// hands its chunks to the workers and sleeps on a latch until the last one wakes it, a
+/// round trip of ~30 µs on a 2-vCPU VM *per SOAC*, while one started on a worker pushes
+/// them on that worker's own deque and works on them itself as the other workers steal
+/// (100 maps of 65 536 `f32`s in a loop: 4.0 ms from the calling thread, 1.6–2.1 ms on a
+/// worker). The move itself costs one such round trip per call, ~100 µs when the workers
+/// have gone to sleep, so a call none of whose SOACs could be split stays where it is
+/// (rows sums of a `[1024][10]` array: 8 µs in place, 105 µs moved).
+pub const POOL_ARGUMENTS: usize = soac::SPLIT_MIN;
 
 /// The number of scalars in a value (arrays by their elements).
 fn elements(v: &Value) -> usize {

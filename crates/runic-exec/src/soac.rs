@@ -16,6 +16,10 @@ use std::sync::Arc;
 /// Smallest chunk worth handing to another worker.
 const MIN_CHUNK: usize = 8192;
 
+/// The least work (in scalars) that a top-level SOAC splits across the workers: two
+/// chunks' worth. Less runs on the calling thread.
+pub(crate) const SPLIT_MIN: usize = 2 * MIN_CHUNK;
+
 /// Elements of a block: columns of scalars, or one row of values per element.
 enum Block {
     Cols(Vec<Buffer>),
@@ -45,7 +49,7 @@ fn even_split(w: usize, n: usize) -> Vec<(usize, usize)> {
 /// Chunk boundaries of `0..w`.
 fn chunks(w: usize, par: bool) -> Vec<(usize, usize)> {
     let threads = rayon::current_num_threads().max(1);
-    let n = if par && w >= 2 * MIN_CHUNK && threads > 1 {
+    let n = if par && w >= SPLIT_MIN && threads > 1 {
         (w / MIN_CHUNK).min(threads * 4).max(1)
     } else {
         1
@@ -73,7 +77,7 @@ fn chunks_of_rows(
         .max(1);
     let threads = rayon::current_num_threads().max(1);
     let work = w.saturating_mul(row);
-    let n = if par && work >= 2 * MIN_CHUNK && threads > 1 {
+    let n = if par && work >= SPLIT_MIN && threads > 1 {
         (work / MIN_CHUNK).min(threads * 4).min(w).max(1)
     } else {
         1
