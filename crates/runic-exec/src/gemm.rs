@@ -24,6 +24,7 @@
 
 use crate::error::R;
 use crate::eval::{Ctx, Frame};
+use crate::thin;
 use crate::value::{arr, Val};
 use runic_data::{Array, Buffer};
 use runic_ir::*;
@@ -601,8 +602,11 @@ impl Element for f32 {
         rsc: isize,
         accumulate: bool,
     ) {
+        // SAFETY (both calls): the caller's contract is theirs.
+        if unsafe { thin::gemm(m, k, n, a, (rsa, csa), b, (rsb, csb), c, rsc, accumulate) } {
+            return;
+        }
         let beta = if accumulate { 1.0 } else { 0.0 };
-        // SAFETY: the caller's contract is sgemm's.
         unsafe { matrixmultiply::sgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, beta, c, rsc, 1) }
     }
 }
@@ -620,8 +624,11 @@ impl Element for f64 {
         rsc: isize,
         accumulate: bool,
     ) {
+        // SAFETY (both calls): the caller's contract is theirs.
+        if unsafe { thin::gemm(m, k, n, a, (rsa, csa), b, (rsb, csb), c, rsc, accumulate) } {
+            return;
+        }
         let beta = if accumulate { 1.0 } else { 0.0 };
-        // SAFETY: the caller's contract is dgemm's.
         unsafe { matrixmultiply::dgemm(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, beta, c, rsc, 1) }
     }
 }
@@ -851,7 +858,10 @@ unsafe fn blocks<T: Send + Sync>(
     if m == 0 || p == 0 {
         return;
     }
-    let by_rows = m >= p || m >= 4 * threads;
+    // By columns when C is wider than tall, unless there are rows enough for every worker;
+    // a thin C (a 10-row adjoint) always by columns, so that each worker reads its own
+    // columns of B (the thin kernels do not pack, and rows would each stream all of B).
+    let by_rows = m >= p || (m >= 4 * threads && m > thin::THIN);
     let n = if by_rows { m } else { p };
     // One block (of at least 16 rows or columns) per worker: every block packs the
     // operand it shares with the others again, so more blocks than workers cost packing

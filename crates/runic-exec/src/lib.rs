@@ -27,6 +27,7 @@ mod profile;
 pub mod slots;
 mod soac;
 mod tasks;
+mod thin;
 mod value;
 pub mod vector;
 

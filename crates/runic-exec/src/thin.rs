@@ -1,0 +1,587 @@
+//! Products with a thin side: `C = A·B` (`m×k` times `k×p`) where the summed dimension
+//! `k` or `C`'s rows `m` number at most [`THIN`] (a rank-10 update `δ·W`, a 10-row
+//! adjoint `δᵀ·h`), or `C` has at most [`THIN`] columns (a 10-class output layer). A
+//! general GEMM packs both operands into panels for its cache blocking; with a thin side
+//! the packing and the padding of partial panels cost more than the arithmetic (the MLP's
+//! three on one core, matrixmultiply against these kernels: 208 → 63 µs, 107 → 68 µs,
+//! 170 → 128 µs). Two register-tiled kernels, AVX2 + FMA, chosen at run time:
+//!
+//! - [`across`]: vectorised along `C`'s rows, which needs `B`'s rows contiguous; a tile of
+//!   up to 6 rows × 2 vectors of `C` stays in registers for the whole sum (the classic
+//!   6×16 `f32` tile), each step one broadcast of `A` per row and one load of `B` per
+//!   vector. Every element is summed in order of `l`, with fused multiply-adds.
+//! - [`along`]: vectorised along the sum, which needs `A`'s rows and `B`'s columns
+//!   contiguous; up to 2×6 dot products at once, each a vector of partial sums added up
+//!   at the end.
+//!
+//! [`gemm`] returns false for any other layout or CPU, and the caller runs the general GEMM.
+//! Results differ from it in the last bits, as blocked sums do.
+
+/// The largest thin side.
+pub(crate) const THIN: usize = 16;
+
+/// The fewest vectors in a sum that [`along`] takes: each of its dot products ends in a
+/// horizontal sum of a vector, as dear as several steps (GMM's 16×16 `f64` products,
+/// 4 vectors long, ran 40 % slower than the general GEMM's).
+const ALONG_MIN: usize = 16;
+
+/// `C = A·B`, or `C += A·B` when `accumulate`, if a thin kernel applies; false (nothing
+/// written) otherwise.
+///
+/// # Safety
+/// As [`crate::gemm`]'s `Element::gemm`: the pointers and steps address `m×k`, `k×p` and
+/// `m×p` elements inside their arrays (`C`'s columns contiguous), and `C` overlaps
+/// neither operand.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemm<T: Scalar>(
+    m: usize,
+    k: usize,
+    p: usize,
+    a: *const T,
+    (rsa, csa): (isize, isize),
+    b: *const T,
+    (rsb, csb): (isize, isize),
+    c: *mut T,
+    rsc: isize,
+    accumulate: bool,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if m == 0 || p == 0 || !has_avx2_fma() {
+            return false;
+        }
+        let lanes = T::LANES;
+        if p <= THIN && csa == 1 && rsb == 1 && k >= ALONG_MIN * lanes {
+            let op = Along {
+                k,
+                a,
+                rsa,
+                b,
+                csb,
+                c,
+                rsc,
+                accumulate,
+            };
+            // SAFETY: the CPU has AVX2 and FMA; the rest is the caller's contract.
+            unsafe { x86::along_all(&op, m, p) };
+            return true;
+        }
+        if (k <= THIN || m <= THIN) && csb == 1 && p >= lanes {
+            let op = Across {
+                k,
+                a,
+                rsa,
+                csa,
+                b,
+                rsb,
+                c,
+                rsc,
+                accumulate,
+            };
+            // SAFETY: as above.
+            unsafe { x86::across_all(&op, m, p) };
+            return true;
+        }
+        false
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (m, k, p, a, rsa, csa, b, rsb, csb, c, rsc, accumulate);
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx2_fma() -> bool {
+    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+}
+
+/// A product for [`across`]: `B`'s rows contiguous.
+#[cfg(target_arch = "x86_64")]
+struct Across<T> {
+    k: usize,
+    a: *const T,
+    rsa: isize,
+    csa: isize,
+    b: *const T,
+    rsb: isize,
+    c: *mut T,
+    rsc: isize,
+    accumulate: bool,
+}
+
+/// A product for [`along`]: `A`'s rows contiguous (`csa = 1`), `B`'s columns contiguous
+/// (`rsb = 1`), `csb` apart.
+#[cfg(target_arch = "x86_64")]
+struct Along<T> {
+    k: usize,
+    a: *const T,
+    rsa: isize,
+    b: *const T,
+    csb: isize,
+    c: *mut T,
+    rsc: isize,
+    accumulate: bool,
+}
+
+/// The element types with thin kernels: a vector of [`Scalar::LANES`] of them in a
+/// 256-bit register.
+pub(crate) trait Scalar: Copy + std::ops::Add<Output = Self> {
+    const LANES: usize;
+    #[cfg(target_arch = "x86_64")]
+    type V: Copy;
+    /// All lanes zero.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn zero() -> Self::V;
+    /// `x` in every lane.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn splat(x: Self) -> Self::V;
+    /// The first `n` lanes from `p` (all when `n == LANES`), the others zero.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn load(p: *const Self, n: usize) -> Self::V;
+    /// The first `n` lanes of `v` to `p`.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn store(p: *mut Self, n: usize, v: Self::V);
+    /// `a·b + c` lane by lane, rounded once.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn fma(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// The sum of the lanes.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn sum(v: Self::V) -> Self;
+}
+
+/// `across` one tile: rows `0..R` of `C` from `a`, the `n` columns from `b` and `c` (the
+/// last of the `V` vectors holding `n − (V−1)·LANES` of them).
+///
+/// Generic over the element type and the tile, and so not compiled for AVX2 itself: it is
+/// inlined into the `#[target_feature]` functions of [`x86`], which are.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn across<T: Scalar, const R: usize, const V: usize>(
+    op: &Across<T>,
+    i: usize,
+    j: usize,
+    n: usize,
+) {
+    let last = n - (V - 1) * T::LANES;
+    let width = |v: usize| if v + 1 == V { last } else { T::LANES };
+    // SAFETY (whole body): rows i..i+R and columns j..j+n lie inside C, and the elements
+    // of A and B read are those of these rows and columns (the caller's contract).
+    unsafe {
+        let a = op.a.offset(i as isize * op.rsa);
+        let b = op.b.add(j);
+        let c = op.c.offset(i as isize * op.rsc).add(j);
+        let mut acc = [[T::zero(); V]; R];
+        if op.accumulate {
+            for (r, row) in acc.iter_mut().enumerate() {
+                for (v, x) in row.iter_mut().enumerate() {
+                    *x = T::load(c.offset(r as isize * op.rsc).add(v * T::LANES), width(v));
+                }
+            }
+        }
+        for l in 0..op.k as isize {
+            let brow = b.offset(l * op.rsb);
+            let mut bv = [T::zero(); V];
+            for (v, x) in bv.iter_mut().enumerate() {
+                *x = T::load(brow.add(v * T::LANES), width(v));
+            }
+            for (r, row) in acc.iter_mut().enumerate() {
+                let ar = T::splat(*a.offset(r as isize * op.rsa + l * op.csa));
+                for (x, bx) in row.iter_mut().zip(bv) {
+                    *x = T::fma(ar, bx, *x);
+                }
+            }
+        }
+        for (r, row) in acc.iter().enumerate() {
+            for (v, x) in row.iter().enumerate() {
+                T::store(
+                    c.offset(r as isize * op.rsc).add(v * T::LANES),
+                    width(v),
+                    *x,
+                );
+            }
+        }
+    }
+}
+
+/// `along` one tile: the `R×S` dot products of rows `i..i+R` of A with columns `j..j+S`
+/// of B, into C.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn along<T: Scalar, const R: usize, const S: usize>(op: &Along<T>, i: usize, j: usize) {
+    // SAFETY (whole body): rows i..i+R of A (k contiguous elements each), columns j..j+S
+    // of B (k contiguous elements each) and those elements of C are inside their arrays.
+    unsafe {
+        let a = op.a.offset(i as isize * op.rsa);
+        let b = op.b.offset(j as isize * op.csb);
+        // acc[s][r]: the dot product of row r of the tile with its column s.
+        let mut acc = [[T::zero(); R]; S];
+        let mut step = |l: usize, w: usize| {
+            let mut av = [T::zero(); R];
+            for (r, x) in av.iter_mut().enumerate() {
+                *x = T::load(a.offset(r as isize * op.rsa).add(l), w);
+            }
+            for (s, col) in acc.iter_mut().enumerate() {
+                let bv = T::load(b.offset(s as isize * op.csb).add(l), w);
+                for (x, ar) in col.iter_mut().zip(av) {
+                    *x = T::fma(ar, bv, *x);
+                }
+            }
+        };
+        let mut l = 0;
+        while l + T::LANES <= op.k {
+            step(l, T::LANES);
+            l += T::LANES;
+        }
+        if l < op.k {
+            step(l, op.k - l);
+        }
+        for (s, col) in acc.iter().enumerate() {
+            for (r, x) in col.iter().enumerate() {
+                let c = op.c.offset((i + r) as isize * op.rsc).add(j + s);
+                let t = T::sum(*x);
+                *c = if op.accumulate { *c + t } else { t };
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{across, along, Across, Along, Scalar};
+    use std::arch::x86_64::*;
+
+    /// The whole of `C` by `across` tiles: groups of 6 rows, each through every column
+    /// panel of 2 vectors (the last panel narrower).
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn across_all<T: Scalar>(op: &Across<T>, m: usize, p: usize) {
+        let panel = 2 * T::LANES;
+        let mut i = 0;
+        while i < m {
+            let rows = (m - i).min(6);
+            let mut j = 0;
+            while j < p {
+                let n = (p - j).min(panel);
+                // SAFETY: the tile is inside C (i + rows <= m, j + n <= p).
+                unsafe {
+                    if n > T::LANES {
+                        across_rows::<T, 2>(op, rows, i, j, n)
+                    } else {
+                        across_rows::<T, 1>(op, rows, i, j, n)
+                    }
+                }
+                j += n;
+            }
+            i += rows;
+        }
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn across_rows<T: Scalar, const V: usize>(
+        op: &Across<T>,
+        rows: usize,
+        i: usize,
+        j: usize,
+        n: usize,
+    ) {
+        // SAFETY: the caller's tile.
+        unsafe {
+            match rows {
+                6 => across::<T, 6, V>(op, i, j, n),
+                5 => across::<T, 5, V>(op, i, j, n),
+                4 => across::<T, 4, V>(op, i, j, n),
+                3 => across::<T, 3, V>(op, i, j, n),
+                2 => across::<T, 2, V>(op, i, j, n),
+                _ => across::<T, 1, V>(op, i, j, n),
+            }
+        }
+    }
+
+    /// The whole of `C` by `along` tiles: pairs of rows, each through the columns in
+    /// groups of up to 6.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn along_all<T: Scalar>(op: &Along<T>, m: usize, p: usize) {
+        let mut i = 0;
+        while i < m {
+            let rows = (m - i).min(2);
+            let mut j = 0;
+            while j < p {
+                let cols = (p - j).min(6);
+                // SAFETY: the tile is inside C.
+                unsafe {
+                    if rows == 2 {
+                        along_cols::<T, 2>(op, cols, i, j)
+                    } else {
+                        along_cols::<T, 1>(op, cols, i, j)
+                    }
+                }
+                j += cols;
+            }
+            i += rows;
+        }
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn along_cols<T: Scalar, const R: usize>(
+        op: &Along<T>,
+        cols: usize,
+        i: usize,
+        j: usize,
+    ) {
+        // SAFETY: the caller's tile.
+        unsafe {
+            match cols {
+                6 => along::<T, R, 6>(op, i, j),
+                5 => along::<T, R, 5>(op, i, j),
+                4 => along::<T, R, 4>(op, i, j),
+                3 => along::<T, R, 3>(op, i, j),
+                2 => along::<T, R, 2>(op, i, j),
+                _ => along::<T, R, 1>(op, i, j),
+            }
+        }
+    }
+
+    /// Lanes `0..n` set (their sign bits), as 32-bit lanes.
+    #[inline(always)]
+    unsafe fn mask32(n: usize) -> __m256i {
+        // SAFETY: plain register arithmetic (AVX2 is enabled in every caller).
+        unsafe {
+            _mm256_cmpgt_epi32(
+                _mm256_set1_epi32(n as i32),
+                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+            )
+        }
+    }
+
+    /// Lanes `0..n` set, as 64-bit lanes.
+    #[inline(always)]
+    unsafe fn mask64(n: usize) -> __m256i {
+        // SAFETY: as above.
+        unsafe { _mm256_cmpgt_epi64(_mm256_set1_epi64x(n as i64), _mm256_setr_epi64x(0, 1, 2, 3)) }
+    }
+
+    // The methods are only called from the `#[target_feature]` functions above, into which
+    // they are inlined; their intrinsics then compile to AVX2 and FMA instructions.
+    impl Scalar for f32 {
+        const LANES: usize = 8;
+        type V = __m256;
+        #[inline(always)]
+        unsafe fn zero() -> __m256 {
+            unsafe { _mm256_setzero_ps() }
+        }
+        #[inline(always)]
+        unsafe fn splat(x: f32) -> __m256 {
+            unsafe { _mm256_set1_ps(x) }
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32, n: usize) -> __m256 {
+            // SAFETY: the caller's n lanes at p are readable; masked lanes are not read.
+            unsafe {
+                if n == 8 {
+                    _mm256_loadu_ps(p)
+                } else {
+                    _mm256_maskload_ps(p, mask32(n))
+                }
+            }
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut f32, n: usize, v: __m256) {
+            // SAFETY: the caller's n lanes at p are writable; masked lanes are not written.
+            unsafe {
+                if n == 8 {
+                    _mm256_storeu_ps(p, v)
+                } else {
+                    _mm256_maskstore_ps(p, mask32(n), v)
+                }
+            }
+        }
+        #[inline(always)]
+        unsafe fn fma(a: __m256, b: __m256, c: __m256) -> __m256 {
+            unsafe { _mm256_fmadd_ps(a, b, c) }
+        }
+        #[inline(always)]
+        unsafe fn sum(v: __m256) -> f32 {
+            unsafe {
+                let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+                let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+                let s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+                _mm_cvtss_f32(s)
+            }
+        }
+    }
+
+    impl Scalar for f64 {
+        const LANES: usize = 4;
+        type V = __m256d;
+        #[inline(always)]
+        unsafe fn zero() -> __m256d {
+            unsafe { _mm256_setzero_pd() }
+        }
+        #[inline(always)]
+        unsafe fn splat(x: f64) -> __m256d {
+            unsafe { _mm256_set1_pd(x) }
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f64, n: usize) -> __m256d {
+            // SAFETY: as for f32.
+            unsafe {
+                if n == 4 {
+                    _mm256_loadu_pd(p)
+                } else {
+                    _mm256_maskload_pd(p, mask64(n))
+                }
+            }
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut f64, n: usize, v: __m256d) {
+            // SAFETY: as for f32.
+            unsafe {
+                if n == 4 {
+                    _mm256_storeu_pd(p, v)
+                } else {
+                    _mm256_maskstore_pd(p, mask64(n), v)
+                }
+            }
+        }
+        #[inline(always)]
+        unsafe fn fma(a: __m256d, b: __m256d, c: __m256d) -> __m256d {
+            unsafe { _mm256_fmadd_pd(a, b, c) }
+        }
+        #[inline(always)]
+        unsafe fn sum(v: __m256d) -> f64 {
+            unsafe {
+                let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+                let s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
+                _mm_cvtsd_f64(s)
+            }
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Scalar for f32 {
+    const LANES: usize = 1;
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Scalar for f64 {
+    const LANES: usize = 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{gemm, Scalar, THIN};
+
+    /// `C` for `m×k` times `k×p` with the given steps, by the definition (in `f64`).
+    #[allow(clippy::too_many_arguments)]
+    fn naive<T: Copy + Into<f64>>(
+        m: usize,
+        k: usize,
+        p: usize,
+        a: &[T],
+        (rsa, csa): (usize, usize),
+        b: &[T],
+        (rsb, csb): (usize, usize),
+    ) -> Vec<f64> {
+        let mut c = vec![0.0; m * p];
+        for i in 0..m {
+            for j in 0..p {
+                c[i * p + j] = (0..k)
+                    .map(|l| a[i * rsa + l * csa].into() * b[l * rsb + j * csb].into())
+                    .sum();
+            }
+        }
+        c
+    }
+
+    /// Every layout and shape the kernels take, and some they must refuse, against the
+    /// definition: row counts across the 6-row and 2-row tiles, column counts across the
+    /// panels and masked tails, sums shorter than a vector and with a tail, both
+    /// transpositions of each operand, and accumulation into C.
+    fn check<T: Scalar + Copy + Into<f64> + From<i8> + std::fmt::Debug>(tol: f64) {
+        let mut taken = 0;
+        let val = |s: usize| T::from(((s * 7919) % 17) as i8 - 8);
+        for &(m, k, p) in &[
+            (1, 1, 8),
+            (7, 3, 19),
+            (13, 10, 256),
+            (10, 300, 33),
+            (9, 200, 12),
+            (6, 16, 16),
+            (37, 45, 10),
+            (4, 5, 3),
+            (33, 257, 16),
+            (2, 100, 1),
+            (20, 20, 20),
+        ] {
+            for a_t in [false, true] {
+                for b_t in [false, true] {
+                    let a: Vec<T> = (0..m * k).map(val).collect();
+                    let b: Vec<T> = (0..k * p).map(|s| val(s + 3)).collect();
+                    let sa = if a_t { (1, m) } else { (k, 1) };
+                    let sb = if b_t { (1, k) } else { (p, 1) };
+                    let want = naive(m, k, p, &a, sa, &b, sb);
+                    for accumulate in [false, true] {
+                        let mut c: Vec<T> = (0..m * p).map(|s| val(s + 11)).collect();
+                        let before: Vec<f64> = c.iter().map(|&x| x.into()).collect();
+                        let sai = (sa.0 as isize, sa.1 as isize);
+                        let sbi = (sb.0 as isize, sb.1 as isize);
+                        // SAFETY: the steps address m×k, k×p and m×p elements of the
+                        // vectors, and C is its own vector.
+                        let done = unsafe {
+                            gemm(
+                                m,
+                                k,
+                                p,
+                                a.as_ptr(),
+                                sai,
+                                b.as_ptr(),
+                                sbi,
+                                c.as_mut_ptr(),
+                                p as isize,
+                                accumulate,
+                            )
+                        };
+                        // Which kernel, if any, applies: `along` to rows of A and columns
+                        // of B that are contiguous, `across` to rows of B that are.
+                        let along =
+                            p <= THIN && sa.1 == 1 && sb.0 == 1 && k >= super::ALONG_MIN * T::LANES;
+                        let across = (k <= THIN || m <= THIN) && sb.1 == 1 && p >= T::LANES;
+                        assert_eq!(
+                            done,
+                            avx2_fma() && (along || across),
+                            "{m}×{k}×{p} a_t {a_t} b_t {b_t}"
+                        );
+                        if !done {
+                            assert_eq!(c.iter().map(|&x| x.into()).collect::<Vec<f64>>(), before);
+                            continue;
+                        }
+                        taken += 1;
+                        for s in 0..m * p {
+                            let w = want[s] + if accumulate { before[s] } else { 0.0 };
+                            let got: f64 = c[s].into();
+                            assert!((got - w).abs() <= tol * (1.0 + w.abs()), "{m}×{k}×{p} a_t {a_t} b_t {b_t} acc {accumulate}: C[{s}] = {got}, want {w}");
+                        }
+                    }
+                }
+            }
+        }
+        if avx2_fma() {
+            assert!(taken > 0);
+        }
+    }
+
+    fn avx2_fma() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return super::has_avx2_fma();
+        #[cfg(not(target_arch = "x86_64"))]
+        return false;
+    }
+
+    #[test]
+    fn thin_products_match_the_definition() {
+        // Small integers: every product and partial sum is exact in both types.
+        check::<f32>(0.0);
+        check::<f64>(0.0);
+    }
+}
