@@ -52,10 +52,11 @@ def parse_args():
                          "many times, interleaved, and report medians of the per-round "
                          "ratios with their range: the machine's speed drifts, and a ratio "
                          "of two times taken minutes apart drifts with it (default 1)")
-    ap.add_argument("--stat", choices=["median", "min"], default="median",
+    ap.add_argument("--stat", choices=["median", "min", "both"], default="median",
                     help="summarise each entry's calls by their median (default) or their "
                          "minimum: on a machine whose speed switches between two levels "
-                         "the minimum compares the calls that ran at the faster one")
+                         "the minimum compares the calls that ran at the faster one; "
+                         "`both` prints a table for each from the same calls")
     ap.add_argument("--no-jax", action="store_true", help="time runic only")
     ap.add_argument("--skip", action="append", default=[], metavar="ENTRY",
                     help="do not time this runic entry (repeatable), e.g. one known to "
@@ -98,10 +99,10 @@ def app_module(app):
 
 
 def runic_bench(args, backend, app, entry):
-    """Median ms of one runic entry from `runic bench --json` (or a string saying why
-    there is none), and the CPU time over the wall time of its measured calls (about 2 on
-    two busy cores), or of the whole `runic bench` process (data loading and compilation
-    included) when the JSON does not say."""
+    """The times in ms of one runic entry's measured calls from `runic bench --json` (or a
+    string saying why there are none), and the CPU time over the wall time of those calls
+    (about 2 on two busy cores), or of the whole `runic bench` process (data loading and
+    compilation included) when the JSON does not say."""
     prog = os.path.join(HERE, app + ".fut")
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
@@ -132,7 +133,7 @@ def runic_bench(args, backend, app, entry):
                         return ">%.0f" % (args.timeout / (args.runs + 1) * 1e3), cores
                     return "failed: " + ds, cores
                 # Cores busy during the measured calls alone, when runic reports it.
-                return STATS[args.stat](ds["runtimes"]) / 1e3, ds.get("cores", cores)
+                return [t / 1e3 for t in ds["runtimes"]], ds.get("cores", cores)
     return "no dataset for %s in the JSON" % entry, cores
 
 
@@ -141,8 +142,14 @@ STATS = {"median": statistics.median, "min": min}
 
 def jax_times(jax, args, app, mod):
     inputs = [jax.device_put(v) for v in read_file(gen_data.ensure(app))]
-    return {name: time_jax(jax.jit(fn), inputs, args.jax_runs, stat=STATS[args.stat])
+    return {name: time_jax(jax.jit(fn), inputs, args.jax_runs, stat=list)
             for name, fn in mod.ENTRIES.items()}
+
+
+def summarised(times, stat):
+    """Each entry's list of call times (ms) as one number by `stat`; strings (why there
+    are none) stay."""
+    return {e: STATS[stat](t) if isinstance(t, list) else t for e, t in times.items()}
 
 
 def fmt(x, digits=1):
@@ -175,15 +182,20 @@ def bench(args):
                         rt[entry], cores[entry] = "skipped", float("nan")
                         continue
                     rt[entry], cores[entry] = runic_bench(args, backend, app, entry)
-                    print("%s %s (%s): runic %s ms (%.2f cores), JAX %s ms" % (
-                        app, entry, backend, fmt(rt[entry], 3), cores[entry],
-                        fmt(jt.get(entry, "-"), 3)), file=sys.stderr)
+                    print("%s %s (%s): runic %s ms (%.2f cores), JAX %s ms (medians)" % (
+                        app, entry, backend, fmt(summarised(rt, "median")[entry], 3),
+                        cores[entry], fmt(summarised(jt, "median").get(entry, "-"), 3)),
+                        file=sys.stderr)
                 rounds.append((rt, jt, cores))
             rows.append((app, backend, mod.ROLES, rounds))
             record["%s/%s" % (app, backend)] = [
                 {"runic_ms": rt, "jax_ms": jt, "runic_cores": cores}
                 for rt, jt, cores in rounds]
-    print_table(rows)
+    for stat in (["min", "median"] if args.stat == "both" else [args.stat]):
+        print("calls summarised by their %s" % stat)
+        print_table([(app, backend, roles, [(summarised(rt, stat), summarised(jt, stat), c)
+                                            for rt, jt, c in rounds])
+                     for app, backend, roles, rounds in rows])
     if args.json:
         with open(args.json, "w") as f:
             json.dump(record, f, indent=2)
