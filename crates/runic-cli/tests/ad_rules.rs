@@ -258,3 +258,29 @@ fn a_gate_in_a_loop_keeps_its_residuals_in_the_tape() {
     );
     assert!(backward.contains("res_"));
 }
+
+#[test]
+fn a_relu_adjoint_reads_the_layers_output() {
+    let ir = after_ad("relu");
+    insta::assert_snapshot!(ir);
+    // The hidden layer of relu_rows_grad: the map whose lambda computes `max 0 x`.
+    let rows = &ir[ir.find("entry \"relu_rows_grad\"").unwrap()..];
+    let split = rows.find("= replicate([d_33], 1f32)").unwrap();
+    let (forward, backward) = rows.split_at(split);
+    let relu = forward[..forward.find("Max(0f32").unwrap()]
+        .lines()
+        .rfind(|l| l.starts_with("  let {") && l.contains("= map("))
+        .expect("the layer's map");
+    let name = &relu["  let {".len()..relu.find(" : ").unwrap()];
+    // Its adjoint reads its result (`r == 0`) from the layer's output array, and does not
+    // compute `max` again from the layer's input.
+    assert!(!backward.contains("Max("), "{backward}");
+    assert!(
+        backward.contains("Eq(b_") && backward.contains("res_"),
+        "{backward}"
+    );
+    assert!(
+        backward.contains(&format!(", {name})")),
+        "{name} in {backward}"
+    );
+}

@@ -41,6 +41,21 @@ pub fn unop_type(op: UnOp, t: PrimType) -> PrimType {
     }
 }
 
+/// `false && b`, `true && b`, `true || b` and `false || b` (either way round) without a
+/// statement: the derivative table's NaN cases of an operand that is a constant, such as
+/// a ReLU's `0`, vanish this way.
+fn logic_identity(op: BinOp, a: &SubExp, b: &SubExp) -> Option<SubExp> {
+    let (k, other) = match (a, b) {
+        (SubExp::Const(Prim::Bool(k)), o) | (o, SubExp::Const(Prim::Bool(k))) => (*k, o),
+        _ => return None,
+    };
+    match (op, k) {
+        (BinOp::LogAnd, false) | (BinOp::LogOr, true) => Some(SubExp::Const(Prim::Bool(k))),
+        (BinOp::LogAnd, true) | (BinOp::LogOr, false) => Some(other.clone()),
+        _ => None,
+    }
+}
+
 /// Collects statements. Nested bodies (branches, loop bodies, lambdas) are built with
 /// sub-builders that share the same [`NameSource`].
 pub struct Builder<'a> {
@@ -124,6 +139,9 @@ impl<'a> Builder<'a> {
             if let Ok(r) = runic_prim::binop(op, *x, *y) {
                 return SubExp::Const(r);
             }
+        }
+        if let Some(r) = logic_identity(op, &a, &b) {
+            return r;
         }
         let rt = binop_type(op, t);
         self.basic("b", BasicOp::BinOp(op, a, b), Type::Prim(rt))
@@ -467,6 +485,31 @@ mod tests {
         assert_eq!(body.stms.len(), 1);
         assert_eq!(body.stms[0].pat[0].ty, Type::Prim(PrimType::Bool));
         assert_ne!(s.as_var(), Some(x));
+    }
+
+    #[test]
+    fn logic_with_a_constant_operand_needs_no_statement() {
+        let mut names = NameSource::default();
+        let mut b = Builder::new(&mut names);
+        let v = SubExp::Var(b.param("v", Type::Prim(PrimType::Bool)).name);
+        let (t, f) = (
+            SubExp::Const(Prim::Bool(true)),
+            SubExp::Const(Prim::Bool(false)),
+        );
+        let bool_ = PrimType::Bool;
+        for (a, c) in [(v.clone(), f.clone()), (f.clone(), v.clone())] {
+            assert_eq!(b.binop(BinOp::LogAnd, a.clone(), c.clone(), bool_), f);
+            assert_eq!(b.binop(BinOp::LogOr, a, c, bool_), v);
+        }
+        for (a, c) in [(v.clone(), t.clone()), (t.clone(), v.clone())] {
+            assert_eq!(b.binop(BinOp::LogAnd, a.clone(), c.clone(), bool_), v);
+            assert_eq!(b.binop(BinOp::LogOr, a, c, bool_), t);
+        }
+        assert!(b.stms().is_empty());
+        // Other operators with a constant operand still make a statement.
+        let x = b.binop(BinOp::Eq, v.clone(), t, bool_);
+        assert!(x.as_var().is_some());
+        assert_eq!(b.stms().len(), 1);
     }
 
     #[test]

@@ -260,14 +260,15 @@ pub fn binop_partials<A: Algebra>(
         }
         BinOp::Max | BinOp::Min => {
             // To the operand the result is: ties favour the left one, and a NaN operand
-            // is never the result unless both are.
-            let c = if op == BinOp::Max {
-                alg.binop(BinOp::Ge, x, y)?
-            } else {
-                alg.binop(BinOp::Le, x, y)?
-            };
-            let y_nan = alg.binop(BinOp::Neq, y, y)?;
-            let c = alg.binop(BinOp::LogOr, &c, &y_nan)?;
+            // is never the result unless both are. The left one is the result when
+            // `r == x`, or when both are NaN (then `r` is); read off `x` and `r`, not `y`,
+            // so that a ReLU's adjoint (`max 0 y`: `r == 0`) needs its output, which the
+            // return sweep keeps anyway, and not its input as well.
+            let same = alg.binop(BinOp::Eq, r, x)?;
+            let x_nan = alg.binop(BinOp::Neq, x, x)?;
+            let r_nan = alg.binop(BinOp::Neq, r, r)?;
+            let both_nan = alg.binop(BinOp::LogAnd, &x_nan, &r_nan)?;
+            let c = alg.binop(BinOp::LogOr, &same, &both_nan)?;
             let one = alg.konst(t, 1.0);
             let zero = alg.konst(t, 0.0);
             [
@@ -775,6 +776,7 @@ mod tests {
             (BinOp::Max, nan, 1.0, 0.0, 1.0),
             (BinOp::Min, 2.0, 2.0, 1.0, 0.0),
             (BinOp::Max, 0.0, -0.0, 1.0, 0.0),
+            (BinOp::Max, nan, nan, 1.0, 0.0),
         ];
         for &(op, x, y, ex, ey) in cases {
             let r = binop(op, f(x), f(y)).unwrap();
@@ -782,6 +784,49 @@ mod tests {
             let dx = num(fwd(&px, PrimType::F64, f(1.0)));
             let dy = num(fwd(&py, PrimType::F64, f(1.0)));
             assert_eq!((dx, dy), (ex, ey), "{op:?}({x}, {y})");
+        }
+    }
+
+    /// The rule reads the left operand and the result; it routes the tangent exactly as
+    /// the definition by the operands does (`x >= y || y != y` for `max`, `<=` for `min`)
+    /// on every pair of special and ordinary values, in both float types.
+    #[test]
+    fn min_and_max_choose_by_the_result_as_by_the_operands() {
+        let vals = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.5,
+            f64::MIN_POSITIVE / 4.0,
+        ];
+        for t in [PrimType::F32, PrimType::F64] {
+            let v = |x: f64| {
+                if t == PrimType::F32 {
+                    Prim::F32(x as f32)
+                } else {
+                    f(x)
+                }
+            };
+            for op in [BinOp::Max, BinOp::Min] {
+                for &x in &vals {
+                    for &y in &vals {
+                        let (vx, vy) = (v(x), v(y));
+                        let r = binop(op, vx, vy).unwrap();
+                        let [px, py] = binop_partials(&mut Plain, op, t, &vx, &vy, &r).unwrap();
+                        let dx = num(fwd(&px, t, v(1.0)));
+                        let dy = num(fwd(&py, t, v(1.0)));
+                        // The operands as the type holds them (a subnormal f64 is 0 in f32).
+                        let (x, y) = (num(vx), num(vy));
+                        let left = if op == BinOp::Max { x >= y } else { x <= y } || y.is_nan();
+                        let want = if left { (1.0, 0.0) } else { (0.0, 1.0) };
+                        assert_eq!((dx, dy), want, "{t:?} {op:?}({x}, {y}) = {r:?}");
+                    }
+                }
+            }
         }
     }
 }

@@ -69,7 +69,7 @@ fn partial_uses_result(op: &BasicOp) -> bool {
     matches!(
         op,
         BasicOp::UnOp(UnOp::Exp | UnOp::Tanh | UnOp::Cbrt, _)
-            | BasicOp::BinOp(BinOp::Pow | BinOp::Hypot, _, _)
+            | BasicOp::BinOp(BinOp::Pow | BinOp::Hypot | BinOp::Max | BinOp::Min, _, _)
     )
 }
 
@@ -128,6 +128,18 @@ pub(crate) fn paths(lam: &Lambda) -> Vec<Path> {
                 if partial_uses_result(op) || read_later {
                     out.push(vec![k]);
                 }
+            }
+            // A cheap operation whose derivative reads its result, when that result is
+            // what the lambda returns: the map's own result array holds it at no cost,
+            // and the return sweep reads it there instead of computing it again from the
+            // operands (a ReLU's adjoint then needs its output only, not also its input).
+            Exp::Basic(op)
+                if partial_uses_result(op)
+                    && s.pat.len() == 1
+                    && is_float_scalar(&s.pat[0].ty)
+                    && lam.body.result.contains(&SubExp::Var(s.pat[0].name)) =>
+            {
+                out.push(vec![k]);
             }
             Exp::Soac(Soac::Map { lam, .. }) => {
                 out.extend(paths(lam).into_iter().map(|p| [vec![k], p].concat()));
