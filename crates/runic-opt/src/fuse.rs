@@ -27,8 +27,21 @@ pub fn fuse(mut prog: Prog) -> Prog {
         let sizes = known_sizes(f);
         // Widths the entry point's own checks equate (`d_36 == d_39`) fuse like one width.
         let eq = crate::checks::prologue_equalities(f, &ns);
-        // Innermost bodies first, so a lambda is fused inside before it is composed.
-        for_each_body_mut(&mut f.body, |b| while fuse_once(b, &mut ns, &sizes, &eq) {});
+        // Innermost bodies first, so a lambda is fused inside before it is composed; again
+        // while anything fused, since composing two maps puts their inner maps side by
+        // side in one lambda, whose body was visited before (a bias map and a ReLU map
+        // over rows become one map over rows with two inner maps, then one).
+        loop {
+            let mut fused = false;
+            for_each_body_mut(&mut f.body, |b| {
+                while fuse_once(b, &mut ns, &sizes, &eq) {
+                    fused = true;
+                }
+            });
+            if !fused {
+                break;
+            }
+        }
     }
     prog.names = ns;
     prog

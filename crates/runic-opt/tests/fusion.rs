@@ -47,6 +47,22 @@ fn map_of_map_becomes_one_map() {
 }
 
 #[test]
+fn maps_over_rows_fuse_inside_after_they_fuse_outside() {
+    // Composing the maps over rows puts their maps over a row side by side in one lambda
+    // (whose body fusion had already visited); they fuse too: one map over rows of one map.
+    // Rows [x, x+1, x+2] of [1, 2], plus one, times two.
+    let (b, a) = check(
+        "entry main (xs: []i32) = \
+           let rows = map (\\x -> map (\\j -> x + i32.i64 j) (iota 3)) xs \
+           in map (map (*2)) (map (map (+1)) rows)",
+        &[1, 2],
+        Value::Array(Array::new(vec![2, 3], Buffer::I32(vec![4, 6, 8, 6, 8, 10].into())).unwrap()),
+    );
+    assert_eq!(soacs(&b).0, 6);
+    assert_eq!(soacs(&a).0, 2, "{a}");
+}
+
+#[test]
 fn map_into_reduce_becomes_its_pre_lambda() {
     // 3 * (1 + 2 + 3 + 4) = 30
     let (b, a) = check(
