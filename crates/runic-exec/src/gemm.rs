@@ -8,8 +8,9 @@
 //! two of the three indices — through rows the maps take (`map (\row -> … row[l] …) a`),
 //! iotas (`map (\j -> … a[l, j] …) (iota n)`), or both — is the contraction
 //! `C = A·B`. It runs as a GEMM (the `matrixmultiply` crate: blocked, vectorised kernels
-//! for f32 and f64 with arbitrary strides, so transposed operands cost nothing), split over
-//! the rayon workers by rows or columns of `C`. A third map makes a batch of products,
+//! for f32 and f64 with arbitrary strides, so transposed operands cost nothing; a product
+//! with a side of at most 16 on `thin.rs`'s kernels), split over the rayon workers by rows
+//! or columns of `C`. A third map makes a batch of products,
 //! its index outermost (`C[g][i][j]`) or in the middle (`C[i][g][j]`, per point and
 //! component); a batch interleaved in memory with A's rows, or with the summed index of
 //! both operands, runs by blocks of those, each block through every product while it is
