@@ -578,6 +578,47 @@ mod tests {
         return false;
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Random shapes, transpositions and padded rows: where a kernel takes the product,
+        /// C is the definition and the padding of C's rows (and the guard after it) is
+        /// untouched; where none does, nothing is written.
+        #[test]
+        fn thin_products_write_exactly_c(
+            m in 1usize..24, k in 1usize..160, p in 1usize..24,
+            a_t: bool, b_t: bool, accumulate: bool,
+            pads in (0usize..3, 0usize..3, 0usize..3),
+        ) {
+            let val = |s: usize| ((s * 7919) % 17) as f32 - 8.0;
+            let (pa, pb, pc) = pads;
+            // Row-major with padded rows, or transposed (columns padded).
+            let (sa, a_len) = if a_t { ((1, m + pa), k * (m + pa)) } else { ((k + pa, 1), m * (k + pa)) };
+            let (sb, b_len) = if b_t { ((1, k + pb), p * (k + pb)) } else { ((p + pb, 1), k * (p + pb)) };
+            let a: Vec<f32> = (0..a_len).map(val).collect();
+            let b: Vec<f32> = (0..b_len).map(|s| val(s + 5)).collect();
+            let rsc = p + pc;
+            let guard = 8;
+            let mut c: Vec<f32> = (0..m * rsc + guard).map(|s| val(s + 9)).collect();
+            let before = c.clone();
+            let want = naive(m, k, p, &a, sa, &b, sb);
+            // SAFETY: the steps address m×k, k×p and m×p elements of the vectors.
+            let done = unsafe {
+                gemm(m, k, p, a.as_ptr(), (sa.0 as isize, sa.1 as isize), b.as_ptr(),
+                     (sb.0 as isize, sb.1 as isize), c.as_mut_ptr(), rsc as isize, accumulate)
+            };
+            for (s, (&got, &old)) in c.iter().zip(&before).enumerate() {
+                let (i, j) = (s / rsc, s % rsc);
+                let inside = i < m && j < p;
+                let expect = if done && inside {
+                    want[i * p + j] as f32 + if accumulate { old } else { 0.0 }
+                } else {
+                    old
+                };
+                proptest::prop_assert_eq!(got, expect, "C[{}] ({}, {}), done {}", s, i, j, done);
+            }
+        }
+    }
+
     #[test]
     fn thin_products_match_the_definition() {
         // Small integers: every product and partial sum is exact in both types.
