@@ -240,6 +240,18 @@ fn check_vjp(src: &str, out_len: fn(usize) -> usize) {
         .unwrap();
 }
 
+/// Layers of `max` and `min` whose results the next layer reads: their adjoints read the
+/// layers' outputs (residuals kept in the maps' own results), not their inputs.
+#[test]
+fn vjp_of_max_and_min_layers() {
+    check_vjp(
+        "def layer [n] (zs: [n]f64) : [n]f64 = map (f64.max 0) (map (\\z -> z * 1.5 - 0.25) zs)
+         entry f [n] (zs: [n]f64) = map (\\h -> h * f64.min h 0.5) (map (f64.min 0.8) (layer zs))
+         entry vf [n] (zs: [n]f64) (s: [n]f64) = vjp f zs s",
+        |n| n,
+    );
+}
+
 /// Reverse over reverse: the inner gradient adjoins its free array through an accumulator,
 /// which the outer vjp differentiates (Hessian-vector products).
 #[test]
