@@ -3,8 +3,8 @@
 //! adjoint `δᵀ·h`), or `C` has at most [`THIN`] columns (a 10-class output layer). A
 //! general GEMM packs both operands into panels for its cache blocking; with a thin side
 //! the packing and the padding of partial panels cost more than the arithmetic (the MLP's
-//! three on one core, matrixmultiply against these kernels: 208 → 63 µs, 107 → 68 µs,
-//! 170 → 128 µs). Two register-tiled kernels, AVX2 + FMA, chosen at run time:
+//! three on one core, matrixmultiply against these kernels: 168 → 65 µs, 97–106 → 72 µs,
+//! 161–164 → 102–105 µs). Two register-tiled kernels, AVX2 + FMA, chosen at run time:
 //!
 //! - [`across`]: vectorised along `C`'s rows, which needs `B`'s rows contiguous; a tile of
 //!   up to 6 rows × 2 vectors of `C` stays in registers for the whole sum (the classic
