@@ -118,28 +118,25 @@ pub(crate) fn paths(lam: &Lambda) -> Vec<Path> {
     let mut out = Vec::new();
     for (k, s) in stms.iter().enumerate() {
         match &s.exp {
-            Exp::Basic(op)
-                if expensive(op) && s.pat.len() == 1 && is_float_scalar(&s.pat[0].ty) =>
-            {
+            Exp::Basic(op) if s.pat.len() == 1 && is_float_scalar(&s.pat[0].ty) => {
                 let v = s.pat[0].name;
-                let read_later = stms[k + 1..]
-                    .iter()
-                    .any(|t| !linear(&t.exp) && runic_ir::traverse::uses(&t.exp).contains(&v));
-                if partial_uses_result(op) || read_later {
+                let kept = if expensive(op) {
+                    // Worth storing when the derivative or a later non-linear statement
+                    // reads it.
+                    partial_uses_result(op)
+                        || stms[k + 1..].iter().any(|t| {
+                            !linear(&t.exp) && runic_ir::traverse::uses(&t.exp).contains(&v)
+                        })
+                } else {
+                    // A cheap operation whose derivative reads its result, when that result
+                    // is what the lambda returns: the map's own result array holds it at no
+                    // cost, and the return sweep reads it there instead of computing it
+                    // again from the operands (a ReLU's adjoint then needs its output only).
+                    partial_uses_result(op) && lam.body.result.contains(&SubExp::Var(v))
+                };
+                if kept {
                     out.push(vec![k]);
                 }
-            }
-            // A cheap operation whose derivative reads its result, when that result is
-            // what the lambda returns: the map's own result array holds it at no cost,
-            // and the return sweep reads it there instead of computing it again from the
-            // operands (a ReLU's adjoint then needs its output only, not also its input).
-            Exp::Basic(op)
-                if partial_uses_result(op)
-                    && s.pat.len() == 1
-                    && is_float_scalar(&s.pat[0].ty)
-                    && lam.body.result.contains(&SubExp::Var(s.pat[0].name)) =>
-            {
-                out.push(vec![k]);
             }
             Exp::Soac(Soac::Map { lam, .. }) => {
                 out.extend(paths(lam).into_iter().map(|p| [vec![k], p].concat()));
