@@ -284,3 +284,23 @@ fn a_relu_adjoint_reads_the_layers_output() {
         "{name} in {backward}"
     );
 }
+
+#[test]
+fn a_log_sum_exp_adjoint_reads_the_rows_exps() {
+    let ir = after_ad("logsumexp_rows");
+    insta::assert_snapshot!(ir);
+    // One `exp` in the primal's forward sweep, one in the row's forward sweep that its
+    // return sweep runs again; the adjoint of `exp` reads the latter's result array.
+    assert_eq!(ir.matches("Exp(").count(), 2, "{ir}");
+    let sweep = &ir[ir.find("let {adj_").unwrap()..];
+    let again = sweep[..sweep.find("Exp(").unwrap()]
+        .lines()
+        .rfind(|l| l.trim_start().starts_with("let {") && l.contains("= map("))
+        .expect("the row's map of exps");
+    let name = &again[again.find("let {").unwrap() + "let {".len()..again.find(" : ").unwrap()];
+    let after = &sweep[sweep.find(again).unwrap() + again.len()..];
+    assert!(
+        after.matches(name).count() >= 2,
+        "{name} read by the sum and by the adjoint: {after}"
+    );
+}

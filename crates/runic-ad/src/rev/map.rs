@@ -14,9 +14,10 @@ use std::collections::HashMap;
 
 /// The forward sweep of an active map: computed from the residuals an enclosing scope
 /// supplies (rows of an outer map's, a loop tape's); in the primal's own run, computing its
-/// residuals beside its results for its return sweep ([`residual`]); otherwise as written
-/// (a re-executed map's results are often not needed at all, its residuals only by its
-/// own return sweep, which may as well compute them).
+/// residuals beside its results for its return sweep ([`residual`]). A re-executed map
+/// (inside a return sweep) keeps only the residuals that are its own results, which cost
+/// nothing to keep (the `exp`s of a log-sum-exp's row, read again by their adjoint); extra
+/// arrays there would be written for one return sweep that may as well compute them.
 pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let s = copy_consumed(b, s.clone())?;
     let Some(key) = s.pat.first().map(|p| p.name) else {
@@ -37,7 +38,8 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let Exp::Soac(Soac::Map { lam, .. }) = &s.exp else {
         return Err(AdError::internal("map rule on a non-map"));
     };
-    if !rev.in_primal || residual::paths(lam).is_empty() {
+    let only_results = || residual::types(&s).is_empty();
+    if residual::paths(lam).is_empty() || !(rev.in_primal || only_results()) {
         b.add(s);
         return Ok(());
     }
