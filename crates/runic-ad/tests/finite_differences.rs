@@ -252,6 +252,22 @@ fn vjp_of_max_and_min_layers() {
     );
 }
 
+/// Rows whose return sweeps run their maps again (a log-sum-exp and a sum of `tanh`s per
+/// row): the adjoints of `exp` and `tanh` read the re-executed maps' own results.
+#[test]
+fn vjp_of_rows_of_exps_and_tanhs() {
+    check_vjp(
+        "def lse [m] (r: [m]f64) : f64 =
+           let top = f64.maximum r
+           in top + f64.log (f64.sum (map (\\x -> f64.exp (x - top)) r))
+         entry f [n] (zs: [n]f64) =
+           map (\\i -> let r = map (\\j -> zs[(i + j) % n] * (1 + f64.i64 j)) (iota 3)
+                      in lse r + f64.sum (map f64.tanh r)) (iota n)
+         entry vf [n] (zs: [n]f64) (s: [n]f64) = vjp f zs s",
+        |n| n,
+    );
+}
+
 /// Reverse over reverse: the inner gradient adjoins its free array through an accumulator,
 /// which the outer vjp differentiates (Hessian-vector products).
 #[test]
