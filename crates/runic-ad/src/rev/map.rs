@@ -38,8 +38,9 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let Exp::Soac(Soac::Map { lam, .. }) = &s.exp else {
         return Err(AdError::internal("map rule on a non-map"));
     };
-    let only_results = || residual::types(&s).is_empty();
-    if residual::paths(lam).is_empty() || !(rev.in_primal || only_results()) {
+    // Outside the primal's own run, only residuals the map returns anyway (no extra arrays).
+    let keep = rev.in_primal || residual::types(&s).is_empty();
+    if residual::paths(lam).is_empty() || !keep {
         b.add(s);
         return Ok(());
     }
