@@ -378,8 +378,12 @@ fn profile_table(sources: &runic_syntax::SourceMap, exec: &Executor) -> String {
         } else {
             0.0
         };
+        let detail = e
+            .detail
+            .as_ref()
+            .map_or(String::new(), |d| format!(", {d}"));
         out.push_str(&format!(
-            "    {ms:>10.1} ms {share:>5.1}% {:>6} calls  {} {}: {}\n",
+            "    {ms:>10.1} ms {share:>5.1}% {:>6} calls  {} {}: {}{detail}\n",
             e.calls,
             crate::backend_ir::location(e.loc, sources),
             e.kind,

@@ -371,6 +371,28 @@ fn dev_timings() {
     );
 }
 
+/// A matrix product's profile line says its shape (one source location may hold several
+/// products, a primal's and its derivative's).
+#[test]
+fn bench_profile_gives_a_products_shape() {
+    let prog = "-- ==\n-- input { [[1f32, 2f32, 3f32], [4f32, 5f32, 6f32]] [[1f32, 0f32], [0f32, 1f32], [1f32, 1f32]] }\n\
+                entry main [n][k][m] (a: [n][k]f32) (b: [k][m]f32) : [n][m]f32 =\n\
+                map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose b)) a\n";
+    let d = dir_with(&[("p.fut", prog)]);
+    let o = runic(
+        &d,
+        &["bench", "--profile", "-r", "2", "--min-time=0", "p.fut"],
+        "",
+    );
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let product = o
+        .stdout
+        .lines()
+        .find(|l| l.contains("a matrix product"))
+        .unwrap_or_else(|| panic!("no product line: {}", o.stdout));
+    assert!(product.contains("2×3 · 3×2"), "{product}");
+}
+
 /// `bench --profile` lists, after each dataset, the SOACs that took the time, with their
 /// location and how the executor runs them.
 #[test]

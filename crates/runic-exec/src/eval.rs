@@ -188,6 +188,7 @@ impl Ctx<'_> {
                 self.run_loop(f, params, form, body, moves, par)?
             }
             Exp::Soac(s) if par && crate::profile::on() => {
+                crate::profile::forget_detail();
                 let t = std::time::Instant::now();
                 let out = self.soac(f, s, par).map_err(|e| e.locate(&stm.src))?;
                 let lam = crate::explain::lambdas(s).first().map(|l| l.id);

@@ -462,6 +462,12 @@ impl Ctx<'_> {
             }
         }
         let sizes = [m, p, k, g];
+        // Only a product run as a SOAC of its own (in parallel) has a profile line.
+        crate::profile::note(par, || match &c.batch {
+            None => format!("{m}×{k} · {k}×{p}"),
+            Some(_) if c.batch_summed => format!("{m}×{k} · {k}×{p}, a sum of {g}"),
+            Some(_) => format!("{m}×{k} · {k}×{p}, a batch of {g}"),
+        });
         let (Some(a), Some(b)) = (self.operand(f, &c.a, sizes)?, self.operand(f, &c.b, sizes)?)
         else {
             return Ok(None);
