@@ -7,9 +7,9 @@
 //! order afterwards. Private copies rather than atomic adds: the result does not depend on
 //! timing (atomic float adds would make it vary from run to run), and the kernel's update
 //! stays a plain load-op-store. A few chunks per worker, while the copies stay small beside
-//! the map, balance the work between the workers; when the accumulated arrays are larger
-//! than the map, or the operator is not a single binary operation (or there is none:
-//! updates overwrite), the map runs as one chunk.
+//! the map, balance the work between the workers ([`chunks`]); when the copies would cost
+//! more than a quarter of the map's work, or the operator is not a single binary operation
+//! (or there is none: updates overwrite), the map runs as one chunk.
 //!
 //! A failing chunk (an error the kernel leaves to the evaluator) is redone on the
 //! evaluator, which reports the error; the accumulators' contents do not matter then.
@@ -29,6 +29,26 @@ use std::sync::Arc;
 /// per worker, a worker the machine slows down (or that wakes late) holds up the whole map
 /// — k-means' gradient ran at one core's speed in about half its calls.
 const CHUNKS_PER_WORKER: usize = 4;
+
+/// How many chunks a map over `w` elements doing `work` in all (in scalars, as
+/// `Ctx::element_work` counts them) runs in when each chunk but the first updates private
+/// copies of `acc_len` accumulated elements: as many as there are elements of the map per
+/// accumulated element, or, when each element does much work (an attention head's query:
+/// its whole row of keys times their values, into accumulators larger than the map), as
+/// many as keep the copies' filling and merging within a quarter of the work; a few per
+/// worker at most. 1: run as one chunk.
+fn chunks(w: usize, work: usize, acc_len: usize, threads: usize) -> usize {
+    let acc_len = acc_len.max(1);
+    let affordable = (w / acc_len).max(work / acc_len / 8);
+    if threads < 2 || affordable == 0 {
+        return 1;
+    }
+    (threads * CHUNKS_PER_WORKER)
+        .min(affordable)
+        .max(threads)
+        .min(w)
+        .max(1)
+}
 
 /// `d[e] = d[e] op h[e]` for every element.
 fn merge(op: runic_ir::BinOp, d: &mut Buffer, h: &Buffer) -> R<()> {
@@ -102,13 +122,9 @@ impl Ctx<'_> {
                 None => None,
             });
         }
-        let threads = rayon::current_num_threads();
-        let n = if par && threads > 1 && acc_len <= w && ops.iter().all(Option::is_some) {
-            // A few chunks per worker while the copies stay small beside the map.
-            (threads * CHUNKS_PER_WORKER)
-                .min(w / acc_len.max(1))
-                .max(threads)
-                .min(w)
+        let n = if par && ops.iter().all(Option::is_some) {
+            let work = w.saturating_mul(self.element_work(f, lam));
+            chunks(w, work, acc_len, rayon::current_num_threads())
         } else {
             1
         };
@@ -184,5 +200,26 @@ impl Ctx<'_> {
             }
         }
         Ok(Some(self.native_results(outs, out_shapes)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunks;
+
+    #[test]
+    fn chunks_follow_the_work_not_only_the_width() {
+        // Accumulators no larger than the map: a few chunks per worker, as many as the
+        // map has elements per accumulated element.
+        assert_eq!(chunks(100_000, 100_000, 512, 2), 8);
+        assert_eq!(chunks(1000, 1000, 400, 2), 2);
+        // Larger accumulators than the map, but much work per element (256 queries, each
+        // a row of 256 keys by 64 values, into 32 768 accumulated elements): split.
+        assert_eq!(chunks(256, 256 * 16_384, 32_768, 2), 8);
+        // Larger accumulators and little work per element: one chunk.
+        assert_eq!(chunks(256, 256 * 64, 32_768, 2), 1);
+        // One worker, or no elements: one chunk.
+        assert_eq!(chunks(100_000, 100_000, 512, 1), 1);
+        assert_eq!(chunks(0, 0, 512, 2), 1);
     }
 }

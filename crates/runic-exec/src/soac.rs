@@ -396,7 +396,7 @@ impl Ctx<'_> {
     }
 
     /// [`element_work`] of `lam` with the sizes the frame holds.
-    fn element_work(&self, f: &Frame, lam: &Lambda) -> usize {
+    pub(crate) fn element_work(&self, f: &Frame, lam: &Lambda) -> usize {
         element_work(lam, &|s: &SubExp| self.size_guess(f, s))
     }
 
