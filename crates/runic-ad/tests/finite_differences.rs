@@ -268,6 +268,23 @@ fn vjp_of_rows_of_exps_and_tanhs() {
     );
 }
 
+/// Histograms of pairs whose operator works component by component ((+, max) and
+/// (*, +)): each component differentiated by its own histogram rule.
+#[test]
+fn vjp_of_histograms_of_pairs() {
+    check_vjp(
+        "entry f [n] (zs: [n]f64) =
+           let bins = map (\\i -> i % 3) (iota n)
+           let (s, m) = unzip (hist (\\(a, b) (c, d) -> (a + c, f64.max b d)) (0, -f64.inf) 3 bins
+                                    (map (\\z -> (z * z, f64.sin z)) zs))
+           let (p, t) = unzip (hist (\\(a, b) (c, d) -> (a * c, b + d)) (1, 0) 3 bins
+                                    (map (\\z -> (z + 2, z * 0.5)) zs))
+           in map4 (\\si mi pi ti -> si + (if mi == -f64.inf then 0 else mi) + pi * ti) s m p t
+         entry vf [n] (zs: [n]f64) (s: [3]f64) = vjp f zs s",
+        |_| 3,
+    );
+}
+
 /// Reverse over reverse: the inner gradient adjoins its free array through an accumulator,
 /// which the outer vjp differentiates (Hessian-vector products).
 #[test]

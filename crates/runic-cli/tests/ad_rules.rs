@@ -304,3 +304,15 @@ fn a_log_sum_exp_adjoint_reads_the_rows_exps() {
         "{name} read by the sum and by the adjoint: {after}"
     );
 }
+
+#[test]
+fn a_histogram_of_pairs_is_one_histogram_per_component() {
+    let ir = after_ad("hist_pairs");
+    insta::assert_snapshot!(ir);
+    // (+, +) and (+, max): a gather per sum, the bins' winners for the max; the general
+    // rule would sort the indices and run segmented scans.
+    assert_eq!(count(&ir, "scan"), 0, "{ir}");
+    assert_eq!(count(&ir, "scatter"), 0, "{ir}");
+    // The max component's rule: a `min` histogram of the winning positions.
+    assert!(ir.contains("Min("), "{ir}");
+}

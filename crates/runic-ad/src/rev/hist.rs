@@ -8,6 +8,9 @@
 //! - `*` (floats): per bin, the product of the non-zero values and the number of zeros (a
 //!   histogram of pairs); then the three cases of the `*` reduce, with the destination as
 //!   one more factor. Work O(n + bins).
+//! - A tuple operator that combines each component on its own by one of these
+//!   (`\(a, b) (c, d) -> (a + c, b + d)`): each component is its own histogram, with its
+//!   own rule ([`componentwise`]).
 //! - Any other operator: the general rule (see [`general`]).
 //! - Several index dimensions (`reduce_by_index_2d`, `_3d`): `+` gathers at the index
 //!   tuple; every other rule runs on the histogram with its bins flattened (see
@@ -32,6 +35,18 @@ pub fn reverse(
     is: Vec<VName>,
     vals: Vec<VName>,
 ) -> R<()> {
+    if let Some(ops) = componentwise(&lam) {
+        for (j, (op, t)) in ops.into_iter().enumerate() {
+            let one = b.lambda(
+                vec![("x", Type::Prim(t)), ("y", Type::Prim(t))],
+                vec![Type::Prim(t)],
+                |b, ps| vec![b.binop(op, SubExp::Var(ps[0]), SubExp::Var(ps[1]), t)],
+            );
+            let (d, ne, v) = (vec![dests[j]], vec![neutral[j].clone()], vec![vals[j]]);
+            reverse(rev, b, &pat[j..=j], w.clone(), d, one, ne, is.clone(), v)?;
+        }
+        return Ok(());
+    }
     let plus = matches!(simple_binop(&lam), Some((BinOp::Add, _)));
     if is.len() > 1 && !plus {
         return flattened(rev, b, pat, w, dests, lam, neutral, is, vals);
@@ -71,6 +86,34 @@ pub fn reverse(
         }
         _ => general(rev, b, pat, hist.w, dests, lam, neutral, is, vals),
     }
+}
+
+/// The operation and type of each component of a tuple operator (of two or more
+/// components) whose every result is one binary operation of the two values of its own
+/// component (`\(a, b) (c, d) -> (a + c, b * d)`): such a histogram is one histogram per
+/// component, each differentiated by its own rule. `None` for any other operator.
+fn componentwise(lam: &Lambda) -> Option<Vec<(BinOp, PrimType)>> {
+    let k = lam.body.result.len();
+    if k < 2 || lam.params.len() != 2 * k || lam.body.stms.len() != k {
+        return None;
+    }
+    (0..k)
+        .map(|j| {
+            let (x, y) = (&lam.params[j], &lam.params[k + j]);
+            let Type::Prim(t) = x.ty else { return None };
+            let SubExp::Var(r) = lam.body.result[j] else {
+                return None;
+            };
+            let s = lam.body.stms.iter().find(|s| s.binds(r))?;
+            let Exp::Basic(BasicOp::BinOp(op, a, c)) = &s.exp else {
+                return None;
+            };
+            let (xv, yv) = (SubExp::Var(x.name), SubExp::Var(y.name));
+            let commutative = matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max);
+            let own = (*a == xv && *c == yv) || (commutative && *a == yv && *c == xv);
+            (own && s.pat.len() == 1 && y.ty == x.ty).then_some((*op, t))
+        })
+        .collect()
 }
 
 /// What the specialised rules share: the histogram's width, indices, the leading shape of
