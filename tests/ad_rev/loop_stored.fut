@@ -19,11 +19,12 @@ def matvec [n] [m] (w: [n][m]f64) (x: [m]f64) : [n]f64 =
 -- shape across iterations, as the tape of stored values needs).
 def start [m] (n: i64) (h0: [m]f64) : [n]f64 = map (\i -> h0[i]) (iota n)
 
--- h ← tanh (W h), k times; the loss is Σ h. The state starts as `h0`, whose size the
--- loop cannot tell from that of `W h`: its tape is flat, but the products are stored.
+-- h ← tanh (W h), k times; the loss is Σ h. The state starts as `h0` passed through a
+-- filter that keeps every element, whose size the loop cannot tell from that of `W h`
+-- (the coercion checks it each iteration): its tape is flat, but the products are stored.
 entry rnn [n] (w: [n][n]f64) (h0: [n]f64) (k: i64) =
-  vjp (\(w, h0) -> f64.sum (loop h = h0 for _i < k do
-                              let z = matvec w h
+  vjp (\(w, h0) -> f64.sum (loop h = filter (\_ -> true) h0 for _i < k do
+                              let z = matvec w (h :> [n]f64)
                               in map f64.tanh z)) (w, h0) 1
 
 -- ==

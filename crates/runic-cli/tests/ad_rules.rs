@@ -265,7 +265,18 @@ fn a_relu_adjoint_reads_the_layers_output() {
     insta::assert_snapshot!(ir);
     // The hidden layer of relu_rows_grad: the map whose lambda computes `max 0 x`.
     let rows = &ir[ir.find("entry \"relu_rows_grad\"").unwrap()..];
-    let split = rows.find("= replicate([d_33], 1f32)").unwrap();
+    // The return sweep starts where the loss's adjoint is seeded: the first `replicate`
+    // of ones.
+    let split = rows
+        .find("= replicate([d_")
+        .filter(|&at| {
+            rows[at..]
+                .lines()
+                .next()
+                .unwrap_or("")
+                .ends_with("], 1f32)")
+        })
+        .unwrap_or_else(|| panic!("the seed: {rows}"));
     let (forward, backward) = rows.split_at(split);
     let relu = forward[..forward.find("Max(0f32").unwrap()]
         .lines()

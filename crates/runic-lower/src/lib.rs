@@ -220,9 +220,16 @@ fn lower_entry_param<'a>(
         match s {
             runic_types::Size::Var(n) => match env.lookup(n) {
                 Some(Val::Leaf(prev, _)) => {
+                    // Checked equal to the size that named it first, the dimension is that
+                    // size from here on: one variable per size of the entry's type, so that
+                    // what the body builds from one parameter has the type of what it builds
+                    // from another (an RNN's state from `replicate h` and from the rows of
+                    // its weights: a loop whose state keeps its shape).
                     let prev = prev.clone();
-                    let c = l.b().op2(BinOp::Eq, prev, d.clone())?;
+                    let c = l.b().op2(BinOp::Eq, prev.clone(), d)?;
                     l.assert(c, "entry point arguments have invalid sizes.")?;
+                    shape.push(prev);
+                    continue;
                 }
                 _ => *env = env.bind(n, l.leaf_of(d.clone())?),
             },

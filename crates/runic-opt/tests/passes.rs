@@ -592,12 +592,15 @@ fn a_repeated_check_goes_only_in_drop_repeated_checks() {
 #[test]
 fn checks_proven_by_the_entry_points_size_assertions_go() {
     // `dot`'s parameters check each row of `v` (of `v`'s own column size) against the
-    // column size of `w`, inside the map; the entry point asserts the two sizes equal, so
-    // those checks cannot fail. A check of something the assertions do not cover stays.
+    // column size of `w`, inside the map; the coercion of `v` at the top level checks the
+    // two sizes equal once, so those checks cannot fail. (Sizes that the entry point's
+    // type names twice are one variable from the start and need no such check.) A check of
+    // something the top-level checks do not cover stays.
     let p = lower(
         "def dot [n] (a: [n]f32) (b: [n]f32) = f32.sum (map2 (*) a b)
-         entry main [m] [d] (w: [m][d]f32) (xs: [d]f32) (v: [m][d]f32) (k: i64) =
-           map2 (\\wr vr -> dot wr xs + dot vr xs + f32.i64 (length (iota k :> [d]i64))) w v",
+         entry main [m] [d] [e] (w: [m][d]f32) (xs: [d]f32) (v0: [m][e]f32) (k: i64) =
+           let v = v0 :> [m][d]f32
+           in map2 (\\wr vr -> dot wr xs + dot vr xs + f32.i64 (length (iota k :> [d]i64))) w v",
     );
     let before = runic_opt::simplify(p);
     let after = runic_opt::checks::drop_proven_checks(before.clone());
