@@ -124,7 +124,7 @@ pub(crate) fn chunks(
     init: &[Prim],
     out: Option<&OutPtr>,
 ) -> Option<Vec<Prim>> {
-    // Scans use native arithmetic for `+` only (as `soac::scan_into`).
+    // Scans interleave `+` only; other operators scan chunk by chunk (`soac::scan_into`).
     if out.is_some() && op != BinOp::Add {
         return None;
     }

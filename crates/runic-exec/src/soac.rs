@@ -296,14 +296,21 @@ fn scan_col(op: BinOp, acc: Prim, col: &Buffer, n: usize, out: &mut Buffer) -> R
 }
 
 macro_rules! scan_native {
-    ($op:expr, $acc:expr, $src:expr, $lo:expr, $n:expr, $dst:expr, $V:ident, $t:ty, $add:expr) => {
-        if let (BinOp::Add, Prim::$V(mut a), Buffer::$V(v)) = ($op, $acc, $src) {
-            if $dst.elem() == runic_data::PrimType::$V {
-                let add: fn($t, $t) -> $t = $add;
+    ($op:expr, $acc:expr, $src:expr, $lo:expr, $n:expr, $dst:expr, $V:ident, $t:ty,
+     $add:expr, $mul:expr, $min:expr, $max:expr) => {
+        if let (Prim::$V(mut a), Buffer::$V(v)) = ($acc, $src) {
+            let f: Option<fn($t, $t) -> $t> = match $op {
+                BinOp::Add => Some($add),
+                BinOp::Mul => Some($mul),
+                BinOp::Min => Some($min),
+                BinOp::Max => Some($max),
+                _ => None,
+            };
+            if let (Some(f), true) = (f, $dst.elem() == runic_data::PrimType::$V) {
                 // SAFETY: the element type was checked; this chunk owns `lo..lo + n`.
                 let d: &mut [$t] = unsafe { $dst.slice_mut($lo, $n)? };
                 for (o, &x) in d.iter_mut().zip(&v[$lo..$lo + $n]) {
-                    a = add(a, x);
+                    a = f(a, x);
                     *o = a;
                 }
                 return Ok(());
@@ -313,14 +320,65 @@ macro_rules! scan_native {
 }
 
 /// Inclusive scan of elements `lo..lo + n` of `src` from `acc`, written to the same
-/// positions of `dst`.
+/// positions of `dst`: `+`, `*`, `min` and `max` of the common types in a typed loop (the
+/// same operations as `fold_col`), anything else element by element.
 fn scan_into(op: BinOp, acc: Prim, src: &Buffer, lo: usize, n: usize, dst: &OutPtr) -> R<()> {
-    scan_native!(op, acc, src, lo, n, dst, F32, f32, |a, b| a + b);
-    scan_native!(op, acc, src, lo, n, dst, F64, f64, |a, b| a + b);
-    scan_native!(op, acc, src, lo, n, dst, I32, i32, |a: i32, b| a
-        .wrapping_add(b));
-    scan_native!(op, acc, src, lo, n, dst, I64, i64, |a: i64, b| a
-        .wrapping_add(b));
+    scan_native!(
+        op,
+        acc,
+        src,
+        lo,
+        n,
+        dst,
+        F32,
+        f32,
+        |a, b| a + b,
+        |a, b| a * b,
+        f32::min,
+        f32::max
+    );
+    scan_native!(
+        op,
+        acc,
+        src,
+        lo,
+        n,
+        dst,
+        F64,
+        f64,
+        |a, b| a + b,
+        |a, b| a * b,
+        f64::min,
+        f64::max
+    );
+    scan_native!(
+        op,
+        acc,
+        src,
+        lo,
+        n,
+        dst,
+        I32,
+        i32,
+        i32::wrapping_add,
+        i32::wrapping_mul,
+        i32::min,
+        i32::max
+    );
+    scan_native!(
+        op,
+        acc,
+        src,
+        lo,
+        n,
+        dst,
+        I64,
+        i64,
+        i64::wrapping_add,
+        i64::wrapping_mul,
+        i64::min,
+        i64::max
+    );
     let mut a = acc;
     for i in lo..lo + n {
         a = scalar_binop(op, a, src.get(i))?;
@@ -958,6 +1016,64 @@ impl Ctx<'_> {
 
 #[cfg(test)]
 mod tests {
+    /// The typed loops of `scan_into` give what `runic_prim` gives element by element, for
+    /// every operator they take and the special values (NaN, signed zeros, infinities,
+    /// integer overflow).
+    #[test]
+    fn typed_scans_match_the_element_by_element_scan() {
+        use super::{scan_into, Buffer, OutPtr, Prim};
+        use runic_ir::BinOp;
+        let floats = [
+            1.5,
+            -0.0,
+            0.0,
+            f64::NAN,
+            -2.0,
+            f64::INFINITY,
+            3.0,
+            f64::NAN,
+            -0.0,
+            0.5,
+            1e300,
+            -1e-300,
+        ];
+        let ints = [3i64, -7, i64::MAX, 2, i64::MIN, 0, 5, -1];
+        let bits = |b: &Buffer| {
+            (0..b.len())
+                .map(|i| format!("{:?}", b.get(i)))
+                .collect::<Vec<_>>()
+        };
+        for op in [BinOp::Add, BinOp::Mul, BinOp::Min, BinOp::Max] {
+            let cases = [
+                (Buffer::F64(floats.to_vec().into()), Prim::F64(1.0)),
+                (
+                    Buffer::F32(floats.iter().map(|&x| x as f32).collect::<Vec<_>>().into()),
+                    Prim::F32(-0.0),
+                ),
+                (Buffer::I64(ints.to_vec().into()), Prim::I64(1)),
+                (
+                    Buffer::I32(ints.iter().map(|&x| x as i32).collect::<Vec<_>>().into()),
+                    Prim::I32(2),
+                ),
+            ];
+            for (src, acc) in cases {
+                let n = src.len();
+                let mut typed = Buffer::filled(acc.ty(), n, acc);
+                // Two chunks, the second from the first's last value, as the executor runs them.
+                scan_into(op, acc, &src, 0, 5, &OutPtr::new(&mut typed)).unwrap();
+                let carry = typed.get(4);
+                scan_into(op, carry, &src, 5, n - 5, &OutPtr::new(&mut typed)).unwrap();
+                let mut want = Buffer::filled(acc.ty(), n, acc);
+                let mut a = acc;
+                for i in 0..n {
+                    a = runic_prim::binop(op, a, src.get(i)).unwrap();
+                    want.set(i, a);
+                }
+                assert_eq!(bits(&typed), bits(&want), "{op:?} from {acc:?}");
+            }
+        }
+    }
+
     use super::*;
 
     /// An element's work counts the loops and SOACs of its lambda (sizes it cannot know
