@@ -115,6 +115,33 @@ fn all_groups<T: Copy + Send + Sync>(
     Some(all)
 }
 
+/// Calls `$m!(Variant, type, add, mul, min, max)` for each element type that folds and
+/// scans run in typed loops, with the operations `runic_prim` gives on it (`fold_col`'s):
+/// one list for the interleaved passes here and `soac::scan_into`.
+macro_rules! with_typed_ops {
+    ($m:ident) => {
+        $m!(F32, f32, |a, b| a + b, |a, b| a * b, f32::min, f32::max);
+        $m!(F64, f64, |a, b| a + b, |a, b| a * b, f64::min, f64::max);
+        $m!(
+            I32,
+            i32,
+            i32::wrapping_add,
+            i32::wrapping_mul,
+            i32::min,
+            i32::max
+        );
+        $m!(
+            I64,
+            i64,
+            i64::wrapping_add,
+            i64::wrapping_mul,
+            i64::min,
+            i64::max
+        );
+    };
+}
+pub(crate) use with_typed_ops;
+
 /// Every chunk of `col` folded (or, with `out`, scanned) with `op`, chunk `k` starting from
 /// `init[k]`; `None` when the operator and type are not among these loops'.
 pub(crate) fn chunks(
@@ -154,25 +181,7 @@ pub(crate) fn chunks(
             }
         };
     }
-    // The same operations as `soac::fold_col` and `soac::scan_into`.
-    typed!(F32, f32, |a, b| a + b, |a, b| a * b, f32::min, f32::max);
-    typed!(F64, f64, |a, b| a + b, |a, b| a * b, f64::min, f64::max);
-    typed!(
-        I32,
-        i32,
-        i32::wrapping_add,
-        i32::wrapping_mul,
-        i32::min,
-        i32::max
-    );
-    typed!(
-        I64,
-        i64,
-        i64::wrapping_add,
-        i64::wrapping_mul,
-        i64::min,
-        i64::max
-    );
+    with_typed_ops!(typed);
     None
 }
 

@@ -295,90 +295,40 @@ fn scan_col(op: BinOp, acc: Prim, col: &Buffer, n: usize, out: &mut Buffer) -> R
     }
 }
 
-macro_rules! scan_native {
-    ($op:expr, $acc:expr, $src:expr, $lo:expr, $n:expr, $dst:expr, $V:ident, $t:ty,
-     $add:expr, $mul:expr, $min:expr, $max:expr) => {
-        if let (Prim::$V(mut a), Buffer::$V(v)) = ($acc, $src) {
-            let f: Option<fn($t, $t) -> $t> = match $op {
-                BinOp::Add => Some($add),
-                BinOp::Mul => Some($mul),
-                BinOp::Min => Some($min),
-                BinOp::Max => Some($max),
-                _ => None,
-            };
-            if let (Some(f), true) = (f, $dst.elem() == runic_data::PrimType::$V) {
-                // SAFETY: the element type was checked; this chunk owns `lo..lo + n`.
-                let d: &mut [$t] = unsafe { $dst.slice_mut($lo, $n)? };
-                for (o, &x) in d.iter_mut().zip(&v[$lo..$lo + $n]) {
-                    a = f(a, x);
-                    *o = a;
-                }
-                return Ok(());
-            }
-        }
-    };
+/// `d[e] = a = f(a, src[e])` along `src`, from `a`.
+fn scan_typed<T: Copy>(src: &[T], mut a: T, d: &mut [T], f: impl Fn(T, T) -> T) {
+    for (o, &x) in d.iter_mut().zip(src) {
+        a = f(a, x);
+        *o = a;
+    }
 }
 
 /// Inclusive scan of elements `lo..lo + n` of `src` from `acc`, written to the same
-/// positions of `dst`: `+`, `*`, `min` and `max` of the common types in a typed loop (the
-/// same operations as `fold_col`), anything else element by element.
+/// positions of `dst`: `+`, `*`, `min` and `max` of the common types in typed loops (one
+/// instance per operator: through a function pointer, a call per element would cost more
+/// than the memory traffic), anything else element by element.
 fn scan_into(op: BinOp, acc: Prim, src: &Buffer, lo: usize, n: usize, dst: &OutPtr) -> R<()> {
-    scan_native!(
-        op,
-        acc,
-        src,
-        lo,
-        n,
-        dst,
-        F32,
-        f32,
-        |a, b| a + b,
-        |a, b| a * b,
-        f32::min,
-        f32::max
-    );
-    scan_native!(
-        op,
-        acc,
-        src,
-        lo,
-        n,
-        dst,
-        F64,
-        f64,
-        |a, b| a + b,
-        |a, b| a * b,
-        f64::min,
-        f64::max
-    );
-    scan_native!(
-        op,
-        acc,
-        src,
-        lo,
-        n,
-        dst,
-        I32,
-        i32,
-        i32::wrapping_add,
-        i32::wrapping_mul,
-        i32::min,
-        i32::max
-    );
-    scan_native!(
-        op,
-        acc,
-        src,
-        lo,
-        n,
-        dst,
-        I64,
-        i64,
-        i64::wrapping_add,
-        i64::wrapping_mul,
-        i64::min,
-        i64::max
-    );
+    macro_rules! scan {
+        ($V:ident, $t:ty, $add:expr, $mul:expr, $min:expr, $max:expr) => {
+            if let (Prim::$V(a), Buffer::$V(v)) = (acc, src) {
+                if dst.elem() == runic_data::PrimType::$V
+                    && matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max)
+                {
+                    // SAFETY: the element type was checked; this chunk owns `lo..lo + n`.
+                    let d: &mut [$t] = unsafe { dst.slice_mut(lo, n)? };
+                    let v = &v[lo..lo + n];
+                    match op {
+                        BinOp::Add => scan_typed(v, a, d, $add),
+                        BinOp::Mul => scan_typed(v, a, d, $mul),
+                        BinOp::Min => scan_typed(v, a, d, $min),
+                        _ => scan_typed(v, a, d, $max),
+                    }
+                    return Ok(());
+                }
+            }
+        };
+    }
+    crate::interleave::with_typed_ops!(scan);
     let mut a = acc;
     for i in lo..lo + n {
         a = scalar_binop(op, a, src.get(i))?;
