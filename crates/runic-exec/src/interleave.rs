@@ -116,8 +116,8 @@ fn all_groups<T: Copy + Send + Sync>(
 }
 
 /// Calls `$m!(Variant, type, add, mul, min, max)` for each element type that folds and
-/// scans run in typed loops, with the operations `runic_prim` gives on it (`fold_col`'s):
-/// one list for the interleaved passes here and `soac::scan_into`.
+/// scans run in typed loops, with the operations `runic_prim` gives on it: one list for
+/// the interleaved passes here and `soac`'s `fold_col`, `scan_col` and `scan_into`.
 macro_rules! with_typed_ops {
     ($m:ident) => {
         $m!(F32, f32, |a, b| a + b, |a, b| a * b, f32::min, f32::max);

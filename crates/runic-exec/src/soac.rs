@@ -205,42 +205,34 @@ pub fn plain_op(pre: Option<&Lambda>, lam: &Lambda) -> Option<BinOp> {
     }
 }
 
+/// Whether the typed loops below take `op` (with the types `interleave::with_typed_ops`
+/// lists).
+fn typed_op(op: BinOp) -> bool {
+    matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max)
+}
+
 /// `acc op x` folded over elements `off..off + n` of a column, natively where that is
 /// exact (in order: the interpreter's association).
 fn fold_col(op: BinOp, acc: Prim, col: &Buffer, off: usize, n: usize) -> R<Prim> {
-    let col_all = col;
     let range = off..off + n;
     // One native loop per operator and type (in order, as the interpreter associates).
-    macro_rules! folds {
-        ($($V:ident: $add:expr, $mul:expr);*) => {
-            match (op, acc, col) {
-                $(
-                    (BinOp::Add, Prim::$V(a), Buffer::$V(v)) => {
-                        return Ok(Prim::$V(v[range].iter().fold(a, |s, &x| $add(s, x))))
-                    }
-                    (BinOp::Mul, Prim::$V(a), Buffer::$V(v)) => {
-                        return Ok(Prim::$V(v[range].iter().fold(a, |s, &x| $mul(s, x))))
-                    }
-                    (BinOp::Min, Prim::$V(a), Buffer::$V(v)) => {
-                        return Ok(Prim::$V(v[range].iter().fold(a, |s, &x| s.min(x))))
-                    }
-                    (BinOp::Max, Prim::$V(a), Buffer::$V(v)) => {
-                        return Ok(Prim::$V(v[range].iter().fold(a, |s, &x| s.max(x))))
-                    }
-                )*
-                _ => {}
+    macro_rules! fold {
+        ($V:ident, $t:ty, $add:expr, $mul:expr, $min:expr, $max:expr) => {
+            if let (Prim::$V(a), Buffer::$V(v), true) = (acc, col, typed_op(op)) {
+                let v = &v[range.clone()];
+                return Ok(Prim::$V(match op {
+                    BinOp::Add => fold_typed(v, a, $add),
+                    BinOp::Mul => fold_typed(v, a, $mul),
+                    BinOp::Min => fold_typed(v, a, $min),
+                    _ => fold_typed(v, a, $max),
+                }));
             }
         };
     }
-    folds!(
-        F32: |s: f32, x| s + x, |s: f32, x| s * x;
-        F64: |s: f64, x| s + x, |s: f64, x| s * x;
-        I32: i32::wrapping_add, i32::wrapping_mul;
-        I64: i64::wrapping_add, i64::wrapping_mul
-    );
+    crate::interleave::with_typed_ops!(fold);
     let mut a = acc;
     for i in range {
-        let x = col_all.get(i);
+        let x = col.get(i);
         a = match crate::vector::fast_binop(op, a, x) {
             Some(v) => v,
             None => scalar_binop(op, a, x)?,
@@ -249,50 +241,49 @@ fn fold_col(op: BinOp, acc: Prim, col: &Buffer, off: usize, n: usize) -> R<Prim>
     Ok(a)
 }
 
+/// `f` folded along `src` from `a`.
+fn fold_typed<T: Copy>(src: &[T], a: T, f: impl Fn(T, T) -> T) -> T {
+    src.iter().fold(a, |s, &x| f(s, x))
+}
+
 /// Inclusive scan of a column from `acc`, appended to `out`; returns the last value.
 fn scan_col(op: BinOp, acc: Prim, col: &Buffer, n: usize, out: &mut Buffer) -> R<Prim> {
-    match (op, acc, col, &mut *out) {
-        (BinOp::Add, Prim::F32(mut a), Buffer::F32(v), Buffer::F32(o)) => {
-            o.extend(v[..n].iter().map(|&x| {
-                a += x;
-                a
-            }));
-            Ok(Prim::F32(a))
-        }
-        (BinOp::Add, Prim::F64(mut a), Buffer::F64(v), Buffer::F64(o)) => {
-            o.extend(v[..n].iter().map(|&x| {
-                a += x;
-                a
-            }));
-            Ok(Prim::F64(a))
-        }
-        (BinOp::Add, Prim::I32(mut a), Buffer::I32(v), Buffer::I32(o)) => {
-            o.extend(v[..n].iter().map(|&x| {
-                a = a.wrapping_add(x);
-                a
-            }));
-            Ok(Prim::I32(a))
-        }
-        (BinOp::Add, Prim::I64(mut a), Buffer::I64(v), Buffer::I64(o)) => {
-            o.extend(v[..n].iter().map(|&x| {
-                a = a.wrapping_add(x);
-                a
-            }));
-            Ok(Prim::I64(a))
-        }
-        _ => {
-            let mut a = acc;
-            for i in 0..n {
-                let x = col.get(i);
-                a = match crate::vector::fast_binop(op, a, x) {
-                    Some(v) => v,
-                    None => scalar_binop(op, a, x)?,
-                };
-                out.push_converted(a);
+    macro_rules! scan {
+        ($V:ident, $t:ty, $add:expr, $mul:expr, $min:expr, $max:expr) => {
+            if let (Prim::$V(a), Buffer::$V(v), Buffer::$V(o), true) =
+                (acc, col, &mut *out, typed_op(op))
+            {
+                let v = &v[..n];
+                return Ok(Prim::$V(match op {
+                    BinOp::Add => scan_onto(o, v, a, $add),
+                    BinOp::Mul => scan_onto(o, v, a, $mul),
+                    BinOp::Min => scan_onto(o, v, a, $min),
+                    _ => scan_onto(o, v, a, $max),
+                }));
             }
-            Ok(a)
-        }
+        };
     }
+    crate::interleave::with_typed_ops!(scan);
+    let mut a = acc;
+    for i in 0..n {
+        let x = col.get(i);
+        a = match crate::vector::fast_binop(op, a, x) {
+            Some(v) => v,
+            None => scalar_binop(op, a, x)?,
+        };
+        out.push_converted(a);
+    }
+    Ok(a)
+}
+
+/// The inclusive scan of `src` by `f` from `a`, appended to `out`; the last value (`a`
+/// when `src` is empty).
+fn scan_onto<T: Copy>(out: &mut impl Extend<T>, src: &[T], mut a: T, f: impl Fn(T, T) -> T) -> T {
+    out.extend(src.iter().map(|&x| {
+        a = f(a, x);
+        a
+    }));
+    a
 }
 
 /// `d[e] = a = f(a, src[e])` along `src`, from `a`.
@@ -311,9 +302,7 @@ fn scan_into(op: BinOp, acc: Prim, src: &Buffer, lo: usize, n: usize, dst: &OutP
     macro_rules! scan {
         ($V:ident, $t:ty, $add:expr, $mul:expr, $min:expr, $max:expr) => {
             if let (Prim::$V(a), Buffer::$V(v)) = (acc, src) {
-                if dst.elem() == runic_data::PrimType::$V
-                    && matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max)
-                {
+                if dst.elem() == runic_data::PrimType::$V && typed_op(op) {
                     // SAFETY: the element type was checked; this chunk owns `lo..lo + n`.
                     let d: &mut [$t] = unsafe { dst.slice_mut(lo, n)? };
                     let v = &v[lo..lo + n];
@@ -966,12 +955,12 @@ impl Ctx<'_> {
 
 #[cfg(test)]
 mod tests {
-    /// The typed loops of `scan_into` give what `runic_prim` gives element by element, for
-    /// every operator they take and the special values (NaN, signed zeros, infinities,
-    /// integer overflow).
+    /// The typed loops of `scan_into`, `scan_col` and `fold_col` give what `runic_prim`
+    /// gives element by element, for every operator they take and the special values
+    /// (NaN, signed zeros, infinities, integer overflow).
     #[test]
     fn typed_scans_match_the_element_by_element_scan() {
-        use super::{scan_into, Buffer, OutPtr, Prim};
+        use super::{fold_col, scan_col, scan_into, Buffer, OutPtr, Prim};
         use runic_ir::BinOp;
         let floats = [
             1.5,
@@ -1020,6 +1009,17 @@ mod tests {
                     want.set(i, a);
                 }
                 assert_eq!(bits(&typed), bits(&want), "{op:?} from {acc:?}");
+                // The column loops: a scan appended to a buffer, and a fold.
+                let mut appended = Buffer::with_capacity(acc.ty(), n);
+                let last = scan_col(op, acc, &src, n, &mut appended).unwrap();
+                assert_eq!(bits(&appended), bits(&want), "{op:?} from {acc:?}");
+                let folded = fold_col(op, acc, &src, 0, n).unwrap();
+                assert_eq!(format!("{last:?}"), format!("{a:?}"), "{op:?} from {acc:?}");
+                assert_eq!(
+                    format!("{folded:?}"),
+                    format!("{a:?}"),
+                    "{op:?} from {acc:?}"
+                );
             }
         }
     }
