@@ -23,13 +23,17 @@ impl ExecError {
     }
 
     /// Locate an error raised without a location at the statement `src` (and the call sites
-    /// it was inlined through).
+    /// it was inlined through). An error that already has one came from a statement inside
+    /// `src` (a SOAC's lambda), whose own call sites say where it stands in the source: a
+    /// pass may have moved it under `src` (fusion puts a producer's body in its consumer's
+    /// lambda), so `src`'s call sites are not necessarily around it.
     pub fn locate(mut self, src: &SrcInfo) -> ExecError {
-        if self.loc.is_none() {
-            if let Some(l) = src.loc {
-                self.loc = Some(l);
-                self.backtrace.push(l);
-            }
+        if self.loc.is_some() {
+            return self;
+        }
+        if let Some(l) = src.loc {
+            self.loc = Some(l);
+            self.backtrace.push(l);
         }
         self.push_chain(&src.inlined_from);
         self
@@ -48,8 +52,8 @@ impl ExecError {
     }
 
     /// The call sites a statement was inlined through, innermost first. An error from
-    /// inside the statement (a SOAC's lambda, say) already passed through statements inlined
-    /// through the same sites, so a backtrace that already ends with them keeps them once.
+    /// inside the statement (a called function's body) may already have passed through
+    /// statements inlined through the same sites: a backtrace ending with them keeps them once.
     fn push_chain(&mut self, chain: &[Loc]) {
         if !chain.is_empty() && self.backtrace.ends_with(chain) {
             return;
