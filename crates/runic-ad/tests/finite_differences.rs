@@ -285,6 +285,46 @@ fn vjp_of_histograms_of_pairs() {
     );
 }
 
+/// Attention over matrices built from the input: the adjoint of the values is the
+/// transpose of a per-query outer product (`transpose v` in the primal), which
+/// acc-to-reduce turns into a matrix product, as it does the keys' adjoint.
+#[test]
+fn vjp_of_attention_with_transposed_adjoints() {
+    check_vjp(
+        "def dot [m] (a: [m]f64) (b: [m]f64) = f64.sum (map2 (*) a b)
+         def mat [n] (zs: [n]f64) (c: i64) (s: f64) : [n][c]f64 =
+           map (\\i -> map (\\k -> zs[(i + k) % n] * (s + f64.i64 k)) (iota c)) (iota n)
+         entry f [n] (zs: [n]f64) =
+           let (q, k, v) = (mat zs 3 0.5, mat zs 3 (-0.7), mat zs 2 1.3)
+           in flatten (map (\\qi -> let s = map (\\kj -> dot qi kj) k
+                                    let e = map (\\x -> f64.exp (x - f64.maximum s)) s
+                                    let a = map (/ f64.sum e) e
+                                    in map (\\col -> dot a col) (transpose v)) q)
+         entry vf [n] (zs: [n]f64) (s: []f64) = vjp f zs (s :> [n * 2]f64)",
+        |n| n * 2,
+    );
+}
+
+/// Message passing: the weights' adjoint is a sum over the edges (a matrix product),
+/// while the gathered rows' adjoint stays a scatter through an accumulator of the same
+/// `with_acc`, which acc-to-reduce splits.
+#[test]
+fn vjp_of_message_passing_with_a_scatter_and_a_sum() {
+    check_vjp(
+        "def mv [a] [b] (m: [a][b]f64) (v: [b]f64) : [a]f64 = map (\\r -> f64.sum (map2 (*) r v)) m
+         entry f [n] (zs: [n]f64) =
+           let h = map (\\i -> map (\\k -> zs[(i + k) % n] * (0.4 + f64.i64 k)) (iota 3)) (iota n)
+           let w = map (\\i -> map (\\k -> zs[(i * 3 + k) % n] - 0.1 * f64.i64 i) (iota 3)) (iota 3)
+           let src = map (\\i -> (i * 2 + 1) % n) (iota n)
+           let dst = map (\\i -> (i * 5) % n) (iota n)
+           let msgs = map (\\s -> map f64.tanh (mv w h[s])) src
+           let agg = reduce_by_index (replicate n (replicate 3 0)) (map2 (+)) (replicate 3 0) dst msgs
+           in flatten (map2 (map2 (+)) h agg)
+         entry vf [n] (zs: [n]f64) (s: []f64) = vjp f zs (s :> [n * 3]f64)",
+        |n| n * 3,
+    );
+}
+
 /// Reverse over reverse: the inner gradient adjoins its free array through an accumulator,
 /// which the outer vjp differentiates (Hessian-vector products).
 #[test]

@@ -362,3 +362,57 @@ fn what_fission_leaves_fuses_after_split_contractions() {
     let nests = |ir: &str| ir.split("\n  let ").filter(|s| products(s) > 0).count();
     assert_eq!(nests(&fused), nests(&split), "{fused}");
 }
+
+/// Attention (`tests/ad_apps/attention.fut`): the values' adjoint is the transpose of a
+/// per-query outer product (the primal reads `transpose v`), the keys' a per-query outer
+/// product of the scores' adjoint and the query. Both become sums over the queries, so
+/// the gradient keeps no accumulator and runs the six products of attention's derivative
+/// (`QKᵀ`, `A·V`, `dO·Vᵀ`, `dS·K`, `dSᵀ·Q`, `Aᵀ·dO`) as GEMMs.
+#[test]
+fn attention_adjoints_are_matrix_products() {
+    let file = "tests/ad_apps/attention.fut";
+    let ir = common::dev_ir(&["--print-ir-after", "final-dce"], file);
+    let grad = entry_text(&ir, "att_grad");
+    assert!(!grad.contains("with_acc("), "{grad}");
+    assert!(!grad.contains("update_acc("), "{grad}");
+    let text = explain(file);
+    let grad = &text[text.find("entry att_grad").expect("the gradient")..];
+    let grad = &grad[..grad[1..].find("entry ").map_or(grad.len(), |e| e + 1)];
+    assert_eq!(gemms(grad), 6, "{text}");
+}
+
+/// Message passing (`tests/ad_apps/gnn.fut`): one `with_acc` gathers the weights'
+/// adjoint (whole-array updates, a product of the edges' adjoints and rows) and scatters
+/// the gathered rows' adjoints (`acc[src[e], …] +=`). acc-to-reduce sums the weights
+/// over the edges and leaves the scatter an accumulator of its own `with_acc`.
+#[test]
+fn message_passing_sums_the_weights_and_keeps_the_scatter() {
+    let file = "tests/ad_apps/gnn.fut";
+    let before = common::dev_ir(&["--print-ir-after", "simplify"], file);
+    let after = common::dev_ir(&["--print-ir-after", "acc-to-reduce"], file);
+    // Accumulators of W's shape ([d][d]) and of the node states' ([n][d]).
+    let (w, h) = ("acc([d_7][d_7], f64)", "acc([d_16][d_7], f64)");
+    let before = entry_text(&before, "gnn_grad");
+    assert!(before.contains(w) && before.contains(h), "{before}");
+    let grad = entry_text(&after, "gnn_grad");
+    assert!(!grad.contains(w), "{grad}");
+    assert_eq!(
+        grad.matches("with_acc(").count(),
+        2,
+        "one per layer:\n{grad}"
+    );
+    assert!(grad.contains(h), "{grad}");
+    // Per layer, W's adjoint is a sum over the edges of a product of two per-edge values
+    // (the messages' adjoints and the gathered rows); each edge's row adjoint `Wᵀ·δ`, a
+    // sum over W's rows, was one already.
+    let sums = element_bodies(grad);
+    assert_eq!(
+        sums.iter().filter(|e| e.contains("Mul(")).count(),
+        4,
+        "{grad}"
+    );
+    let over_edges = sums
+        .iter()
+        .filter(|e| e.matches("= per_iter_").count() == 2);
+    assert_eq!(over_edges.count(), 2, "{grad}");
+}

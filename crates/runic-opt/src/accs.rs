@@ -109,15 +109,6 @@ fn rewrite_with_acc(
         return None;
     };
     let accs: Vec<VName> = lam.params.iter().map(|p| p.name).collect();
-    // Each input: one destination array of the accumulator's full shape, scalar `+`.
-    for inp in inputs {
-        let [dest] = inp.arrays.as_slice() else {
-            return None;
-        };
-        if ns.type_of(*dest)?.rank() != inp.shape.len() || !is_scalar_add(inp.op.as_ref()?) {
-            return None;
-        }
-    }
     // The body: statements that do not see the accumulators, one map that updates them,
     // and the accumulators returned first.
     let body = &lam.body;
@@ -142,8 +133,22 @@ fn rewrite_with_acc(
     let Exp::Soac(Soac::Map { w: n, lam: f, arrs }) = &map_stm.exp else {
         return None;
     };
-    let updates = find_updates(&f.body, &accs, ranges, inputs)?;
-    // Every accumulator updated, and nowhere else.
+    // The accumulators that become sums: one destination array of the accumulator's full
+    // shape, scalar `+`, and only whole-array updates. The others (a scatter of rows, say)
+    // stay accumulators of a smaller `with_acc`.
+    let (updates, others) = find_updates(&f.body, &accs, ranges, inputs);
+    let summed: Vec<bool> = accs
+        .iter()
+        .zip(inputs)
+        .map(|(a, inp)| {
+            summable(inp, ns) && !others.contains(a) && updates.iter().any(|u| u.acc == *a)
+        })
+        .collect();
+    if !summed.contains(&true) {
+        return None;
+    }
+    let is_summed = |a: &VName| summed[accs.iter().position(|x| x == a).unwrap_or(0)];
+    let updates: Vec<Update> = updates.into_iter().filter(|u| is_summed(&u.acc)).collect();
     let mut rest = f.body.clone();
     let drop: HashSet<usize> = updates.iter().map(|u| u.at).collect();
     rest.stms = rest
@@ -153,9 +158,6 @@ fn rewrite_with_acc(
         .filter(|(k, _)| !drop.contains(k))
         .map(|(_, s)| s)
         .collect();
-    if accs.iter().any(|a| !updates.iter().any(|u| u.acc == *a)) {
-        return None;
-    }
     // How each update's elements are computed, and what the split map must return for it.
     let params: HashMap<VName, VName> = f.params.iter().map(|p| p.name).zip(arrs.clone()).collect();
     let mut sources = Vec::new();
@@ -175,7 +177,23 @@ fn rewrite_with_acc(
             contraction = true;
             Source::Stacked(u.v)
         } else {
-            let src = split_inner_map(&mut rest, u.v, ns)?;
+            // `V` may be the transpose of the matrix a map nest builds (the adjoint of a
+            // `transpose`, as attention's `dV` is): that matrix is split out instead.
+            let built = match transposition(&rest, u.v) {
+                Some((at, w, perm)) => {
+                    rest.stms.remove(at);
+                    Some((w, perm))
+                }
+                None => None,
+            };
+            let m = built.as_ref().map_or(u.v, |(w, _)| *w);
+            if read_in(&rest, u.v) || read_in(&rest, m) {
+                return None;
+            }
+            let mut src = split_inner_map(&mut rest, m, ns)?;
+            if let (Source::Inner { perm, .. }, Some((_, p))) = (&mut src, built) {
+                *perm = Some(p);
+            }
             contraction |= src.is_product();
             src
         };
@@ -184,7 +202,7 @@ fn rewrite_with_acc(
     // Only a matrix product pays: other sums over the iterations read their operands down
     // columns, where the executor's accumulators (private per worker, updated row by row)
     // are faster.
-    if !contraction || accs.iter().any(|a| uses(&rest).contains(a)) {
+    if !contraction || accs.iter().any(|a| is_summed(a) && uses(&rest).contains(a)) {
         return None;
     }
     let bound = binders(&rest);
@@ -205,7 +223,7 @@ fn rewrite_with_acc(
     }
 
     let mut b = Builder::new(ns);
-    // Statements before and after the map that do not see the accumulators.
+    // Statements before the map do not see the accumulators.
     for st in &body.stms[..*m] {
         b.add(st.clone());
     }
@@ -224,27 +242,81 @@ fn rewrite_with_acc(
     }
     let mut pat = map_stm.pat.clone();
     let mut stacked: HashMap<VName, VName> = params.clone();
+    let mut per_iter_arrays = Vec::new();
     for v in &computed {
         let t = b.names.type_of(*v)?.clone().array_of(n.clone());
         let p = b.param("per_iter", t);
         stacked.insert(*v, p.name);
+        per_iter_arrays.push((*v, p.clone()));
         pat.push(p);
     }
-    b.let_pat(
+    let split_stm = Stm {
         pat,
-        Exp::Soac(Soac::Map {
+        exp: Exp::Soac(Soac::Map {
             w: n.clone(),
             lam: split,
             arrs: arrs.clone(),
         }),
-    );
-    for st in &body.stms[*m + 1..] {
-        b.add(st.clone());
+        src: map_stm.src.clone(),
+    };
+    // The pattern of `s`: each input's arrays, then the lambda's other results.
+    let mut at = 0;
+    let mut input_pats = Vec::new();
+    for inp in inputs {
+        input_pats.push(&s.pat[at..at + inp.arrays.len()]);
+        at += inp.arrays.len();
     }
-    // One reduction nest per accumulator.
+    let other_pats = &s.pat[at..];
+    let others_result: Vec<SubExp> = body.result[accs.len()..].to_vec();
+    if summed.iter().all(|x| *x) {
+        b.add(split_stm);
+        for st in &body.stms[*m + 1..] {
+            b.add(st.clone());
+        }
+        for (p, r) in other_pats.iter().zip(others_result) {
+            b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::SubExp(r)));
+        }
+    } else {
+        // The accumulators that stay keep a `with_acc` around the split map, which also
+        // returns the per-iteration values the sums read.
+        let mut kept = Lambda::new(Vec::new(), Body::default(), Vec::new());
+        let mut kept_inputs = Vec::new();
+        let mut kept_pat = Vec::new();
+        for (k, inp) in inputs.iter().enumerate() {
+            if !summed[k] {
+                kept.params.push(lam.params[k].clone());
+                kept.ret.push(lam.ret[k].clone());
+                kept.body.result.push(body.result[k].clone());
+                kept_inputs.push(inp.clone());
+                kept_pat.extend(input_pats[k].iter().cloned());
+            }
+        }
+        kept.body.stms.push(split_stm);
+        kept.body.stms.extend(body.stms[*m + 1..].iter().cloned());
+        kept.body.result.extend(others_result);
+        kept.ret.extend(lam.ret[accs.len()..].iter().cloned());
+        kept_pat.extend(other_pats.iter().cloned());
+        for (v, p) in &per_iter_arrays {
+            let outside = b.param("per_iter", p.ty.clone());
+            stacked.insert(*v, outside.name);
+            kept.body.result.push(SubExp::Var(p.name));
+            kept.ret.push(p.ty.clone());
+            kept_pat.push(outside);
+        }
+        b.let_pat(
+            kept_pat,
+            Exp::WithAcc {
+                inputs: kept_inputs,
+                lam: kept,
+            },
+        );
+    }
+    // One reduction nest per summed accumulator.
     let iters = b.iota(n.clone());
-    let mut results = Vec::new();
-    for (acc, inp) in accs.iter().zip(inputs) {
+    for (k, (acc, inp)) in accs.iter().zip(inputs).enumerate() {
+        if !summed[k] {
+            continue;
+        }
         let dest = inp.arrays[0];
         let mine: Vec<&Source> = (updates.iter().zip(&sources))
             .filter(|(u, _)| u.acc == *acc)
@@ -265,17 +337,27 @@ fn rewrite_with_acc(
             Some(rows) => rows_or_columns(&mut b, &sum, rows),
             None => nest(&mut b, &sum, Vec::new()).map(SubExp::Var),
         };
-        results.push(total.ok()?);
-    }
-    results.extend(body.result[accs.len()..].iter().cloned());
-    for (p, r) in s.pat.iter().zip(results) {
-        b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::SubExp(r)));
+        b.let_pat(
+            input_pats[k].to_vec(),
+            Exp::Basic(BasicOp::SubExp(total.ok()?)),
+        );
     }
     let mut out = b.take_stms();
     for st in &mut out {
         st.src = s.src.clone();
     }
     Some(out)
+}
+
+/// Whether an accumulator's input may become a sum: one destination array of the
+/// accumulator's full shape, and scalar `+`.
+fn summable(inp: &AccInput, ns: &NameSource) -> bool {
+    let [dest] = inp.arrays.as_slice() else {
+        return false;
+    };
+    ns.type_of(*dest)
+        .is_some_and(|t| t.rank() == inp.shape.len())
+        && inp.op.as_ref().is_some_and(is_scalar_add)
 }
 
 /// Whether an accumulator operator is `\x y -> x + y` on scalars.
@@ -296,42 +378,63 @@ pub(crate) fn is_add_lambda(lam: &Lambda) -> bool {
         && matches!(x.ty, Type::Prim(_))
 }
 
-/// The whole-array update nests of `body`, one per statement that updates an accumulator.
+/// The whole-array update nests of `body`, one per statement that updates an accumulator,
+/// and the accumulators updated otherwise.
 fn find_updates(
     body: &Body,
     accs: &[VName],
     ranges: &HashMap<VName, SubExp>,
     inputs: &[AccInput],
-) -> Option<Vec<Update>> {
+) -> (Vec<Update>, HashSet<VName>) {
     let mut out = Vec::new();
+    let mut others = HashSet::new();
     for (at, s) in body.stms.iter().enumerate() {
-        if !accs.iter().any(|a| uses(s).contains(a)) {
+        let used = uses(s);
+        if !accs.iter().any(|a| used.contains(a)) {
             continue;
         }
-        let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
-            return None;
-        };
-        let [it, v] = arrs.as_slice() else {
-            return None;
-        };
-        let [j, row] = lam.params.as_slice() else {
-            return None;
-        };
-        if ranges.get(it) != Some(w) {
-            return None;
+        match whole_update(s, accs, ranges, inputs) {
+            Some(acc) => out.push(Update {
+                at,
+                acc,
+                v: match &s.exp {
+                    Exp::Soac(Soac::Map { arrs, .. }) => arrs[1],
+                    _ => unreachable!("an update nest is a map"),
+                },
+            }),
+            None => others.extend(accs.iter().filter(|a| used.contains(a))),
         }
-        let acc = covers(&lam.body, row.name, vec![j.name], ranges)?;
-        let k = accs.iter().position(|a| *a == acc)?;
-        let mut widths = vec![w.clone()];
-        nest_widths(&lam.body, &mut widths);
-        // Only the rank is compared: the widths may be other names of the same sizes (an
-        // adjoint has its array's type, so the update covers the accumulator exactly).
-        if widths.len() != inputs[k].shape.len() {
-            return None;
-        }
-        out.push(Update { at, acc, v: *v });
     }
-    Some(out)
+    (out, others)
+}
+
+/// The accumulator `s` updates, if it is a whole-array update nest
+/// (`map (\j row -> acc[j, …] += row[…]) (iota w) V` over all of the accumulator).
+fn whole_update(
+    s: &Stm,
+    accs: &[VName],
+    ranges: &HashMap<VName, SubExp>,
+    inputs: &[AccInput],
+) -> Option<VName> {
+    let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
+        return None;
+    };
+    let [it, _] = arrs.as_slice() else {
+        return None;
+    };
+    let [j, row] = lam.params.as_slice() else {
+        return None;
+    };
+    if ranges.get(it) != Some(w) {
+        return None;
+    }
+    let acc = covers(&lam.body, row.name, vec![j.name], ranges)?;
+    let k = accs.iter().position(|a| *a == acc)?;
+    let mut widths = vec![w.clone()];
+    nest_widths(&lam.body, &mut widths);
+    // Only the rank is compared: the widths may be other names of the same sizes (an
+    // adjoint has its array's type, so the update covers the accumulator exactly).
+    (widths.len() == inputs[k].shape.len()).then_some(acc)
 }
 
 /// The accumulator that `body` updates at `is ++ j…` with every element of `row`, if it
@@ -392,6 +495,9 @@ enum Source {
         inner: Vec<Stm>,
         /// Which result of the inner map is the row.
         out: usize,
+        /// `V` is `rearrange(perm, M)` of the matrix `M` the nest builds: element `[j…]`
+        /// of `V` is element `[i…]` of `M` with `i[perm[d]] = j[d]`.
+        perm: Option<Vec<usize>>,
         /// Whether `inner` builds all of `V_b` (a vector), not row `j` of it.
         whole: bool,
         /// Parameters of the outer map's lambda that `inner` reads → the map's inputs.
@@ -459,6 +565,42 @@ impl Source {
     }
 }
 
+/// Removes the inputs of the map `st` whose lambda parameters its body does not read
+/// (unless it reads none: a map has an input).
+fn drop_unread_inputs(st: &mut Stm) {
+    let Exp::Soac(Soac::Map { lam, arrs, .. }) = &mut st.exp else {
+        return;
+    };
+    let read = free_vars(&lam.body);
+    let keep: Vec<bool> = lam.params.iter().map(|p| read.contains(&p.name)).collect();
+    if keep.iter().all(|k| *k) || !keep.iter().any(|k| *k) {
+        return;
+    }
+    lam.id = LamId::fresh();
+    let mut k = keep.iter();
+    lam.params.retain(|_| *k.next().unwrap_or(&true));
+    let mut k = keep.iter();
+    arrs.retain(|_| *k.next().unwrap_or(&true));
+}
+
+/// `V = rearrange(perm, M)` among `rest`'s statements: its position, `M` and `perm`.
+fn transposition(rest: &Body, v: VName) -> Option<(usize, VName, Vec<usize>)> {
+    rest.stms
+        .iter()
+        .enumerate()
+        .find_map(|(at, s)| match (&s.exp, s.pat.as_slice()) {
+            (Exp::Basic(BasicOp::Rearrange(perm, m)), [p]) if p.name == v => {
+                Some((at, *m, perm.clone()))
+            }
+            _ => None,
+        })
+}
+
+/// Whether a statement or the result of `body` reads `v`.
+fn read_in(body: &Body, v: VName) -> bool {
+    body.stms.iter().any(|s| uses(s).contains(&v)) || body.result.contains(&SubExp::Var(v))
+}
+
 /// For `V` built by a map `M` over `j` whose lambda's row is an inner map: takes the inner
 /// map (and the replicates only it reads) out of `M`, which now returns instead the
 /// values of its lambda that the inner map reads.
@@ -486,6 +628,9 @@ fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Sou
         matches!(s.exp, Exp::Soac(Soac::Map { .. })) && s.pat.iter().any(|p| p.name == r1)
     })?;
     let out = l1.body.stms[d2].pat.iter().position(|p| p.name == r1)?;
+    // Inputs the inner map does not read would make the element code read them too (a
+    // row of a per-iteration array, stored for nothing).
+    drop_unread_inputs(&mut l1.body.stms[d2]);
     // Whether `x` is read other than by statement `k`, `d2` or as `V`'s row.
     let read_elsewhere = |k: usize, x: VName, l1: &Lambda| {
         l1.body
@@ -570,6 +715,7 @@ fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Sou
     Some(Source::Inner {
         inner,
         out,
+        perm: None,
         whole: false,
         rows,
         level,
@@ -708,6 +854,18 @@ fn element_sum(b: &mut Builder, sum: &Sum, idx: &[SubExp]) -> R<SubExp> {
     b.add_(d, s)
 }
 
+/// The index into `M` of element `idx` of `V = rearrange(perm, M)`.
+fn unpermuted(perm: &Option<Vec<usize>>, idx: &[SubExp]) -> Vec<SubExp> {
+    let Some(perm) = perm else {
+        return idx.to_vec();
+    };
+    let mut out = idx.to_vec();
+    for (d, &p) in perm.iter().enumerate() {
+        out[p] = idx[d].clone();
+    }
+    out
+}
+
 fn index(a: VName, outer: Vec<SubExp>, idx: &[SubExp]) -> BasicOp {
     let is = outer.into_iter().chain(idx.iter().cloned());
     BasicOp::Index(a, is.map(DimIndex::Fix).collect())
@@ -715,7 +873,7 @@ fn index(a: VName, outer: Vec<SubExp>, idx: &[SubExp]) -> BasicOp {
 
 /// `V_b[idx]` for one update at iteration `it`.
 fn element(b: &mut Builder, sum: &Sum, src: &Source, it: &SubExp, idx: &[SubExp]) -> R<SubExp> {
-    let (inner, out, whole, rows, level) = match src {
+    let (inner, out, whole, rows, level, idx) = match src {
         Source::Stacked(v) => {
             let arr = sum.stacked[v];
             return b.let_basic("elem", index(arr, vec![it.clone()], idx));
@@ -723,11 +881,13 @@ fn element(b: &mut Builder, sum: &Sum, src: &Source, it: &SubExp, idx: &[SubExp]
         Source::Inner {
             inner,
             out,
+            perm,
             whole,
             rows,
             level,
-        } => (inner, *out, *whole, rows, level),
+        } => (inner, *out, *whole, rows, level, unpermuted(perm, idx)),
     };
+    let idx = idx.as_slice();
     let (j, k) = if whole {
         (&idx[0], idx)
     } else {
@@ -962,6 +1122,7 @@ fn scalar_map_source(rest: &Body, v: VName) -> Option<Source> {
     Some(Source::Inner {
         inner,
         out,
+        perm: None,
         whole: true,
         rows: HashMap::new(),
         level: HashMap::new(),
