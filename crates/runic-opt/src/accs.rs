@@ -27,11 +27,14 @@
 //!
 //! The rewrite applies when at least one update is such a matrix product (the sum of other
 //! element codes reads its operands down columns, and the executor's per-worker
-//! accumulators do better), every accumulator of the `with_acc` gets whole-array updates
-//! (`acc[j…] += V[j…]` over all indices, as `acc_add_all` builds them) from one map, the
-//! operator is scalar `+`, and each `V` is a vector, or a matrix built by rows (inner maps,
-//! inlined at each index) or of reductions (stored per iteration as a batched contraction
-//! and summed); anything else is left alone.
+//! accumulators do better), the accumulators are updated in one map, and each accumulator
+//! it turns into a sum gets whole-array updates (`acc[j…] += V[j…]` over all indices, as
+//! `acc_add_all` builds them) with scalar `+`, each `V` a vector, or a matrix built by rows
+//! (inner maps, inlined at each index; also through a `rearrange`, attention's
+//! `dV = Aᵀ·dO`, by permuting the index) or of reductions (stored per iteration as a
+//! batched contraction and summed). The other accumulators (a scatter of gathered rows,
+//! as a graph network's) stay those of a smaller `with_acc` around the split map, which
+//! also returns the per-iteration values the sums read; anything else is left alone.
 
 use runic_ir::traverse::{
     binders, for_each_body_mut, free_vars, iota_width, iotas, uses, walk_body_mut, Renamer,
