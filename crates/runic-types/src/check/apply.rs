@@ -68,13 +68,16 @@ impl Checker {
                 Ok(match pn {
                     Some(n) => {
                         let by = self.size_term(arg);
-                        let r = self.s.zonk(&r);
+                        // The parameter's name is replaced in the function's own type
+                        // before its type variables are resolved: what they stand for comes
+                        // from the caller, whose sizes may have the same name (`hist`'s
+                        // `k` against a caller's `[k]` rows of the neutral element).
                         // A size written as an expression over the parameter (`[s.0]`) gets
                         // the argument in its place when that is simple enough to stand in
                         // a size, and else becomes an unknown size (one per expression).
                         let simple = super::type_exp::simple_exp(arg);
                         let mut unknowns: Vec<(String, Sz)> = Vec::new();
-                        map_sizes(&r, &mut |s| match s {
+                        let r = map_sizes(&r, &mut |s| match s {
                             Sz::Exp(e) if size_mentions(s, &n) => {
                                 if simple {
                                     Sz::Exp(Box::new(subst_exp_var(e, &n, arg)))
@@ -90,7 +93,8 @@ impl Checker {
                                 }
                             }
                             _ => crate::infer_ty::subst_size(s, &n, &by),
-                        })
+                        });
+                        self.s.zonk(&r)
                     }
                     None => r,
                 })
