@@ -102,7 +102,10 @@ impl Ctx<'_> {
             free_arrays: &k.free_arrays,
         };
         let threads = rayon::current_num_threads();
-        let parallel = par && w >= 1 << 14 && threads > 1;
+        // Worth splitting by the scalars applied, not the elements: a histogram of 8 000
+        // rows of 64 (a graph network's messages summed per node) is half a million.
+        let row_len = row_lens.iter().copied().max().unwrap_or(1).max(1);
+        let parallel = par && w.saturating_mul(row_len) >= 1 << 14 && threads > 1;
         let add = crate::soac::simple_op_of(lam) == Some(BinOp::Add)
             && matches!(
                 k.dests.as_slice(),

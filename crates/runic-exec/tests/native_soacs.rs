@@ -498,12 +498,13 @@ entry vh (is: []i64) (m: [][]f32) = hist (map2 (+)) (replicate 2 0) 3 is m
 entry vmx (is: []i64) (m: [][]i32) = hist (\\a b -> if a[0] > b[0] then a else b) [-1, -1] 2 is m
 entry mixed (is: []i64) (m: [][]f64) (xs: []f64) =
   unzip (hist (\\(a, s) (b, t) -> (map2 (*) a b, s + t)) (replicate 2 1, 0) 2 is (zip m xs))
+entry wide [k] (is: []i64) (m: [][k]f64) = hist (map2 (\\x y -> x * 0.5 + y)) (replicate k 0) 50 is m
 ";
 
 #[test]
 fn histograms_of_rows_run_native_and_agree() {
     let c = compile(ROW_HISTS);
-    for e in ["vh", "vmx", "mixed"] {
+    for e in ["vh", "vmx", "mixed", "wide"] {
         c.assert_native(e);
     }
     let cases: &[(&str, &str)] = &[
@@ -528,6 +529,25 @@ fn histograms_of_rows_run_native_and_agree() {
         "vmx",
         &format!("{} [{}]", ints(n, 3, "i64", 5), rows.join(", ")),
         false,
+    );
+    // Elementwise operators write over the bin's row: rows of 64, enough of them to split
+    // the bins between workers, indices out of range included.
+    let wide = format!("{} {}", ints(600, 53, "i64", 6), matrix(600, 64, "f64", 7));
+    c.agree("wide", &wide, true);
+    c.agree(
+        "vh",
+        &format!("{} {}", ints(600, 4, "i64", 8), matrix(600, 64, "f32", 9)),
+        true,
+    );
+    let small = c.run(
+        "wide",
+        "[0i64, 1, 0, 0] [[1f64, 2], [3, 4], [5, 6], [7, 8]]",
+    );
+    // Bin 0: ((0·0.5 + 1)·0.5 + 5)·0.5 + 7 = 9.75 and ((0 + 2)·0.5 + 6)·0.5 + 8 = 11.5.
+    let got = small[0].to_string().replace(['\n', ' '], "");
+    assert!(
+        got.starts_with("[[9.75f64,11.5f64],[3.0f64,4.0f64],[0.0f64"),
+        "{got}"
     );
 }
 

@@ -96,7 +96,7 @@ impl Gen<'_, '_> {
 /// Whether result `j` of the operator `op` is a map (nested maps) over its accumulator
 /// parameter `j` and operand `j`, element by element: each element of the result reads
 /// only the same elements of them, so it may overwrite the accumulator.
-fn elementwise(op: &Lambda, j: usize) -> bool {
+pub(crate) fn elementwise(op: &Lambda, j: usize) -> bool {
     let k = op.ret.len();
     let (Some(acc), Some(x), Some(SubExp::Var(r))) = (
         op.params.get(j),

@@ -218,7 +218,21 @@ impl Gen<'_, '_> {
             }
         }
         self.bind_element(&op.params[k..], vals, j);
+        // An elementwise operator (`map2 (+)` over rows) writes over the bin's row, which
+        // it reads element by element before writing: no scratch row, no copy back.
+        let mut in_place = Vec::new();
+        for (i, t) in targets.iter().enumerate() {
+            if let (Some(row), Some(SubExp::Var(r))) = (t, op.body.result.get(i)) {
+                if crate::folds::elementwise(op, i) {
+                    self.dests.insert(*r, row.clone());
+                    in_place.push(*r);
+                }
+            }
+        }
         self.stms(&op.body)?;
+        for r in in_place {
+            self.dests.remove(&r);
+        }
         for ((r, t), d) in op.body.result.iter().zip(targets).zip(dests) {
             match (r, t) {
                 (SubExp::Var(v), Some(row)) => {
