@@ -327,3 +327,18 @@ fn a_histogram_of_pairs_is_one_histogram_per_component() {
     // The max component's rule: a `min` histogram of the winning positions.
     assert!(ir.contains("Min("), "{ir}");
 }
+
+#[test]
+fn a_histogram_of_row_sums_gathers_rows() {
+    let ir = after_ad("hist_rows");
+    insta::assert_snapshot!(ir);
+    // The primal histograms keep their rows (no transposition into histograms of
+    // columns), and each value's adjoint is a row of the result's, read once per value.
+    assert!(!ir.contains("rearrange("), "{ir}");
+    assert_eq!(count(&ir, "hist"), 3, "only the primal histograms:\n{ir}");
+    assert_eq!(count(&ir, "scan"), 0, "{ir}");
+    // rows_grad: the gather is a map over the indices whose element is a row of `s`.
+    let rows = &ir[ir.find("entry \"rows_grad\"").unwrap()..];
+    let rows = &rows[..rows.find("\nentry ").unwrap_or(rows.len())];
+    assert!(rows.contains(": [d_6]f64} = s_7[x_"), "{rows}");
+}

@@ -11,6 +11,9 @@
 //! - A tuple operator that combines each component on its own by one of these
 //!   (`\(a, b) (c, d) -> (a + c, b + d)`): each component is its own histogram, with its
 //!   own rule ([`componentwise`]).
+//! - `+` over rows (`map2 (+)`, at any depth): `d̄ += h̄` and `v̄ⱼ += h̄[isⱼ]`, a gather of
+//!   whole rows ([`sums_of_rows`]; other vectorised operators are transposed into maps of
+//!   scalar histograms before differentiation). Work O((n + bins)·row), span O(1).
 //! - Any other operator: the general rule (see [`general`]).
 //! - Several index dimensions (`reduce_by_index_2d`, `_3d`): `+` gathers at the index
 //!   tuple; every other rule runs on the histogram with its bins flattened (see
@@ -46,6 +49,9 @@ pub fn reverse(
             reverse(rev, b, &pat[j..=j], w.clone(), d, one, ne, is.clone(), v)?;
         }
         return Ok(());
+    }
+    if let ([d], [v], [p], [i], true) = (&dests[..], &vals[..], pat, &is[..], sums_rows(&lam)) {
+        return sums_of_rows(rev, b, w, *d, *v, p.name, *i);
     }
     let plus = matches!(simple_binop(&lam), Some((BinOp::Add, _)));
     if is.len() > 1 && !plus {
@@ -86,6 +92,77 @@ pub fn reverse(
         }
         _ => general(rev, b, pat, hist.w, dests, lam, neutral, is, vals),
     }
+}
+
+/// Whether `lam` adds two arrays elementwise (`map2 (+)`, nested to any depth), so that a
+/// histogram with it sums whole rows per bin.
+pub(crate) fn sums_rows(lam: &Lambda) -> bool {
+    fn adds(lam: &Lambda) -> bool {
+        if matches!(simple_binop(lam), Some((BinOp::Add, _))) {
+            return true;
+        }
+        let ([x, y], [s]) = (lam.params.as_slice(), lam.body.stms.as_slice()) else {
+            return false;
+        };
+        let (
+            Exp::Soac(Soac::Map {
+                lam: inner, arrs, ..
+            }),
+            [r],
+        ) = (&s.exp, s.pat.as_slice())
+        else {
+            return false;
+        };
+        let both = *arrs == [x.name, y.name] || *arrs == [y.name, x.name];
+        both && x.ty == y.ty && lam.body.result == [SubExp::Var(r.name)] && adds(inner)
+    }
+    lam.params.first().is_some_and(|p| p.ty.rank() > 0) && adds(lam)
+}
+
+/// `+` over rows: `d̄ += h̄`, and each value's adjoint is its bin's row of `h̄` (zeros for
+/// an index out of range), a gather of rows where the per-column rule would read `h̄`
+/// down its columns.
+fn sums_of_rows(
+    rev: &mut Rev,
+    b: &mut Builder,
+    w: SubExp,
+    d: VName,
+    v: VName,
+    h: VName,
+    i: VName,
+) -> R<()> {
+    let Some(hbar) = rev.adjs.get(&h).cloned() else {
+        return Ok(());
+    };
+    let hbar = hbar
+        .as_var()
+        .ok_or_else(|| AdError::internal("histogram adjoint is a scalar"))?;
+    rev.add_adj(b, &SubExp::Var(d), SubExp::Var(hbar))?;
+    if !rev.active.contains(&v) {
+        return Ok(());
+    }
+    let dt = b.type_of(&SubExp::Var(d))?;
+    let (Type::Array { shape, .. }, row) = (&dt, dt.row()) else {
+        return Err(AdError::internal("histogram into a non-array"));
+    };
+    let bins = shape[0].clone();
+    let vbar = b.map_fn("adj", w, vec![i], |b, ps| -> R<_> {
+        let ok = common::in_range(b, &ps[..1], &[bins])?;
+        let at = ps[0].clone();
+        b.let_if(
+            "row",
+            ok,
+            |b| -> R<_> {
+                Ok(vec![b.let_basic(
+                    "adj",
+                    BasicOp::Index(hbar, vec![DimIndex::Fix(at)]),
+                )?])
+            },
+            |b| -> R<_> { Ok(vec![b.zeros(&row)?]) },
+        )
+    })?;
+    rev.owned.insert(vbar[0]);
+    rev.add_adj(b, &SubExp::Var(v), SubExp::Var(vbar[0]))
 }
 
 /// The operation and type of each component of a tuple operator (of two or more

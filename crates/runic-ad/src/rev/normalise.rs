@@ -23,7 +23,10 @@ pub fn normalise(names: &mut NameSource, mut s: Stm) -> TResult<Vec<Stm>> {
     }
     let inner = match &s.exp {
         Exp::Soac(Soac::Reduce { lam, .. } | Soac::Scan { lam, .. }) => vectorised(lam),
-        Exp::Soac(Soac::Hist { lam, is, .. }) if is.len() == 1 => vectorised(lam),
+        // A sum of rows has its own rule (a gather of rows, `hist::sums_of_rows`).
+        Exp::Soac(Soac::Hist { lam, is, .. }) if is.len() == 1 && !super::hist::sums_rows(lam) => {
+            vectorised(lam)
+        }
         _ => None,
     };
     let pat = s.pat;
