@@ -416,3 +416,45 @@ fn message_passing_sums_the_weights_and_keeps_the_scatter() {
         .filter(|e| e.matches("= per_iter_").count() == 2);
     assert_eq!(over_edges.count(), 2, "{grad}");
 }
+
+/// Message passing's return sweep computes each layer's gathered rows and products again
+/// inside the `with_acc` that scatters the rows' adjoints; they move out of it, `reuse`
+/// finds them equal to the forward sweep's, and the gradient runs six products: the two
+/// layers' forward products and, per layer, `δ·W` and `dW = δᵀ·h_src`.
+#[test]
+fn message_passing_reuses_the_forward_products() {
+    let text = explain("tests/ad_apps/gnn.fut");
+    let grad = &text[text.find("entry gnn_grad").expect("the gradient")..];
+    let grad = &grad[..grad[1..].find("entry ").map_or(grad.len(), |e| e + 1)];
+    assert_eq!(gemms(grad), 6, "{text}");
+}
+
+/// What moves out of a `with_acc` for `reuse` and is not reused goes back, where it fuses
+/// with the map that accumulates: the per-point gradient of a GMM-like energy keeps no
+/// per-point `[k][d][d]` array (a `[n][k][d][d]` one when it stayed outside, 512 MB for
+/// the GMM's sizes).
+#[test]
+fn unreused_statements_stay_in_their_with_acc() {
+    let ir = common::dev_ir(
+        &["--print-ir-after", "final-dce"],
+        "tests/linalg/batched_matvec.fut",
+    );
+    let grad = entry_text(&ir, "energy_grad_x");
+    // The types in the program text: `: ` then the dimensions, `[…]` each.
+    let ranks: Vec<usize> = grad
+        .split(": ")
+        .skip(1)
+        .map(|t| {
+            t.split(['f', 'i', 'b', 'a'])
+                .next()
+                .unwrap_or("")
+                .matches('[')
+                .count()
+        })
+        .collect();
+    assert!(
+        ranks.contains(&3),
+        "the per-point products' adjoint, [k][d][d]:\n{grad}"
+    );
+    assert!(ranks.iter().all(|&r| r < 4), "{grad}");
+}

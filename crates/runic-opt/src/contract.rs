@@ -46,7 +46,9 @@ pub fn split_contractions(mut prog: Prog) -> Prog {
         for_each_body_mut(&mut f.body, |body| {
             split_dots(body, &mut ns);
             hoist_dot_nests(body, &mut ns);
+            let moved = crate::hoist::out_of_with_accs(body);
             crate::reuse::reuse_stored(body);
+            crate::hoist::back_into_with_accs(body, moved);
             forward_param_results(body);
             // Results forwarded to copies can make later maps equal to earlier ones.
             crate::reuse::reuse_stored(body);

@@ -34,6 +34,79 @@ fn hoist_body(body: &mut Body) {
     }
 }
 
+/// Moves the statements that begin a `with_acc`'s body and do not see its accumulators
+/// before the `with_acc` (its body runs once, so they run once either way, in the same
+/// order), so that `reuse` finds reverse mode's second copy of a forward computation at
+/// the level of the first (a graph network's gathered rows and products, computed again
+/// in the return sweep of a layer whose rows' adjoints scatter). Returns, per `with_acc`
+/// (by its first result), the statements moved, for [`back_into_with_accs`].
+pub(crate) fn out_of_with_accs(body: &mut Body) -> Vec<(VName, Vec<VName>)> {
+    let mut groups = Vec::new();
+    let mut i = 0;
+    while i < body.stms.len() {
+        let key = body.stms[i].pat.first().map(|p| p.name);
+        let moved: Vec<Stm> = match (&mut body.stms[i].exp, key) {
+            (Exp::WithAcc { lam, .. }, Some(key)) => {
+                let accs: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
+                let n = lam
+                    .body
+                    .stms
+                    .iter()
+                    .take_while(|s| uses(*s).is_disjoint(&accs) && !s.pat.is_empty())
+                    .count();
+                let moved: Vec<Stm> = lam.body.stms.drain(..n).collect();
+                if !moved.is_empty() {
+                    groups.push((key, moved.iter().map(|s| s.pat[0].name).collect()));
+                }
+                moved
+            }
+            _ => Vec::new(),
+        };
+        let n = moved.len();
+        body.stms.splice(i..i, moved);
+        i += n + 1;
+    }
+    groups
+}
+
+/// Puts back into their `with_acc`s the statements [`out_of_with_accs`] moved that `reuse`
+/// did not turn into copies and that nothing else outside reads: fused with the
+/// accumulating map there, they need not be stored (a `[n][k][d][d]` array of a GMM-like
+/// gradient's per-point products otherwise).
+pub(crate) fn back_into_with_accs(body: &mut Body, groups: Vec<(VName, Vec<VName>)>) {
+    for (key, names) in groups {
+        let mut back: Vec<Stm> = Vec::new();
+        for name in names.iter().rev() {
+            let Some(w) = body.stms.iter().position(|s| s.binds(key)) else {
+                break;
+            };
+            let Some(k) = body.stms[..w].iter().position(|s| s.binds(*name)) else {
+                continue;
+            };
+            let is_copy = matches!(body.stms[k].exp, Exp::Basic(BasicOp::SubExp(_)));
+            let bound: Vec<VName> = body.stms[k].pat.iter().map(|p| p.name).collect();
+            let read_outside = body
+                .stms
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k && j != w)
+                .any(|(_, s)| bound.iter().any(|b| uses(s).contains(b)))
+                || bound.iter().any(|b| body.result.contains(&SubExp::Var(*b)));
+            if is_copy || read_outside {
+                continue;
+            }
+            back.push(body.stms.remove(k));
+        }
+        let Some(w) = body.stms.iter().position(|s| s.binds(key)) else {
+            continue;
+        };
+        if let Exp::WithAcc { lam, .. } = &mut body.stms[w].exp {
+            back.reverse();
+            lam.body.stms.splice(0..0, back);
+        }
+    }
+}
+
 /// Takes the invariant statements out of `lam`'s body, in order.
 fn invariant_stms(lam: &mut Lambda) -> Vec<Stm> {
     let mut bound: HashSet<VName> = lam.params.iter().map(|p| p.name).collect();
