@@ -458,3 +458,23 @@ fn unreused_statements_stay_in_their_with_acc() {
     );
     assert!(ranks.iter().all(|&r| r < 4), "{grad}");
 }
+
+/// Causal attention builds the keys' adjoint in a branch (`if j <= i`), which stays an
+/// accumulator; an accumulator whose updates cannot be written out no longer keeps the
+/// others of its `with_acc` from becoming sums: the values' adjoint `Aᵀ·dO` (an `[n][dv]`
+/// accumulator before) is a sum over the queries, run as a GEMM.
+#[test]
+fn causal_attention_sums_the_values_and_keeps_the_keys() {
+    let file = "tests/ad_apps/attention.fut";
+    let before = common::dev_ir(&["--print-ir-after", "simplify"], file);
+    let after = common::dev_ir(&["--print-ir-after", "acc-to-reduce"], file);
+    let (keys, values) = ("acc([d_206][d_207], f64)", "acc([d_206][d_219], f64)");
+    let before = entry_text(&before, "causal_grad");
+    assert!(before.contains(keys) && before.contains(values), "{before}");
+    let grad = entry_text(&after, "causal_grad");
+    assert!(grad.contains(keys), "{grad}");
+    assert!(!grad.contains(values), "{grad}");
+    let text = explain(file);
+    let grad = &text[text.find("entry causal_grad").expect("the gradient")..];
+    assert_eq!(gemms(grad), 3, "{text}");
+}

@@ -140,68 +140,31 @@ fn rewrite_with_acc(
     // shape, scalar `+`, and only whole-array updates. The others (a scatter of rows, say)
     // stay accumulators of a smaller `with_acc`.
     let (updates, others) = find_updates(&f.body, &accs, ranges, inputs);
-    let summed: Vec<bool> = accs
+    let mut summed: Vec<bool> = accs
         .iter()
         .zip(inputs)
         .map(|(a, inp)| {
             summable(inp, ns) && !others.contains(a) && updates.iter().any(|u| u.acc == *a)
         })
         .collect();
-    if !summed.contains(&true) {
-        return None;
-    }
-    let is_summed = |a: &VName| summed[accs.iter().position(|x| x == a).unwrap_or(0)];
-    let updates: Vec<Update> = updates.into_iter().filter(|u| is_summed(&u.acc)).collect();
-    let mut rest = f.body.clone();
-    let drop: HashSet<usize> = updates.iter().map(|u| u.at).collect();
-    rest.stms = rest
-        .stms
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| !drop.contains(k))
-        .map(|(_, s)| s)
-        .collect();
-    // How each update's elements are computed, and what the split map must return for it.
     let params: HashMap<VName, VName> = f.params.iter().map(|p| p.name).zip(arrs.clone()).collect();
-    let mut sources = Vec::new();
-    let mut contraction = false;
-    for u in &updates {
-        let rank = ns.type_of(u.v)?.rank();
-        let src = if params.contains_key(&u.v) {
-            Source::Stacked(u.v)
-        } else if rank == 1 {
-            let src = scalar_map_source(&rest, u.v).unwrap_or(Source::Stacked(u.v));
-            contraction |= src.is_product();
-            src
-        } else if rank == 2 && rows_are_reductions(&rest, u.v) {
-            // Each element costs a reduction anyway: store V per iteration (a contraction
-            // per iteration, which hoisting makes a batched matrix product) and sum. (Not
-            // for higher ranks: V per iteration could take far more memory than its work.)
-            contraction = true;
-            Source::Stacked(u.v)
-        } else {
-            // `V` may be the transpose of the matrix a map nest builds (the adjoint of a
-            // `transpose`, as attention's `dV` is): that matrix is split out instead.
-            let built = match transposition(&rest, u.v) {
-                Some((at, w, perm)) => {
-                    rest.stms.remove(at);
-                    Some((w, perm))
-                }
-                None => None,
-            };
-            let m = built.as_ref().map_or(u.v, |(w, _)| *w);
-            if read_in(&rest, u.v) || read_in(&rest, m) {
-                return None;
-            }
-            let mut src = split_inner_map(&mut rest, m, ns)?;
-            if let (Source::Inner { perm, .. }, Some((_, p))) = (&mut src, built) {
-                *perm = Some(p);
-            }
-            contraction |= src.is_product();
-            src
-        };
-        sources.push(src);
-    }
+    // An accumulator whose updates' elements cannot be written out stays an accumulator
+    // (causal attention's keys, whose adjoint is built in a branch), and the others are
+    // tried again without it.
+    let (updates, rest, sources, contraction) = loop {
+        if !summed.contains(&true) {
+            return None;
+        }
+        let mine: Vec<&Update> = updates
+            .iter()
+            .filter(|u| summed[accs.iter().position(|x| *x == u.acc).unwrap_or(0)])
+            .collect();
+        match element_sources(&f.body, &mine, &params, ns) {
+            Ok((rest, sources, contraction)) => break (mine, rest, sources, contraction),
+            Err(acc) => summed[accs.iter().position(|x| *x == acc)?] = false,
+        }
+    };
+    let is_summed = |a: &VName| summed[accs.iter().position(|x| x == a).unwrap_or(0)];
     // Only a matrix product pays: other sums over the iterations read their operands down
     // columns, where the executor's accumulators (private per worker, updated row by row)
     // are faster.
@@ -350,6 +313,66 @@ fn rewrite_with_acc(
         st.src = s.src.clone();
     }
     Some(out)
+}
+
+/// The map's body without the updates, how the elements of each update's `V` are
+/// computed, and whether one of them is a matrix product; or the accumulator of an update
+/// whose elements cannot be written out.
+fn element_sources(
+    body: &Body,
+    updates: &[&Update],
+    params: &HashMap<VName, VName>,
+    ns: &mut NameSource,
+) -> Result<(Body, Vec<Source>, bool), VName> {
+    let mut rest = body.clone();
+    let drop: HashSet<usize> = updates.iter().map(|u| u.at).collect();
+    rest.stms = rest
+        .stms
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !drop.contains(k))
+        .map(|(_, s)| s)
+        .collect();
+    let mut sources = Vec::new();
+    let mut contraction = false;
+    for u in updates {
+        let rank = ns.type_of(u.v).ok_or(u.acc)?.rank();
+        let src = if params.contains_key(&u.v) {
+            Source::Stacked(u.v)
+        } else if rank == 1 {
+            let src = scalar_map_source(&rest, u.v).unwrap_or(Source::Stacked(u.v));
+            contraction |= src.is_product();
+            src
+        } else if rank == 2 && rows_are_reductions(&rest, u.v) {
+            // Each element costs a reduction anyway: store V per iteration (a contraction
+            // per iteration, which hoisting makes a batched matrix product) and sum. (Not
+            // for higher ranks: V per iteration could take far more memory than its work.)
+            contraction = true;
+            Source::Stacked(u.v)
+        } else {
+            // `V` may be the transpose of the matrix a map nest builds (the adjoint of a
+            // `transpose`, as attention's `dV` is): that matrix is split out instead.
+            let built = match transposition(&rest, u.v) {
+                Some((at, w, perm)) => {
+                    rest.stms.remove(at);
+                    Some((w, perm))
+                }
+                None => None,
+            };
+            let m = built.as_ref().map_or(u.v, |(w, _)| *w);
+            if read_in(&rest, u.v) || read_in(&rest, m) {
+                return Err(u.acc);
+            }
+            let mut src = split_inner_map(&mut rest, m, ns).ok_or(u.acc)?;
+            if let (Source::Inner { perm, .. }, Some((_, p))) = (&mut src, built) {
+                *perm = Some(p);
+            }
+            contraction |= src.is_product();
+            src
+        };
+        sources.push(src);
+    }
+    Ok((rest, sources, contraction))
 }
 
 /// Whether an accumulator's input may become a sum: one destination array of the
