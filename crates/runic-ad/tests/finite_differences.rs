@@ -305,6 +305,26 @@ fn vjp_of_attention_with_transposed_adjoints() {
     );
 }
 
+/// Causal attention: the masked scores' dot products are taken out of their branch
+/// (`runic_ir::dots`) before differentiation, and the mask's `-inf` enters `exp`.
+#[test]
+fn vjp_of_causal_attention() {
+    check_vjp(
+        "def dot [m] (a: [m]f64) (b: [m]f64) = f64.sum (map2 (*) a b)
+         def mat [n] (zs: [n]f64) (c: i64) (s: f64) : [n][c]f64 =
+           map (\\i -> map (\\k -> zs[(i + k) % n] * (s + f64.i64 k)) (iota c)) (iota n)
+         entry f [n] (zs: [n]f64) =
+           let (q, k, v) = (mat zs 3 0.5, mat zs 3 (-0.7), mat zs 2 1.3)
+           in flatten (map2 (\\i qi -> let s = map2 (\\j kj -> if j <= i then dot qi kj else -f64.inf)
+                                                     (iota n) k
+                                         let e = map (\\x -> f64.exp (x - f64.maximum s)) s
+                                         let a = map (/ f64.sum e) e
+                                         in map (\\col -> dot a col) (transpose v)) (iota n) q)
+         entry vf [n] (zs: [n]f64) (s: []f64) = vjp f zs (s :> [n * 2]f64)",
+        |n| n * 2,
+    );
+}
+
 /// Message passing: the weights' adjoint is a sum over the edges (a matrix product),
 /// while the gathered rows' adjoint stays a scatter through an accumulator of the same
 /// `with_acc`, which acc-to-reduce splits.

@@ -459,22 +459,34 @@ fn unreused_statements_stay_in_their_with_acc() {
     assert!(ranks.iter().all(|&r| r < 4), "{grad}");
 }
 
-/// Causal attention builds the keys' adjoint in a branch (`if j <= i`), which stays an
-/// accumulator; an accumulator whose updates cannot be written out no longer keeps the
-/// others of its `with_acc` from becoming sums: the values' adjoint `Aᵀ·dO` (an `[n][dv]`
-/// accumulator before) is a sum over the queries, run as a GEMM.
+/// Causal attention's scores are dot products under a mask (`if j <= i then q_i·k_j
+/// else -inf`): taken out of the branch before differentiation (`runic_ir::dots`), their
+/// adjoints are not in a branch either, so every accumulator becomes a sum and the
+/// gradient runs six GEMMs, as unmasked attention's does.
 #[test]
-fn causal_attention_sums_the_values_and_keeps_the_keys() {
+fn causal_attention_adjoints_are_matrix_products() {
     let file = "tests/ad_apps/attention.fut";
-    let before = common::dev_ir(&["--print-ir-after", "simplify"], file);
     let after = common::dev_ir(&["--print-ir-after", "acc-to-reduce"], file);
-    let (keys, values) = ("acc([d_206][d_207], f64)", "acc([d_206][d_219], f64)");
-    let before = entry_text(&before, "causal_grad");
-    assert!(before.contains(keys) && before.contains(values), "{before}");
     let grad = entry_text(&after, "causal_grad");
-    assert!(grad.contains(keys), "{grad}");
-    assert!(!grad.contains(values), "{grad}");
+    assert!(!grad.contains("with_acc("), "{grad}");
     let text = explain(file);
     let grad = &text[text.find("entry causal_grad").expect("the gradient")..];
-    assert_eq!(gemms(grad), 3, "{text}");
+    assert_eq!(gemms(grad), 6, "{text}");
+}
+
+/// A masked score that is not a plain dot product stays in its branch, and so does the
+/// keys' adjoint, an accumulator; an accumulator whose updates cannot be written out no
+/// longer keeps the others of its `with_acc` from becoming sums: the values' adjoint
+/// `Aᵀ·dO` (an `[n][dv]` accumulator before) is a sum over the queries.
+#[test]
+fn an_accumulator_built_in_a_branch_leaves_the_others_sums() {
+    let before = common::ir_after("simplify", "masked_scores");
+    let after = common::ir_after("acc-to-reduce", "masked_scores");
+    let (keys, values) = ("acc([d_1][d_2], f64)", "acc([d_1][d_14], f64)");
+    assert!(before.contains(keys) && before.contains(values), "{before}");
+    assert!(after.contains(keys), "{after}");
+    assert!(!after.contains(values), "{after}");
+    let text = explain("tests/ad_rules/masked_scores.fut");
+    // `A·V`, `dO·Vᵀ` and `Aᵀ·dO` (two before: the last was an accumulator).
+    assert_eq!(gemms(&text), 3, "{text}");
 }

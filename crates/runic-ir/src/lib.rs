@@ -13,9 +13,11 @@
 //!
 //! The data types live in [`ir`]; the builder, the traversal ([`traverse`]: visitors,
 //! free variables, uses and binders), result typing ([`typing`]), the printer and the
-//! verifier in their own modules.
+//! verifier in their own modules; [`dots`] is a rewrite both reverse mode and the
+//! optimiser use.
 
 pub mod builder;
+pub mod dots;
 pub mod ir;
 pub mod print;
 pub mod traverse;

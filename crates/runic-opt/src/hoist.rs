@@ -13,19 +13,25 @@ use runic_ir::*;
 use std::collections::HashSet;
 
 pub fn hoist(mut prog: Prog) -> Prog {
+    prog.record_types();
+    let names = std::mem::take(&mut prog.names);
     for f in &mut prog.funs {
         // Inner bodies first, so a statement can move out through several levels.
-        for_each_body_mut(&mut f.body, hoist_body);
+        for_each_body_mut(&mut f.body, |body| hoist_body(body, &names));
     }
+    prog.names = names;
     prog
 }
 
-/// Moves the invariant statements of the maps among `body`'s statements before them.
-fn hoist_body(body: &mut Body) {
+/// Moves the invariant statements of the maps among `body`'s statements before them, and
+/// the dot products of values from outside an `if` before it (`runic_ir::dots`: the
+/// primal's masked products, as reverse mode's normalisation does for its sweeps).
+fn hoist_body(body: &mut Body, names: &NameSource) {
     let mut i = 0;
     while i < body.stms.len() {
         let moved = match &mut body.stms[i].exp {
             Exp::Soac(Soac::Map { lam, .. }) => invariant_stms(lam),
+            Exp::If { .. } => runic_ir::dots::take_dots_out_of_branches(&mut body.stms[i], names),
             _ => Vec::new(),
         };
         let n = moved.len();

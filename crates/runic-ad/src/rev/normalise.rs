@@ -21,6 +21,11 @@ pub fn normalise(names: &mut NameSource, mut s: Stm) -> TResult<Vec<Stm>> {
             return Ok(b.take_stms());
         }
     }
+    // Dot products from outside a branch are computed before it (`runic_ir::dots`), so
+    // that their adjoints are not in a branch either.
+    for d in runic_ir::dots::take_dots_out_of_branches(&mut s, b.names) {
+        b.add(d);
+    }
     let inner = match &s.exp {
         Exp::Soac(Soac::Reduce { lam, .. } | Soac::Scan { lam, .. }) => vectorised(lam),
         // A sum of rows has its own rule (a gather of rows, `hist::sums_of_rows`).
