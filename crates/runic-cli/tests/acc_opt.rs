@@ -216,6 +216,15 @@ fn gemms(text: &str) -> usize {
     text.matches("a matrix product: GEMM").count()
 }
 
+/// The lines of one entry point in `--explain-exec` output.
+fn explained_entry<'a>(text: &'a str, name: &str) -> &'a str {
+    let start = text
+        .find(&format!("entry {name}:"))
+        .expect("the entry point");
+    let rest = &text[start..];
+    &rest[..rest[1..].find("entry ").map_or(rest.len(), |e| e + 1)]
+}
+
 /// Every product of the MLP's gradient is a GEMM, and none is computed twice: the loss's
 /// two layers (the second taken out of the sum over the rows that fusion put it in; the
 /// adjoint map's recomputed layers are the loss's, reused — the entry's sizes are one
@@ -376,8 +385,7 @@ fn attention_adjoints_are_matrix_products() {
     assert!(!grad.contains("with_acc("), "{grad}");
     assert!(!grad.contains("update_acc("), "{grad}");
     let text = explain(file);
-    let grad = &text[text.find("entry att_grad").expect("the gradient")..];
-    let grad = &grad[..grad[1..].find("entry ").map_or(grad.len(), |e| e + 1)];
+    let grad = explained_entry(&text, "att_grad");
     assert_eq!(gemms(grad), 6, "{text}");
 }
 
@@ -424,8 +432,7 @@ fn message_passing_sums_the_weights_and_keeps_the_scatter() {
 #[test]
 fn message_passing_reuses_the_forward_products() {
     let text = explain("tests/ad_apps/gnn.fut");
-    let grad = &text[text.find("entry gnn_grad").expect("the gradient")..];
-    let grad = &grad[..grad[1..].find("entry ").map_or(grad.len(), |e| e + 1)];
+    let grad = explained_entry(&text, "gnn_grad");
     assert_eq!(gemms(grad), 6, "{text}");
 }
 
@@ -470,7 +477,7 @@ fn causal_attention_adjoints_are_matrix_products() {
     let grad = entry_text(&after, "causal_grad");
     assert!(!grad.contains("with_acc("), "{grad}");
     let text = explain(file);
-    let grad = &text[text.find("entry causal_grad").expect("the gradient")..];
+    let grad = explained_entry(&text, "causal_grad");
     assert_eq!(gemms(grad), 6, "{text}");
 }
 

@@ -149,8 +149,8 @@ fn rewrite_with_acc(
         .collect();
     let params: HashMap<VName, VName> = f.params.iter().map(|p| p.name).zip(arrs.clone()).collect();
     // An accumulator whose updates' elements cannot be written out stays an accumulator
-    // (causal attention's keys, whose adjoint is built in a branch), and the others are
-    // tried again without it.
+    // (a masked score that is not a plain dot product builds the keys' adjoint in a
+    // branch), and the others are tried again without it.
     let (updates, rest, sources, contraction) = loop {
         if !summed.contains(&true) {
             return None;
