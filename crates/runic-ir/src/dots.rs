@@ -5,6 +5,11 @@
 //! attention's masked scores `if j <= i then q_i·k_j else -inf` are `Q·Kᵀ` under a mask),
 //! and reverse mode's adjoints of them no longer sit in a branch, where accumulators
 //! cannot become sums. Shared by reverse mode's normalisation and `runic-opt`'s hoisting.
+//!
+//! The price: a branch taken for few elements (a sparse mask) now computes its dot
+//! product for all of them. As a matrix product that still costs less than the branch's
+//! scalar loop unless the branch is taken for a few per cent of the elements; a dot
+//! product that cannot become one (rows gathered by index) is pure extra work.
 
 use crate::traverse::binders;
 use crate::*;
