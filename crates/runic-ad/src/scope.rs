@@ -54,29 +54,3 @@ pub fn check_seed_shapes(
     }
     Ok(())
 }
-
-/// The operator of a lambda `\x y -> x ⊕ y` (or `y ⊕ x` for a commutative `⊕`) on
-/// scalars, with its operand type.
-pub fn simple_binop(lam: &Lambda) -> Option<(BinOp, PrimType)> {
-    let [x, y] = lam.params.as_slice() else {
-        return None;
-    };
-    let [s] = lam.body.stms.as_slice() else {
-        return None;
-    };
-    let [p] = s.pat.as_slice() else { return None };
-    if lam.body.result != vec![SubExp::Var(p.name)] {
-        return None;
-    }
-    let Type::Prim(t) = x.ty else { return None };
-    let Exp::Basic(BasicOp::BinOp(op, a, c)) = &s.exp else {
-        return None;
-    };
-    let (xv, yv) = (SubExp::Var(x.name), SubExp::Var(y.name));
-    let commutative = matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max);
-    if (*a == xv && *c == yv) || (commutative && *a == yv && *c == xv) {
-        Some((*op, t))
-    } else {
-        None
-    }
-}

@@ -285,29 +285,34 @@ fn vjp_of_histograms_of_pairs() {
     );
 }
 
-/// The attention programs' helpers: a dot product, and an `[n][c]` matrix built from the
-/// input (so that the queries, keys and values all depend on it).
-const ATTENTION_DEFS: &str = "def dot [m] (a: [m]f64) (b: [m]f64) = f64.sum (map2 (*) a b)
-  def mat [n] (zs: [n]f64) (c: i64) (s: f64) : [n][c]f64 =
-    map (\\i -> map (\\k -> zs[(i + k) % n] * (s + f64.i64 k)) (iota c)) (iota n)";
-
-/// Attention over matrices built from the input: the adjoint of the values is the
-/// transpose of a per-query outer product (`transpose v` in the primal), which
-/// acc-to-reduce turns into a matrix product, as it does the keys' adjoint.
-#[test]
-fn vjp_of_attention_with_transposed_adjoints() {
+/// `check_vjp` of an attention program over queries, keys and values built from the input
+/// (`mat`, so that all three depend on it), whose rows `f_rows` maps to its `[n][2]`
+/// outputs (with `dot` at hand), flattened.
+fn check_attention_vjp(f_rows: &str) {
     check_vjp(
         &format!(
-            "{ATTENTION_DEFS}
-         entry f [n] (zs: [n]f64) =
-           let (q, k, v) = (mat zs 3 0.5, mat zs 3 (-0.7), mat zs 2 1.3)
-           in flatten (map (\\qi -> let s = map (\\kj -> dot qi kj) k
-                                    let e = map (\\x -> f64.exp (x - f64.maximum s)) s
-                                    let a = map (/ f64.sum e) e
-                                    in map (\\col -> dot a col) (transpose v)) q)
-         entry vf [n] (zs: [n]f64) (s: []f64) = vjp f zs (s :> [n * 2]f64)"
+            "def dot [m] (a: [m]f64) (b: [m]f64) = f64.sum (map2 (*) a b)
+             def mat [n] (zs: [n]f64) (c: i64) (s: f64) : [n][c]f64 =
+               map (\\i -> map (\\k -> zs[(i + k) % n] * (s + f64.i64 k)) (iota c)) (iota n)
+             entry f [n] (zs: [n]f64) =
+               let (q, k, v) = (mat zs 3 0.5, mat zs 3 (-0.7), mat zs 2 1.3)
+               in flatten ({f_rows})
+             entry vf [n] (zs: [n]f64) (s: []f64) = vjp f zs (s :> [n * 2]f64)"
         ),
         |n| n * 2,
+    );
+}
+
+/// Attention: the adjoint of the values is the transpose of a per-query outer product
+/// (`transpose v` in the primal), which acc-to-reduce turns into a matrix product, as it
+/// does the keys' adjoint.
+#[test]
+fn vjp_of_attention_with_transposed_adjoints() {
+    check_attention_vjp(
+        "map (\\qi -> let s = map (\\kj -> dot qi kj) k
+                      let e = map (\\x -> f64.exp (x - f64.maximum s)) s
+                      let a = map (/ f64.sum e) e
+                      in map (\\col -> dot a col) (transpose v)) q",
     );
 }
 
@@ -315,19 +320,12 @@ fn vjp_of_attention_with_transposed_adjoints() {
 /// (`runic_ir::dots`) before differentiation, and the mask's `-inf` enters `exp`.
 #[test]
 fn vjp_of_causal_attention() {
-    check_vjp(
-        &format!(
-            "{ATTENTION_DEFS}
-         entry f [n] (zs: [n]f64) =
-           let (q, k, v) = (mat zs 3 0.5, mat zs 3 (-0.7), mat zs 2 1.3)
-           in flatten (map2 (\\i qi -> let s = map2 (\\j kj -> if j <= i then dot qi kj else -f64.inf)
-                                                     (iota n) k
-                                         let e = map (\\x -> f64.exp (x - f64.maximum s)) s
-                                         let a = map (/ f64.sum e) e
-                                         in map (\\col -> dot a col) (transpose v)) (iota n) q)
-         entry vf [n] (zs: [n]f64) (s: []f64) = vjp f zs (s :> [n * 2]f64)"
-        ),
-        |n| n * 2,
+    check_attention_vjp(
+        "map2 (\\i qi -> let s = map2 (\\j kj -> if j <= i then dot qi kj else -f64.inf)
+                                       (iota n) k
+                           let e = map (\\x -> f64.exp (x - f64.maximum s)) s
+                           let a = map (/ f64.sum e) e
+                           in map (\\col -> dot a col) (transpose v)) (iota n) q",
     );
 }
 

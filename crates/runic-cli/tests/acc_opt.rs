@@ -379,14 +379,18 @@ fn what_fission_leaves_fuses_after_split_contractions() {
 /// (`QKᵀ`, `A·V`, `dO·Vᵀ`, `dS·K`, `dSᵀ·Q`, `Aᵀ·dO`) as GEMMs.
 #[test]
 fn attention_adjoints_are_matrix_products() {
-    let file = "tests/ad_apps/attention.fut";
+    assert_products_only("tests/ad_apps/attention.fut", "att_grad", 6);
+}
+
+/// The entry point `entry` of `file` keeps no accumulator after the last pass and runs
+/// `products` GEMMs.
+fn assert_products_only(file: &str, entry: &str, products: usize) {
     let ir = common::dev_ir(&["--print-ir-after", "final-dce"], file);
-    let grad = entry_text(&ir, "att_grad");
+    let grad = entry_text(&ir, entry);
     assert!(!grad.contains("with_acc("), "{grad}");
     assert!(!grad.contains("update_acc("), "{grad}");
     let text = explain(file);
-    let grad = explained_entry(&text, "att_grad");
-    assert_eq!(gemms(grad), 6, "{text}");
+    assert_eq!(gemms(explained_entry(&text, entry)), products, "{text}");
 }
 
 /// Message passing (`tests/ad_apps/gnn.fut`): one `with_acc` gathers the weights'
@@ -472,13 +476,7 @@ fn unreused_statements_stay_in_their_with_acc() {
 /// gradient runs six GEMMs, as unmasked attention's does.
 #[test]
 fn causal_attention_adjoints_are_matrix_products() {
-    let file = "tests/ad_apps/attention.fut";
-    let after = common::dev_ir(&["--print-ir-after", "acc-to-reduce"], file);
-    let grad = entry_text(&after, "causal_grad");
-    assert!(!grad.contains("with_acc("), "{grad}");
-    let text = explain(file);
-    let grad = explained_entry(&text, "causal_grad");
-    assert_eq!(gemms(grad), 6, "{text}");
+    assert_products_only("tests/ad_apps/attention.fut", "causal_grad", 6);
 }
 
 /// A masked score that is not a plain dot product stays in its branch, and so does the

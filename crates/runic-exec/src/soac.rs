@@ -177,23 +177,9 @@ pub(crate) fn run_chunks<T: Send>(
     results.into_iter().collect()
 }
 
-/// A single-operator lambda `\x y -> x op y` on scalars.
+/// A single-operator lambda `\x y -> x op y` on scalars ([`Lambda::binop`]).
 pub fn simple_op_of(lam: &Lambda) -> Option<BinOp> {
-    let [x, y] = lam.params.as_slice() else {
-        return None;
-    };
-    let [stm] = lam.body.stms.as_slice() else {
-        return None;
-    };
-    let [p] = stm.pat.as_slice() else { return None };
-    match (&stm.exp, lam.body.result.as_slice()) {
-        (Exp::Basic(BasicOp::BinOp(op, SubExp::Var(a), SubExp::Var(b))), [SubExp::Var(r)])
-            if *a == x.name && *b == y.name && *r == p.name && matches!(x.ty, Type::Prim(_)) =>
-        {
-            Some(*op)
-        }
-        _ => None,
-    }
+    lam.binop().map(|(op, _)| op)
 }
 
 /// The operator of a `reduce`/`scan` without a producer map whose lambda is a single

@@ -83,23 +83,6 @@ fn is_dot(m: &Stm, r: &Stm, inside: &HashSet<VName>, names: &NameSource) -> bool
         && w.as_var().is_none_or(|v| outside(&v))
         && of_length_w(a)
         && of_length_w(b)
-        && binop_of(lam) == Some(BinOp::Mul)
-        && binop_of(plus) == Some(BinOp::Add)
-}
-
-/// `op` when `lam` is `\x y -> x op y` on scalars (either order).
-fn binop_of(lam: &Lambda) -> Option<BinOp> {
-    let ([x, y], [s], [SubExp::Var(res)]) = (
-        lam.params.as_slice(),
-        lam.body.stms.as_slice(),
-        lam.body.result.as_slice(),
-    ) else {
-        return None;
-    };
-    let Exp::Basic(BasicOp::BinOp(op, SubExp::Var(p), SubExp::Var(q))) = &s.exp else {
-        return None;
-    };
-    let params = (*p == x.name && *q == y.name) || (*p == y.name && *q == x.name);
-    let scalar = matches!(x.ty, Type::Prim(_)) && x.ty == y.ty;
-    (params && scalar && s.binds(*res)).then_some(*op)
+        && matches!(lam.binop_either_order(), Some((BinOp::Mul, _)))
+        && matches!(plus.binop_either_order(), Some((BinOp::Add, _)))
 }

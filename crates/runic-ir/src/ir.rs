@@ -299,6 +299,32 @@ impl Lambda {
             id: LamId::fresh(),
         }
     }
+
+    /// The operator and operand type of `\x y -> x ⊕ y` on scalars (its parameters in
+    /// this order): the lambdas the executor folds with its own loops, the accumulators'
+    /// `+`.
+    pub fn binop(&self) -> Option<(BinOp, PrimType)> {
+        self.single_binop(false)
+    }
+
+    /// As [`Lambda::binop`], also for `\x y -> y ⊕ x` when `⊕` is commutative (`+`, `*`,
+    /// `min`, `max`): what the derivative rules of an operator go by.
+    pub fn binop_either_order(&self) -> Option<(BinOp, PrimType)> {
+        self.single_binop(true)
+    }
+
+    fn single_binop(&self, either_order: bool) -> Option<(BinOp, PrimType)> {
+        let ([x, y], [s], [SubExp::Var(r)], Type::Prim(t)) = (
+            self.params.as_slice(),
+            self.body.stms.as_slice(),
+            self.body.result.as_slice(),
+            self.params.first().map(|p| &p.ty)?,
+        ) else {
+            return None;
+        };
+        let op = s.binop_of(x.name, y.name, either_order)?;
+        (s.pat.len() == 1 && s.binds(*r)).then_some((op, *t))
+    }
 }
 
 impl PartialEq for Lambda {
@@ -436,6 +462,18 @@ pub struct Stm {
 }
 
 impl Stm {
+    /// The operator of `x ⊕ y` this statement computes (with `either_order`, also of
+    /// `y ⊕ x` for a commutative `⊕`: `+`, `*`, `min`, `max`).
+    pub fn binop_of(&self, x: VName, y: VName, either_order: bool) -> Option<BinOp> {
+        let Exp::Basic(BasicOp::BinOp(op, SubExp::Var(a), SubExp::Var(c))) = &self.exp else {
+            return None;
+        };
+        let commutative = matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max);
+        let in_order = (*a, *c) == (x, y);
+        let swapped = (*a, *c) == (y, x) && either_order && commutative;
+        (in_order || swapped).then_some(*op)
+    }
+
     /// Whether the statement binds `v`.
     pub fn binds(&self, v: VName) -> bool {
         self.pat.iter().any(|p| p.name == v)

@@ -140,35 +140,35 @@ fn rewrite_with_acc(
     // shape, scalar `+`, and only whole-array updates. The others (a scatter of rows, say)
     // stay accumulators of a smaller `with_acc`.
     let (updates, others) = find_updates(&f.body, &accs, ranges, inputs);
-    let mut summed: Vec<bool> = accs
+    let mut summed: HashSet<VName> = accs
         .iter()
         .zip(inputs)
-        .map(|(a, inp)| {
-            summable(inp, ns) && !others.contains(a) && updates.iter().any(|u| u.acc == *a)
+        .filter(|(a, inp)| {
+            summable(inp, ns) && !others.contains(a) && updates.iter().any(|u| u.acc == **a)
         })
+        .map(|(a, _)| *a)
         .collect();
     let params: HashMap<VName, VName> = f.params.iter().map(|p| p.name).zip(arrs.clone()).collect();
     // An accumulator whose updates' elements cannot be written out stays an accumulator
     // (a masked score that is not a plain dot product builds the keys' adjoint in a
     // branch), and the others are tried again without it.
     let (updates, rest, sources, contraction) = loop {
-        if !summed.contains(&true) {
+        if summed.is_empty() {
             return None;
         }
-        let mine: Vec<&Update> = updates
-            .iter()
-            .filter(|u| summed[accs.iter().position(|x| *x == u.acc).unwrap_or(0)])
-            .collect();
+        let mine: Vec<&Update> = updates.iter().filter(|u| summed.contains(&u.acc)).collect();
         match element_sources(&f.body, &mine, &params, ns) {
             Ok((rest, sources, contraction)) => break (mine, rest, sources, contraction),
-            Err(acc) => summed[accs.iter().position(|x| *x == acc)?] = false,
+            Err(acc) => {
+                summed.remove(&acc);
+            }
         }
     };
-    let is_summed = |a: &VName| summed[accs.iter().position(|x| x == a).unwrap_or(0)];
     // Only a matrix product pays: other sums over the iterations read their operands down
     // columns, where the executor's accumulators (private per worker, updated row by row)
     // are faster.
-    if !contraction || accs.iter().any(|a| is_summed(a) && uses(&rest).contains(a)) {
+    let used = uses(&rest);
+    if !contraction || summed.iter().any(|a| used.contains(a)) {
         return None;
     }
     let bound = binders(&rest);
@@ -234,7 +234,7 @@ fn rewrite_with_acc(
     }
     let other_pats = &s.pat[at..];
     let others_result: Vec<SubExp> = body.result[accs.len()..].to_vec();
-    if summed.iter().all(|x| *x) {
+    if summed.len() == accs.len() {
         b.add(split_stm);
         for st in &body.stms[*m + 1..] {
             b.add(st.clone());
@@ -249,7 +249,7 @@ fn rewrite_with_acc(
         let mut kept_inputs = Vec::new();
         let mut kept_pat = Vec::new();
         for (k, inp) in inputs.iter().enumerate() {
-            if !summed[k] {
+            if !summed.contains(&accs[k]) {
                 kept.params.push(lam.params[k].clone());
                 kept.ret.push(lam.ret[k].clone());
                 kept.body.result.push(body.result[k].clone());
@@ -280,7 +280,7 @@ fn rewrite_with_acc(
     // One reduction nest per summed accumulator.
     let iters = b.iota(n.clone());
     for (k, (acc, inp)) in accs.iter().zip(inputs).enumerate() {
-        if !summed[k] {
+        if !summed.contains(acc) {
             continue;
         }
         let dest = inp.arrays[0];
@@ -393,15 +393,7 @@ fn is_scalar_add((lam, _): &(Lambda, Vec<SubExp>)) -> bool {
 
 /// `\x y -> x + y` over scalars.
 pub(crate) fn is_add_lambda(lam: &Lambda) -> bool {
-    let [x, y] = lam.params.as_slice() else {
-        return false;
-    };
-    let ([st], [SubExp::Var(r)]) = (lam.body.stms.as_slice(), lam.body.result.as_slice()) else {
-        return false;
-    };
-    matches!(&st.exp, Exp::Basic(BasicOp::BinOp(BinOp::Add, SubExp::Var(a), SubExp::Var(c)))
-        if (*a, *c) == (x.name, y.name) && st.pat.len() == 1 && st.pat[0].name == *r)
-        && matches!(x.ty, Type::Prim(_))
+    matches!(lam.binop(), Some((BinOp::Add, _)))
 }
 
 /// The whole-array update nests of `body`, one per statement that updates an accumulator,

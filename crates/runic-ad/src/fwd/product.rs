@@ -11,7 +11,6 @@
 use super::reduce::{Fold, FoldKind};
 use super::{Diff, R};
 use crate::error::AdError;
-use crate::scope::simple_binop;
 use runic_ir::traverse::{Renamer, VisitorMut};
 use runic_ir::*;
 
@@ -19,7 +18,7 @@ impl Diff {
     /// Whether this rule applies to a fold: `reduce (*) ne [x]` on floats, `x` tracked, and
     /// the derivative not differentiated again.
     pub(super) fn is_float_product(&self, f: &Fold) -> bool {
-        let float_mul = matches!(simple_binop(&f.lam), Some((BinOp::Mul, t)) if t.is_float());
+        let float_mul = matches!(f.lam.binop_either_order(), Some((BinOp::Mul, t)) if t.is_float());
         let tracked = matches!(f.arrs.as_slice(), [x] if self.tans.contains_key(x));
         matches!(f.kind, FoldKind::Reduce { .. })
             && float_mul

@@ -23,7 +23,6 @@ use super::build::at;
 use super::{common, map, sort, Rev, R};
 use crate::alg::prim_of;
 use crate::error::AdError;
-use crate::scope::simple_binop;
 use runic_ir::*;
 
 #[allow(clippy::too_many_arguments)]
@@ -53,11 +52,12 @@ pub fn reverse(
     if let ([d], [v], [p], [i], true) = (&dests[..], &vals[..], pat, &is[..], sums_rows(&lam)) {
         return sums_of_rows(rev, b, w, *d, *v, p.name, *i);
     }
-    let plus = matches!(simple_binop(&lam), Some((BinOp::Add, _)));
+    let simple = lam.binop_either_order();
+    let plus = matches!(simple, Some((BinOp::Add, _)));
     if is.len() > 1 && !plus {
         return flattened(rev, b, pat, w, dests, lam, neutral, is, vals);
     }
-    let (Some((op, t)), [d], [v], [p]) = (simple_binop(&lam), &dests[..], &vals[..], pat) else {
+    let (Some((op, t)), [d], [v], [p]) = (simple, &dests[..], &vals[..], pat) else {
         return general(rev, b, pat, w, dests, lam, neutral, is, vals);
     };
     let Some(hbar) = rev.adjs.get(&p.name).cloned() else {
@@ -98,7 +98,7 @@ pub fn reverse(
 /// histogram with it sums whole rows per bin.
 pub(crate) fn sums_rows(lam: &Lambda) -> bool {
     fn adds(lam: &Lambda) -> bool {
-        if matches!(simple_binop(lam), Some((BinOp::Add, _))) {
+        if matches!(lam.binop_either_order(), Some((BinOp::Add, _))) {
             return true;
         }
         let ([x, y], [s]) = (lam.params.as_slice(), lam.body.stms.as_slice()) else {
@@ -182,13 +182,8 @@ fn componentwise(lam: &Lambda) -> Option<Vec<(BinOp, PrimType)>> {
                 return None;
             };
             let s = lam.body.stms.iter().find(|s| s.binds(r))?;
-            let Exp::Basic(BasicOp::BinOp(op, a, c)) = &s.exp else {
-                return None;
-            };
-            let (xv, yv) = (SubExp::Var(x.name), SubExp::Var(y.name));
-            let commutative = matches!(op, BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max);
-            let own = (*a == xv && *c == yv) || (commutative && *a == yv && *c == xv);
-            (own && s.pat.len() == 1 && y.ty == x.ty).then_some((*op, t))
+            let op = s.binop_of(x.name, y.name, true)?;
+            (s.pat.len() == 1 && y.ty == x.ty).then_some((op, t))
         })
         .collect()
 }

@@ -19,7 +19,6 @@
 use super::{build, common, map, Rev, Saved, R};
 use crate::alg::prim_of;
 use crate::error::AdError;
-use crate::scope::simple_binop;
 use runic_ir::*;
 
 /// The forward sweep of an active `reduce`: `min`/`max` bind the extremum's position with
@@ -39,8 +38,12 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
         b.add(s.clone());
         return Ok(());
     };
-    let (Some((op, t)), [x], [ne], [p]) = (simple_binop(lam), &arrs[..], &neutral[..], &s.pat[..])
-    else {
+    let (Some((op, t)), [x], [ne], [p]) = (
+        lam.binop_either_order(),
+        &arrs[..],
+        &neutral[..],
+        &s.pat[..],
+    ) else {
         b.add(s.clone());
         return Ok(());
     };
@@ -130,7 +133,9 @@ pub fn reverse(
     lam: Lambda,
     neutral: Vec<SubExp>,
 ) -> R<()> {
-    if let (Some((op, t)), [x], [ne], [p]) = (simple_binop(&lam), &arrs[..], &neutral[..], pat) {
+    if let (Some((op, t)), [x], [ne], [p]) =
+        (lam.binop_either_order(), &arrs[..], &neutral[..], pat)
+    {
         let Some(ybar) = rev.adjs.get(&p.name).cloned() else {
             return Ok(());
         };

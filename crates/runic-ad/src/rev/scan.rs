@@ -11,7 +11,6 @@
 use super::build::{self, at};
 use super::{common, differentiable, map, Rev, R};
 use crate::error::AdError;
-use crate::scope::simple_binop;
 use runic_ir::*;
 
 pub fn reverse(
@@ -23,7 +22,7 @@ pub fn reverse(
     lam: Lambda,
     neutral: Vec<SubExp>,
 ) -> R<()> {
-    if let (Some((BinOp::Add, t)), [x], [p]) = (simple_binop(&lam), &arrs[..], pat) {
+    if let (Some((BinOp::Add, t)), [x], [p]) = (lam.binop_either_order(), &arrs[..], pat) {
         let Some(ybar) = rev.adjs.get(&p.name).cloned() else {
             return Ok(());
         };
