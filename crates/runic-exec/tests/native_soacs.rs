@@ -777,3 +777,90 @@ fn array_accumulators_are_updated_in_place_when_elementwise() {
     let running = c.run("running", "[[1i32, 2], [3, 4], [5, 6]]");
     assert_eq!(running, common::values("[[1i32, 2], [4, 6], [9, 12]]"));
 }
+
+const INNER_FOLDS: &str = "
+entry rowmax [n][m] (a: [n][m]f32) : [n]f32 = map (\\r -> f32.maximum r) a
+entry rowmin [n][m] (a: [n][m]f64) (s: f64) : [n]f64 =
+  map (\\r -> reduce f64.min f64.inf (map (\\x -> x * s - 1) r)) a
+entry colmax [n][m] (a: [n][m]f32) : [m]f32 = map (\\r -> f32.maximum r) (transpose a)
+entry rowlse [n][m] (a: [n][m]f32) : [n]f32 =
+  map (\\r -> let mx = f32.maximum r in mx + f32.log (f32.sum (map (\\x -> f32.exp (x - mx)) r))) a
+entry rowsum [n][m] (a: [n][m]f32) : [n]f32 = map (\\r -> f32.sum r) a
+entry tmax (xs: []f32) : f32 = reduce f32.max (-f32.inf) (map (\\x -> x * 2) xs)
+";
+
+/// Rows of the values `vals` picked pseudo-randomly (`n` rows of `m`), as a text array.
+fn picked_matrix(n: usize, m: usize, vals: &[&str], seed: u64) -> String {
+    let idx = ints(n * m, vals.len() as u64, "", seed);
+    let idx: Vec<usize> = idx[1..idx.len() - 1]
+        .split(", ")
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let rows: Vec<String> = idx
+        .chunks(m.max(1))
+        .map(|r| {
+            let r: Vec<&str> = r.iter().map(|&k| vals[k]).collect();
+            format!("[{}]", r.join(", "))
+        })
+        .collect();
+    format!("[{}]", rows.join(", "))
+}
+
+/// Inner reductions (`+`, `min`, `max` over rows, with or without a mapped function) and
+/// top-level `min`/`max` folds run in SIMD lanes first. `min` and `max` are exactly the
+/// sequential fold's, byte for byte — NaNs, infinities, and `0` against `-0` (which sends
+/// the row back to the scalar loop) included — for rows of every length around the
+/// vectors' and in strided views; a sum is reassociated, so it agrees within rounding, and
+/// shows its lanes on a row where the order matters.
+#[test]
+fn inner_folds_run_in_lanes() {
+    let c = compile(INNER_FOLDS);
+    for e in ["rowmax", "rowmin", "colmax", "rowlse", "rowsum", "tmax"] {
+        c.assert_native(e);
+    }
+    let specials = [
+        "0f32", "-0f32", "1f32", "-1f32", "2.5f32", "f32.nan", "f32.inf", "-f32.inf",
+    ];
+    for m in [0, 1, 3, 7, 8, 9, 15, 16, 17, 31] {
+        let plain = matrix(6, m.max(1), "f32", m as u64 + 1);
+        let plain = if m == 0 {
+            "empty([6][0]f32)".to_string()
+        } else {
+            plain
+        };
+        c.agree("rowmax", &plain, true);
+        c.agree("colmax", &plain, true);
+        let special = picked_matrix(40, m.max(1), &specials, m as u64 + 7);
+        c.agree("rowmax", &special, true);
+        c.agree("colmax", &special, true);
+        let special64 = special.replace("f32", "f64");
+        c.agree("rowmin", &format!("{special64} 2f64"), true);
+        c.agree("rowmin", &format!("{special64} 0f64"), true);
+    }
+    // Only zeros of both signs: every row meets the choice and goes to the scalar loop.
+    let zeros = picked_matrix(20, 12, &["0f32", "-0f32"], 5);
+    c.agree("rowmax", &zeros, true);
+    c.agree("rowmax", &picked_matrix(2, 9, &["f32.nan"], 1), true);
+    c.agree("tmax", &floats(50_000, "f32", 3), false);
+    let one_row = picked_matrix(1, 40_000, &specials, 9);
+    c.agree("tmax", &one_row[1..one_row.len() - 1], false);
+    for (e, input) in [
+        ("rowlse", matrix(50, 37, "f32", 11)),
+        ("rowsum", matrix(50, 37, "f32", 12)),
+    ] {
+        let native = numbers(&c, e, &input, true);
+        let seq = numbers(&c, e, &input, false);
+        for (a, b) in native.iter().zip(&seq) {
+            assert!(
+                (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+                "{e}: {a} against {b}"
+            );
+        }
+    }
+    // 2²⁴ then fifteen 1s: in order, each 1 is lost to rounding (2²⁴ + 1 rounds to 2²⁴);
+    // in eight lanes the 1s add up first: 2²⁴ + 2 + 4 + 4 + 4.
+    let ones = vec!["1f32"; 15].join(", ");
+    let row = format!("[[16777216f32, {ones}]]");
+    assert_eq!(numbers(&c, "rowsum", &row, false), [16_777_216.0]);
+    assert_eq!(numbers(&c, "rowsum", &row, true), [16_777_230.0]);
+}

@@ -216,12 +216,15 @@ fn fold_like(
     if !io.accs.is_empty() {
         return Err(format!("the {what} updates an accumulator"));
     }
-    // `reduce (+) 0 (map pre xs)` of f32/f64 with `pre` vectorisable: SIMD lanes first.
+    // `reduce (+) 0 (map pre xs)` of f32/f64 (or `min`, `max`) with `pre` vectorisable:
+    // SIMD lanes first.
     let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
     let flat = io.free_arrays.is_empty() && io.ranks.iter().all(|&r| r == 1);
-    let sum_plan = match pre {
-        Some(p) if !scan && !in_order && flat && acc_ranks == [0] && crate::simd::is_plus(op) => {
-            crate::simd::plan(p, &free_scalar).filter(|pl| pl.elem == accs[0])
+    let fold_plan = match (pre, crate::simd::Fold::of(op)) {
+        (Some(p), Some(fold)) if !scan && !in_order && flat && acc_ranks == [0] => {
+            crate::simd::plan(p, &free_scalar)
+                .filter(|pl| pl.elem == accs[0])
+                .map(|pl| (pl, fold))
         }
         _ => None,
     };
@@ -282,11 +285,11 @@ fn fold_like(
             init.push(bufs[0]);
             carried.push(Some((caller, dims, bufs)));
         }
-        if let (Some(plan), Some(p)) = (sum_plan, pre) {
+        if let (Some((plan, fold)), Some(p)) = (fold_plan, pre) {
             let frees = crate::simd::splat_env(g.b, plan, &g.env, p);
             let bases: Vec<Value> = pro.inputs.iter().map(|a| a.base).collect();
             let (j, acc) =
-                crate::simd::vector_sum(g.b, plan, p, &frees, &bases, start, end, init[1])?;
+                crate::simd::vector_fold(g.b, plan, fold, p, &frees, &bases, start, end, init[1])?;
             init[0] = j;
             init[1] = acc;
         }

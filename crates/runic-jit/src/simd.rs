@@ -64,6 +64,14 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// The scalar type of a lane.
+    pub(crate) fn elem_type(self) -> CType {
+        if self.elem == PrimType::F32 {
+            types::F32
+        } else {
+            types::F64
+        }
+    }
     fn vt(self) -> CType {
         if self.elem == PrimType::F32 {
             types::F32X4
@@ -726,6 +734,15 @@ impl VGen<'_, '_> {
         self.lanes(r)
     }
 
+    /// `x ⊕ y` lane by lane, for a fold's operator.
+    fn combine(&mut self, fold: Fold, x: Value, y: Value) -> Value {
+        match fold {
+            Fold::Add => self.b.ins().fadd(x, y),
+            Fold::Min => self.min_max(BinOp::Min, x, y).v,
+            Fold::Max => self.min_max(BinOp::Max, x, y).v,
+        }
+    }
+
     fn unop(&mut self, op: UnOp, x: V) -> R<V> {
         let f32 = self.plan.elem == PrimType::F32;
         let math = |f: fn(&mut FunctionBuilder, Value) -> Value, b: &mut FunctionBuilder| {
@@ -886,14 +903,50 @@ fn lanes_body(
     Ok((res, g.bail))
 }
 
-/// Emits `acc + Σ lam(ins[..][j])` for `j` from `from`, in two vector accumulators of
-/// lanes (so reassociated: a sum of per-lane partial sums, combined at the end), while
-/// whole pairs of vectors remain; returns the `j` where the scalar fold takes over and the
-/// accumulator. `-0` starts the lanes, so that a sum of `-0`s stays `-0`.
+/// A fold whose operator the vector code can apply across lanes: `+`, `min` or `max` on
+/// `T` (in either order of the operands: each is commutative on floats, bit for bit).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Fold {
+    Add,
+    Min,
+    Max,
+}
+
+impl Fold {
+    /// The fold of `op`, if it is `\a b -> a ⊕ b` with `⊕` one of the three.
+    pub(crate) fn of(op: &Lambda) -> Option<Fold> {
+        match op.binop_either_order()?.0 {
+            BinOp::Add => Some(Fold::Add),
+            BinOp::Min => Some(Fold::Min),
+            BinOp::Max => Some(Fold::Max),
+            _ => None,
+        }
+    }
+
+    /// The value lanes start from: `-0` for a sum (so that a sum of `-0`s stays `-0`),
+    /// NaN for `min`/`max` (`runic_prim`'s `max NaN x` is `x`, and `max NaN NaN` is NaN,
+    /// so it is the operator's identity, unlike `-inf`: `max -inf NaN` is `-inf`).
+    fn lane_start(self, elem: PrimType) -> Prim {
+        let x = if self == Fold::Add { -0.0 } else { f64::NAN };
+        Prim::float(elem, x)
+    }
+}
+
+/// Emits `acc ⊕ lam(ins[..][j]) ⊕ …` for `j` from `from`, in two vector accumulators of
+/// lanes while whole pairs of vectors remain, and returns the `j` where the scalar fold
+/// takes over and the accumulator.
+///
+/// A sum is reassociated (per-lane partial sums, combined at the end), as any split
+/// reduction is. `min` and `max` give exactly the sequential fold's result, since they do
+/// not depend on the order except when choosing between `0` and `-0`: when any lane (or
+/// the combination of lanes) meets that choice, the vector result is dropped and the
+/// scalar fold starts again from `from` and `acc`. A group of lanes that `lam` leaves to
+/// the scalar code ends a sum's vector loop where it is, and restarts a `min`/`max`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn vector_sum(
+pub(crate) fn vector_fold(
     b: &mut FunctionBuilder,
     plan: Plan,
+    fold: Fold,
     lam: &Lambda,
     frees: &HashMap<VName, (Value, bool)>,
     ins: &[Value],
@@ -905,19 +958,21 @@ pub(crate) fn vector_sum(
     let header = b.create_block();
     let body = b.create_block();
     let rest = b.create_block();
+    let done = b.create_block();
     for blk in [header, rest] {
         b.append_block_param(blk, i64t);
         b.append_block_param(blk, vt);
         b.append_block_param(blk, vt);
     }
-    let z = VGen {
+    b.append_block_param(done, i64t);
+    b.append_block_param(done, plan.elem_type());
+    let mut g = VGen {
         b: &mut *b,
         plan,
         env: HashMap::new(),
         bail: None,
-    }
-    .konst(Prim::float(plan.elem, -0.0))?
-    .v;
+    };
+    let z = g.konst(fold.lane_start(plan.elem))?.v;
     b.ins().jump(header, &ba(&[from, z, z]));
 
     b.switch_to_block(header);
@@ -934,14 +989,31 @@ pub(crate) fn vector_sum(
     let j1 = b.ins().iadd_imm_s(j, plan.lanes);
     let off1 = byte_offset(b, plan, j1);
     let (r1, bail1) = lanes_body(b, plan, lam, frees, ins, off1)?;
-    let (s0, s1) = (r0[0].v, r1[0].v);
-    let n0 = b.ins().fadd(a0, s0);
-    let n1 = b.ins().fadd(a1, s1);
-    if let (Some(m0), Some(m1)) = (bail0, bail1) {
-        let m = b.ins().bor(m0, m1);
+    let mut g = VGen {
+        b: &mut *b,
+        plan,
+        env: HashMap::new(),
+        bail: None,
+    };
+    let n0 = g.combine(fold, a0, r0[0].v);
+    let n1 = g.combine(fold, a1, r1[0].v);
+    let mut bail = g.bail;
+    for m in [bail0, bail1].into_iter().flatten() {
+        bail = Some(match bail {
+            Some(x) => b.ins().bor(x, m),
+            None => m,
+        });
+    }
+    if let Some(m) = bail {
         let any = b.ins().vany_true(m);
         let go = b.create_block();
-        b.ins().brif(any, rest, &ba(&[j, a0, a1]), go, &[]);
+        // A sum goes on in the scalar code from the pair that bailed; a `min`/`max`
+        // starts again there (see above).
+        if fold == Fold::Add {
+            b.ins().brif(any, rest, &ba(&[j, a0, a1]), go, &[]);
+        } else {
+            b.ins().brif(any, done, &ba(&[from, acc]), go, &[]);
+        }
         b.switch_to_block(go);
     }
     b.ins().jump(header, &ba(&[last, n0, n1]));
@@ -950,24 +1022,43 @@ pub(crate) fn vector_sum(
     let [j, a0, a1] = b.block_params(rest)[..] else {
         return Err("internal error: vector fold parameters".into());
     };
-    let sum = b.ins().fadd(a0, a1);
-    let mut acc = acc;
-    for l in 0..plan.lanes as u8 {
-        let x = b.ins().extractlane(sum, l);
-        acc = b.ins().fadd(acc, x);
-    }
-    Ok((j, acc))
-}
-
-/// Whether `op` is `\a b -> a + b` (or `b + a`) on scalars.
-pub(crate) fn is_plus(op: &Lambda) -> bool {
-    let [p, q] = &op.params[..] else { return false };
-    let [s] = &op.body.stms[..] else { return false };
-    let [r] = &s.pat[..] else { return false };
-    let ok_args = |a: &SubExp, c: &SubExp| {
-        matches!((a, c), (SubExp::Var(x), SubExp::Var(y))
-            if (*x == p.name && *y == q.name) || (*x == q.name && *y == p.name))
+    let mut g = VGen {
+        b: &mut *b,
+        plan,
+        env: HashMap::new(),
+        bail: None,
     };
-    matches!(&s.exp, Exp::Basic(BasicOp::BinOp(BinOp::Add, a, c)) if ok_args(a, c))
-        && op.body.result == [SubExp::Var(r.name)]
+    let both = g.combine(fold, a0, a1);
+    let out = if fold == Fold::Add {
+        let mut acc = acc;
+        for l in 0..plan.lanes as u8 {
+            let x = b.ins().extractlane(both, l);
+            acc = b.ins().fadd(acc, x);
+        }
+        acc
+    } else {
+        // Lane by lane into the accumulator, in vectors so that a choice between `0` and
+        // `-0` is seen as in the loop.
+        let mut c = g.b.ins().splat(vt, acc);
+        for l in 0..plan.lanes as u8 {
+            let x = g.b.ins().extractlane(both, l);
+            let x = g.b.ins().splat(vt, x);
+            c = g.combine(fold, c, x);
+        }
+        let c = g.b.ins().extractlane(c, 0);
+        if let Some(m) = g.bail {
+            let any = b.ins().vany_true(m);
+            let go = b.create_block();
+            b.ins().brif(any, done, &ba(&[from, acc]), go, &[]);
+            b.switch_to_block(go);
+        }
+        c
+    };
+    b.ins().jump(done, &ba(&[j, out]));
+
+    b.switch_to_block(done);
+    let [j, acc] = b.block_params(done)[..] else {
+        return Err("internal error: vector fold results".into());
+    };
+    Ok((j, acc))
 }
