@@ -50,17 +50,23 @@ fn reduce_min_finds_the_first_argmin() {
     let ir = after_ad("reduce_min");
     insta::assert_snapshot!(ir);
     assert_eq!(count(&ir, "scan"), 0);
-    // The forward sweep finds the value and its index in one reduce over pairs; the
-    // return sweep reads the index instead of searching again.
-    assert_eq!(count(&ir, "reduce"), 1, "one pass over the array");
+    // The forward sweep keeps the primal reduce (it runs in vector lanes) and finds the
+    // index by a second one, an integer `min` over the positions holding the result; the
+    // return sweep reads that index instead of searching again.
+    assert_eq!(count(&ir, "reduce"), 2, "the value, then its index");
+    assert!(ir.contains("= Min(x_3, x_4)"), "the primal reduce");
     assert!(
-        ir.contains("{ext_29 : f32, ext_30 : i64} = reduce"),
-        "value and index"
+        ir.contains("Eq(x_10, red_6)"),
+        "positions holding the minimum"
     );
     assert!(
-        ir.contains("with [ext_30]"),
-        "the cotangent goes to that index"
+        ir.contains("{arg_18 : i64} = reduce_comm"),
+        "the first of them"
     );
+    let seeded = ir
+        .find("with [t_20]")
+        .expect("the cotangent goes to that index");
+    assert!(ir.find("{arg_18").unwrap() < seeded);
 }
 
 #[test]

@@ -8,21 +8,25 @@
 //!   `x̄ᵢ += ȳ·p/xᵢ` with no zero, `ȳ·p` at the single zero, nothing with two or more
 //!   (`p` the product of the non-zeros and of `e`). Work O(n), span O(log n). Floats only;
 //!   integer products use the general rule.
-//! - `min`/`max`: a reduce tracking the index of the extremum (the smallest index wins
-//!   ties, the neutral element, at index −1, wins over the elements, and a NaN loses to
-//!   any number); only that element's adjoint grows by `ȳ`, unless the extremum is NaN.
-//!   Work O(n), span O(log n).
+//! - `min`/`max`: the forward sweep finds the extremum's position by a second reduce, the
+//!   smallest index holding the primal's result (none when the neutral element is the
+//!   result; a NaN never equals it); only that element's adjoint grows by `ȳ`, unless the
+//!   extremum is NaN. Two plain reduces rather than one over (value, index) pairs: the
+//!   value's runs in vector lanes, and the positions' is an integer `min`, where the pair's
+//!   operator put about ten dependent operations on the critical path of every step
+//!   (k-means' gradient: its arg-min as long as all its distances). Work O(n), span
+//!   O(log n).
 //! - General operator: `ls = exclusive scan ⊙ e xs`, `rs` the same from the right, then
 //!   `x̄ᵢ += vjp (λx. lᵢ ⊙ x ⊙ rᵢ) ȳ` as a map (the map rule, so free variables of `⊙` get
 //!   their adjoints too). Work O(n), span O(log n).
 
-use super::{build, common, map, Rev, Saved, R};
+use super::{common, map, Rev, Saved, R};
 use crate::alg::prim_of;
 use crate::error::AdError;
 use runic_ir::*;
 
-/// The forward sweep of an active `reduce`: `min`/`max` bind the extremum's position with
-/// the value (one reduce over pairs), `*` binds the product of the non-zeros and the
+/// The forward sweep of an active `reduce`: `min`/`max` bind the extremum's position after
+/// the value (a second reduce, over the positions holding it), `*` binds the product of the non-zeros and the
 /// number of zeros beside the product; both save them for [`reverse`]. Other reduces are
 /// the primal statement.
 pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
@@ -38,7 +42,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
         b.add(s.clone());
         return Ok(());
     };
-    let (Some((op, t)), [x], [ne], [p]) = (
+    let (Some((op, t)), [x], [_], [p]) = (
         lam.binop_either_order(),
         &arrs[..],
         &neutral[..],
@@ -49,8 +53,8 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     };
     match op {
         BinOp::Min | BinOp::Max if rev.active.contains(x) => {
-            let (y, idx) = value_and_position(b, w, *x, op, t, ne.clone())?;
-            build::copy_to(b, p.clone(), y);
+            b.add(s.clone());
+            let idx = arg_extremum(b, w, *x, SubExp::Var(p.name))?;
             rev.saved.insert(p.name, Saved::Values(vec![idx]));
         }
         BinOp::Mul if t.is_float() && rev.active.contains(x) => {
@@ -61,67 +65,6 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
         _ => b.add(s.clone()),
     }
     Ok(())
-}
-
-/// `reduce op ne x` (`op` min or max) together with the smallest position of the result
-/// in `x`: one reduce over (value, position) pairs. The pair that wins is the better value
-/// (a NaN loses to any number, as in `op`), else, on a tie, the smaller position; the
-/// neutral element, at −1, wins ties with the elements. Comparisons and selects only: the
-/// operator sits on the reduction's critical path.
-fn value_and_position(
-    b: &mut Builder,
-    w: &SubExp,
-    x: VName,
-    op: BinOp,
-    t: PrimType,
-    ne: SubExp,
-) -> R<(SubExp, SubExp)> {
-    let i64t = Type::Prim(PrimType::I64);
-    let et = Type::Prim(t);
-    let iota = b.iota(w.clone());
-    let order = if op == BinOp::Min {
-        BinOp::Lt
-    } else {
-        BinOp::Gt
-    };
-    // `a` beats `c`: it is smaller (larger), or `c` is NaN and `a` is not.
-    let beats = |b: &mut Builder, a: &SubExp, c: &SubExp| -> R<SubExp> {
-        let strictly = b.op2(order, a.clone(), c.clone())?;
-        let c_nan = b.op2(BinOp::Neq, c.clone(), c.clone())?;
-        let a_num = b.op2(BinOp::Eq, a.clone(), a.clone())?;
-        let over_nan = b.op2(BinOp::LogAnd, c_nan, a_num)?;
-        Ok(b.op2(BinOp::LogOr, strictly, over_nan)?)
-    };
-    let pair = b.lam(
-        vec![
-            ("v", et.clone()),
-            ("i", i64t.clone()),
-            ("u", et),
-            ("j", i64t),
-        ],
-        |b, a| -> R<_> {
-            let (v, i, u, j) = (&a[0], &a[1], &a[2], &a[3]);
-            let u_beats = beats(b, u, v)?;
-            let v_beats = beats(b, v, u)?;
-            let u_first = b.op2(BinOp::Lt, j.clone(), i.clone())?;
-            let u_ties = b.select(v_beats, SubExp::Const(Prim::Bool(false)), u_first)?;
-            let take_u = b.op2(BinOp::LogOr, u_beats, u_ties)?;
-            Ok(vec![
-                b.select(take_u.clone(), u.clone(), v.clone())?,
-                b.select(take_u, j.clone(), i.clone())?,
-            ])
-        },
-    )?;
-    let red = Soac::Reduce {
-        w: w.clone(),
-        arrs: vec![x, iota],
-        pre: None,
-        lam: pair,
-        neutral: vec![ne, SubExp::i64(-1)],
-        commutative: true,
-    };
-    let out = b.let_exp("ext", Exp::Soac(red))?;
-    Ok((SubExp::Var(out[0]), SubExp::Var(out[1])))
 }
 
 pub fn reverse(
