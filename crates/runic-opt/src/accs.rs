@@ -583,24 +583,6 @@ impl Source {
     }
 }
 
-/// Removes the inputs of the map `st` whose lambda parameters its body does not read
-/// (unless it reads none: a map has an input).
-fn drop_unread_inputs(st: &mut Stm) {
-    let Exp::Soac(Soac::Map { lam, arrs, .. }) = &mut st.exp else {
-        return;
-    };
-    let read = free_vars(&lam.body);
-    let keep: Vec<bool> = lam.params.iter().map(|p| read.contains(&p.name)).collect();
-    if keep.iter().all(|k| *k) || !keep.iter().any(|k| *k) {
-        return;
-    }
-    lam.id = LamId::fresh();
-    let mut k = keep.iter();
-    lam.params.retain(|_| *k.next().unwrap_or(&true));
-    let mut k = keep.iter();
-    arrs.retain(|_| *k.next().unwrap_or(&true));
-}
-
 /// `V = rearrange(perm, M)` among `rest`'s statements: its position, `M` and `perm`.
 fn transposition(rest: &Body, v: VName) -> Option<(usize, VName, Vec<usize>)> {
     rest.stms
@@ -648,7 +630,7 @@ fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Sou
     let out = l1.body.stms[d2].pat.iter().position(|p| p.name == r1)?;
     // Inputs the inner map does not read would make the element code read them too (a
     // row of a per-iteration array, stored for nothing).
-    drop_unread_inputs(&mut l1.body.stms[d2]);
+    crate::checks::drop_unread_inputs(&mut l1.body.stms[d2]);
     // Whether `x` is read other than by statement `k`, `d2` or as `V`'s row.
     let read_elsewhere = |k: usize, x: VName, l1: &Lambda| {
         l1.body

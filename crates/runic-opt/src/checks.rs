@@ -43,7 +43,7 @@ pub fn drop_proven_checks(mut prog: Prog) -> Prog {
 }
 
 /// A map's inputs whose lambda parameters nothing reads are not passed.
-fn drop_unread_inputs(s: &mut Stm) {
+pub(crate) fn drop_unread_inputs(s: &mut Stm) {
     if let Exp::Soac(Soac::Map { lam, arrs, .. }) = &mut s.exp {
         if drop_unread_params(lam, arrs) {
             // New code: a fresh identity (executors cache compiled lambdas by it).

@@ -607,6 +607,9 @@ impl VisitorMut for Dce {
             if let Some((i, _)) = &counter {
                 self.bounds.counters.remove(i);
             }
+            // Inputs the cleaned lambda no longer reads (forward mode's tangents of what
+            // only an index is taken of) are not passed, so their producers may die too.
+            crate::checks::drop_unread_inputs(&mut s);
             add_uses(&s, &mut live);
             kept.push(s);
         }
