@@ -361,9 +361,7 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(done);
         Ok(self.b.block_params(done).to_vec())
     }
-}
 
-impl Gen<'_, '_> {
     /// The start of an inner fold's scalar loop, `[j, acc]` from `[0, ne]`: a sum, `min` or
     /// `max` of f32/f64 over contiguous vectors, whose `pre` (or none) runs in SIMD lanes,
     /// folds the elements it can in lanes first (`simd::vector_fold`) when the vectors are
@@ -411,11 +409,7 @@ impl Gen<'_, '_> {
         {
             return Ok(start);
         }
-        let mut contiguous = self.b.ins().iconst(types::I8, 1);
-        for a in &vectors {
-            let unit = self.b.ins().icmp_imm_s(IntCC::Equal, a.strides[0], 1);
-            contiguous = self.b.ins().band(contiguous, unit);
-        }
+        let contiguous = self.contiguous(&vectors);
         let lanes = self.b.create_block();
         let after = self.b.create_block();
         self.b.append_block_param(after, types::I64);
@@ -431,5 +425,16 @@ impl Gen<'_, '_> {
         self.b.ins().jump(after, &ba(&[j, acc]));
         self.b.switch_to_block(after);
         Ok(self.b.block_params(after).to_vec())
+    }
+
+    /// Whether every vector of `arrays` has its elements next to each other (a row, not a
+    /// column), at run time: what SIMD loads need.
+    pub(crate) fn contiguous<'v>(&mut self, arrays: impl IntoIterator<Item = &'v ArrV>) -> Value {
+        let mut all = self.b.ins().iconst(types::I8, 1);
+        for a in arrays {
+            let unit = self.b.ins().icmp_imm_s(IntCC::Equal, a.strides[0], 1);
+            all = self.b.ins().band(all, unit);
+        }
+        all
     }
 }

@@ -153,11 +153,7 @@ impl Gen<'_, '_> {
         if !vectors {
             return Ok(zero);
         }
-        let mut contiguous = self.b.ins().iconst(types::I8, 1);
-        for a in ins.iter().chain(outs) {
-            let unit = self.b.ins().icmp_imm_s(IntCC::Equal, a.strides[0], 1);
-            contiguous = self.b.ins().band(contiguous, unit);
-        }
+        let contiguous = self.contiguous(ins.iter().chain(outs));
         let lanes = self.b.create_block();
         let after = self.b.create_block();
         self.b.append_block_param(after, types::I64);

@@ -553,7 +553,17 @@ struct VGen<'a, 'b> {
     bail: Option<Value>,
 }
 
-impl VGen<'_, '_> {
+impl<'a, 'b> VGen<'a, 'b> {
+    /// Code on lanes outside a lambda (a fold's accumulators): no variables, no bails yet.
+    fn bare(b: &'a mut FunctionBuilder<'b>, plan: Plan) -> Self {
+        VGen {
+            b,
+            plan,
+            env: HashMap::new(),
+            bail: None,
+        }
+    }
+
     fn konst(&mut self, p: Prim) -> R<V> {
         let b = &mut self.b;
         Ok(match p {
@@ -988,12 +998,7 @@ pub(crate) fn vector_fold(
     }
     b.append_block_param(done, i64t);
     b.append_block_param(done, plan.elem_type());
-    let mut g = VGen {
-        b: &mut *b,
-        plan,
-        env: HashMap::new(),
-        bail: None,
-    };
+    let mut g = VGen::bare(b, plan);
     let z = g.konst(fold.lane_start(plan.elem))?.v;
     b.ins().jump(header, &ba(&[from, z, z]));
 
@@ -1011,12 +1016,7 @@ pub(crate) fn vector_fold(
     let j1 = b.ins().iadd_imm_s(j, plan.lanes);
     let off1 = byte_offset(b, plan, j1);
     let (r1, bail1) = lanes_body(b, plan, lam, frees, ins, off1)?;
-    let mut g = VGen {
-        b: &mut *b,
-        plan,
-        env: HashMap::new(),
-        bail: None,
-    };
+    let mut g = VGen::bare(b, plan);
     let n0 = g.combine(fold, a0, r0[0].v);
     let n1 = g.combine(fold, a1, r1[0].v);
     let mut bail = g.bail;
@@ -1044,12 +1044,7 @@ pub(crate) fn vector_fold(
     let [j, a0, a1] = b.block_params(rest)[..] else {
         return Err("internal error: vector fold parameters".into());
     };
-    let mut g = VGen {
-        b: &mut *b,
-        plan,
-        env: HashMap::new(),
-        bail: None,
-    };
+    let mut g = VGen::bare(b, plan);
     let both = g.combine(fold, a0, a1);
     let out = if fold == Fold::Add {
         let mut acc = acc;
