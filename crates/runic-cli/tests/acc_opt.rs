@@ -382,6 +382,45 @@ fn attention_adjoints_are_matrix_products() {
     assert_products_only("tests/ad_apps/attention.fut", "att_grad", 6);
 }
 
+/// `reuse`'s third rewrite (`export_recomputed`): the return sweep of attention computed
+/// its softmax again (scores, maximum, exps, sum) before the adjoint. The forward map now
+/// also returns the exps and the return sweep's map receives them: the gradient computes
+/// each exp once, as the primal does, for one more stored array of the scores' shape (the
+/// cheap scores and maximum are computed again, not stored).
+#[test]
+fn attention_gradient_computes_its_exps_once() {
+    let file = "tests/ad_apps/attention.fut";
+    let exps = |pass: &str, entry: &str| {
+        let ir = common::dev_ir(&["--print-ir-after", pass], file);
+        entry_text(&ir, entry).matches("= Exp(").count()
+    };
+    assert_eq!(exps("final-dce", "att_fwd"), 1);
+    for entry in ["att_grad", "causal_grad"] {
+        assert_eq!(
+            exps("chunk-iotas", entry),
+            2,
+            "{entry}: forward and return sweep"
+        );
+        assert_eq!(exps("final-dce", entry), 1, "{entry}");
+    }
+    let ir = common::dev_ir(&["--print-ir-after", "final-dce"], file);
+    let grad = entry_text(&ir, "att_grad");
+    // The types of the binders `kept_N : T` (uses of the names have no type after them).
+    let kept: Vec<&str> = grad
+        .split("kept_")
+        .skip(1)
+        .filter_map(|s| {
+            let digits = s.find(|c: char| !c.is_ascii_digit())?;
+            s[digits..].strip_prefix(" : ")
+        })
+        .collect();
+    // Bound twice: the forward map's result (a row per query) and the parameter of the
+    // return sweep's lambda (one query's row).
+    assert_eq!(kept.len(), 2, "{grad}");
+    assert!(kept[0].starts_with("[d_56][d_59]f64"), "{grad}");
+    assert!(kept[1].starts_with("[d_59]f64"), "{grad}");
+}
+
 /// The entry point `entry` of `file` keeps no accumulator after the last pass and runs
 /// `products` GEMMs.
 fn assert_products_only(file: &str, entry: &str, products: usize) {

@@ -461,6 +461,48 @@ pub struct Stm {
     pub src: SrcInfo,
 }
 
+impl BasicOp {
+    /// Whether the operation is a transcendental function (a polynomial or a library
+    /// call), not arithmetic or `sqrt`: worth storing rather than computing again.
+    pub fn is_transcendental(&self) -> bool {
+        use runic_prim::UnOp::*;
+        match self {
+            BasicOp::UnOp(u, _) => matches!(
+                u,
+                Exp | Log
+                    | Log2
+                    | Log10
+                    | Log1p
+                    | Sin
+                    | Cos
+                    | Tan
+                    | Asin
+                    | Acos
+                    | Atan
+                    | SinPi
+                    | CosPi
+                    | TanPi
+                    | AsinPi
+                    | AcosPi
+                    | AtanPi
+                    | Sinh
+                    | Cosh
+                    | Tanh
+                    | Asinh
+                    | Acosh
+                    | Atanh
+                    | Erf
+                    | Erfc
+                    | Cbrt
+            ),
+            BasicOp::BinOp(b, _, _) => {
+                matches!(b, BinOp::Pow | BinOp::Atan2 | BinOp::Atan2Pi | BinOp::Hypot)
+            }
+            _ => false,
+        }
+    }
+}
+
 impl Stm {
     /// The operator of `x ⊕ y` this statement computes (with `either_order`, also of
     /// `y ⊕ x` for a commutative `⊕`: `+`, `*`, `min`, `max`).

@@ -52,6 +52,7 @@ pub fn split_contractions(mut prog: Prog) -> Prog {
             forward_param_results(body);
             // Results forwarded to copies can make later maps equal to earlier ones.
             crate::reuse::reuse_stored(body);
+            crate::reuse::export_recomputed(body, &mut ns);
             let mut i = 0;
             while i < body.stms.len() {
                 match split(&body.stms[i], &mut ns) {

@@ -247,3 +247,174 @@ fn canonical(e: &Exp) -> Exp {
     Canon(HashMap::new()).exp(&mut e);
     e
 }
+
+/// The third rewrite, for what a later map computes again without the earlier map
+/// returning it (reverse mode's second copy of a softmax: the scores, their maximum, the
+/// exps and their sum, where the forward map returned only the probabilities): across
+/// every pair of maps over the same iterations at one level, the statements of the later
+/// lambda equal to statements of the earlier one are matched in order; the values of
+/// those with a transcendental function in them that the rest of the later lambda reads
+/// are returned by the earlier map as well and passed to the later one, whose copies DCE
+/// then removes (the exps and their sum). Cheap matched statements are computed again
+/// (the scores and their maximum): storing an array per iteration costs a write and a
+/// read, as dear as a few arithmetic operations.
+pub(crate) fn export_recomputed(body: &mut Body, ns: &mut NameSource) {
+    for b in 1..body.stms.len() {
+        for a in 0..b {
+            export_between(body, a, b, ns);
+        }
+    }
+}
+
+/// The third rewrite for the earlier map at `a` and the later one at `b`.
+fn export_between(body: &mut Body, a: usize, b: usize, ns: &mut NameSource) {
+    let (head, tail) = body.stms.split_at_mut(b);
+    let (m1, m2) = (&mut head[a], &mut tail[0]);
+    if has_effects(&m1.exp) || has_effects(&m2.exp) {
+        return;
+    }
+    let (
+        Exp::Soac(Soac::Map {
+            w: w1,
+            lam: l1,
+            arrs: a1,
+        }),
+        Exp::Soac(Soac::Map {
+            w: w2,
+            lam: l2,
+            arrs: a2,
+        }),
+    ) = (&mut m1.exp, &mut m2.exp)
+    else {
+        return;
+    };
+    if w1 != w2 || l1.body.result.len() != m1.pat.len() {
+        return;
+    }
+    let pairs = matching_stms(l1, a1, l2, a2);
+    let exported = exported_values(l1, l2, &pairs);
+    if exported.is_empty() {
+        return;
+    }
+    let mut to_param: HashMap<VName, SubExp> = HashMap::new();
+    for (x, y, ty) in exported {
+        // A value the earlier map returns already is passed as it is.
+        let stored = match l1.body.result.iter().position(|r| *r == SubExp::Var(x)) {
+            Some(r) => m1.pat[r].name,
+            None => {
+                let stored = ns.fresh_typed("kept", ty.array_of(w1.clone()));
+                l1.body.result.push(SubExp::Var(x));
+                l1.ret.push(ty.clone());
+                m1.pat.push(Param {
+                    name: stored,
+                    ty: ty.array_of(w1.clone()),
+                });
+                stored
+            }
+        };
+        let q = ns.fresh_typed("kept", ty.clone());
+        l2.params.push(Param { name: q, ty });
+        a2.push(stored);
+        to_param.insert(y, SubExp::Var(q));
+    }
+    Substitute(&to_param).body(&mut l2.body);
+    // New code: fresh identities (executors cache compiled lambdas by them).
+    l1.id = LamId::fresh();
+    l2.id = LamId::fresh();
+}
+
+/// The statements of `l2` (positions) equal to statements of `l1` (positions), in order:
+/// each `l1` statement with its free variables renamed — `l1`'s parameters to `l2`'s for
+/// the same input arrays, the binders of matched statements to their matches' — compared
+/// with `l2`'s statements not matched yet, after pruning and canonical renaming.
+fn matching_stms(l1: &Lambda, a1: &[VName], l2: &Lambda, a2: &[VName]) -> Vec<(usize, usize)> {
+    let mut sigma: HashMap<VName, SubExp> = HashMap::new();
+    for (p, x) in l1.params.iter().zip(a1) {
+        if let Some(k) = a2.iter().position(|y| y == x) {
+            sigma.insert(p.name, SubExp::Var(l2.params[k].name));
+        }
+    }
+    let own: HashSet<VName> = runic_ir::traverse::binders(&l1.body)
+        .into_iter()
+        .chain(l1.params.iter().map(|p| p.name))
+        .collect();
+    let later: Vec<Option<Exp>> = l2
+        .body
+        .stms
+        .iter()
+        .map(|s| (!has_effects(&s.exp)).then(|| canonical(&pruned(&s.exp))))
+        .collect();
+    let mut taken = vec![false; later.len()];
+    let mut pairs = Vec::new();
+    for (i, s) in l1.body.stms.iter().enumerate() {
+        let mut c = s.clone();
+        Substitute(&sigma).stm(&mut c);
+        if runic_ir::traverse::free_vars(&c)
+            .iter()
+            .any(|v| own.contains(v))
+        {
+            continue; // reads something of l1's that l2 does not have
+        }
+        let want = Some(canonical(&pruned(&c.exp)));
+        let found = (0..later.len()).find(|&k| {
+            !taken[k]
+                && later[k] == want
+                && l2.body.stms[k].pat.len() == c.pat.len()
+                && l2.body.stms[k]
+                    .pat
+                    .iter()
+                    .zip(&c.pat)
+                    .all(|(p, q)| p.ty == q.ty)
+        });
+        if let Some(k) = found {
+            taken[k] = true;
+            pairs.push((i, k));
+            for (p, q) in s.pat.iter().zip(&l2.body.stms[k].pat) {
+                sigma.insert(p.name, SubExp::Var(q.name));
+            }
+        }
+    }
+    pairs
+}
+
+/// The values `l2` stops computing, as (`l1`'s binder, `l2`'s binder, type): those of its
+/// matched statements with a transcendental function in them that the rest of `l2` reads —
+/// its unmatched statements, its results, and its cheap matched statements, which stay
+/// (computing them again is cheaper than storing them). Only types whose sizes are known
+/// outside the lambdas (a row of a fixed size per iteration).
+fn exported_values(
+    l1: &Lambda,
+    l2: &Lambda,
+    pairs: &[(usize, usize)],
+) -> Vec<(VName, VName, Type)> {
+    let dear: HashSet<usize> = pairs
+        .iter()
+        .map(|&(_, k)| k)
+        .filter(|&k| {
+            runic_ir::traverse::any_exp(
+                &l2.body.stms[k],
+                |e| matches!(e, Exp::Basic(op) if op.is_transcendental()),
+            )
+        })
+        .collect();
+    let mut read = uses(&l2.body.result);
+    for (k, s) in l2.body.stms.iter().enumerate() {
+        if !dear.contains(&k) {
+            read.extend(uses(s));
+        }
+    }
+    let inside: HashSet<VName> = runic_ir::traverse::binders(&l2.body)
+        .into_iter()
+        .chain(l2.params.iter().map(|p| p.name))
+        .collect();
+    let mut out = Vec::new();
+    for &(i, k) in pairs.iter().filter(|(_, k)| dear.contains(k)) {
+        for (x, y) in l1.body.stms[i].pat.iter().zip(&l2.body.stms[k].pat) {
+            let sized_outside = uses(&y.ty).is_disjoint(&inside);
+            if read.contains(&y.name) && sized_outside && !matches!(y.ty, Type::Acc { .. }) {
+                out.push((x.name, y.name, y.ty.clone()));
+            }
+        }
+    }
+    out
+}

@@ -23,46 +23,6 @@ use runic_ir::*;
 /// down through nested maps to the scalar statement whose result it is.
 pub(crate) type Path = Vec<usize>;
 
-/// Whether a scalar operation is worth storing rather than computing again: the
-/// transcendental functions (polynomials or library calls), not arithmetic or `sqrt`.
-fn expensive(op: &BasicOp) -> bool {
-    use UnOp::*;
-    match op {
-        BasicOp::UnOp(u, _) => matches!(
-            u,
-            Exp | Log
-                | Log2
-                | Log10
-                | Log1p
-                | Sin
-                | Cos
-                | Tan
-                | Asin
-                | Acos
-                | Atan
-                | SinPi
-                | CosPi
-                | TanPi
-                | AsinPi
-                | AcosPi
-                | AtanPi
-                | Sinh
-                | Cosh
-                | Tanh
-                | Asinh
-                | Acosh
-                | Atanh
-                | Erf
-                | Erfc
-                | Cbrt
-        ),
-        BasicOp::BinOp(b, _, _) => {
-            matches!(b, BinOp::Pow | BinOp::Atan2 | BinOp::Atan2Pi | BinOp::Hypot)
-        }
-        _ => false,
-    }
-}
-
 /// Whether the derivative of operation `op` is written with its own result (so the
 /// return sweep reads the value even when nothing else does).
 fn partial_uses_result(op: &BasicOp) -> bool {
@@ -120,7 +80,7 @@ pub(crate) fn paths(lam: &Lambda) -> Vec<Path> {
         match &s.exp {
             Exp::Basic(op) if s.pat.len() == 1 && is_float_scalar(&s.pat[0].ty) => {
                 let v = s.pat[0].name;
-                let kept = if expensive(op) {
+                let kept = if op.is_transcendental() {
                     // Worth storing when the derivative or a later non-linear statement
                     // reads it.
                     partial_uses_result(op)
