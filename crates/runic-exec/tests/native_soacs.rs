@@ -787,6 +787,18 @@ entry rowlse [n][m] (a: [n][m]f32) : [n]f32 =
   map (\\r -> let mx = f32.maximum r in mx + f32.log (f32.sum (map (\\x -> f32.exp (x - mx)) r))) a
 entry rowsum [n][m] (a: [n][m]f32) : [n]f32 = map (\\r -> f32.sum r) a
 entry tmax (xs: []f32) : f32 = reduce f32.max (-f32.inf) (map (\\x -> x * 2) xs)
+entry firstmax [n][m] (a: [n][m]f32) : [n]i64 =
+  map (\\r -> let mx = f32.maximum r
+              in reduce_comm i64.min m (map2 (\\x j -> if x == mx then j else m) r (iota m))) a
+entry ints [n][m] (a: [n][m]i32)
+    : ([n]i32, [n]i32, [n]u8, [n]i32, [n]bool, [n]bool, [n]i32) =
+  ( map (\\r -> i32.sum (map (\\x -> x * 3 - 7) r)) a
+  , map (\\r -> reduce (^) 0 r) a
+  , map (\\r -> reduce (*) 1u8 (map (\\x -> u8.i32 x + 1) r)) a
+  , map (\\r -> reduce (&) (-1) (map (\\x -> x | 1) r)) a
+  , map (\\r -> reduce (&&) true (map (\\x -> x % 5 != 0) r)) a
+  , map (\\r -> reduce (||) false (map (\\x -> x == 7) r)) a
+  , map (\\r -> reduce i32.max i32.lowest r) a )
 ";
 
 /// Rows of the values `vals` picked pseudo-randomly (`n` rows of `m`), as a text array.
@@ -815,7 +827,10 @@ fn picked_matrix(n: usize, m: usize, vals: &[&str], seed: u64) -> String {
 #[test]
 fn inner_folds_run_in_lanes() {
     let c = compile(INNER_FOLDS);
-    for e in ["rowmax", "rowmin", "colmax", "rowlse", "rowsum", "tmax"] {
+    // (`ints`' seven maps also run as parallel tasks, which `assert_native` counts.)
+    for e in [
+        "rowmax", "rowmin", "colmax", "rowlse", "rowsum", "tmax", "firstmax",
+    ] {
         c.assert_native(e);
     }
     let specials = [
@@ -857,6 +872,24 @@ fn inner_folds_run_in_lanes() {
             );
         }
     }
+    // Integer and boolean folds (two chains, combined at the end), rows of every length
+    // around the pairs, and the first position of a row's maximum: exactly as in order.
+    for m in [1, 2, 3, 4, 5, 9, 16, 33] {
+        c.agree(
+            "firstmax",
+            &picked_matrix(30, m, &specials, m as u64 + 3),
+            true,
+        );
+        c.agree("ints", &int_matrix(25, m, "i32", m as u64 + 1), true);
+    }
+    c.agree("ints", "empty([3][0]i32)", true);
+    let got = c.run("firstmax", "[[1f32, 3, 2, 3, 0], [-0f32, 0, -1, 0, -0]]");
+    assert_eq!(got, common::values("[1i64, 0]"));
+    let got = c.run("ints", "[[2i32, 7, 10, 4, 6]]");
+    assert_eq!(
+        got,
+        common::values("[52i32] [13i32] [24u8] [1i32] [false] [true] [10i32]")
+    );
     // 2²⁴ then fifteen 1s: in order, each 1 is lost to rounding (2²⁴ + 1 rounds to 2²⁴);
     // in eight lanes the 1s add up first: 2²⁴ + 2 + 4 + 4 + 4.
     let ones = vec!["1f32"; 15].join(", ");

@@ -312,6 +312,7 @@ impl Gen<'_, '_> {
         args0.extend(init);
         if outs.is_none() {
             args0 = self.vector_fold(&views, pre, op, w, args0)?;
+            args0 = self.two_chains(&views, pre, op, w, args0)?;
         }
         self.b.ins().jump(header, &ba(&args0));
 
@@ -322,6 +323,30 @@ impl Gen<'_, '_> {
         self.b.ins().brif(more, body, &[], done, &ba(&acc));
 
         self.b.switch_to_block(body);
+        let new = self.fold_step(&views, pre, op, j, acc)?;
+        for (out, v) in outs.unwrap_or_default().iter().zip(&new) {
+            let addr = out.at(self.b, j);
+            self.b.ins().store(mem(), *v, addr, 0);
+        }
+        let next = self.b.ins().iadd_imm_s(j, 1);
+        let mut hargs = vec![next];
+        hargs.extend(new);
+        self.b.ins().jump(header, &ba(&hargs));
+
+        self.b.switch_to_block(done);
+        Ok(self.b.block_params(done).to_vec())
+    }
+
+    /// One step of an inner fold: element `j` of the inputs (`None`: a lazy iota, whose
+    /// element is `j`) through `pre`, folded into `acc` with `op`; the new accumulator.
+    fn fold_step(
+        &mut self,
+        views: &[Option<ArrV>],
+        pre: Option<&Lambda>,
+        op: &Lambda,
+        j: Value,
+        acc: Vec<Value>,
+    ) -> R<Vec<Value>> {
         let mut xs = Vec::new();
         for (k, v) in views.iter().enumerate() {
             let Some(v) = v else {
@@ -348,18 +373,74 @@ impl Gen<'_, '_> {
         };
         let mut args = acc;
         args.extend(ys);
-        let new = self.lambda(op, &args)?;
-        for (out, v) in outs.unwrap_or_default().iter().zip(&new) {
-            let addr = out.at(self.b, j);
-            self.b.ins().store(mem(), *v, addr, 0);
-        }
-        let next = self.b.ins().iadd_imm_s(j, 1);
-        let mut hargs = vec![next];
-        hargs.extend(new);
-        self.b.ins().jump(header, &ba(&hargs));
+        self.lambda(op, &args)
+    }
 
-        self.b.switch_to_block(done);
-        Ok(self.b.block_params(done).to_vec())
+    /// The start of an inner fold's scalar loop, `[j, acc]` from `[j, acc]`: when `op` is
+    /// exactly associative and commutative (integer `+`, `*`, `min`, `max`, `&`, `|`, `^`;
+    /// `&&`, `||`), the elements from `j` fold two at a time into two accumulators (the
+    /// second from `op`'s neutral element), combined at the end. Each step of a single
+    /// chain waits for the one before (an integer `min` of positions, as reverse mode
+    /// finds a minimum's: a compare and a select per element on the critical path); two
+    /// chains overlap. Bit for bit the sequential result.
+    fn two_chains(
+        &mut self,
+        views: &[Option<ArrV>],
+        pre: Option<&Lambda>,
+        op: &Lambda,
+        w: Value,
+        start: Vec<Value>,
+    ) -> R<Vec<Value>> {
+        use BinOp::*;
+        let exact = match op.binop_either_order() {
+            Some((Add | Mul | Min | Max | And | Or | Xor, t)) => t.is_int(),
+            Some((LogAnd | LogOr, t)) => t == PrimType::Bool,
+            _ => false,
+        };
+        let (true, [j0, acc0]) = (exact, &start[..]) else {
+            return Ok(start);
+        };
+        let t = cl(prim_of(&op.ret[0]));
+        let ne = match op.binop_either_order().map(|(o, _)| o) {
+            Some(Add | Or | Xor | LogOr) => self.zero_of(t, false),
+            Some(Mul | LogAnd) => self.zero_of(t, true),
+            _ => *acc0, // min, max: idempotent, so the first chain's start serves both
+        };
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        for blk in [header, exit] {
+            self.b.append_block_param(blk, types::I64);
+            self.b.append_block_param(blk, t);
+            self.b.append_block_param(blk, t);
+        }
+        self.b.ins().jump(header, &ba(&[*j0, *acc0, ne]));
+
+        self.b.switch_to_block(header);
+        let [j, a0, a1] = self.b.block_params(header)[..] else {
+            return Err("internal error: fold chains".into());
+        };
+        let j2 = self.b.ins().iadd_imm_s(j, 2);
+        let more = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, j2, w);
+        self.b.ins().brif(more, body, &[], exit, &ba(&[j, a0, a1]));
+
+        self.b.switch_to_block(body);
+        let n0 = self.fold_step(views, pre, op, j, vec![a0])?;
+        let j1 = self.b.ins().iadd_imm_s(j, 1);
+        let n1 = self.fold_step(views, pre, op, j1, vec![a1])?;
+        self.b.ins().jump(header, &ba(&[j2, n0[0], n1[0]]));
+
+        self.b.switch_to_block(exit);
+        let [j, a0, a1] = self.b.block_params(exit)[..] else {
+            return Err("internal error: fold chains".into());
+        };
+        let acc = self.lambda(op, &[a0, a1])?;
+        Ok(vec![j, acc[0]])
+    }
+
+    /// 0 (or 1, with `one`) of the integer or boolean type `t`.
+    fn zero_of(&mut self, t: cranelift_codegen::ir::Type, one: bool) -> Value {
+        self.b.ins().iconst(t, i64::from(one))
     }
 
     /// The start of an inner fold's scalar loop, `[j, acc]` from `[0, ne]`: a sum, `min` or
