@@ -379,7 +379,8 @@ impl Gen<'_, '_> {
     /// The start of an inner fold's scalar loop, `[j, acc]` from `[j, acc]`: when `op` is
     /// exactly associative and commutative (integer `+`, `*`, `min`, `max`, `&`, `|`, `^`;
     /// `&&`, `||`), the elements from `j` fold two at a time into two accumulators (the
-    /// second from `op`'s neutral element), combined at the end. Each step of a single
+    /// second from `op`'s neutral element, or, for an idempotent `op`, from the first's
+    /// start), combined at the end. Each step of a single
     /// chain waits for the one before (an integer `min` of positions, as reverse mode
     /// finds a minimum's: a compare and a select per element on the critical path); two
     /// chains overlap. Bit for bit the sequential result.
