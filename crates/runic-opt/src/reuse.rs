@@ -381,7 +381,9 @@ fn matching_stms(l1: &Lambda, a1: &[VName], l2: &Lambda, a2: &[VName]) -> Vec<(u
 /// matched statements with a transcendental function in them that the rest of `l2` reads —
 /// its unmatched statements, its results, and its cheap matched statements, which stay
 /// (computing them again is cheaper than storing them). Only types whose sizes are known
-/// outside the lambdas (a row of a fixed size per iteration).
+/// outside the lambdas (a row of a fixed size per iteration). An in-place update in `l2`
+/// of such a value updates a copy of the new parameter, never the stored row: lowering
+/// copies what `with` consumes, and `elide-copies` gives no lambda its parameters.
 fn exported_values(
     l1: &Lambda,
     l2: &Lambda,
