@@ -403,8 +403,8 @@ impl Gen<'_, '_> {
         };
         let t = cl(prim_of(&op.ret[0]));
         let ne = match op.binop_either_order().map(|(o, _)| o) {
-            Some(Add | Or | Xor | LogOr) => self.zero_of(t, false),
-            Some(Mul | LogAnd) => self.zero_of(t, true),
+            Some(Add | Or | Xor | LogOr) => self.b.ins().iconst(t, 0),
+            Some(Mul | LogAnd) => self.b.ins().iconst(t, 1),
             _ => *acc0, // min, max: idempotent, so the first chain's start serves both
         };
         let header = self.b.create_block();
@@ -437,11 +437,6 @@ impl Gen<'_, '_> {
         };
         let acc = self.lambda(op, &[a0, a1])?;
         Ok(vec![j, acc[0]])
-    }
-
-    /// 0 (or 1, with `one`) of the integer or boolean type `t`.
-    fn zero_of(&mut self, t: cranelift_codegen::ir::Type, one: bool) -> Value {
-        self.b.ins().iconst(t, i64::from(one))
     }
 
     /// The start of an inner fold's scalar loop, `[j, acc]` from `[0, ne]`: a sum, `min` or
