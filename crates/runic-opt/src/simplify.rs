@@ -31,8 +31,23 @@ fn fold(op: &BasicOp) -> Option<SubExp> {
         BasicOp::BinOp(o, SubExp::Const(a), SubExp::Const(b)) => {
             runic_prim::binop(*o, *a, *b).ok().map(SubExp::Const)
         }
+        BasicOp::BinOp(o, a, b) => integer_identity(*o, a, b),
         BasicOp::UnOp(o, SubExp::Const(a)) => Some(SubExp::Const(runic_prim::unop(*o, *a))),
         BasicOp::Convert(t, SubExp::Const(a)) => Some(SubExp::Const(runic_prim::convert(*a, *t))),
+        _ => None,
+    }
+}
+
+/// `x + 0`, `0 + x`, `x - 0`, `x * 1` and `1 * x` are `x` on integers (reverse mode's
+/// index arithmetic leaves them: an adjoint at `[t, 0 + j * 1]`). Not on floats, where
+/// `-0 + 0` is `0`.
+fn integer_identity(o: BinOp, a: &SubExp, b: &SubExp) -> Option<SubExp> {
+    let is = |s: &SubExp, k: fn(PrimType) -> Prim| matches!(s, SubExp::Const(c) if c.ty().is_int() && *c == k(c.ty()));
+    match o {
+        BinOp::Add | BinOp::Sub if is(b, Prim::zero) => Some(a.clone()),
+        BinOp::Add if is(a, Prim::zero) => Some(b.clone()),
+        BinOp::Mul if is(b, Prim::one) => Some(a.clone()),
+        BinOp::Mul if is(a, Prim::one) => Some(b.clone()),
         _ => None,
     }
 }
