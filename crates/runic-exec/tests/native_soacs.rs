@@ -291,7 +291,11 @@ entry branchy (xs: []f64) (is: []i64) (s: []f64) =
 /// The values of a result as f64s (floats and integers).
 fn numbers(c: &common::Compiled, e: &str, input: &str, native: bool) -> Vec<f64> {
     let ex = if native { &c.native } else { &c.evaluator };
-    let vs = ex.run_entry(e, common::values(input)).expect("runs");
+    flat_numbers(ex.run_entry(e, common::values(input)).expect("runs"))
+}
+
+/// The elements of array values as f64s, in order.
+fn flat_numbers(vs: Vec<runic_data::Value>) -> Vec<f64> {
     let mut out = Vec::new();
     for v in vs {
         if let runic_data::Value::Array(a) = v {
@@ -896,4 +900,85 @@ fn inner_folds_run_in_lanes() {
     let row = format!("[[16777216f32, {ones}]]");
     assert_eq!(numbers(&c, "rowsum", &row, false), [16_777_216.0]);
     assert_eq!(numbers(&c, "rowsum", &row, true), [16_777_230.0]);
+}
+
+const ACC_ROWS: &str = "
+def cost [n][k][d] (ps: [n][d]f32) (cs: [k][d]f32) : f32 =
+  f32.sum (map (\\p -> f32.minimum (map (\\q -> f32.sum (map2 (\\x y -> (x - y) * (x - y)) p q)) cs)) ps)
+entry grad [n][k][d] (ps: [n][d]f32) (cs: [k][d]f32) : [k][d]f32 = vjp (cost ps) cs 1
+entry grad_t [n][k][d] (pst: [d][n]f32) (cs: [k][d]f32) : [k][d]f32 =
+  vjp (cost (transpose pst)) cs 1
+entry newton [n][k][d] (ps: [n][d]f32) (cs: [k][d]f32) =
+  jvp2 (\\c -> vjp (cost ps) c 1) cs (replicate k (replicate d 1))
+entry prefix [n][k][d] (ps: [n][]f64) (ts: [n]i64) (cs: [k][d]f64) (s: [n]f64) : [k][d]f64 =
+  let m = length ps[0]
+  in vjp (\\c -> map2 (\\p t -> f64.sum (map2 (*) p (c[t, :m] :> [m]f64))) ps ts) cs s
+";
+
+/// Native code and the evaluator give the same bytes, and the interpreter the same numbers
+/// within a relative 1e-5 (it adds a gradient's contributions in another order).
+fn agree_near_interpreter(c: &common::Compiled, e: &str, input: &str) {
+    c.agree(e, input, false);
+    let got = numbers(c, e, input, true);
+    let interp = c.interp.call_entry(e, common::values(input));
+    let want = flat_numbers(interp.expect("the interpreter runs it"));
+    assert_eq!(got.len(), want.len(), "{e}");
+    for (a, b) in got.iter().zip(&want) {
+        assert!(
+            (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+            "{e}: {a} against {b}"
+        );
+    }
+}
+
+/// A nested map whose body ends in accumulator updates along a row (`acc[t, j] += v` for
+/// each `j`: k-means' gradient, one or two accumulators, and the adjoint of a row's
+/// prefix) adds its values to the row in SIMD lanes, then the scalar loop finishes it:
+/// the same bytes as the evaluator and the interpreter for rows of every length around
+/// the vectors', on rows shorter than the accumulator's, and on strided views (which keep
+/// the scalar loop).
+#[test]
+fn accumulator_rows_are_updated_in_lanes() {
+    let c = compile(ACC_ROWS);
+    for e in ["grad", "grad_t", "newton", "prefix"] {
+        c.assert_native(e);
+    }
+    for d in [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33] {
+        let seed = d as u64;
+        let ps = matrix(40, d, "f32", seed);
+        let cs = matrix(5, d, "f32", seed + 1);
+        agree_near_interpreter(&c, "grad", &format!("{ps} {cs}"));
+        agree_near_interpreter(&c, "newton", &format!("{ps} {cs}"));
+        let pst = matrix(d, 40, "f32", seed + 2);
+        agree_near_interpreter(&c, "grad_t", &format!("{pst} {cs}"));
+        let ps = matrix(30, d, "f64", seed + 3);
+        let ts = ints(30, 4, "i64", seed + 4);
+        let s = floats(30, "f64", seed + 5);
+        for k in [d, d + 3] {
+            let cs = matrix(4, k, "f64", seed + 6);
+            agree_near_interpreter(&c, "prefix", &format!("{ps} {ts} {cs} {s}"));
+        }
+    }
+    c.agree("grad", "empty([3][0]f32) empty([2][0]f32)", true);
+    // By hand: one point [1, 2, 3, 4, 5] nearest to the centre 0 of [[0, 0, 0, 0, 0],
+    // [9, 9, 9, 9, 9]] gives it -2·(p - c) = -2·p.
+    let got = numbers(
+        &c,
+        "grad",
+        "[[1f32, 2, 3, 4, 5]] [[0f32, 0, 0, 0, 0], [9f32, 9, 9, 9, 9]]",
+        true,
+    );
+    assert_eq!(
+        got,
+        [-2.0, -4.0, -6.0, -8.0, -10.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    );
+    // Each point adds s·p to row t's first m elements: rows 0 and 2 get [1, 2]·1 and
+    // [3, 4]·10 + [5, 6]·100.
+    let got = numbers(
+        &c,
+        "prefix",
+        "[[1f64, 2], [3, 4], [5, 6]] [0i64, 2, 2] [[0f64, 0, 0], [0, 0, 0], [0, 0, 0]] [1f64, 10, 100]",
+        true,
+    );
+    assert_eq!(got, [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 530.0, 640.0, 0.0]);
 }

@@ -405,8 +405,16 @@ impl Gen<'_, '_> {
         self.b.ins().brif(ok, lanes, &[], after, &ba(&[zero]));
         self.b.switch_to_block(lanes);
         let frees = crate::simd::splat_env(self.b, plan, &self.env, &step);
-        let j =
-            crate::simd::vector_loop(self.b, plan, &step, &frees, &bases, &[out.base], zero, w)?;
+        let j = crate::simd::vector_loop(
+            self.b,
+            plan,
+            &step,
+            &frees,
+            &bases,
+            (&[out.base], crate::simd::Write::Store),
+            zero,
+            w,
+        )?;
         self.b.ins().jump(after, &ba(&[j]));
         self.b.switch_to_block(after);
         Ok(self.b.block_params(after)[0])

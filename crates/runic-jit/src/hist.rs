@@ -4,13 +4,19 @@
 //! kernels are never updated in place). An index out of range is skipped, as the
 //! evaluator skips it.
 
-use crate::gen::{build_kernel, check_lambda_in, cl, load_ptrs, mem, prim_of, AccV, Gen, R};
+use crate::gen::{ba, build_kernel, check_lambda_in, cl, load_ptrs, mem, prim_of, AccV, Gen, R};
 use crate::kernels::{prologue, Inputs};
 use crate::nest::{split_frees, ArrV, FAIL_INDEX};
 use crate::{HistKernel, MapFn, VarType};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 use runic_ir::*;
+
+/// An accumulator update at `[fixed.., j]` of a nested map over `j`.
+struct RowUpdate {
+    acc: AccV,
+    fixed: Vec<SubExp>,
+}
 
 impl Gen<'_, '_> {
     /// An index value of any integer type as an i64 (sign- or zero-extended).
@@ -125,6 +131,130 @@ impl Gen<'_, '_> {
             self.accs.insert(p.name, a.clone());
         }
         Ok(())
+    }
+
+    /// The elements of a nested map over `j < w` whose body ends in accumulator updates
+    /// at `[i.., j]` (indices `i` fixed outside the map) and computes their values from
+    /// f32/f64 elements of `views` alone (`lam` without its `iota` parameter `j`, which
+    /// only the updates read), in SIMD lanes: each update adds a vector of values to a
+    /// contiguous stretch of the accumulator's row `[i..]`. Runs when the accumulators
+    /// add (`+` on the element type), the fixed indices are in range, the row holds `w`
+    /// elements and the views are contiguous; returns the element the scalar loop
+    /// continues from (0 when nothing ran in lanes).
+    pub(crate) fn vector_acc_updates(
+        &mut self,
+        lam: &Lambda,
+        j: VName,
+        params: &[Param],
+        views: &[ArrV],
+        w: Value,
+    ) -> R<Value> {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let Some((values, rows)) = self.acc_row_updates(lam, j, params) else {
+            return Ok(zero);
+        };
+        let env = &self.env;
+        let Some(plan) = crate::simd::plan(&values, &|v| env.get(&v).map(|(_, t)| *t)) else {
+            return Ok(zero);
+        };
+        let fits = views
+            .iter()
+            .all(|a| a.dims.len() == 1 && a.elem == plan.elem)
+            && rows.iter().all(|r| r.acc.elem == plan.elem);
+        if !fits {
+            return Ok(zero);
+        }
+        let mut ok = self.contiguous(views);
+        let mut bases = Vec::new();
+        for RowUpdate { acc: a, fixed } in &rows {
+            let mut cs = Vec::new();
+            for i in fixed {
+                cs.push(self.index_value(i)?);
+            }
+            let (row_dims, last) = a.dims.split_at(a.dims.len() - 1);
+            let (row, inside) = self.flat_index(&cs, row_dims);
+            let holds = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, w, last[0]);
+            ok = self.b.ins().band(ok, inside);
+            ok = self.b.ins().band(ok, holds);
+            let first = self.b.ins().imul(row, last[0]);
+            bases.push(crate::gen::elem_addr(self.b, a.base, first, a.elem));
+        }
+        let lanes = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.append_block_param(after, types::I64);
+        self.b.ins().brif(ok, lanes, &[], after, &ba(&[zero]));
+        self.b.switch_to_block(lanes);
+        let frees = crate::simd::splat_env(self.b, plan, &self.env, &values);
+        let ins: Vec<Value> = views.iter().map(|a| a.base).collect();
+        let write = (bases.as_slice(), crate::simd::Write::Add);
+        let j = crate::simd::vector_loop(self.b, plan, &values, &frees, &ins, write, zero, w)?;
+        self.b.ins().jump(after, &ba(&[j]));
+        self.b.switch_to_block(after);
+        Ok(self.b.block_params(after)[0])
+    }
+
+    /// Splits `lam` (over the element parameters `params` and the iteration `j`) into a
+    /// lambda computing the values of its trailing accumulator updates and, for each
+    /// update, its accumulator and fixed indices — when every update is at `[i.., j]` of
+    /// an adding accumulator in scope, nothing else reads `j`, and the map returns nothing.
+    fn acc_row_updates(
+        &self,
+        lam: &Lambda,
+        j: VName,
+        params: &[Param],
+    ) -> Option<(Lambda, Vec<RowUpdate>)> {
+        if !lam.body.result.is_empty() {
+            return None;
+        }
+        let stms = &lam.body.stms;
+        let head = stms
+            .iter()
+            .rposition(|s| !matches!(s.exp, Exp::Basic(BasicOp::UpdateAcc { .. })))
+            .map_or(0, |k| k + 1);
+        let mut accs = self.accs.clone();
+        let mut rows = Vec::new();
+        let mut vals = Vec::new();
+        for s in &stms[head..] {
+            let Exp::Basic(BasicOp::UpdateAcc { acc, is, vals: v }) = &s.exp else {
+                return None;
+            };
+            let a = accs.get(acc)?.clone();
+            let adds = a.op.as_ref().and_then(crate::simd::Fold::of);
+            let (last, fixed) = is.split_last()?;
+            // Fixed: constants or scalars bound before the map.
+            let fixed_outside = fixed
+                .iter()
+                .all(|i| i.as_var().is_none_or(|v| self.env.contains_key(&v)));
+            if adds != Some(crate::simd::Fold::Add)
+                || *last != SubExp::Var(j)
+                || !fixed_outside
+                || is.len() != a.dims.len()
+                || v.len() != 1
+            {
+                return None;
+            }
+            for p in &s.pat {
+                accs.insert(p.name, a.clone());
+            }
+            vals.push(v[0].clone());
+            rows.push(RowUpdate {
+                acc: a,
+                fixed: fixed.to_vec(),
+            });
+        }
+        if rows.is_empty() {
+            return None;
+        }
+        let ret = rows.iter().map(|r| Type::Prim(r.acc.elem)).collect();
+        let body = Body {
+            stms: stms[..head].to_vec(),
+            result: vals,
+        };
+        let values = Lambda::new(params.to_vec(), body, ret);
+        (!runic_ir::traverse::free_vars(&values).contains(&j)).then_some((values, rows))
     }
 
     /// `with_acc` inside a kernel: the lambda runs once, sequentially, for this element

@@ -261,7 +261,16 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
             // Lanes of f32/f64 first; the loops below finish the rest.
             let frees = crate::simd::splat_env(b, plan, &pro.env, lam);
             let ins: Vec<Value> = pro.inputs.iter().map(|a| a.base).collect();
-            i0 = crate::simd::vector_loop(b, plan, lam, &frees, &ins, &out_bases, start, end)?;
+            i0 = crate::simd::vector_loop(
+                b,
+                plan,
+                lam,
+                &frees,
+                &ins,
+                (&out_bases, crate::simd::Write::Store),
+                start,
+                end,
+            )?;
         }
         if unroll > 1 {
             // for (i = start; i + UNROLL <= end; i += UNROLL) { body(i) … body(i + UNROLL - 1) }

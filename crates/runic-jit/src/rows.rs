@@ -72,10 +72,10 @@ impl Gen<'_, '_> {
             stored.into_iter().map(|(p, a)| (p.clone(), *a)).unzip();
         let views = self.map_inputs(&arrs, w)?;
         let outs = self.out_arrays(s, w, &lam.ret)?;
-        let from = if lazy.is_empty() {
-            self.vector_inner_map(lam, &views, &outs, w)?
-        } else {
-            self.b.ins().iconst(types::I64, 0)
+        let from = match lazy.as_slice() {
+            [] => self.vector_inner_map(lam, &views, &outs, w)?,
+            [(j, _)] => self.vector_acc_updates(lam, j.name, &params, &views, w)?,
+            _ => self.b.ins().iconst(types::I64, 0),
         };
         let (j, header, done) = self.open_counted_loop_from(from, w);
         let saved = (self.env.clone(), self.arrays.clone());
@@ -164,7 +164,16 @@ impl Gen<'_, '_> {
         let frees = crate::simd::splat_env(self.b, plan, &self.env, lam);
         let bases: Vec<Value> = ins.iter().map(|a| a.base).collect();
         let out_bases: Vec<Value> = outs.iter().map(|a| a.base).collect();
-        let j = crate::simd::vector_loop(self.b, plan, lam, &frees, &bases, &out_bases, zero, w)?;
+        let j = crate::simd::vector_loop(
+            self.b,
+            plan,
+            lam,
+            &frees,
+            &bases,
+            (&out_bases, crate::simd::Write::Store),
+            zero,
+            w,
+        )?;
         self.b.ins().jump(after, &ba(&[j]));
         self.b.switch_to_block(after);
         Ok(self.b.block_params(after)[0])

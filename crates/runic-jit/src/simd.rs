@@ -844,10 +844,21 @@ pub(crate) fn splat_env(
     out
 }
 
+/// How [`vector_loop`] writes its results into the output columns.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Write {
+    /// `outs[k][j] = r`.
+    Store,
+    /// `outs[k][j] = outs[k][j] + r` (an accumulator's row: each element is updated once
+    /// per result, in the order of the results, so this is exactly the scalar update).
+    Add,
+}
+
 /// Emits `for (j = from; j + lanes <= to; j += lanes) outs[k][j..] = lam(ins[..][j..])`
 /// (contiguous columns at the addresses `ins` and `outs`, the broadcast free scalars
-/// `frees`) and returns the `j` it stops at: where the scalar code takes over, at the tail
-/// or at the first group of lanes the vector code leaves to it.
+/// `frees`; `write` says whether results replace or are added to the outputs) and returns
+/// the `j` it stops at: where the scalar code takes over, at the tail or at the first
+/// group of lanes the vector code leaves to it.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn vector_loop(
     b: &mut FunctionBuilder,
@@ -855,7 +866,7 @@ pub(crate) fn vector_loop(
     lam: &Lambda,
     frees: &HashMap<VName, (Value, bool)>,
     ins: &[Value],
-    outs: &[Value],
+    (outs, write): (&[Value], Write),
     from: Value,
     to: Value,
 ) -> R<Value> {
@@ -889,7 +900,14 @@ pub(crate) fn vector_loop(
     b.switch_to_block(store);
     for (r, base) in res.iter().zip(outs) {
         let a = b.ins().iadd(*base, off);
-        b.ins().store(unaligned(), r.v, a, 0);
+        let v = match write {
+            Write::Store => r.v,
+            Write::Add => {
+                let old = b.ins().load(plan.vt(), unaligned(), a, 0);
+                b.ins().fadd(old, r.v)
+            }
+        };
+        b.ins().store(unaligned(), v, a, 0);
     }
     b.ins().jump(header, &ba(&[last]));
 
