@@ -288,7 +288,7 @@ fn export_between(body: &mut Body, a: usize, b: usize, ns: &mut NameSource) {
     else {
         return;
     };
-    if w1 != w2 || l1.body.result.len() != m1.pat.len() {
+    if w1 != w2 || l1.body.result.len() != m1.pat.len() || !(dear(l1) && dear(l2)) {
         return;
     }
     let pairs = matching_stms(l1, a1, l2, a2);
@@ -321,6 +321,12 @@ fn export_between(body: &mut Body, a: usize, b: usize, ns: &mut NameSource) {
     // New code: fresh identities (executors cache compiled lambdas by them).
     l1.id = LamId::fresh();
     l2.id = LamId::fresh();
+}
+
+/// Whether `x` computes a transcendental function: only those are worth exporting, and
+/// looking costs less than matching statements (which canonicalises every one of them).
+fn dear<T: runic_ir::traverse::Walk + ?Sized>(x: &T) -> bool {
+    runic_ir::traverse::any_exp(x, |e| matches!(e, Exp::Basic(op) if op.is_transcendental()))
 }
 
 /// The statements of `l2` (positions) equal to statements of `l1` (positions), in order:
@@ -392,12 +398,7 @@ fn exported_values(
     let dear: HashSet<usize> = pairs
         .iter()
         .map(|&(_, k)| k)
-        .filter(|&k| {
-            runic_ir::traverse::any_exp(
-                &l2.body.stms[k],
-                |e| matches!(e, Exp::Basic(op) if op.is_transcendental()),
-            )
-        })
+        .filter(|&k| dear(&l2.body.stms[k]))
         .collect();
     let mut read = uses(&l2.body.result);
     for (k, s) in l2.body.stms.iter().enumerate() {
