@@ -683,13 +683,17 @@ entry maxf [n][m] (a: [n][m]f32) (s: [n]f32) : [1][m]f32 =
   map (\\_ -> map (\\j -> reduce f32.max (-f32.inf) (map (\\i -> a[i, j] * s[i]) (iota n)))
                   (iota m))
       [0]
+entry wcols [n][m] (a: [n][m]f64) (v: []f64) : [m]f64 =
+  map (\\j -> f64.sum (map (\\i -> let c = v[i] * 2 - 1 in a[i, j] * c + c) (iota n))) (iota m)
+entry lsq_grad [n][m] (x: [n][m]f32) (y: [n]f32) (w: [m]f32) : [m]f32 =
+  vjp (\\w -> f32.sum (map2 (\\xi yi -> let r = f32.sum (map2 (*) xi w) - yi in r * r) x y)) w 1
 ";
 
 #[test]
 fn column_reductions_run_native_and_agree() {
     let c = compile(COLUMNS);
     for e in [
-        "cols", "gates", "maxes", "shifted", "maxf", "tcols", "tpicked",
+        "cols", "gates", "maxes", "shifted", "maxf", "tcols", "tpicked", "wcols", "lsq_grad",
     ] {
         c.assert_native(e);
         let swapped = c.native.explain().into_iter().filter(|r| r.entry == e);
@@ -747,6 +751,43 @@ fn column_reductions_run_native_and_agree() {
     // The sums are the same as a sequential sum down each column, in order.
     let got = numbers(&c, "cols", "[[[1f32, 2], [3, 4], [5, 6]]]", true);
     assert_eq!(got, vec![9.0, 12.0]);
+    // A value per row (`v[i]`, the adjoint's `δ[i]` in `xᵀ·δ`) is computed once per step
+    // and broadcast to the lanes: rows of every length around the vectors', and a row
+    // past `v`'s end, which fails at the same step as in the scalar code.
+    for m in [1, 2, 3, 4, 5, 7, 8, 9, 33] {
+        let a = matrix(11, m, "f64", m as u64);
+        c.agree("wcols", &format!("{a} {}", floats(11, "f64", 3)), true);
+        c.agree_message("wcols", &format!("{a} {}", floats(10, "f64", 3)));
+        // The residuals' dot products are sums in lanes natively, so the gradient agrees
+        // within rounding.
+        let x = matrix(50, m, "f32", m as u64 + 1);
+        let input = format!("{x} {} {}", floats(50, "f32", 4), floats(m, "f32", 5));
+        let (got, want) = (
+            numbers(&c, "lsq_grad", &input, true),
+            numbers(&c, "lsq_grad", &input, false),
+        );
+        assert_eq!(got.len(), m);
+        for (a, b) in got.iter().zip(&want) {
+            assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} against {b}");
+        }
+    }
+    c.agree("wcols", "empty([0][5]f64) empty([0]f64)", true);
+    // By hand: c = 2v - 1 is [1, 3] for v = [1, 2]; column sums of a·c + c.
+    let got = numbers(
+        &c,
+        "wcols",
+        "[[1f64, 2, 3, 4, 5], [10, 20, 30, 40, 50]] [1f64, 2]",
+        true,
+    );
+    assert_eq!(got, vec![35.0, 66.0, 97.0, 128.0, 159.0]);
+    // 2·Σ_i (x_i·w − y_i)·x_i: residuals [1·1 + 2·1 − 1, 3 + 4 − 2] = [2, 5].
+    let got = numbers(
+        &c,
+        "lsq_grad",
+        "[[1f32, 2], [3, 4]] [1f32, 2] [1f32, 1]",
+        true,
+    );
+    assert_eq!(got, vec![2.0 * (2.0 + 15.0), 2.0 * (4.0 + 20.0)]);
 }
 
 const ARRAY_FOLDS: &str = "

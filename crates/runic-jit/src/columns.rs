@@ -19,6 +19,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use runic_ir::traverse::uses;
 use runic_ir::*;
+use std::collections::HashMap;
 
 /// The parts of a nested map's lambda that is a column reduction: the statements before
 /// the reduction that do not depend on the element, those that do (scalar operations,
@@ -269,13 +270,24 @@ impl Gen<'_, '_> {
 /// An array a column reduction's step reads along a row, and the indices of that row.
 type RowRead = (VName, Vec<SubExp>);
 
+/// A column reduction's step in SIMD lanes: the lambda over one element, the rows its
+/// inputs come from, and the statements of `pre` that are the same for every element.
+struct Lanes {
+    step: Lambda,
+    rows: Vec<RowRead>,
+    per_step: Body,
+}
+
 /// A column reduction's step as a lambda over one element that SIMD code can run: its
 /// parameters the accumulator (named as the reduction's result) and the values `pre`
 /// reads at `[…, j]` (named as the statements that read them), its body `pre`'s other
-/// statements and the operator. Each input comes with the array and the indices of its
-/// row. `None` unless the map is over one `iota` parameter that `pre` uses only as the
-/// last index of such reads, with row indices from outside `pre`.
-fn lanes_lambda(col: &Column<'_>, lam: &Lambda) -> Option<(Lambda, Vec<RowRead>)> {
+/// statements that depend on those reads, and the operator. Each input comes with the
+/// array and the indices of its row. The statements that depend on neither (the
+/// adjoint's value for this step, `δ[i]` in `Σ_i δ[i]·x[i][j]`) are run once per step,
+/// before the elements, and broadcast. `None` unless the map is over one `iota`
+/// parameter that `pre` uses only as the last index of such reads, with row indices from
+/// outside `pre`.
+fn lanes_lambda(col: &Column<'_>, lam: &Lambda) -> Option<Lanes> {
     let Exp::Soac(Soac::Reduce {
         pre: Some(pre),
         lam: op,
@@ -292,6 +304,9 @@ fn lanes_lambda(col: &Column<'_>, lam: &Lambda) -> Option<(Lambda, Vec<RowRead>)
     let mut params = vec![col.reduce.pat[0].clone()];
     let mut rows = Vec::new();
     let mut stms = Vec::new();
+    let mut per_step = Vec::new();
+    // What differs between elements: the row reads and what is computed from them.
+    let mut varying: std::collections::HashSet<VName> = std::collections::HashSet::new();
     for s in &pre.body.stms {
         let read = match (&s.exp, &s.pat[..]) {
             (Exp::Basic(BasicOp::Index(a, idx)), [p]) => match idx.split_last() {
@@ -315,9 +330,14 @@ fn lanes_lambda(col: &Column<'_>, lam: &Lambda) -> Option<(Lambda, Vec<RowRead>)
             Some((p, a, outer)) => {
                 params.push(p.clone());
                 rows.push((a, outer));
+                varying.insert(p.name);
             }
             None if uses(s).contains(&j.name) => return None,
-            None => stms.push(s.clone()),
+            None if uses(s).is_disjoint(&varying) => per_step.push(s.clone()),
+            None => {
+                varying.extend(s.pat.iter().map(|p| p.name));
+                stms.push(s.clone());
+            }
         }
     }
     // The operator, on the accumulator and `pre`'s result.
@@ -337,7 +357,14 @@ fn lanes_lambda(col: &Column<'_>, lam: &Lambda) -> Option<(Lambda, Vec<RowRead>)
         stms,
         result: op.body.result.clone(),
     };
-    Some((Lambda::new(params, body, op.ret.clone()), rows))
+    Some(Lanes {
+        step: Lambda::new(params, body, op.ret.clone()),
+        rows,
+        per_step: Body {
+            stms: per_step,
+            result: Vec::new(),
+        },
+    })
 }
 
 impl Gen<'_, '_> {
@@ -359,11 +386,25 @@ impl Gen<'_, '_> {
         if !crate::simd::enabled() {
             return Ok(zero);
         }
-        let Some((step, rows)) = lanes_lambda(col, lam) else {
+        let Some(Lanes {
+            step,
+            rows,
+            per_step,
+        }) = lanes_lambda(col, lam)
+        else {
             return Ok(zero);
         };
-        let env = &self.env;
-        let Some(plan) = crate::simd::plan(&step, &|v| env.get(&v).map(|(_, t)| *t)) else {
+        // The per-step statements' scalars are free in the step: their types as bound.
+        let mut types: HashMap<VName, PrimType> =
+            self.env.iter().map(|(v, (_, t))| (*v, *t)).collect();
+        for s in &per_step.stms {
+            for p in &s.pat {
+                if let Type::Prim(t) = p.ty {
+                    types.insert(p.name, t);
+                }
+            }
+        }
+        let Some(plan) = crate::simd::plan(&step, &|v| types.get(&v).copied()) else {
             return Ok(zero);
         };
         if out.elem != plan.elem || out.dims.len() != 1 {
@@ -399,12 +440,20 @@ impl Gen<'_, '_> {
             ok = self.b.ins().band(ok, unit);
             bases.push(crate::gen::elem_addr(self.b, v.base, j0, v.elem));
         }
+        // The per-step statements run for the first element in the scalar code: only
+        // when there is one here (one may fail).
+        let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, w, 0);
+        ok = self.b.ins().band(ok, some);
         let lanes = self.b.create_block();
         let after = self.b.create_block();
         self.b.append_block_param(after, types::I64);
         self.b.ins().brif(ok, lanes, &[], after, &ba(&[zero]));
         self.b.switch_to_block(lanes);
+        // Values bound in this block do not reach the scalar loop after it.
+        let saved = (self.env.clone(), self.arrays.clone(), self.owned.clone());
+        self.stms(&per_step)?;
         let frees = crate::simd::splat_env(self.b, plan, &self.env, &step);
+        (self.env, self.arrays, self.owned) = saved;
         let j = crate::simd::vector_loop(
             self.b,
             plan,
