@@ -832,6 +832,7 @@ pub(crate) fn splat_env(
     let mut out = HashMap::new();
     for v in used {
         let Some(&(x, t)) = env.get(&v) else { continue };
+        let x = crate::scalar::pinned_if_computed(b, x);
         if t == plan.elem {
             out.insert(v, (b.ins().splat(plan.vt(), x), false));
         } else if t == PrimType::Bool {
