@@ -28,3 +28,19 @@ entry sum_exp_f64 (xs: []f64) = f64.sum (map (\x -> f64.exp (-x * x)) xs)
 
 entry gates_rows (a: [][]f32) (b: [][]f32) (c: [][]f32) =
   map3 (map3 (\i f g -> 1 / (1 + f32.exp (-f)) * g + 1 / (1 + f32.exp (-i)) * f32.tanh g)) a b c
+
+-- A row's own scalars used by a map over the row: an exp (`row_exp`) or a layer norm's
+-- `1 / sqrt(var + eps)` (`row_norm`) must be computed once per row, not once per element
+-- (compare `row_plain`, whose scalar is one addition). And the adjoint of a
+-- matrix-vector product, `xᵀ·δ`: a column reduction whose steps read `δ[i]` once per
+-- row, in SIMD lanes along the row.
+-- ==
+-- entry: row_exp row_norm row_plain xt_delta
+-- random input { [8192][256]f64 [8192]f64 }
+
+entry row_exp (x: [][]f64) (v: []f64) = map2 (\r a -> let e = f64.exp (-a) in map (* e) r) x v
+entry row_norm (x: [][]f64) (v: []f64) =
+  map2 (\r a -> let s = 1 / f64.sqrt (a * a + 1e-5) in map (* s) r) x v
+entry row_plain (x: [][]f64) (v: []f64) = map2 (\r a -> let s = a + 1 in map (* s) r) x v
+entry xt_delta [m] [n] (x: [m][n]f64) (v: [m]f64) : [n]f64 =
+  map (\j -> f64.sum (map (\i -> v[i] * x[i, j]) (iota m))) (iota n)
