@@ -294,6 +294,18 @@ fn numbers(c: &common::Compiled, e: &str, input: &str, native: bool) -> Vec<f64>
     flat_numbers(ex.run_entry(e, common::values(input)).expect("runs"))
 }
 
+/// `got` and `want` have the same length and agree within `rel` relative to `want`
+/// (absolute below 1).
+fn assert_near(got: &[f64], want: &[f64], rel: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (a, b) in got.iter().zip(want) {
+        assert!(
+            (a - b).abs() <= rel * b.abs().max(1.0),
+            "{what}: {a} against {b}"
+        );
+    }
+}
+
 /// The elements of array values as f64s, in order.
 fn flat_numbers(vs: Vec<runic_data::Value>) -> Vec<f64> {
     let mut out = Vec::new();
@@ -349,10 +361,7 @@ fn accumulators_run_native_and_agree() {
         numbers(&c, "gather", &input, true),
         numbers(&c, "gather", &input, false),
     );
-    assert_eq!(a.len(), b.len());
-    for (x, y) in a.iter().zip(&b) {
-        assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{x} {y}");
-    }
+    assert_near(&a, &b, 1e-9, "gather");
     // Deterministic on native code: the same bits every run.
     assert_eq!(
         c.agree_native_runs("gather", &input),
@@ -762,14 +771,14 @@ fn column_reductions_run_native_and_agree() {
         // within rounding.
         let x = matrix(50, m, "f32", m as u64 + 1);
         let input = format!("{x} {} {}", floats(50, "f32", 4), floats(m, "f32", 5));
-        let (got, want) = (
-            numbers(&c, "lsq_grad", &input, true),
-            numbers(&c, "lsq_grad", &input, false),
-        );
+        let got = numbers(&c, "lsq_grad", &input, true);
         assert_eq!(got.len(), m);
-        for (a, b) in got.iter().zip(&want) {
-            assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} against {b}");
-        }
+        assert_near(
+            &got,
+            &numbers(&c, "lsq_grad", &input, false),
+            1e-5,
+            "lsq_grad",
+        );
     }
     c.agree("wcols", "empty([0][5]f64) empty([0]f64)", true);
     // By hand: c = 2v - 1 is [1, 3] for v = [1, 2]; column sums of a·c + c.
@@ -909,13 +918,7 @@ fn inner_folds_run_in_lanes() {
         ("rowsum", matrix(50, 37, "f32", 12)),
     ] {
         let native = numbers(&c, e, &input, true);
-        let seq = numbers(&c, e, &input, false);
-        for (a, b) in native.iter().zip(&seq) {
-            assert!(
-                (a - b).abs() <= 1e-5 * b.abs().max(1.0),
-                "{e}: {a} against {b}"
-            );
-        }
+        assert_near(&native, &numbers(&c, e, &input, false), 1e-5, e);
     }
     // Integer and boolean folds (two chains, combined at the end), rows of every length
     // around the pairs, and the first position of a row's maximum: exactly as in order.
@@ -963,13 +966,7 @@ fn agree_near_interpreter(c: &common::Compiled, e: &str, input: &str) {
     let got = numbers(c, e, input, true);
     let interp = c.interp.call_entry(e, common::values(input));
     let want = flat_numbers(interp.expect("the interpreter runs it"));
-    assert_eq!(got.len(), want.len(), "{e}");
-    for (a, b) in got.iter().zip(&want) {
-        assert!(
-            (a - b).abs() <= 1e-5 * b.abs().max(1.0),
-            "{e}: {a} against {b}"
-        );
-    }
+    assert_near(&got, &want, 1e-5, e);
 }
 
 /// A nested map whose body ends in accumulator updates along a row (`acc[t, j] += v` for
