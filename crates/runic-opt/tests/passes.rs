@@ -151,6 +151,19 @@ fn constants_fold() {
 }
 
 #[test]
+fn integer_identities_fold_but_float_ones_do_not() {
+    let p = lower("entry main (i: i64) (x: f64) = (0 + i * 1 - 0, x + 0, x * 1)");
+    let q = runic_opt::copy_prop(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    // The integer result is `i` itself; `x + 0` stays (`-0 + 0` is `0`), and so does `x * 1`.
+    assert!(!t.contains("Sub("), "{t}");
+    assert_eq!(t.matches("Add(").count(), 1, "{t}");
+    assert_eq!(t.matches("Mul(").count(), 1, "{t}");
+    assert!(t.contains("in {i_"), "{t}");
+}
+
+#[test]
 fn simplify_keeps_every_test_program_valid() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
     for dir in ["lang", "soacs", "prims", "examples"] {
