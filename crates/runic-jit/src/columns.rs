@@ -444,28 +444,15 @@ impl Gen<'_, '_> {
         // when there is one here (one may fail).
         let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, w, 0);
         ok = self.b.ins().band(ok, some);
-        let lanes = self.b.create_block();
-        let after = self.b.create_block();
-        self.b.append_block_param(after, types::I64);
-        self.b.ins().brif(ok, lanes, &[], after, &ba(&[zero]));
-        self.b.switch_to_block(lanes);
-        // Values bound in this block do not reach the scalar loop after it.
-        let saved = (self.env.clone(), self.arrays.clone(), self.owned.clone());
-        self.stms(&per_step)?;
-        let frees = crate::simd::splat_env(self.b, plan, &self.env, &step);
-        (self.env, self.arrays, self.owned) = saved;
-        let j = crate::simd::vector_loop(
-            self.b,
-            plan,
-            &step,
-            &frees,
-            &bases,
-            (&[out.base], crate::simd::Write::Store),
-            zero,
-            w,
-        )?;
-        self.b.ins().jump(after, &ba(&[j]));
-        self.b.switch_to_block(after);
-        Ok(self.b.block_params(after)[0])
+        self.lanes_first(ok, |g| {
+            // Values bound here do not reach the scalar loop after the lanes.
+            let saved = (g.env.clone(), g.arrays.clone(), g.owned.clone());
+            g.stms(&per_step)?;
+            let frees = crate::simd::splat_env(g.b, plan, &g.env, &step);
+            (g.env, g.arrays, g.owned) = saved;
+            let outs = [out.base];
+            let write = (outs.as_slice(), crate::simd::Write::Store);
+            crate::simd::vector_loop(g.b, plan, &step, &frees, &bases, write, zero, w)
+        })
     }
 }

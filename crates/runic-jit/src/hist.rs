@@ -4,7 +4,7 @@
 //! kernels are never updated in place). An index out of range is skipped, as the
 //! evaluator skips it.
 
-use crate::gen::{ba, build_kernel, check_lambda_in, cl, load_ptrs, mem, prim_of, AccV, Gen, R};
+use crate::gen::{build_kernel, check_lambda_in, cl, load_ptrs, mem, prim_of, AccV, Gen, R};
 use crate::kernels::{prologue, Inputs};
 use crate::nest::{split_frees, ArrV, FAIL_INDEX};
 use crate::{HistKernel, MapFn, VarType};
@@ -182,18 +182,12 @@ impl Gen<'_, '_> {
             let first = self.b.ins().imul(row, last[0]);
             bases.push(crate::gen::elem_addr(self.b, a.base, first, a.elem));
         }
-        let lanes = self.b.create_block();
-        let after = self.b.create_block();
-        self.b.append_block_param(after, types::I64);
-        self.b.ins().brif(ok, lanes, &[], after, &ba(&[zero]));
-        self.b.switch_to_block(lanes);
-        let frees = crate::simd::splat_env(self.b, plan, &self.env, &values);
         let ins: Vec<Value> = views.iter().map(|a| a.base).collect();
-        let write = (bases.as_slice(), crate::simd::Write::Add);
-        let j = crate::simd::vector_loop(self.b, plan, &values, &frees, &ins, write, zero, w)?;
-        self.b.ins().jump(after, &ba(&[j]));
-        self.b.switch_to_block(after);
-        Ok(self.b.block_params(after)[0])
+        self.lanes_first(ok, |g| {
+            let frees = crate::simd::splat_env(g.b, plan, &g.env, &values);
+            let write = (bases.as_slice(), crate::simd::Write::Add);
+            crate::simd::vector_loop(g.b, plan, &values, &frees, &ins, write, zero, w)
+        })
     }
 
     /// Splits `lam` (over the element parameters `params` and the iteration `j`) into a

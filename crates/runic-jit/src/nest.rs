@@ -62,6 +62,14 @@ impl ArrV {
     }
 }
 
+/// An inner fold's parts that each of its loops reads: its inputs' views (`None`: a lazy
+/// iota, whose element is the counter), its `pre` lambda and its operator.
+struct InnerFold<'l> {
+    views: Vec<Option<ArrV>>,
+    pre: Option<&'l Lambda>,
+    op: &'l Lambda,
+}
+
 /// A free accumulator: element type, rank, operator.
 pub(crate) type AccFree = (VName, PrimType, usize, Option<Lambda>);
 
@@ -310,9 +318,10 @@ impl Gen<'_, '_> {
         let zero = self.b.ins().iconst(types::I64, 0);
         let mut args0 = vec![zero];
         args0.extend(init);
+        let fold = InnerFold { views, pre, op };
         if outs.is_none() {
-            args0 = self.vector_fold(&views, pre, op, w, args0)?;
-            args0 = self.two_chains(&views, pre, op, w, args0)?;
+            args0 = self.vector_fold(&fold, w, args0)?;
+            args0 = self.two_chains(&fold, w, args0)?;
         }
         self.b.ins().jump(header, &ba(&args0));
 
@@ -323,7 +332,7 @@ impl Gen<'_, '_> {
         self.b.ins().brif(more, body, &[], done, &ba(&acc));
 
         self.b.switch_to_block(body);
-        let new = self.fold_step(&views, pre, op, j, acc)?;
+        let new = self.fold_step(&fold, j, acc)?;
         for (out, v) in outs.unwrap_or_default().iter().zip(&new) {
             let addr = out.at(self.b, j);
             self.b.ins().store(mem(), *v, addr, 0);
@@ -337,16 +346,11 @@ impl Gen<'_, '_> {
         Ok(self.b.block_params(done).to_vec())
     }
 
-    /// One step of an inner fold: element `j` of the inputs (`None`: a lazy iota, whose
-    /// element is `j`) through `pre`, folded into `acc` with `op`; the new accumulator.
-    fn fold_step(
-        &mut self,
-        views: &[Option<ArrV>],
-        pre: Option<&Lambda>,
-        op: &Lambda,
-        j: Value,
-        acc: Vec<Value>,
-    ) -> R<Vec<Value>> {
+    /// One step of an inner fold: element `j` of the inputs through `pre`, folded into
+    /// `acc` with `op`; the new accumulator.
+    fn fold_step(&mut self, fold: &InnerFold<'_>, j: Value, acc: Vec<Value>) -> R<Vec<Value>> {
+        let InnerFold { views, pre, op } = fold;
+        let (pre, op) = (*pre, *op);
         let mut xs = Vec::new();
         for (k, v) in views.iter().enumerate() {
             let Some(v) = v else {
@@ -384,15 +388,9 @@ impl Gen<'_, '_> {
     /// chain waits for the one before (an integer `min` of positions, as reverse mode
     /// finds a minimum's: a compare and a select per element on the critical path); two
     /// chains overlap. Bit for bit the sequential result.
-    fn two_chains(
-        &mut self,
-        views: &[Option<ArrV>],
-        pre: Option<&Lambda>,
-        op: &Lambda,
-        w: Value,
-        start: Vec<Value>,
-    ) -> R<Vec<Value>> {
+    fn two_chains(&mut self, fold: &InnerFold<'_>, w: Value, start: Vec<Value>) -> R<Vec<Value>> {
         use BinOp::*;
+        let op = fold.op;
         let exact = match op.binop_either_order() {
             Some((Add | Mul | Min | Max | And | Or | Xor, t)) => t.is_int(),
             Some((LogAnd | LogOr, t)) => t == PrimType::Bool,
@@ -426,9 +424,9 @@ impl Gen<'_, '_> {
         self.b.ins().brif(more, body, &[], exit, &ba(&[j, a0, a1]));
 
         self.b.switch_to_block(body);
-        let n0 = self.fold_step(views, pre, op, j, vec![a0])?;
+        let n0 = self.fold_step(fold, j, vec![a0])?;
         let j1 = self.b.ins().iadd_imm_s(j, 1);
-        let n1 = self.fold_step(views, pre, op, j1, vec![a1])?;
+        let n1 = self.fold_step(fold, j1, vec![a1])?;
         self.b.ins().jump(header, &ba(&[j2, n0[0], n1[0]]));
 
         self.b.switch_to_block(exit);
@@ -444,15 +442,10 @@ impl Gen<'_, '_> {
     /// folds the elements it can in lanes first (`simd::vector_fold`) when the vectors are
     /// contiguous at run time. Without it every element of a row was one step of a chain
     /// of dependent operations (a row maximum ~5 ns an element), and `exp` a call.
-    fn vector_fold(
-        &mut self,
-        views: &[Option<ArrV>],
-        pre: Option<&Lambda>,
-        op: &Lambda,
-        w: Value,
-        start: Vec<Value>,
-    ) -> R<Vec<Value>> {
-        let (Some(fold), [_, acc]) = (crate::simd::Fold::of(op), &start[..]) else {
+    fn vector_fold(&mut self, fold: &InnerFold<'_>, w: Value, start: Vec<Value>) -> R<Vec<Value>> {
+        let InnerFold { views, pre, op } = fold;
+        let (pre, op) = (*pre, *op);
+        let (Some(kind), [_, acc]) = (crate::simd::Fold::of(op), &start[..]) else {
             return Ok(start);
         };
         let Some(vectors) = views.iter().cloned().collect::<Option<Vec<ArrV>>>() else {
@@ -498,7 +491,7 @@ impl Gen<'_, '_> {
         let frees = crate::simd::splat_env(self.b, plan, &self.env, lam);
         let bases: Vec<Value> = vectors.iter().map(|a| a.base).collect();
         let (j, acc) =
-            crate::simd::vector_fold(self.b, plan, fold, lam, &frees, &bases, start[0], w, *acc)?;
+            crate::simd::vector_fold(self.b, plan, kind, lam, &frees, &bases, start[0], w, *acc)?;
         self.b.ins().jump(after, &ba(&[j, acc]));
         self.b.switch_to_block(after);
         Ok(self.b.block_params(after).to_vec())

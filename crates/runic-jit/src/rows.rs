@@ -48,6 +48,26 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(done);
     }
 
+    /// Runs `lanes` — which emits a SIMD loop and returns the element it stopped at — where
+    /// `ok` holds at run time; returns the element the scalar loop continues from (0
+    /// where `ok` does not hold).
+    pub(crate) fn lanes_first(
+        &mut self,
+        ok: Value,
+        lanes: impl FnOnce(&mut Self) -> R<Value>,
+    ) -> R<Value> {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let yes = self.b.create_block();
+        let after = self.b.create_block();
+        self.b.append_block_param(after, types::I64);
+        self.b.ins().brif(ok, yes, &[], after, &ba(&[zero]));
+        self.b.switch_to_block(yes);
+        let j = lanes(self)?;
+        self.b.ins().jump(after, &ba(&[j]));
+        self.b.switch_to_block(after);
+        Ok(self.b.block_params(after)[0])
+    }
+
     /// `xs = map lam arrs` over arrays in scope: a sequential loop writing each result
     /// into its row (scalars), or copying it there (arrays, unless a nested map builds
     /// it there in place).
@@ -154,29 +174,13 @@ impl Gen<'_, '_> {
             return Ok(zero);
         }
         let contiguous = self.contiguous(ins.iter().chain(outs));
-        let lanes = self.b.create_block();
-        let after = self.b.create_block();
-        self.b.append_block_param(after, types::I64);
-        self.b
-            .ins()
-            .brif(contiguous, lanes, &[], after, &ba(&[zero]));
-        self.b.switch_to_block(lanes);
-        let frees = crate::simd::splat_env(self.b, plan, &self.env, lam);
         let bases: Vec<Value> = ins.iter().map(|a| a.base).collect();
         let out_bases: Vec<Value> = outs.iter().map(|a| a.base).collect();
-        let j = crate::simd::vector_loop(
-            self.b,
-            plan,
-            lam,
-            &frees,
-            &bases,
-            (&out_bases, crate::simd::Write::Store),
-            zero,
-            w,
-        )?;
-        self.b.ins().jump(after, &ba(&[j]));
-        self.b.switch_to_block(after);
-        Ok(self.b.block_params(after)[0])
+        self.lanes_first(contiguous, |g| {
+            let frees = crate::simd::splat_env(g.b, plan, &g.env, lam);
+            let outs = (out_bases.as_slice(), crate::simd::Write::Store);
+            crate::simd::vector_loop(g.b, plan, lam, &frees, &bases, outs, zero, w)
+        })
     }
 
     /// The arrays a nested SOAC producing rows of `rows` (one per pattern element) over `w`
