@@ -762,10 +762,17 @@ fn column_reductions_run_native_and_agree() {
     assert_eq!(got, vec![9.0, 12.0]);
     // A value per row (`v[i]`, the adjoint's `δ[i]` in `xᵀ·δ`) is computed once per step
     // and broadcast to the lanes: rows of every length around the vectors', and a row
-    // past `v`'s end, which fails at the same step as in the scalar code.
+    // past `v`'s end, which fails at the same step as in the scalar code, whether that
+    // step is one of a group run together in lanes (steps 4..8, 8..12) or one of the
+    // steps left after the groups (8, 9, 10 of 11 rows).
     for m in [1, 2, 3, 4, 5, 7, 8, 9, 33] {
         let a = matrix(11, m, "f64", m as u64);
         c.agree("wcols", &format!("{a} {}", floats(11, "f64", 3)), true);
+        for short in [5, 9, 10] {
+            c.agree_message("wcols", &format!("{a} {}", floats(short, "f64", 3)));
+        }
+        let a = matrix(12, m, "f64", m as u64);
+        c.agree("wcols", &format!("{a} {}", floats(12, "f64", 3)), true);
         c.agree_message("wcols", &format!("{a} {}", floats(10, "f64", 3)));
         // The residuals' dot products are sums in lanes natively, so the gradient agrees
         // within rounding.

@@ -188,33 +188,110 @@ impl Gen<'_, '_> {
             self.stms(&col.per_element)?;
         }
         self.close_counted_loop(j, header, done);
-        // The steps of the reduction, outermost.
+        // The steps of the reduction, outermost: STEPS at a time while they last (their
+        // lanes keep each element's accumulator in a register from step to step), then one
+        // at a time.
         let n = self.index_value(steps)?;
         let red_views = self.map_inputs(red_arrs, n)?;
-        let (i, i_header, i_done) = self.open_counted_loop(n);
-        self.bind_element(&pre.params, &red_views, i);
-        // Every element, innermost: in SIMD lanes first when it can, then one by one.
-        let from = match consecutive {
-            Some((j0, ok)) => self.column_lanes(col, lam, out, w, j0, ok)?,
+        let step = Step {
+            col,
+            lam,
+            pre,
+            op,
+            views,
+            red_views: &red_views,
+            out,
+            w,
+        };
+        let first = match consecutive.filter(|_| lanes_lambda(col, lam).is_some()) {
+            Some((j0, ok)) => self.column_step_groups(&step, j0, ok, n)?,
             None => self.b.ins().iconst(types::I64, 0),
         };
-        let (j, header, done) = self.open_counted_loop_from(from, w);
-        self.bind_element(&lam.params, views, j);
-        self.stms(&col.per_element)?;
-        let ys = self.body(&pre.body)?;
-        let addr = out.at(self.b, j);
-        let t = prim_of(&op.ret[0]);
+        let (i, i_header, i_done) = self.open_counted_loop_from(first, n);
+        let from = match consecutive {
+            Some((j0, ok)) => self.column_lanes(&step, j0, ok, &[i])?,
+            None => self.b.ins().iconst(types::I64, 0),
+        };
+        self.column_scalar_step(&step, i, from)?;
+        self.close_counted_loop(i, i_header, i_done);
+        (self.env, self.arrays) = saved;
+        self.owned = saved_owned;
+        Ok(())
+    }
+}
+
+/// Steps of a column reduction's outer loop run together in SIMD lanes (see
+/// [`crate::simd::vector_chain`]): each element's accumulator is loaded and stored once per
+/// group instead of once per step.
+const STEPS: i64 = 4;
+
+/// What every step of a column reduction needs: its parts, the map's and the reduction's
+/// inputs, and the output row of `w` elements.
+struct Step<'s, 'l> {
+    col: &'s Column<'l>,
+    lam: &'s Lambda,
+    pre: &'s Lambda,
+    op: &'s Lambda,
+    views: &'s [ArrV],
+    red_views: &'s [ArrV],
+    out: &'s ArrV,
+    w: Value,
+}
+
+impl Gen<'_, '_> {
+    /// The steps `0, 1, …` of a column reduction of `n` steps in groups of [`STEPS`], each
+    /// group in lanes (elements `j0..` when `consecutive` holds) and then one by one from
+    /// where the lanes stopped; returns the first step left over.
+    fn column_step_groups(
+        &mut self,
+        st: &Step<'_, '_>,
+        j0: Value,
+        consecutive: Value,
+        n: Value,
+    ) -> R<Value> {
+        let kept = (self.env.clone(), self.arrays.clone(), self.owned.clone());
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        self.b.append_block_param(done, types::I64);
+        self.b.ins().jump(header, &ba(&[zero]));
+        self.b.switch_to_block(header);
+        let i = self.b.block_params(header)[0];
+        let last = self.b.ins().iadd_imm_s(i, STEPS);
+        let more = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, last, n);
+        self.b.ins().brif(more, body, &[], done, &ba(&[i]));
+        self.b.switch_to_block(body);
+        let is: Vec<Value> = (0..STEPS).map(|u| self.b.ins().iadd_imm_s(i, u)).collect();
+        let from = self.column_lanes(st, j0, consecutive, &is)?;
+        for &i in &is {
+            self.column_scalar_step(st, i, from)?;
+        }
+        self.b.ins().jump(header, &ba(&[last]));
+        self.b.switch_to_block(done);
+        (self.env, self.arrays, self.owned) = kept;
+        Ok(self.b.block_params(done)[0])
+    }
+
+    /// Step `i` of a column reduction on the elements `from..w`, one by one:
+    /// `out[j] = op out[j] (pre i j)`.
+    fn column_scalar_step(&mut self, st: &Step<'_, '_>, i: Value, from: Value) -> R<()> {
+        self.bind_element(&st.pre.params, st.red_views, i);
+        let (j, header, done) = self.open_counted_loop_from(from, st.w);
+        self.bind_element(&st.lam.params, st.views, j);
+        self.stms(&st.col.per_element)?;
+        let ys = self.body(&st.pre.body)?;
+        let addr = st.out.at(self.b, j);
+        let t = prim_of(&st.op.ret[0]);
         let acc = self.b.ins().load(cl(t), mem(), addr, 0);
         let args = [vec![acc], ys].concat();
-        let new = self.lambda(op, &args)?;
+        let new = self.lambda(st.op, &args)?;
         let [new] = new[..] else {
             return Err("internal error: a column reduction of several results".into());
         };
         self.b.ins().store(mem(), new, addr, 0);
         self.close_counted_loop(j, header, done);
-        self.close_counted_loop(i, i_header, i_done);
-        (self.env, self.arrays) = saved;
-        self.owned = saved_owned;
         Ok(())
     }
 }
@@ -368,19 +445,16 @@ fn lanes_lambda(col: &Column<'_>, lam: &Lambda) -> Option<Lanes> {
 }
 
 impl Gen<'_, '_> {
-    /// The SIMD loop over the elements `0..w` of one step of a column reduction into
-    /// `out`, when [`lanes_lambda`] gives one and, at run time, the rows it reads are in
-    /// bounds, contiguous and at least `w` long; returns the element the scalar loop
-    /// continues from.
-    #[allow(clippy::too_many_arguments)]
+    /// The SIMD loop over the elements `0..w` of the steps `is` (in this order) of a column
+    /// reduction, when [`lanes_lambda`] gives one and, at run time, the rows every step
+    /// reads are in bounds, contiguous and at least `w` long; returns the element the
+    /// scalar loops of the steps continue from.
     fn column_lanes(
         &mut self,
-        col: &Column<'_>,
-        lam: &Lambda,
-        out: &ArrV,
-        w: Value,
+        st: &Step<'_, '_>,
         j0: Value,
         consecutive: Value,
+        is: &[Value],
     ) -> R<Value> {
         let zero = self.b.ins().iconst(types::I64, 0);
         if !crate::simd::enabled() {
@@ -390,13 +464,20 @@ impl Gen<'_, '_> {
             step,
             rows,
             per_step,
-        }) = lanes_lambda(col, lam)
+        }) = lanes_lambda(st.col, st.lam)
         else {
             return Ok(zero);
         };
-        // The per-step statements' scalars are free in the step: their types as bound.
+        let (out, w) = (st.out, st.w);
+        // The per-step statements' scalars are free in the step: their types as bound (the
+        // reduction's parameters too, bound for each step below).
         let mut types: HashMap<VName, PrimType> =
             self.env.iter().map(|(v, (_, t))| (*v, *t)).collect();
+        for (p, v) in st.pre.params.iter().zip(st.red_views) {
+            if v.dims.len() == 1 {
+                types.insert(p.name, v.elem);
+            }
+        }
         for s in &per_step.stms {
             for p in &s.pat {
                 if let Type::Prim(t) = p.ty {
@@ -410,49 +491,65 @@ impl Gen<'_, '_> {
         if out.elem != plan.elem || out.dims.len() != 1 {
             return Ok(zero);
         }
-        let unit = self.b.ins().icmp_imm_s(IntCC::Equal, out.strides[0], 1);
-        let mut ok = self.b.ins().band(consecutive, unit);
-        let end = self.b.ins().iadd(j0, w);
-        let mut bases = vec![out.base];
         for (a, outer) in &rows {
-            let mut v = self.array(*a)?;
+            let v = self.array(*a)?;
             if v.elem != plan.elem || v.dims.len() != outer.len() + 1 {
                 return Ok(zero);
             }
-            for x in outer {
-                let i = self.index_value(x)?;
-                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, v.dims[0]);
-                ok = self.b.ins().band(ok, inside);
-                v = v.row(self.b, i);
-            }
-            // Elements j0 .. j0 + w of the row.
-            let from = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, j0, 0);
-            let long = self
-                .b
-                .ins()
-                .icmp(IntCC::SignedLessThanOrEqual, end, v.dims[0]);
-            let unit = self.b.ins().icmp_imm_s(IntCC::Equal, v.strides[0], 1);
-            ok = self.b.ins().band(ok, from);
-            ok = self.b.ins().band(ok, long);
-            ok = self.b.ins().band(ok, unit);
-            bases.push(crate::gen::elem_addr(self.b, v.base, j0, v.elem));
         }
+        let unit = self.b.ins().icmp_imm_s(IntCC::Equal, out.strides[0], 1);
+        let mut ok = self.b.ins().band(consecutive, unit);
+        let end = self.b.ins().iadd(j0, w);
+        let kept = (self.env.clone(), self.arrays.clone(), self.owned.clone());
+        let mut columns = Vec::new();
+        for &i in is {
+            self.bind_element(&st.pre.params, st.red_views, i);
+            let mut bases = vec![out.base];
+            for (a, outer) in &rows {
+                let mut v = self.array(*a)?;
+                for x in outer {
+                    let i = self.index_value(x)?;
+                    let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, v.dims[0]);
+                    ok = self.b.ins().band(ok, inside);
+                    v = v.row(self.b, i);
+                }
+                // Elements j0 .. j0 + w of the row.
+                let from = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, j0, 0);
+                let long = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::SignedLessThanOrEqual, end, v.dims[0]);
+                let unit = self.b.ins().icmp_imm_s(IntCC::Equal, v.strides[0], 1);
+                ok = self.b.ins().band(ok, from);
+                ok = self.b.ins().band(ok, long);
+                ok = self.b.ins().band(ok, unit);
+                bases.push(crate::gen::elem_addr(self.b, v.base, j0, v.elem));
+            }
+            columns.push(bases);
+        }
+        (self.env, self.arrays, self.owned) = kept;
         // The per-step statements run for the first element in the scalar code: only
-        // when there is one here (one may fail).
+        // when there is one here (one may fail). When the lanes run, the scalar code after
+        // them cannot fail (its reads are the rows checked here, the rest is arithmetic on
+        // floats), so running every step's per-step statements first keeps the order of
+        // the errors.
         let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, w, 0);
         ok = self.b.ins().band(ok, some);
         self.lanes_first(ok, |g| {
-            // Values bound here do not reach the scalar loop after the lanes.
-            let saved = (g.env.clone(), g.arrays.clone(), g.owned.clone());
-            g.stms(&per_step)?;
-            let frees = crate::simd::splat_env(g.b, plan, &g.env, &step);
-            (g.env, g.arrays, g.owned) = saved;
-            let outs = [out.base];
-            let write = (outs.as_slice(), crate::simd::Write::Store);
-            crate::simd::vector_loop(g.b, plan, &step, &frees, &bases, write, zero, w)
+            let mut chain = Vec::new();
+            for (&i, ins) in is.iter().zip(columns) {
+                // Values bound here do not reach the scalar loops after the lanes.
+                let saved = (g.env.clone(), g.arrays.clone(), g.owned.clone());
+                g.bind_element(&st.pre.params, st.red_views, i);
+                g.stms(&per_step)?;
+                let frees = crate::simd::splat_env(g.b, plan, &g.env, &step);
+                (g.env, g.arrays, g.owned) = saved;
+                chain.push(crate::simd::ChainStep { frees, ins });
+            }
+            crate::simd::vector_chain(g.b, plan, &step, &chain, out.base, zero, w)
         })
     }
 }

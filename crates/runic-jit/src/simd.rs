@@ -916,6 +916,82 @@ pub(crate) fn vector_loop(
     Ok(b.block_params(rest)[0])
 }
 
+/// One application of a [`vector_chain`]'s lambda: the broadcast free scalars it sees and
+/// the addresses of its parameters' columns (the first, the accumulator's, read only by
+/// the first application).
+pub(crate) struct ChainStep {
+    pub frees: HashMap<VName, (Value, bool)>,
+    pub ins: Vec<Value>,
+}
+
+/// Emits `for (j = from; j + lanes <= to; j += lanes) acc[j..] = lam(…lam(lam(acc[j..],
+/// steps[0]…), steps[1]…)…)`: the steps of a column reduction one after another on the
+/// same lanes, the accumulator (the lambda's first parameter, read from `acc` by the first
+/// step) kept in a register between them. Where any step leaves lanes to the scalar code,
+/// nothing is stored for that group and the loop stops there, so the scalar code runs
+/// every step on it; returns the `j` the scalar code takes over from.
+pub(crate) fn vector_chain(
+    b: &mut FunctionBuilder,
+    plan: Plan,
+    lam: &Lambda,
+    steps: &[ChainStep],
+    acc: Value,
+    from: Value,
+    to: Value,
+) -> R<Value> {
+    let i64t = types::I64;
+    let header = b.create_block();
+    b.append_block_param(header, i64t);
+    let body = b.create_block();
+    let store = b.create_block();
+    let rest = b.create_block();
+    b.append_block_param(rest, i64t);
+    b.ins().jump(header, &ba(&[from]));
+
+    b.switch_to_block(header);
+    let j = b.block_params(header)[0];
+    let last = b.ins().iadd_imm_s(j, plan.lanes);
+    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, last, to);
+    b.ins().brif(more, body, &[], rest, &ba(&[j]));
+
+    b.switch_to_block(body);
+    let off = byte_offset(b, plan, j);
+    let mut value = None;
+    let mut bails = None;
+    for step in steps {
+        let (res, bail) = lanes_body_from(b, plan, lam, &step.frees, value, &step.ins, off)?;
+        let [r] = &res[..] else {
+            return Err("internal error: a chained step of several results".into());
+        };
+        value = Some(r.v);
+        if let Some(m) = bail {
+            bails = Some(match bails {
+                Some(old) => b.ins().bor(old, m),
+                None => m,
+            });
+        }
+    }
+    let Some(value) = value else {
+        return Err("internal error: a chain of no steps".into());
+    };
+    match bails {
+        Some(m) => {
+            let any = b.ins().vany_true(m);
+            b.ins().brif(any, rest, &ba(&[j]), store, &[]);
+        }
+        None => {
+            b.ins().jump(store, &[]);
+        }
+    }
+    b.switch_to_block(store);
+    let a = b.ins().iadd(acc, off);
+    b.ins().store(unaligned(), value, a, 0);
+    b.ins().jump(header, &ba(&[last]));
+
+    b.switch_to_block(rest);
+    Ok(b.block_params(rest)[0])
+}
+
 fn unaligned() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
@@ -935,11 +1011,29 @@ fn lanes_body(
     ins: &[Value],
     off: Value,
 ) -> R<(Vec<V>, Option<Value>)> {
+    lanes_body_from(b, plan, lam, frees, None, ins, off)
+}
+
+/// [`lanes_body`] with the first parameter's lanes `first` when given (its column in `ins`
+/// then not read).
+fn lanes_body_from(
+    b: &mut FunctionBuilder,
+    plan: Plan,
+    lam: &Lambda,
+    frees: &HashMap<VName, (Value, bool)>,
+    first: Option<Value>,
+    ins: &[Value],
+    off: Value,
+) -> R<(Vec<V>, Option<Value>)> {
     let mut env: HashMap<VName, V> = frees
         .iter()
         .map(|(k, &(v, mask))| (*k, V { v, mask }))
         .collect();
-    for (p, base) in lam.params.iter().zip(ins) {
+    for (k, (p, base)) in lam.params.iter().zip(ins).enumerate() {
+        if let (0, Some(v)) = (k, first) {
+            env.insert(p.name, V { v, mask: false });
+            continue;
+        }
         let a = b.ins().iadd(*base, off);
         let x = b.ins().load(plan.vt(), unaligned(), a, 0);
         env.insert(p.name, V { v: x, mask: false });
