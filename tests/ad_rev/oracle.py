@@ -412,6 +412,93 @@ def residuals():
     show("batch_cell", *fd_grad(lambda u, h0: cell(u, h0, 3), u, h0))
 
 
+# ------------------------------------------------------------------------------- restore
+@section
+def restore():
+    arr = lambda xs: np.array(xs, dtype=np.float64).copy()
+
+    def two_updates(xs):
+        a = arr(xs)
+        for i in range(1, len(a)):
+            a[i] = a[i] + a[i - 1] * a[i - 1] * 0.5
+            a[i - 1] = a[i - 1] * a[i]
+        return a
+    show("two_updates", *vjp_fd(two_updates, [1.0, 0.5, -2.0, 1.0, 0.25], [0.5, -1.0, 2.0, 0.25, 1.5]))
+
+    def same_twice(xs):
+        a = arr(xs)
+        for i in range(len(a)):
+            a[i] = a[i] * a[i] + 0.5
+            a[i] = np.sin(a[i] + a[0])
+        return a
+    show("same_twice", *vjp_fd(same_twice, [1.0, -0.5, 2.0, 1.5], [0.5, -1.0, 2.0, 0.25]))
+
+    def grid(ms):
+        m = arr(ms)
+        r, c = m.shape
+        for k in range(r * c):
+            i, j = k // c, k % c
+            up = m[i - 1, j] if i > 0 else 1.0
+            left = m[i, j - 1] if j > 0 else m[i, j]
+            m[i, j] = m[i, j] * 0.5 + up * left
+        return m
+    show("grid", *vjp_fd(grid, [[1.0, 0.5, -1.0], [2.0, -0.5, 0.25]], [[0.5, -1.0, 2.0], [0.25, 1.5, -0.5]]))
+
+    def data_index(xs):
+        a = arr(xs)
+        n = len(a)
+        for i in range(n):
+            k = int(np.floor(abs(a[i]) * 3)) % n
+            a[k] = a[k] * 1.5 + a[i]
+        return a
+    show("data_index", *vjp_fd(data_index, [1.0, -1.0, 0.5, 2.0, 0.25], [0.4, 1.1, 0.7, 2.2, 0.1]))
+
+    def while_update(xs):
+        a = arr(xs)
+        for i in range(len(a) - 1):
+            a[i + 1] = a[i + 1] * np.cos(a[i]) + a[i]
+        return a
+    show("while_update", *vjp_fd(while_update, [1.0, 0.5, -2.0, 1.0], [0.5, -1.0, 2.0, 0.25]))
+
+    def with_scalar(xs):
+        a = arr(xs)
+        t = 0.0
+        for i in range(len(a)):
+            t = t + a[i] * a[i]
+            a[i] = t * 0.5
+        return a * t
+    show("with_scalar", *vjp_fd(with_scalar, [1.0, 0.5, -2.0, 1.0], [0.5, -1.0, 2.0, 0.25]))
+
+    def unchanged(xs):
+        t = 1.0
+        for v in arr(xs):
+            t = t * 0.5 + v * t
+        return t
+    show("unchanged", *vjp_fd(unchanged, 2.0, [0.5, -1.0, 2.0, 0.25]))
+
+    def whole_read(xs):
+        a = arr(xs)
+        for i in range(len(a)):
+            a[i] = np.sum(a * a) * 0.1
+        return a
+    show("whole_read", *vjp_fd(whole_read, [1.0, 0.5, -2.0, 1.0], [0.5, -1.0, 2.0, 0.25]))
+
+    def rows(xss):
+        out = arr(xss)
+        for a in out:
+            for i in range(len(a) - 1):
+                a[i + 1] = a[i + 1] + a[i] * a[i] * 0.25
+        return out
+    def slice_update(xs):
+        a = arr(xs)
+        for i in range(len(a) - 1):
+            a[i], a[i + 1] = a[i] * a[i + 1], a[i + 1] + a[i]
+        return a
+    show("slice_update", *vjp_fd(slice_update, [1.0, 0.5, -2.0, 1.0], [0.5, -1.0, 2.0, 0.25]))
+
+    show("rows", *vjp_fd(rows, [[1.0, 0.5, -1.0], [2.0, -0.5, 0.25]], [[0.5, -1.0, 2.0], [0.25, 1.5, -0.5]]))
+
+
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SECTIONS)
     for name in names:

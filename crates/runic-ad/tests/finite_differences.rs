@@ -240,6 +240,21 @@ fn check_vjp(src: &str, out_len: fn(usize) -> usize) {
         .unwrap();
 }
 
+/// A loop that changes its array only by element updates (two per iteration, at times the
+/// same element twice): the return sweep restores the array from the stored old elements.
+#[test]
+fn vjp_of_a_loop_of_element_updates() {
+    check_vjp(
+        "entry f [n] (xs: [n]f64) : [n]f64 =
+           loop a = copy xs for i < n do
+             let j = (i * 2 + 1) % n
+             let a = a with [i] = a[i] * f64.cos a[j] + 0.5
+             in a with [j] = a[j] + a[i] * a[i] * 0.25
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp f xs s",
+        |n| n,
+    );
+}
+
 /// Layers of `max` and `min` whose results the next layer reads: their adjoints read the
 /// layers' outputs (residuals kept in the maps' own results), not their inputs.
 #[test]

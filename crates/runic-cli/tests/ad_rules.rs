@@ -191,6 +191,30 @@ fn a_strip_mined_loop_keeps_its_last_chunk() {
 }
 
 #[test]
+fn a_loop_of_element_updates_restores_its_array() {
+    let ir = after_ad("loop_restore");
+    insta::assert_snapshot!(ir);
+    let backward_at = ir.find("= replicate([d_1], 1f64)").unwrap();
+    let (forward, backward) = ir.split_at(backward_at);
+    // Not strip-mined, and no tape of whole arrays: per iteration, the position updated
+    // (i64) and the element it overwrites (f64), read before the update.
+    assert!(!ir.contains("chunk_"), "{ir}");
+    assert_eq!(forward.matches("= scratch(").count(), 2);
+    assert!(forward.contains("= scratch(i64, [b_7])") && forward.contains("= scratch(f64, [b_7])"));
+    let old = forward.find("= cp_19[idx_10]").expect("the old element");
+    assert!(old < forward.find("= cp_19 with [idx_10]").unwrap());
+    // The return sweep carries the array from the loop's result and writes the old
+    // element back at the stored position before re-running the body on it.
+    assert!(
+        backward.contains("restored_58 : [d_1]f64 = loop_21"),
+        "{backward}"
+    );
+    let restore = backward.find("= restored_58 with [i_61] = old_62").unwrap();
+    assert!(restore < backward.find("= range_8[i_43]").unwrap());
+    assert!(backward.contains("in {adj_77, acc_44}"));
+}
+
+#[test]
 fn a_loop_stores_its_products_and_reads_them_back() {
     let ir = after_ad("loop_stored");
     insta::assert_snapshot!(ir);

@@ -11,12 +11,17 @@ use std::collections::HashMap;
 /// strip-mine a loop that carries arrays.
 pub const TAPE_BUDGET_BYTES: i64 = 256 << 20;
 
-/// `#[stripmine(k)]` with `k ≥ 1`, or no hint and a loop that carries an array (whose tape
-/// may be large; the chunk size is then chosen at run time).
-pub(super) fn wants_stripmining(src: &SrcInfo, params: &[(Param, SubExp)]) -> bool {
+/// `#[stripmine(k)]` with `k ≥ 1`, or no hint and a loop that carries an array its tape
+/// stores whole (the tape may be large; the chunk size is then chosen at run time). An
+/// array the body only updates element by element is restored, not taped
+/// ([`super::restore`]), and does not count.
+pub(super) fn wants_stripmining(src: &SrcInfo, params: &[(Param, SubExp)], body: &Body) -> bool {
     match src.stripmine {
         Some(k) => k >= 1,
-        None => params.iter().any(|(p, _)| p.ty.rank() > 0),
+        None => params
+            .iter()
+            .zip(super::restore::chains(params, body))
+            .any(|((p, _), chain)| p.ty.rank() > 0 && chain.is_none()),
     }
 }
 

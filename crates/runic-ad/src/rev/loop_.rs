@@ -21,6 +21,7 @@
 //! parameters is the tape's next row ([`next_row_stms`]).
 
 use super::build::{self, at};
+use super::restore::{self, Undo};
 use super::{checkpoint, common, differentiable, residual, Rev, Saved, R};
 use crate::error::AdError;
 use runic_ir::traverse::{type_mut, Substitute};
@@ -49,7 +50,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
                 }
                 None => {
                     let (tapes, values) =
-                        tape_loop(b, params, counter, bound, &n, &n, body, s.pat.clone())?;
+                        tape_loop(b, params, counter, bound, &n, &n, body, s.pat.clone(), true)?;
                     stored = values;
                     tapes
                 }
@@ -96,7 +97,7 @@ pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
                 .into_iter()
                 .zip(params.iter().map(|(_, init)| init.clone()))
                 .collect();
-            let (tapes, values) = tape_loop(b, &inits, None, &n, &n, &n, &copy.body, unused)?;
+            let (tapes, values) = tape_loop(b, &inits, None, &n, &n, &n, &copy.body, unused, true)?;
             stored = values;
             (tapes, n)
         }
@@ -126,6 +127,9 @@ pub(crate) enum Tape {
     /// The parameter's value of each iteration flattened, at that iteration's offset in one
     /// flat array: a parameter whose shape changes across iterations.
     Flat { data: VName, offsets: VName },
+    /// The indices and old values of the element updates that make the next iteration's
+    /// value, first to last: the parameter is restored from that value ([`restore`]).
+    Restore(Vec<Undo>),
 }
 
 /// What a loop that records its parameters stores of one of them per iteration.
@@ -140,6 +144,9 @@ enum Record {
         offsets: VName,
         total: SubExp,
     },
+    /// The indices and old values of the element updates at these positions of the body
+    /// ([`restore::chains`]).
+    Restore(Vec<usize>),
 }
 
 /// Emit `loop params for i < bound do body` (with the counter `i` of the given type when
@@ -161,19 +168,34 @@ fn tape_loop(
     capacity: &SubExp,
     body: &Body,
     pat: Vec<Param>,
+    restorable: bool,
 ) -> R<(Vec<Tape>, Vec<VName>)> {
     let varying: Vec<bool> = params
         .iter()
         .map(|(p, _)| changes_shape(params, &p.ty))
         .collect();
     if !varying.contains(&true) {
-        let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
+        let records: Vec<Record> = restore::chains(params, body)
+            .into_iter()
+            .map(|c| match c {
+                Some(updates) if restorable => Record::Restore(updates),
+                _ => Record::Row,
+            })
+            .collect();
         let stored = kept_stms(params, body);
-        let mut stores = alloc_stores(b, params, capacity, &rows)?;
+        let mut stores = alloc_stores(b, params, capacity, &records)?;
+        let rows = stores.len();
         stores.extend(alloc_stored(b, body, &stored, capacity)?);
-        let mut tapes = record_loop(b, params, counter, bound, body, pat, &rows, &stored, stores)?;
-        let values = tapes.split_off(params.len());
-        return Ok((tapes.into_iter().map(Tape::Rows).collect(), values));
+        let kept = stores.len() - rows;
+        stores.extend(alloc_undos(b, params, body, capacity, &records)?);
+        let all = record_loop(
+            b, params, counter, bound, body, pat, &records, &stored, stores,
+        )?;
+        let mut all = all.into_iter();
+        let rows: Vec<VName> = all.by_ref().take(rows).collect();
+        let values: Vec<VName> = all.by_ref().take(kept).collect();
+        let undos: Vec<VName> = all.collect();
+        return Ok((tapes_of(body, &records, rows, undos)?, values));
     }
     // The loop as written, recording the sizes of the values whose shapes change.
     let lens: Vec<Record> = varying
@@ -234,6 +256,103 @@ fn tape_loop(
         })
         .collect();
     Ok((tapes, values))
+}
+
+/// The updates of every restored parameter, in the order of the body (how [`record_loop`]
+/// meets them): `(parameter, statement)`.
+fn undo_order(records: &[Record]) -> Vec<(usize, usize)> {
+    let mut order: Vec<(usize, usize)> = records
+        .iter()
+        .enumerate()
+        .flat_map(|(p, r)| match r {
+            Record::Restore(ks) => ks.iter().map(|&k| (p, k)).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    order.sort_by_key(|&(_, k)| k);
+    order
+}
+
+/// Storage for the indices and old values of the restored parameters' updates over `n`
+/// iterations, in [`undo_order`]: per update, one `[n]` array per index, then one of the
+/// old values.
+fn alloc_undos(
+    b: &mut Builder,
+    params: &[(Param, SubExp)],
+    body: &Body,
+    n: &SubExp,
+    records: &[Record],
+) -> R<Vec<VName>> {
+    let mut stores = Vec::new();
+    for (p, k) in undo_order(records) {
+        let Exp::Basic(BasicOp::Update(_, idx, _)) = &body.stms[k].exp else {
+            return Err(AdError::internal(
+                "a restored parameter's update is not one",
+            ));
+        };
+        for i in restore::indices(idx) {
+            let t = b.prim_of(&i)?;
+            let op = BasicOp::Scratch(t, vec![n.clone()]);
+            stores.push(b.let_exp("tape", Exp::Basic(op))?[0]);
+        }
+        let elem = params[p]
+            .0
+            .ty
+            .elem()
+            .ok_or_else(|| AdError::internal("a restored parameter that is not an array"))?;
+        let op = BasicOp::Scratch(elem, vec![n.clone()]);
+        stores.push(b.let_exp("tape", Exp::Basic(op))?[0]);
+    }
+    Ok(stores)
+}
+
+/// How many tapes [`alloc_undos`] makes for the updates `undone` (statement → parameter).
+fn undo_count(body: &Body, undone: &HashMap<usize, usize>) -> usize {
+    undone
+        .keys()
+        .map(|&k| match &body.stms[k].exp {
+            Exp::Basic(BasicOp::Update(_, idx, _)) => restore::indices(idx).len() + 1,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Each parameter's tape: the next of `rows` for one recorded whole, its updates' tapes
+/// (taken from `undos` in [`undo_order`]) for one restored.
+fn tapes_of(body: &Body, records: &[Record], rows: Vec<VName>, undos: Vec<VName>) -> R<Vec<Tape>> {
+    let mut undos = undos.into_iter();
+    let mut by_stm = std::collections::HashMap::new();
+    for (_, k) in undo_order(records) {
+        let Exp::Basic(BasicOp::Update(_, idx, _)) = &body.stms[k].exp else {
+            return Err(AdError::internal(
+                "a restored parameter's update is not one",
+            ));
+        };
+        let indices: Vec<VName> = undos.by_ref().take(restore::indices(idx).len()).collect();
+        let old = undos
+            .next()
+            .ok_or_else(|| AdError::internal("an update without its tape"))?;
+        by_stm.insert(k, Undo { indices, old });
+    }
+    let mut rows = rows.into_iter();
+    records
+        .iter()
+        .map(|r| match r {
+            Record::Restore(ks) => ks
+                .iter()
+                .map(|k| {
+                    by_stm
+                        .remove(k)
+                        .ok_or_else(|| AdError::internal("an update without its tape"))
+                })
+                .collect::<R<Vec<Undo>>>()
+                .map(Tape::Restore),
+            _ => rows
+                .next()
+                .map(Tape::Rows)
+                .ok_or_else(|| AdError::internal("a loop parameter without its tape")),
+        })
+        .collect()
 }
 
 /// The statements of a loop body whose results the forward sweep stores per iteration
@@ -395,7 +514,7 @@ fn chunk_of(params: &[(Param, SubExp)], body: &Body) -> Option<SubExp> {
             bound: SubExp::Var(count),
             ..
         },
-        ..
+        body: inner_body,
     } = &last.exp
     else {
         return None;
@@ -407,7 +526,9 @@ fn chunk_of(params: &[(Param, SubExp)], body: &Body) -> Option<SubExp> {
             .zip(params)
             .all(|((_, init), (p, _))| *init == SubExp::Var(p.name));
     // An inner loop strip-mined again (a hint of more levels) is not re-executed as is.
-    if body.result != results || !passes_through || checkpoint::wants_stripmining(&last.src, inner)
+    if body.result != results
+        || !passes_through
+        || checkpoint::wants_stripmining(&last.src, inner, inner_body)
     {
         return None;
     }
@@ -576,12 +697,15 @@ fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) ->
         &chunk,
         body,
         results.clone(),
+        false,
     )?;
     let mut out: Vec<SubExp> = results.iter().map(|p| SubExp::Var(p.name)).collect();
     for t in &tapes {
         match t {
             Tape::Rows(v) => out.push(SubExp::Var(*v)),
-            Tape::Flat { .. } => return Err(AdError::internal("a kept chunk of varying shape")),
+            Tape::Flat { .. } | Tape::Restore(_) => {
+                return Err(AdError::internal("a kept chunk not taped by rows"))
+            }
         }
     }
     out.extend(values.iter().map(|v| SubExp::Var(*v)));
@@ -645,7 +769,7 @@ fn alloc_stores(
             Type::Acc { .. } => return Err(AdError::unsupported("loops over accumulators")),
         };
         let op = match r {
-            Record::Nothing => continue,
+            Record::Nothing | Record::Restore(_) => continue,
             Record::Row => BasicOp::Scratch(elem, [vec![n.clone()], shape].concat()),
             Record::Len => BasicOp::Scratch(PrimType::I64, vec![n.clone()]),
             Record::Flat { total, .. } => BasicOp::Scratch(elem, vec![total.clone()]),
@@ -688,7 +812,7 @@ fn record_loop(
     let mut tape_results = Vec::new();
     let mut stores_iter = stores.iter();
     for ((p, _), r) in params.iter().zip(records) {
-        if let Record::Nothing = r {
+        if let Record::Nothing | Record::Restore(_) = r {
             continue;
         }
         let Some(init) = stores_iter.next() else {
@@ -724,7 +848,34 @@ fn record_loop(
         tape_results.push(sb.let_basic("tape", upd)?);
         loop_params.push((tp, SubExp::Var(*init)));
     }
+    // The restored parameters' updates: their tapes come after the kept values'.
+    let undone: HashMap<usize, usize> = undo_order(records)
+        .into_iter()
+        .map(|(p, k)| (k, p))
+        .collect();
+    let mut undo_params = Vec::new();
+    let mut undo_results = Vec::new();
+    let mut undo_stores = stores.iter().skip(stores.len() - undo_count(body, &undone));
     for (k, s) in body.stms.iter().enumerate() {
+        if let (Some(&p), Exp::Basic(BasicOp::Update(q, idx, _))) = (undone.get(&k), &s.exp) {
+            let elem =
+                params[p].0.ty.elem().ok_or_else(|| {
+                    AdError::internal("a restored parameter that is not an array")
+                })?;
+            let is = restore::indices(idx);
+            let old = restore::old_element(&mut sb, *q, &is, elem)?;
+            sb.add(s.clone());
+            for v in is.into_iter().chain([old]) {
+                let Some(init) = undo_stores.next() else {
+                    return Err(AdError::internal("an update without storage"));
+                };
+                let tp = sb.param("tape", sb.type_of(&SubExp::Var(*init))?);
+                let upd = BasicOp::Update(tp.name, at_i.clone(), v);
+                undo_results.push(sb.let_basic("tape", upd)?);
+                undo_params.push((tp, SubExp::Var(*init)));
+            }
+            continue;
+        }
         let Some(kept) = stored.iter().find(|kept| kept.k == k) else {
             sb.add(s.clone());
             continue;
@@ -750,6 +901,8 @@ fn record_loop(
             loop_params.push((tp, SubExp::Var(*init)));
         }
     }
+    loop_params.extend(undo_params);
+    tape_results.extend(undo_results);
     let body = sb.finish([body.result.clone(), tape_results].concat());
     let tapes: Vec<Param> = stores
         .iter()
@@ -1015,6 +1168,14 @@ pub fn reverse(
         fbars.push(fb.clone());
         loop_params.push((fb, init.clone()));
     }
+    // A restored parameter is carried backwards, from the loop's result.
+    let mut restored_params = Vec::new();
+    for (k, tape) in tapes.iter().enumerate() {
+        if let (Tape::Restore(_), Some(last)) = (tape, pat.get(k)) {
+            let cur = sb.param("restored", params[k].0.ty.clone());
+            restored_params.push((cur, SubExp::Var(last.name)));
+        }
+    }
     // Inside the backward loop: restore iteration `count - 1 - k`.
     let saved_owned = std::mem::take(&mut rev.owned);
     let last = sb.sub_i64(count.clone(), SubExp::i64(1));
@@ -1028,12 +1189,24 @@ pub fn reverse(
         build::copy_to(&mut sb, ip.clone(), v);
     }
     // Parameters of fixed shape first: they hold the sizes of the others.
+    let mut carried = restored_params.iter();
+    let mut restored_values = Vec::new();
     for (np, tape) in new_params.iter().zip(&tapes) {
-        if let Tape::Rows(tape) = tape {
-            let row = at(*tape, idx.clone());
-            sb.let_pat(vec![np.clone()], Exp::Basic(row));
-            rev.mark_active(np);
+        match tape {
+            Tape::Rows(tape) => {
+                let row = at(*tape, idx.clone());
+                sb.let_pat(vec![np.clone()], Exp::Basic(row));
+            }
+            Tape::Restore(undos) => {
+                let Some((cur, _)) = carried.next() else {
+                    return Err(AdError::internal("a restored parameter not carried"));
+                };
+                restore::undo(&mut sb, np, cur.name, undos, &idx)?;
+                restored_values.push(SubExp::Var(np.name));
+            }
+            Tape::Flat { .. } => continue,
         }
+        rev.mark_active(np);
     }
     for (np, tape) in new_params.iter().zip(&tapes) {
         if let Tape::Flat { data, offsets } = tape {
@@ -1087,7 +1260,7 @@ pub fn reverse(
         result.push(rev.adj(&mut sb, *f)?);
     }
     rev.owned = saved_owned;
-    let mut loop_body = sb.finish([sizes, result].concat());
+    let mut loop_body = sb.finish([sizes, result, restored_values].concat());
     common::prune(&mut loop_body);
     let form = LoopForm::For {
         i: k.name,
@@ -1101,13 +1274,13 @@ pub fn reverse(
         subst.insert(d.name, SubExp::Var(o.name));
         out_pat.push(o);
     }
-    for (p, _) in &loop_params {
+    for (p, _) in loop_params.iter().chain(&restored_params) {
         let mut t = p.ty.clone();
         type_mut(&mut Substitute(&subst), &mut t);
         out_pat.push(b.param("adj", t));
     }
     let exp = Exp::Loop {
-        params: [size_params, loop_params].concat(),
+        params: [size_params, loop_params, restored_params].concat(),
         form,
         body: loop_body,
     };

@@ -30,6 +30,7 @@ mod map;
 mod normalise;
 mod reduce;
 mod residual;
+mod restore;
 mod scan;
 mod scatter;
 mod sort;

@@ -66,7 +66,9 @@ pub fn normalise(names: &mut NameSource, mut s: Stm) -> TResult<Vec<Stm>> {
                 body,
             },
             _,
-        ) if wants_stripmining(&s.src, &params) => strip_mine(&mut b, pat, params, i, bound, body)?,
+        ) if wants_stripmining(&s.src, &params, &body) => {
+            strip_mine(&mut b, pat, params, i, bound, body)?
+        }
         (exp, _) => b.let_pat(pat, exp),
     }
     Ok(b.take_stms())
