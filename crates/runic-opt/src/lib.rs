@@ -19,7 +19,9 @@
 //! - [`sum_batched_products`] (module `batch_sums`): a sum over a batch of matrix products
 //!   computes each product's element in place, as one nest the executor runs as
 //!   accumulating GEMMs;
-//! - [`copies`]: elision of copies made for consuming operations once the original is dead.
+//! - [`copies`]: elision of copies made for consuming operations once the original is dead;
+//! - [`loops_as_kernels`] (module `loop_kernels`): a `for` loop without SOACs in a body the
+//!   executor evaluates becomes the one element of a map, which runic-jit compiles.
 //!
 //! There is no inlining pass: lowering already inlines every call (the language has no
 //! recursion), so each entry point is one IR function without `Apply`.
@@ -37,6 +39,7 @@ pub mod dce;
 pub mod fuse;
 pub mod hoist;
 pub mod iotas;
+pub mod loop_kernels;
 mod reuse;
 pub mod simplify;
 pub mod sparse;
@@ -50,6 +53,7 @@ pub use dce::dce;
 pub use fuse::fuse;
 pub use hoist::hoist;
 pub use iotas::chunk_iotas;
+pub use loop_kernels::loops_as_kernels;
 use runic_ir::Prog;
 pub use simplify::{copy_prop, inline_replicates};
 pub use sparse::sparse_adjoints;
@@ -92,5 +96,7 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         // Once only the sum reads a batch of products: the product's element put into it.
         ("sum-batched-products", sum_batched_products),
         ("final-dce", dce),
+        // Last, so that no pass looks into the maps it makes.
+        ("loops-as-kernels", loops_as_kernels),
     ]
 }

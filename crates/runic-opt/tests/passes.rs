@@ -676,3 +676,49 @@ fn sparse_adjoints_read_a_one_hot_array_of_another_condition_from_memory() {
         }
     }
 }
+
+/// `loops-as-kernels`: which loops become the one element of a map (and whether behind a
+/// run-time check of their SOACs' widths), and which stay loops. The rewritten program
+/// verifies.
+#[test]
+fn sequential_for_loops_become_kernels() {
+    let p = lower(
+        "entry scalar (x: f64) (n: i64) = loop y = x for _i < n do y * 0.5 + 1
+         entry small_state (x: f64) (y: f64) (n: i64) =
+           loop s = [x, y] for _i < n do map (\\i -> s[i] * 0.5 + s[1 - i]) (iota 2)
+         entry run_time_width [m] (xs: [m]f64) (n: i64) =
+           loop a = copy xs for i < n do map (\\v -> v + f64.i64 i) a
+         entry wide (n: i64) = loop a = replicate 100 0f64 for i < n do map (+ 1) a
+         entry a_while (x: f64) = loop y = x while y < 10 do y * 2
+         entry updates [m] (xs: [m]f64) = loop a = copy xs for i in 1..<m do a with [i] = a[i - 1]",
+    );
+    let q = runic_opt::loops_as_kernels(runic_opt::simplify(p));
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    let entry = |name: &str| -> String {
+        let at = t.find(&format!("entry \"{name}\"")).unwrap();
+        let rest = &t[at + 1..];
+        rest[..rest.find("\nentry \"").unwrap_or(rest.len())].to_string()
+    };
+    // Loops over scalars and constant-sized states, and in-place updates: one map over
+    // `iota 1` holding the loop, its result read back, no run-time check.
+    for name in ["scalar", "small_state", "updates"] {
+        let e = entry(name);
+        assert!(e.contains("= map(1i64, \\{unit_"), "{e}");
+        assert!(e.contains("= loop {"), "{e}");
+        assert!(e.contains("[0i64]"), "{e}");
+        assert!(!e.contains(" = if "), "{e}");
+    }
+    // A map as wide as the array: the kernel where the width is at most 64, the loop as
+    // written otherwise.
+    let e = entry("run_time_width");
+    assert!(e.contains("Le(d_") && e.contains(", 64i64)"), "{e}");
+    assert!(e.contains(" = if "), "{e}");
+    assert_eq!(e.matches("= loop {").count(), 2, "{e}");
+    // A map over 100 elements, and a while loop: unchanged.
+    for name in ["wide", "a_while"] {
+        let e = entry(name);
+        assert!(!e.contains("unit_"), "{e}");
+        assert_eq!(e.matches("= loop {").count(), 1, "{e}");
+    }
+}
