@@ -523,7 +523,7 @@ impl Ctx<'_> {
             .map(|(b, &n)| OutPtr::spare(b, n))
             .collect::<R<_>>()?;
         let out_addrs: Vec<usize> = ptrs.iter().map(|p| p.base() as usize).collect();
-        let done = crate::soac::run_chunks(f, cs, |fr, lo, hi| {
+        let done = crate::soac::run_chunks_lazily(f, cs, |fr, lo, hi| {
             self.check_interrupt()?;
             let ins = kins.ptrs();
             let outs: Vec<*mut u8> = out_addrs.iter().map(|&a| a as *mut u8).collect();
@@ -538,7 +538,7 @@ impl Ctx<'_> {
                 // Element by element on the evaluator, which reports the failure.
                 for i in lo..hi {
                     let args = arrs.iter().map(|a| row(a, i)).collect();
-                    let r = self.apply(fr, lam, args)?;
+                    let r = self.apply(fr.get(), lam, args)?;
                     for (p, v) in ptrs.iter().zip(&r) {
                         p.set(i, v.prim()?)?;
                     }

@@ -106,7 +106,7 @@ impl Ctx<'_> {
         let Some(kins) = self.kernel_ins(f, w, arrs, &spec, &[], &init.array_shapes()) else {
             return Ok(None);
         };
-        let parts = crate::soac::run_chunks(f, cs, |fr, lo, hi| {
+        let parts = crate::soac::run_chunks_lazily(f, cs, |fr, lo, hi| {
             self.check_interrupt()?;
             let mut acc = Acc::of(ne, &k.accs, &k.acc_ranks)
                 .ok_or_else(|| crate::error::ExecError::new("internal error: accumulator"))?;
@@ -115,7 +115,7 @@ impl Ctx<'_> {
             let code = unsafe { k.run(lo, hi, &kins.ptrs(), &mut acc.words) };
             if code != 0 {
                 // The evaluator reports the failure.
-                return self.fold(fr, pre, lam, arrs, ne.to_vec(), lo, hi, None);
+                return self.fold(fr.get(), pre, lam, arrs, ne.to_vec(), lo, hi, None);
             }
             Ok(acc.vals(&k.accs))
         })?;
@@ -164,7 +164,7 @@ impl Ctx<'_> {
         // Pass 1 (several chunks only): every chunk's total, then the carries in order.
         let mut carries = vec![ne.to_vec()];
         if cs.len() > 1 {
-            let totals = crate::soac::run_chunks(f, cs, |_, lo, hi| {
+            let totals = crate::soac::run_chunks_lazily(f, cs, |_, lo, hi| {
                 self.check_interrupt()?;
                 let Some(mut acc) = Acc::of(ne, &fk.accs, &fk.acc_ranks) else {
                     return Ok(None);
@@ -194,7 +194,7 @@ impl Ctx<'_> {
         let out_ptrs: Vec<OutPtr> = outs.iter_mut().map(OutPtr::new).collect();
         let out_addrs: Vec<usize> = out_ptrs.iter().map(|p| p.base() as usize).collect();
         let jobs: Vec<(usize, usize)> = (0..cs.len()).map(|k| (k, k + 1)).collect();
-        let ok = crate::soac::run_chunks(f, &jobs, |_, k, _| {
+        let ok = crate::soac::run_chunks_lazily(f, &jobs, |_, k, _| {
             self.check_interrupt()?;
             let (lo, hi) = cs[k];
             let outs: Vec<*mut u8> = out_addrs.iter().map(|&a| a as *mut u8).collect();

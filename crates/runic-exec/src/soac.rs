@@ -156,24 +156,45 @@ fn body_work(b: &Body, size: &dyn Fn(&SubExp) -> usize) -> usize {
     })
 }
 
-/// Run `job` on every chunk (in parallel when there are several) and return the results in
-/// order, or the error of the first failing chunk.
+/// Run `job` on every chunk (in parallel when there are several), each with a copy of the
+/// frame to evaluate lambdas on, and return the results in order, or the error of the
+/// first failing chunk.
 pub(crate) fn run_chunks<T: Send>(
     f: &Frame,
     cs: &[(usize, usize)],
     job: impl Fn(&mut Frame, usize, usize) -> R<T> + Sync,
 ) -> R<Vec<T>> {
-    if cs.len() == 1 {
-        let mut fr = f.clone();
-        return Ok(vec![job(&mut fr, cs[0].0, cs[0].1)?]);
+    run_chunks_lazily(f, cs, |fr, lo, hi| job(fr.get(), lo, hi))
+}
+
+/// A chunk's copy of the frame, made when first asked for: a native kernel needs one only
+/// where it fails and the evaluator takes over, and copying a frame costs a reference
+/// count per live value (a function's frame holds every variable of its lambdas too).
+pub(crate) struct FrameOnDemand<'f> {
+    base: &'f Frame,
+    own: Option<Frame>,
+}
+
+impl FrameOnDemand<'_> {
+    pub(crate) fn get(&mut self) -> &mut Frame {
+        self.own.get_or_insert_with(|| self.base.clone())
     }
-    let results: Vec<R<T>> = cs
-        .par_iter()
-        .map(|&(lo, hi)| {
-            let mut fr = f.clone();
-            job(&mut fr, lo, hi)
-        })
-        .collect();
+}
+
+/// [`run_chunks`] for jobs that may not need their copy of the frame.
+pub(crate) fn run_chunks_lazily<T: Send>(
+    f: &Frame,
+    cs: &[(usize, usize)],
+    job: impl Fn(&mut FrameOnDemand, usize, usize) -> R<T> + Sync,
+) -> R<Vec<T>> {
+    let run = |lo, hi| {
+        let mut fr = FrameOnDemand { base: f, own: None };
+        job(&mut fr, lo, hi)
+    };
+    if cs.len() == 1 {
+        return Ok(vec![run(cs[0].0, cs[0].1)?]);
+    }
+    let results: Vec<R<T>> = cs.par_iter().map(|&(lo, hi)| run(lo, hi)).collect();
     results.into_iter().collect()
 }
 
@@ -876,7 +897,7 @@ impl Ctx<'_> {
                 if interleaved {
                     return Ok(vec![arr(vec![w], out)]);
                 }
-                run_chunks(f, &cs, |_, lo, hi| {
+                run_chunks_lazily(f, &cs, |_, lo, hi| {
                     let k = cs.iter().position(|c| c.0 == lo && c.1 == hi).unwrap_or(0);
                     let acc = carries.get(k).and_then(|c| c.first()).cloned();
                     let acc = acc.unwrap_or(Val::Prim(*p)).prim()?;

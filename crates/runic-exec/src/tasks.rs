@@ -169,7 +169,8 @@ impl Plans {
             self.order.push((entry.to_string(), key));
         }
         self.moves.extend(moves);
-        for stm in &b.stms {
+        let dead = dead_in_branches(b, params);
+        for (k, stm) in b.stms.iter().enumerate() {
             match &stm.exp {
                 Exp::Loop { body, params, form } => {
                     let mut own: Vec<VName> = params.iter().map(|(p, _)| p.name).collect();
@@ -183,8 +184,9 @@ impl Plans {
                     else_body,
                     ..
                 } => {
-                    self.body(entry, then_body, &[], slots);
-                    self.body(entry, else_body, &[], slots);
+                    let dead = dead.get(&k).map_or(&[][..], |d| d.as_slice());
+                    self.body(entry, then_body, dead, slots);
+                    self.body(entry, else_body, dead, slots);
                 }
                 Exp::WithAcc { lam, .. } => self.body(entry, &lam.body, &[], slots),
                 _ => {}
@@ -225,6 +227,32 @@ fn moves(b: &Body, params: &[VName]) -> HashMap<usize, Vec<bool>> {
                 .collect();
             if mv.contains(&true) {
                 out.insert(stm as *const Stm as usize, mv);
+            }
+        }
+        runic_ir::traverse::add_uses(stm, &mut later);
+    }
+    out
+}
+
+/// For each `if` of `b` (by position), the arrays `b` owns (binds, or its parameters
+/// `params`) that the `if` reads and nothing after it does: a loop in a branch may move
+/// them out of their slots as if the branch had bound them (a loop the `loops-as-kernels`
+/// pass put behind a check of its widths takes its tapes over, instead of copying them at
+/// its first in-place update).
+fn dead_in_branches(b: &Body, params: &[VName]) -> HashMap<usize, Vec<VName>> {
+    let mut own: std::collections::HashSet<VName> = params.iter().copied().collect();
+    own.extend(b.stms.iter().flat_map(|s| s.pat.iter().map(|p| p.name)));
+    let mut later = runic_ir::traverse::uses(&b.result);
+    let mut out = HashMap::new();
+    for (k, stm) in b.stms.iter().enumerate().rev() {
+        if let Exp::If { .. } = &stm.exp {
+            let mut dead: Vec<VName> = runic_ir::traverse::uses(stm)
+                .into_iter()
+                .filter(|v| own.contains(v) && !later.contains(v))
+                .collect();
+            dead.sort();
+            if !dead.is_empty() {
+                out.insert(k, dead);
             }
         }
         runic_ir::traverse::add_uses(stm, &mut later);
