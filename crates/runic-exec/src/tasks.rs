@@ -555,6 +555,45 @@ impl Ctx<'_> {
 mod tests {
     use super::*;
 
+    fn lowered(src: &str) -> Prog {
+        let mut sources = runic_syntax::SourceMap::new();
+        let file = sources.add("t.fut", src.to_string());
+        let program = runic_syntax::parse_program(file, src, 0).expect("parses");
+        let checked = runic_types::check_program(program, &sources).expect("checks");
+        runic_lower::lower_with_sources(&checked, Some(&sources)).expect("lowers")
+    }
+
+    /// An `if` may hand its branches the arrays nothing after it reads: `a` (read only by
+    /// the `if`), not `b` (returned after it) nor `c` (read by a later statement).
+    #[test]
+    fn branches_own_the_arrays_only_the_if_reads() {
+        let prog = lowered(
+            "entry main (n: i64) (k: bool) =
+               let a = replicate n 0i64
+               let b = replicate n 1i64
+               let c = replicate n 2i64
+               let x = if k then loop a for i < n do a with [i] = i + b[i] + c[0] else b
+               in (x, b, c[1])",
+        );
+        let body = &prog.funs[0].body;
+        let dead = dead_in_branches(body, &[]);
+        let (k, _) = body
+            .stms
+            .iter()
+            .enumerate()
+            .find(|(_, s)| matches!(s.exp, Exp::If { .. }))
+            .expect("the if");
+        // `a`, `b` and `c`, in order of their `replicate`s.
+        let reps: Vec<VName> = body
+            .stms
+            .iter()
+            .filter(|s| matches!(s.exp, Exp::Basic(BasicOp::Replicate(..))))
+            .map(|s| s.pat[0].name)
+            .collect();
+        assert_eq!(reps.len(), 3);
+        assert_eq!(dead[&k], vec![reps[0]]);
+    }
+
     /// The mark is the call's alone: off again after it, after a task inside it, and after
     /// a panic (the executor turns panics into errors; the thread lives on).
     #[test]
