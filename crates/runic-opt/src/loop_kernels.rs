@@ -3,10 +3,10 @@
 //! The executor runs a loop at the level of a function body statement by statement (about
 //! a microsecond per iteration even for a few scalar operations), while a loop inside a
 //! map's lambda is compiled with it by runic-jit. A `for` loop whose body holds no SOAC
-//! but over a few elements known at compile time (scalar arithmetic, indexing and element
-//! updates of arrays, nested such loops and branches, maps over a `[2]` state — a
-//! recurrence, an ODE integrator, the tape loops reverse mode makes of them) has no
-//! parallelism to lose, so it becomes the one element of a map:
+//! but over a few elements (scalar arithmetic, indexing and element updates of arrays,
+//! nested such loops and branches, maps over a `[2]` state — a recurrence, an ODE
+//! integrator, the tape loops reverse mode makes of them) has no parallelism to lose, so
+//! it becomes the one element of a map:
 //!
 //! ```text
 //! let (a, b) = loop … for i < n do body
@@ -15,10 +15,13 @@
 //!   let b = b₁[0]
 //! ```
 //!
-//! The map runs native where runic-jit compiles its lambda, and as the loop did where it
-//! does not. Not rewritten: `while` loops (a native loop cannot be interrupted, and one
-//! need not end), loops over accumulators, and loops whose results' shapes are named by
-//! the loop itself.
+//! A SOAC over a variable number of elements (a map over the state `[n]f64` whose size
+//! the entry point fixes) makes the rewrite conditional: `if n ≤ 64 then (the map) else
+//! (the loop as written)`, the variable bound before the loop. The map runs native where
+//! runic-jit compiles its lambda, and as the loop did where it does not. Not rewritten:
+//! `while` loops (a native loop cannot be interrupted, and one need not end), loops over
+//! accumulators, loops with a SOAC whose width is computed inside them, and loops whose
+//! results' shapes are named by the loop itself.
 
 use runic_ir::traverse::{any_exp, uses};
 use runic_ir::*;
@@ -99,7 +102,7 @@ fn width(soac: &Soac) -> &SubExp {
 fn sequential(s: &Stm) -> Option<Vec<VName>> {
     let Exp::Loop {
         params,
-        form: LoopForm::For { .. },
+        form: form @ LoopForm::For { .. },
         body,
     } = &s.exp
     else {
@@ -131,10 +134,14 @@ fn sequential(s: &Stm) -> Option<Vec<VName>> {
         return None;
     }
     let widths = unknown_widths(body)?;
-    // A width computed inside the loop is not known before it.
-    let inside = runic_ir::traverse::binders(body);
-    let params_bound = params.iter().any(|(p, _)| widths.contains(&p.name));
-    (!params_bound && widths.iter().all(|w| !inside.contains(w))).then_some(widths)
+    // A width computed inside the loop (its parameters and counter included) is not known
+    // before it.
+    let mut inside = runic_ir::traverse::binders(body);
+    inside.extend(params.iter().map(|(p, _)| p.name));
+    if let LoopForm::For { i, .. } = form {
+        inside.insert(*i);
+    }
+    widths.iter().all(|w| !inside.contains(w)).then_some(widths)
 }
 
 /// The loop `s` as the one element of a map over `iota 1`, its results read back; when
@@ -213,10 +220,10 @@ fn kernel(b: &mut Builder, s: &Stm) -> Vec<SubExp> {
     };
     b.let_pat(rows.clone(), Exp::Soac(map));
     rows.iter()
-        .map(|r| {
+        .zip(&s.pat)
+        .map(|(r, p)| {
             let first = BasicOp::Index(r.name, vec![DimIndex::Fix(SubExp::i64(0))]);
-            b.let1("result", Exp::Basic(first))
-                .expect("the first row of a map's result")
+            SubExp::Var(b.bind1("result", Exp::Basic(first), p.ty.clone()))
         })
         .collect()
 }

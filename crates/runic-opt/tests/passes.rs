@@ -690,6 +690,7 @@ fn sequential_for_loops_become_kernels() {
            loop a = copy xs for i < n do map (\\v -> v + f64.i64 i) a
          entry wide (n: i64) = loop a = replicate 100 0f64 for i < n do map (+ 1) a
          entry a_while (x: f64) = loop y = x while y < 10 do y * 2
+         entry counter_width (n: i64) = loop s = 0f64 for i < n do s + f64.sum (map f64.i64 (iota i))
          entry updates [m] (xs: [m]f64) = loop a = copy xs for i in 1..<m do a with [i] = a[i - 1]",
     );
     let q = runic_opt::loops_as_kernels(runic_opt::simplify(p));
@@ -715,8 +716,9 @@ fn sequential_for_loops_become_kernels() {
     assert!(e.contains("Le(d_") && e.contains(", 64i64)"), "{e}");
     assert!(e.contains(" = if "), "{e}");
     assert_eq!(e.matches("= loop {").count(), 2, "{e}");
-    // A map over 100 elements, and a while loop: unchanged.
-    for name in ["wide", "a_while"] {
+    // A map over 100 elements, a while loop, and a map as wide as the loop's counter (not
+    // known before the loop): unchanged.
+    for name in ["wide", "a_while", "counter_width"] {
         let e = entry(name);
         assert!(!e.contains("unit_"), "{e}");
         assert_eq!(e.matches("= loop {").count(), 1, "{e}");

@@ -1,7 +1,10 @@
 //! Loops (`for` and `while`) with a tape.
 //!
 //! Forward sweep: the loop runs as written and also stores the loop-carried values at the
-//! start of every iteration in a tape (one array per loop parameter, `n × size` memory). A
+//! start of every iteration in a tape (one array per loop parameter, `n × size` memory),
+//! but for an array the body changes only by element updates, of which it stores the
+//! positions and the overwritten elements instead ([`restore`]; the return sweep carries
+//! that array backwards and writes them back). A
 //! `while` loop first runs counting its iterations, then a `for` loop of that many
 //! iterations builds the tape. A parameter whose shape changes across iterations goes to a
 //! flat tape at per-iteration offsets (the loop runs once more to size it). A strip-mined
