@@ -871,49 +871,25 @@ pub(crate) fn vector_loop(
     from: Value,
     to: Value,
 ) -> R<Value> {
-    let i64t = types::I64;
-    let header = b.create_block();
-    b.append_block_param(header, i64t);
-    let body = b.create_block();
-    let store = b.create_block();
-    let rest = b.create_block();
-    b.append_block_param(rest, i64t);
-    b.ins().jump(header, &ba(&[from]));
-
-    b.switch_to_block(header);
-    let j = b.block_params(header)[0];
-    let last = b.ins().iadd_imm_s(j, plan.lanes);
-    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, last, to);
-    b.ins().brif(more, body, &[], rest, &ba(&[j]));
-
-    b.switch_to_block(body);
-    let off = byte_offset(b, plan, j);
-    let (res, bail) = lanes_body(b, plan, lam, frees, ins, off)?;
-    match bail {
-        Some(m) => {
-            let any = b.ins().vany_true(m);
-            b.ins().brif(any, rest, &ba(&[j]), store, &[]);
-        }
-        None => {
-            b.ins().jump(store, &[]);
-        }
-    }
-    b.switch_to_block(store);
-    for (r, base) in res.iter().zip(outs) {
-        let a = b.ins().iadd(*base, off);
-        let v = match write {
-            Write::Store => r.v,
-            Write::Add => {
-                let old = b.ins().load(plan.vt(), unaligned(), a, 0);
-                b.ins().fadd(old, r.v)
+    lane_groups(
+        b,
+        plan,
+        (from, to),
+        |b, off| lanes_body(b, plan, lam, frees, ins, off),
+        |b, off, res| {
+            for (r, base) in res.iter().zip(outs) {
+                let a = b.ins().iadd(*base, off);
+                let v = match write {
+                    Write::Store => r.v,
+                    Write::Add => {
+                        let old = b.ins().load(plan.vt(), unaligned(), a, 0);
+                        b.ins().fadd(old, r.v)
+                    }
+                };
+                b.ins().store(unaligned(), v, a, 0);
             }
-        };
-        b.ins().store(unaligned(), v, a, 0);
-    }
-    b.ins().jump(header, &ba(&[last]));
-
-    b.switch_to_block(rest);
-    Ok(b.block_params(rest)[0])
+        },
+    )
 }
 
 /// One application of a [`vector_chain`]'s lambda: the broadcast free scalars it sees and
@@ -939,11 +915,49 @@ pub(crate) fn vector_chain(
     from: Value,
     to: Value,
 ) -> R<Value> {
+    let chain = |b: &mut FunctionBuilder, off| {
+        let mut value = None;
+        let mut bails = None;
+        for step in steps {
+            let (res, bail) = lanes_body_from(b, plan, lam, &step.frees, value, &step.ins, off)?;
+            let [r] = &res[..] else {
+                return Err("internal error: a chained step of several results".into());
+            };
+            value = Some(r.v);
+            if let Some(m) = bail {
+                bails = Some(match bails {
+                    Some(old) => b.ins().bor(old, m),
+                    None => m,
+                });
+            }
+        }
+        match value {
+            Some(v) => Ok((v, bails)),
+            None => Err("internal error: a chain of no steps".into()),
+        }
+    };
+    lane_groups(b, plan, (from, to), chain, |b, off, value| {
+        let a = b.ins().iadd(acc, off);
+        b.ins().store(unaligned(), value, a, 0);
+    })
+}
+
+/// The loop over groups of lanes `for (j = from; j + lanes <= to; j += lanes)`: `group`
+/// emits a group's code at byte offset `off` and returns its values and the lanes it
+/// leaves to the scalar code, if any can be; `store` writes the values when no lane is
+/// left, else the loop stops at that group. Returns the `j` it stops at.
+fn lane_groups<T>(
+    b: &mut FunctionBuilder,
+    plan: Plan,
+    (from, to): (Value, Value),
+    group: impl FnOnce(&mut FunctionBuilder, Value) -> R<(T, Option<Value>)>,
+    store: impl FnOnce(&mut FunctionBuilder, Value, T),
+) -> R<Value> {
     let i64t = types::I64;
     let header = b.create_block();
     b.append_block_param(header, i64t);
     let body = b.create_block();
-    let store = b.create_block();
+    let store_block = b.create_block();
     let rest = b.create_block();
     b.append_block_param(rest, i64t);
     b.ins().jump(header, &ba(&[from]));
@@ -956,36 +970,18 @@ pub(crate) fn vector_chain(
 
     b.switch_to_block(body);
     let off = byte_offset(b, plan, j);
-    let mut value = None;
-    let mut bails = None;
-    for step in steps {
-        let (res, bail) = lanes_body_from(b, plan, lam, &step.frees, value, &step.ins, off)?;
-        let [r] = &res[..] else {
-            return Err("internal error: a chained step of several results".into());
-        };
-        value = Some(r.v);
-        if let Some(m) = bail {
-            bails = Some(match bails {
-                Some(old) => b.ins().bor(old, m),
-                None => m,
-            });
-        }
-    }
-    let Some(value) = value else {
-        return Err("internal error: a chain of no steps".into());
-    };
-    match bails {
+    let (values, bail) = group(b, off)?;
+    match bail {
         Some(m) => {
             let any = b.ins().vany_true(m);
-            b.ins().brif(any, rest, &ba(&[j]), store, &[]);
+            b.ins().brif(any, rest, &ba(&[j]), store_block, &[]);
         }
         None => {
-            b.ins().jump(store, &[]);
+            b.ins().jump(store_block, &[]);
         }
     }
-    b.switch_to_block(store);
-    let a = b.ins().iadd(acc, off);
-    b.ins().store(unaligned(), value, a, 0);
+    b.switch_to_block(store_block);
+    store(b, off, values);
     b.ins().jump(header, &ba(&[last]));
 
     b.switch_to_block(rest);
