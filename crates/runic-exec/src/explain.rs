@@ -58,6 +58,19 @@ struct Walk<'a> {
     nested: bool,
 }
 
+/// A map over one element whose lambda is one loop: a sequential loop the
+/// `loops-as-kernels` pass made a kernel.
+fn loop_kernel(s: &Soac) -> bool {
+    match s {
+        Soac::Map {
+            w: SubExp::Const(runic_prim::Prim::I64(1)),
+            lam,
+            ..
+        } => matches!(&lam.body.stms[..], [st] if matches!(st.exp, Exp::Loop { .. })),
+        _ => false,
+    }
+}
+
 impl Walk<'_> {
     fn route(&self, s: &Soac) -> Route {
         let (types, ops) = (&self.types, &self.acc_ops);
@@ -89,6 +102,10 @@ impl Walk<'_> {
                         lambda: Some(lam.id),
                     });
                 }
+                // Ahead of the runs, not a loop made a kernel (`loops-as-kernels`): it is
+                // compiled where it first runs, and one behind a check of its widths may
+                // never run (a large LSTM's loops would double the compile time).
+                Exp::Soac(s) if !self.nested && loop_kernel(s) => {}
                 Exp::Soac(s) => {
                     let route = (depth == 0).then(|| self.route(s));
                     let native = matches!(

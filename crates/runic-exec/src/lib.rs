@@ -85,7 +85,8 @@ impl Executor {
         let updated = Arc::new(index::updated_in_place(&prog));
         let jit = Box::new(jit);
         // Compile the kernels of the top-level SOACs now: preparing a program includes its
-        // native code, so that runs (and their timings) never compile.
+        // native code, so that runs (and their timings) do not compile — but for loops made
+        // kernels, which compile where they first run (a warm-up run, when timing).
         explain::walk(&prog, &jit, &gemm, false);
         let tasks = Box::new(tasks::Plans::new(&prog, &slots));
         Executor {
@@ -118,6 +119,12 @@ impl Executor {
     /// made): tests check with it that native code really ran.
     pub fn native_runs(&self) -> usize {
         self.jit.runs()
+    }
+
+    /// How many map kernels have been compiled so far: those of every top-level map when
+    /// the executor is made, but for loops made kernels, compiled where they first run.
+    pub fn map_kernels(&self) -> usize {
+        self.jit.map_kernels()
     }
 
     /// A flag that, once set, makes running evaluations stop with the error "interrupted".

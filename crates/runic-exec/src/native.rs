@@ -60,6 +60,11 @@ impl Jit {
         self.runs.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many map kernels have been compiled (or found not compilable) so far.
+    pub fn map_kernels(&self) -> usize {
+        self.maps.lock().map_or(0, |m| m.len())
+    }
+
     fn map_kernel(
         &self,
         lam: &Lambda,

@@ -1027,3 +1027,35 @@ fn accumulator_rows_are_updated_in_lanes() {
     );
     assert_eq!(got, [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 530.0, 640.0, 0.0]);
 }
+
+/// A loop made a kernel (`loops-as-kernels`) is compiled where it first runs, not when the
+/// executor is made: one behind a check of its widths that fails never is. Results are
+/// those of the evaluator (and of the closed form a ← a/2 + i).
+#[test]
+fn loop_kernels_compile_where_they_first_run() {
+    let c = compile(
+        "entry scaled [n] (xs: [n]f64) (k: i64) : [n]f64 =
+           loop a = copy xs for i < k do map (\\v -> v * 0.5 + f64.i64 i) a
+         entry recurrence (x: f64) (k: i64) : [1]f64 = [loop y = x for _i < k do y * 0.5 + 1]",
+    );
+    let before = c.native.map_kernels();
+    let same = |e: &str, input: &str| {
+        let got = numbers(&c, e, input, true);
+        assert_eq!(got, numbers(&c, e, input, false), "{e} {input}");
+        got
+    };
+    // 100 elements: the loop as written runs (its inner map was compiled ahead).
+    let wide = format!("{} 3i64", floats(100, "f64", 1));
+    assert_eq!(same("scaled", &wide).len(), 100);
+    assert_eq!(c.native.map_kernels(), before);
+    // 3 elements: the loop runs as a kernel, compiled now.
+    let runs = c.native.native_runs();
+    assert_eq!(
+        same("scaled", "[1f64, 2, 3] 4i64"),
+        vec![4.3125, 4.375, 4.4375]
+    );
+    assert_eq!(c.native.map_kernels(), before + 1);
+    assert!(c.native.native_runs() > runs, "the kernel ran");
+    assert_eq!(same("recurrence", "1f64 3i64"), vec![1.875]);
+    assert_eq!(c.native.map_kernels(), before + 2);
+}
