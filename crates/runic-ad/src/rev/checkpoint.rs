@@ -20,7 +20,7 @@ pub(super) fn wants_stripmining(src: &SrcInfo, params: &[(Param, SubExp)], body:
         Some(k) => k >= 1,
         None => params
             .iter()
-            .zip(super::restore::chains(params, body))
+            .zip(super::loop_::restore::chains(params, body))
             .any(|((p, _), chain)| p.ty.rank() > 0 && chain.is_none()),
     }
 }

@@ -30,7 +30,6 @@ mod map;
 mod normalise;
 mod reduce;
 mod residual;
-mod restore;
 mod scan;
 mod scatter;
 mod sort;

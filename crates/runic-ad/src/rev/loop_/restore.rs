@@ -2,8 +2,8 @@
 //!
 //! Rule: an array parameter that the loop body changes only by element updates — a chain
 //! `a₁ = a with [i₁] = v₁, …, aₘ = aₘ₋₁ with [iₘ] = vₘ` (copies between them allowed)
-//! whose last array is the body's result for it — is recovered from its next iteration's value by writing back the
-//! elements the updates overwrote, last update first:
+//! whose last array is the body's result for it — is recovered from its next iteration's
+//! value by writing back the elements the updates overwrote, last update first:
 //! `aₘ₋₁ = aₘ with [iₘ] = oₘ, …, a = a₁ with [i₁] = o₁` where `oₖ = aₖ₋₁[iₖ]`.
 //! The forward sweep stores per iteration the indices and old values of the updates
 //! instead of the whole array; the return sweep carries the array backwards, restoring it
@@ -14,14 +14,16 @@
 //! `n` times, went from `n²` to `n`). Span: unchanged (the updates are sequential in the
 //! loop anyway).
 
-use super::build::at;
-use super::R;
+use super::{Record, Tape, R};
+use crate::error::AdError;
+use crate::rev::build::at;
 use runic_ir::*;
+use std::collections::HashMap;
 
 /// For each loop parameter, the positions in `body` of the updates of its chain, first to
 /// last (empty: the body passes the parameter through unchanged), or `None` when it is not
 /// restorable (a scalar, or an array the body rebuilds some other way).
-pub(super) fn chains(params: &[(Param, SubExp)], body: &Body) -> Vec<Option<Vec<usize>>> {
+pub(in crate::rev) fn chains(params: &[(Param, SubExp)], body: &Body) -> Vec<Option<Vec<usize>>> {
     params
         .iter()
         .zip(&body.result)
@@ -126,4 +128,105 @@ pub(super) fn undo(b: &mut Builder, p: &Param, cur: VName, undos: &[Undo], idx: 
         Exp::Basic(BasicOp::SubExp(SubExp::Var(cur))),
     );
     Ok(())
+}
+
+/// The updates of every restored parameter, in the order of the body (how
+/// [`super::record_loop`] meets them): `(parameter, statement)`.
+pub(super) fn undo_order(records: &[Record]) -> Vec<(usize, usize)> {
+    let mut order: Vec<(usize, usize)> = records
+        .iter()
+        .enumerate()
+        .flat_map(|(p, r)| match r {
+            Record::Restore(ks) => ks.iter().map(|&k| (p, k)).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    order.sort_by_key(|&(_, k)| k);
+    order
+}
+
+/// The indices of the update at position `k` of `body` (one of a chain [`chains`] found).
+fn update_indices(body: &Body, k: usize) -> R<Vec<SubExp>> {
+    match &body.stms[k].exp {
+        Exp::Basic(BasicOp::Update(_, idx, _)) => Ok(indices(idx)),
+        _ => Err(AdError::internal(
+            "a restored parameter's update is not one",
+        )),
+    }
+}
+
+/// Storage for the indices and old values of the restored parameters' updates over `n`
+/// iterations, in [`undo_order`]: per update, one `[n]` array per index, then one of the
+/// old values.
+pub(super) fn alloc_undos(
+    b: &mut Builder,
+    params: &[(Param, SubExp)],
+    body: &Body,
+    n: &SubExp,
+    records: &[Record],
+) -> R<Vec<VName>> {
+    let mut stores = Vec::new();
+    for (p, k) in undo_order(records) {
+        for i in update_indices(body, k)? {
+            let t = b.prim_of(&i)?;
+            let op = BasicOp::Scratch(t, vec![n.clone()]);
+            stores.push(b.let_exp("tape", Exp::Basic(op))?[0]);
+        }
+        let elem = params[p]
+            .0
+            .ty
+            .elem()
+            .ok_or_else(|| AdError::internal("a restored parameter that is not an array"))?;
+        let op = BasicOp::Scratch(elem, vec![n.clone()]);
+        stores.push(b.let_exp("tape", Exp::Basic(op))?[0]);
+    }
+    Ok(stores)
+}
+
+/// How many tapes [`alloc_undos`] makes for the updates `undone` (statement → parameter).
+pub(super) fn undo_count(body: &Body, undone: &HashMap<usize, usize>) -> R<usize> {
+    let mut count = 0;
+    for &k in undone.keys() {
+        count += update_indices(body, k)?.len() + 1;
+    }
+    Ok(count)
+}
+
+/// Each parameter's tape: the next of `rows` for one recorded whole, its updates' tapes
+/// (taken from `undos` in [`undo_order`]) for one restored.
+pub(super) fn tapes_of(
+    body: &Body,
+    records: &[Record],
+    rows: Vec<VName>,
+    undos: Vec<VName>,
+) -> R<Vec<Tape>> {
+    let mut undos = undos.into_iter();
+    let mut by_stm = HashMap::new();
+    for (_, k) in undo_order(records) {
+        let rank = update_indices(body, k)?.len();
+        let indices: Vec<VName> = undos.by_ref().take(rank).collect();
+        let old = undos
+            .next()
+            .ok_or_else(|| AdError::internal("an update without its tape"))?;
+        by_stm.insert(k, Undo { indices, old });
+    }
+    let mut rows = rows.into_iter();
+    records
+        .iter()
+        .map(|r| match r {
+            Record::Restore(ks) => ks
+                .iter()
+                .map(|k| {
+                    by_stm
+                        .remove(k)
+                        .ok_or_else(|| AdError::internal("an update without its tape"))
+                })
+                .collect::<R<Vec<Undo>>>()
+                .map(Tape::Restore),
+            _ => rows
+                .next()
+                .map(Tape::Rows)
+                .ok_or_else(|| AdError::internal("a loop parameter without its tape")),
+        })
+        .collect()
 }

@@ -4,12 +4,12 @@
 //! start of every iteration in a tape (one array per loop parameter, `n × size` memory),
 //! but for an array the body changes only by element updates, of which it stores the
 //! positions and the overwritten elements instead ([`restore`]; the return sweep carries
-//! that array backwards and writes them back). A
-//! `while` loop first runs counting its iterations, then a `for` loop of that many
-//! iterations builds the tape. A parameter whose shape changes across iterations goes to a
-//! flat tape at per-iteration offsets (the loop runs once more to size it). A strip-mined
-//! loop (`checkpoint`) also keeps its last chunk's inner tape, so that the return sweep
-//! does not run that chunk again.
+//! that array backwards and writes them back). A `while` loop first runs counting its
+//! iterations, then a `for` loop of that many iterations builds the tape. A parameter
+//! whose shape changes across iterations goes to a flat tape at per-iteration offsets (the
+//! loop runs once more to size it). A strip-mined loop (`checkpoint`) also keeps its last
+//! chunk's inner tape, so that the return sweep does not run that chunk again
+//! ([`chunks`]).
 //!
 //! Return sweep: a loop over the iterations backwards; each restores its parameters from
 //! the tape, re-executes the body (renamed) and runs the body's return sweep, carrying the
@@ -17,19 +17,27 @@
 //! loop parameters. Work: about three times the primal loop's; span: the loop's, times a
 //! constant (the body's own parallelism is kept).
 //!
-//! What the re-execution need not recompute: the results of the body's expensive maps
-//! (work inside each element: a matrix product, say) are stored per iteration by the
-//! forward sweep as well ([`stored_stms`]), so are the residuals of its elementwise maps
-//! ([`Kept`], [`super::residual`]), and a map that computes the next iteration's
-//! parameters is the tape's next row ([`next_row_stms`]).
+//! What the re-execution need not recompute ([`kept`]): the results of the body's
+//! expensive maps (work inside each element: a matrix product, say) are stored per
+//! iteration by the forward sweep as well, so are the residuals of its elementwise maps
+//! ([`super::residual`]), and a map that computes the next iteration's parameters is the
+//! tape's next row.
+
+mod chunks;
+mod kept;
+pub(super) mod restore;
 
 use super::build::{self, at};
-use super::restore::{self, Undo};
 use super::{checkpoint, common, differentiable, residual, Rev, Saved, R};
 use crate::error::AdError;
+pub(crate) use chunks::LastChunk;
+use chunks::{chunk_of, reuse_last_chunk, tape_keeping_last};
+use kept::{alloc_stored, restore_from_tape};
+pub(crate) use kept::{kept_stms, Kept};
+use restore::{alloc_undos, tapes_of, undo_count, undo_order, Undo};
 use runic_ir::traverse::{type_mut, Substitute};
 use runic_ir::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 pub fn forward(rev: &mut Rev, b: &mut Builder, s: &Stm) -> R<()> {
     let Exp::Loop { params, form, body } = &s.exp else {
@@ -154,7 +162,7 @@ enum Record {
 
 /// Emit `loop params for i < bound do body` (with the counter `i` of the given type when
 /// given, a fresh `i64` counter otherwise; `n` is the bound as an `i64`) that also records
-/// each iteration's parameters in tapes, and the results of the body's [`stored_stms`];
+/// each iteration's parameters in tapes, and the results of the body's [`kept_stms`];
 /// binds the loop's results to `pat` and returns the tapes of both. Tapes of rows have
 /// `capacity ≥ n` rows (a chunk's, when the kept last chunk's tapes have that many). A
 /// parameter whose shape changes across iterations (its type names other loop parameters)
@@ -261,225 +269,6 @@ fn tape_loop(
     Ok((tapes, values))
 }
 
-/// The updates of every restored parameter, in the order of the body (how [`record_loop`]
-/// meets them): `(parameter, statement)`.
-fn undo_order(records: &[Record]) -> Vec<(usize, usize)> {
-    let mut order: Vec<(usize, usize)> = records
-        .iter()
-        .enumerate()
-        .flat_map(|(p, r)| match r {
-            Record::Restore(ks) => ks.iter().map(|&k| (p, k)).collect(),
-            _ => Vec::new(),
-        })
-        .collect();
-    order.sort_by_key(|&(_, k)| k);
-    order
-}
-
-/// Storage for the indices and old values of the restored parameters' updates over `n`
-/// iterations, in [`undo_order`]: per update, one `[n]` array per index, then one of the
-/// old values.
-fn alloc_undos(
-    b: &mut Builder,
-    params: &[(Param, SubExp)],
-    body: &Body,
-    n: &SubExp,
-    records: &[Record],
-) -> R<Vec<VName>> {
-    let mut stores = Vec::new();
-    for (p, k) in undo_order(records) {
-        let Exp::Basic(BasicOp::Update(_, idx, _)) = &body.stms[k].exp else {
-            return Err(AdError::internal(
-                "a restored parameter's update is not one",
-            ));
-        };
-        for i in restore::indices(idx) {
-            let t = b.prim_of(&i)?;
-            let op = BasicOp::Scratch(t, vec![n.clone()]);
-            stores.push(b.let_exp("tape", Exp::Basic(op))?[0]);
-        }
-        let elem = params[p]
-            .0
-            .ty
-            .elem()
-            .ok_or_else(|| AdError::internal("a restored parameter that is not an array"))?;
-        let op = BasicOp::Scratch(elem, vec![n.clone()]);
-        stores.push(b.let_exp("tape", Exp::Basic(op))?[0]);
-    }
-    Ok(stores)
-}
-
-/// How many tapes [`alloc_undos`] makes for the updates `undone` (statement → parameter).
-fn undo_count(body: &Body, undone: &HashMap<usize, usize>) -> usize {
-    undone
-        .keys()
-        .map(|&k| match &body.stms[k].exp {
-            Exp::Basic(BasicOp::Update(_, idx, _)) => restore::indices(idx).len() + 1,
-            _ => 0,
-        })
-        .sum()
-}
-
-/// Each parameter's tape: the next of `rows` for one recorded whole, its updates' tapes
-/// (taken from `undos` in [`undo_order`]) for one restored.
-fn tapes_of(body: &Body, records: &[Record], rows: Vec<VName>, undos: Vec<VName>) -> R<Vec<Tape>> {
-    let mut undos = undos.into_iter();
-    let mut by_stm = std::collections::HashMap::new();
-    for (_, k) in undo_order(records) {
-        let Exp::Basic(BasicOp::Update(_, idx, _)) = &body.stms[k].exp else {
-            return Err(AdError::internal(
-                "a restored parameter's update is not one",
-            ));
-        };
-        let indices: Vec<VName> = undos.by_ref().take(restore::indices(idx).len()).collect();
-        let old = undos
-            .next()
-            .ok_or_else(|| AdError::internal("an update without its tape"))?;
-        by_stm.insert(k, Undo { indices, old });
-    }
-    let mut rows = rows.into_iter();
-    records
-        .iter()
-        .map(|r| match r {
-            Record::Restore(ks) => ks
-                .iter()
-                .map(|k| {
-                    by_stm
-                        .remove(k)
-                        .ok_or_else(|| AdError::internal("an update without its tape"))
-                })
-                .collect::<R<Vec<Undo>>>()
-                .map(Tape::Restore),
-            _ => rows
-                .next()
-                .map(Tape::Rows)
-                .ok_or_else(|| AdError::internal("a loop parameter without its tape")),
-        })
-        .collect()
-}
-
-/// The statements of a loop body whose results the forward sweep stores per iteration
-/// besides the loop's parameters, so that the return sweep reads them back instead of
-/// recomputing them: maps with work inside each element (an inner reduction, scan or
-/// loop, as in a matrix product), whose results have shapes fixed outside the loop and do
-/// not come from the tape's next row anyway ([`next_row_stms`]). Memory: their results,
-/// per iteration; work saved: recomputing them in the return sweep.
-pub(crate) fn stored_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<usize> {
-    let next = next_row_stms(params, body);
-    let inside = bound_inside(params, body);
-    let nested = |l: &Lambda| {
-        runic_ir::traverse::any_exp(&l.body, |e| matches!(e, Exp::Soac(_) | Exp::Loop { .. }))
-    };
-    (0..body.stms.len())
-        .filter(|k| !next.iter().any(|(s, _)| s == k))
-        .filter(|&k| {
-            let s = &body.stms[k];
-            matches!(&s.exp, Exp::Soac(Soac::Map { lam, .. }) if nested(lam))
-                && s.pat.iter().all(|p| fixed_outside(&p.ty, &inside))
-        })
-        .collect()
-}
-
-/// A statement of a loop body whose values the tape stores per iteration besides the
-/// parameters: its results ([`stored_stms`]) and then its residuals ([`residual`]), so
-/// that the return sweep neither recomputes them nor the expensive scalars its adjoint
-/// reads.
-pub(crate) struct Kept {
-    pub k: usize,
-    pub results: bool,
-    /// The types of its residual arrays (none: it has none, or they are sized inside).
-    pub residuals: Vec<Type>,
-}
-
-impl Kept {
-    /// The types of one iteration's values, in the tape's order.
-    pub fn types(&self, body: &Body) -> Vec<Type> {
-        let results = body.stms[self.k].pat.iter().map(|p| p.ty.clone());
-        let results = results.filter(|_| self.results);
-        results.chain(self.residuals.iter().cloned()).collect()
-    }
-}
-
-/// The statements of a loop body the tape keeps values of, in order ([`Kept`]).
-pub(crate) fn kept_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<Kept> {
-    let stored = stored_stms(params, body);
-    let inside = bound_inside(params, body);
-    let mut out = Vec::new();
-    for (k, s) in body.stms.iter().enumerate() {
-        let mut residuals = residual::types(s);
-        if !residuals.iter().all(|t| fixed_outside(t, &inside)) {
-            residuals.clear();
-        }
-        let results = stored.contains(&k);
-        if results || !residuals.is_empty() {
-            out.push(Kept {
-                k,
-                results,
-                residuals,
-            });
-        }
-    }
-    out
-}
-
-/// The maps of a loop body all of whose results are results of the body: the next
-/// iteration's parameters, which the return sweep finds in the tape's next row (or, in the
-/// last iteration, among the loop's results) instead of recomputing them. Each comes with
-/// the positions of its results among the parameters, which keep their shapes (a row per
-/// iteration in the tape).
-fn next_row_stms(params: &[(Param, SubExp)], body: &Body) -> Vec<(usize, Vec<usize>)> {
-    let inside = bound_inside(params, body);
-    let mut out = Vec::new();
-    for (k, s) in body.stms.iter().enumerate() {
-        if !matches!(s.exp, Exp::Soac(Soac::Map { .. })) {
-            continue;
-        }
-        let positions: Option<Vec<usize>> = s
-            .pat
-            .iter()
-            .map(|p| {
-                let at = body.result.iter().position(|r| *r == SubExp::Var(p.name))?;
-                let (param, _) = params.get(at)?;
-                let rows = !changes_shape(params, &param.ty);
-                (rows && fixed_outside(&p.ty, &inside)).then_some(at)
-            })
-            .collect();
-        if let Some(positions) = positions.filter(|ps| !ps.is_empty()) {
-            out.push((k, positions));
-        }
-    }
-    out
-}
-
-/// The variables a loop binds: its parameters and everything its body binds.
-fn bound_inside(params: &[(Param, SubExp)], body: &Body) -> HashSet<VName> {
-    let mut inside = runic_ir::traverse::binders(body);
-    inside.extend(params.iter().map(|(p, _)| p.name));
-    inside
-}
-
-/// Whether a value of type `t` can be stored in a tape made before the loop: an array or
-/// scalar whose sizes are all known outside it.
-fn fixed_outside(t: &Type, inside: &HashSet<VName>) -> bool {
-    !matches!(t, Type::Acc { .. }) && runic_ir::traverse::uses(t).is_disjoint(inside)
-}
-
-/// Fresh storage for the values `stored` of `body` keeps over `n` iterations.
-fn alloc_stored(b: &mut Builder, body: &Body, stored: &[Kept], n: &SubExp) -> R<Vec<VName>> {
-    let mut stores = Vec::new();
-    for kept in stored {
-        for t in kept.types(body) {
-            let Type::Array { elem, shape } = t.array_of(n.clone()) else {
-                return Err(AdError::internal(
-                    "a stored value that is not an array or scalar",
-                ));
-            };
-            stores.push(b.let_exp("tape", Exp::Basic(BasicOp::Scratch(elem, shape)))?[0]);
-        }
-    }
-    Ok(stores)
-}
-
 /// Where each iteration's value starts in a flat tape (the exclusive sum of the element
 /// counts `lens`), and the tape's total size.
 fn offsets_of(b: &mut Builder, n: &SubExp, lens: VName) -> R<(VName, SubExp)> {
@@ -493,252 +282,6 @@ fn offsets_of(b: &mut Builder, n: &SubExp, lens: VName) -> R<(VName, SubExp)> {
     let zero = vec![SubExp::i64(0)];
     let total = b.reduce_comm("total", n.clone(), plus, zero, vec![lens])?[0].clone();
     Ok((offsets, total))
-}
-
-/// The inner loop of a strip-mined loop (`checkpoint::strip_mine`) in the outer loop's
-/// return sweep, whose tape the forward sweep kept when it is the last chunk.
-pub(crate) struct LastChunk {
-    /// Whether this is the last chunk (the first one the return sweep visits).
-    is_last: SubExp,
-    /// The inner loop's tapes of the last chunk, one per parameter (`chunk` rows).
-    bufs: Vec<VName>,
-    /// The strip-mined loop's results: the last chunk's results.
-    results: Vec<SubExp>,
-}
-
-/// The chunk size of a strip-mined loop (`loop p for o < m do (… loop p = p for j <
-/// min(chunk, …) do …)`, as `checkpoint::strip_mine` builds it), when no parameter changes
-/// shape.
-fn chunk_of(params: &[(Param, SubExp)], body: &Body) -> Option<SubExp> {
-    let last = body.stms.last()?;
-    let Exp::Loop {
-        params: inner,
-        form: LoopForm::For {
-            bound: SubExp::Var(count),
-            ..
-        },
-        body: inner_body,
-    } = &last.exp
-    else {
-        return None;
-    };
-    let results: Vec<SubExp> = last.pat.iter().map(|p| SubExp::Var(p.name)).collect();
-    let passes_through = inner.len() == params.len()
-        && inner
-            .iter()
-            .zip(params)
-            .all(|((_, init), (p, _))| *init == SubExp::Var(p.name));
-    // An inner loop strip-mined again (a hint of more levels) is not re-executed as is.
-    if body.result != results
-        || !passes_through
-        || checkpoint::wants_stripmining(&last.src, inner, inner_body)
-    {
-        return None;
-    }
-    if params.iter().any(|(p, _)| changes_shape(params, &p.ty))
-        || inner.iter().any(|(p, _)| changes_shape(inner, &p.ty))
-    {
-        return None;
-    }
-    let inside = runic_ir::traverse::binders(body);
-    body.stms
-        .iter()
-        .find_map(|st| match (&st.pat[..], &st.exp) {
-            ([p], Exp::Basic(BasicOp::BinOp(BinOp::Min, chunk, _)))
-                if p.name == *count && !matches!(chunk, SubExp::Var(c) if inside.contains(c)) =>
-            {
-                Some(chunk.clone())
-            }
-            _ => None,
-        })
-}
-
-/// The forward sweep of a strip-mined loop: the outer loop with its tape (the state at the
-/// start of each chunk), whose inner loop also writes each iteration's state into one
-/// chunk's worth of storage, overwritten chunk after chunk. What is left is the last
-/// chunk's tape, which the return sweep visits first and need not recompute: with one
-/// chunk (a tape within the budget) the loop runs once before its return sweep, not twice.
-/// Memory: one more chunk of states. Returns the tapes and that storage.
-#[allow(clippy::too_many_arguments)]
-fn tape_keeping_last(
-    b: &mut Builder,
-    params: &[(Param, SubExp)],
-    counter: Option<(VName, Type)>,
-    bound: &SubExp,
-    n: &SubExp,
-    body: &Body,
-    pat: &[Param],
-    chunk: SubExp,
-) -> R<(Vec<Tape>, Vec<VName>)> {
-    let (last, before) = body
-        .stms
-        .split_last()
-        .ok_or_else(|| AdError::internal("a strip-mined loop without its inner loop"))?;
-    let Exp::Loop {
-        params: inner,
-        form: LoopForm::For { i: j, bound: count },
-        body: inner_body,
-    } = &last.exp
-    else {
-        return Err(AdError::internal(
-            "a strip-mined loop without its inner loop",
-        ));
-    };
-    let rows: Vec<Record> = params.iter().map(|_| Record::Row).collect();
-    let stored = kept_stms(inner, inner_body);
-    let mut bufs = alloc_stores(b, params, &chunk, &rows)?;
-    bufs.extend(alloc_stored(b, inner_body, &stored, &chunk)?);
-    let mut buf_params = Vec::new();
-    for buf in &bufs {
-        let ty = b.type_of(&SubExp::Var(*buf))?;
-        buf_params.push((b.param("chunk", ty), SubExp::Var(*buf)));
-    }
-    // The outer body, its inner loop (the last statement) storing its states.
-    let mut ob = Builder::new(b.names);
-    ob.src = b.src.clone();
-    for st in before {
-        ob.add(st.clone());
-    }
-    let j_ty = ob.type_of(count)?;
-    let stores = buf_params.iter().map(|(p, _)| p.name).collect();
-    let filled = record_loop(
-        &mut ob,
-        inner,
-        Some((*j, j_ty)),
-        count,
-        inner_body,
-        last.pat.clone(),
-        &rows,
-        &stored,
-        stores,
-    )?;
-    let result = [
-        body.result.clone(),
-        filled.iter().map(|v| SubExp::Var(*v)).collect(),
-    ];
-    let outer_body = ob.finish(result.concat());
-    // The outer loop: a tape of its own parameters, the chunk's storage carried along.
-    let all: Vec<(Param, SubExp)> = [params.to_vec(), buf_params.clone()].concat();
-    let mut records: Vec<Record> = params.iter().map(|_| Record::Row).collect();
-    records.extend(buf_params.iter().map(|_| Record::Nothing));
-    let stores = alloc_stores(b, &all, n, &records)?;
-    let mut kept = Vec::new();
-    for (p, _) in &buf_params {
-        kept.push(b.param("chunk", p.ty.clone()));
-    }
-    let out = [pat.to_vec(), kept.clone()].concat();
-    let tapes = record_loop(
-        b,
-        &all,
-        counter,
-        bound,
-        &outer_body,
-        out,
-        &records,
-        &[],
-        stores,
-    )?;
-    let kept = kept.iter().map(|p| p.name).collect();
-    Ok((tapes.into_iter().map(Tape::Rows).collect(), kept))
-}
-
-/// The inner loop `s` of a strip-mined loop, re-executed in the outer loop's return sweep:
-/// for the last chunk its tape is the one the forward sweep kept (and its results the
-/// strip-mined loop's); otherwise it runs with a tape as usual.
-fn reuse_last_chunk(rev: &mut Rev, b: &mut Builder, s: &Stm, last: LastChunk) -> R<()> {
-    let Exp::Loop {
-        params,
-        form: LoopForm::For { i, bound },
-        body,
-    } = &s.exp
-    else {
-        return Err(AdError::internal(
-            "the last chunk of a loop that is not a for loop",
-        ));
-    };
-    let n = to_i64(b, bound.clone())?;
-    // The kept buffers have a chunk's rows, at least `n`: both branches give tapes of
-    // that many rows (the first `n` filled), so that the kept ones need no slice, and a
-    // tape the return sweep does not read is not written at all (DCE proves its writes,
-    // at rows `j < n`, in bounds).
-    let mut tape_types = Vec::new();
-    for buf in &last.bufs {
-        tape_types.push(b.type_of(&SubExp::Var(*buf))?);
-    }
-    let stored: usize = kept_stms(params, body)
-        .iter()
-        .map(|k| k.types(body).len())
-        .sum();
-    let chunk = match tape_types.first() {
-        Some(Type::Array { shape, .. }) if tape_types.len() == params.len() + stored => {
-            shape.first().cloned()
-        }
-        _ => None,
-    }
-    .ok_or_else(|| AdError::internal("a kept chunk of another loop"))?;
-    let src = b.src.clone();
-    let mut kept = last.results.clone();
-    kept.extend(last.bufs.iter().map(|buf| SubExp::Var(*buf)));
-    let then_body = Body {
-        stms: Vec::new(),
-        result: kept,
-    };
-    let mut eb = Builder::new(b.names);
-    eb.src = src;
-    let results: Vec<Param> = s
-        .pat
-        .iter()
-        .map(|p| eb.param("inner", p.ty.clone()))
-        .collect();
-    let counter = Some((*i, eb.type_of(bound)?));
-    let (tapes, values) = tape_loop(
-        &mut eb,
-        params,
-        counter,
-        bound,
-        &n,
-        &chunk,
-        body,
-        results.clone(),
-        false,
-    )?;
-    let mut out: Vec<SubExp> = results.iter().map(|p| SubExp::Var(p.name)).collect();
-    for t in &tapes {
-        match t {
-            Tape::Rows(v) => out.push(SubExp::Var(*v)),
-            Tape::Flat { .. } | Tape::Restore(_) => {
-                return Err(AdError::internal("a kept chunk not taped by rows"))
-            }
-        }
-    }
-    out.extend(values.iter().map(|v| SubExp::Var(*v)));
-    let else_body = eb.finish(out);
-    let tape_pat: Vec<Param> = tape_types
-        .iter()
-        .map(|t| b.param("tape", t.clone()))
-        .collect();
-    let ret = s
-        .pat
-        .iter()
-        .chain(&tape_pat)
-        .map(|p| p.ty.clone())
-        .collect();
-    let exp = Exp::If {
-        cond: last.is_last,
-        then_body,
-        else_body,
-        ret,
-    };
-    b.let_pat([s.pat.clone(), tape_pat.clone()].concat(), exp);
-    let (param_tapes, stored_tapes) = tape_pat.split_at(params.len());
-    let tape = Saved::Tape {
-        tapes: param_tapes.iter().map(|p| Tape::Rows(p.name)).collect(),
-        count: n,
-        kept: None,
-        stored: stored_tapes.iter().map(|p| p.name).collect(),
-    };
-    rev.saved.insert(s.pat[0].name, tape);
-    Ok(())
 }
 
 /// Whether a loop parameter of type `t` may change shape across iterations (its type
@@ -858,7 +401,9 @@ fn record_loop(
         .collect();
     let mut undo_params = Vec::new();
     let mut undo_results = Vec::new();
-    let mut undo_stores = stores.iter().skip(stores.len() - undo_count(body, &undone));
+    let mut undo_stores = stores
+        .iter()
+        .skip(stores.len() - undo_count(body, &undone)?);
     for (k, s) in body.stms.iter().enumerate() {
         if let (Some(&p), Exp::Basic(BasicOp::Update(q, idx, _))) = (undone.get(&k), &s.exp) {
             let elem =
@@ -974,99 +519,6 @@ fn restore_flat(b: &mut Builder, np: &Param, data: VName, offsets: VName, idx: S
     };
     b.let_pat(vec![np.clone()], Exp::Basic(value));
     Ok(())
-}
-
-/// In the return sweep's iteration `idx` of `count`, binds the results of the re-executed
-/// body's (`copy`'s) statements that need not run again: the [`stored_stms`] from their
-/// tapes, the [`next_row_stms`] from the parameters' tapes at `idx + 1` (in the last
-/// iteration: the loop's results `pat`). Marks them restored for the forward sweep and
-/// returns their keys.
-#[allow(clippy::too_many_arguments)]
-fn restore_from_tape(
-    rev: &mut Rev,
-    b: &mut Builder,
-    params: &[(Param, SubExp)],
-    body: &Body,
-    copy: &Body,
-    tapes: &[Tape],
-    stored: &[VName],
-    pat: &[Param],
-    count: &SubExp,
-    idx: &SubExp,
-) -> R<Vec<VName>> {
-    let mut keys = Vec::new();
-    let mut stored_tapes = stored.iter();
-    let mut next_tape = || {
-        stored_tapes
-            .next()
-            .ok_or_else(|| AdError::internal("a stored value without its tape"))
-    };
-    for kept in kept_stms(params, body) {
-        let st = &copy.stms[kept.k];
-        if kept.results {
-            for p in &st.pat {
-                b.let_pat(vec![p.clone()], Exp::Basic(at(*next_tape()?, idx.clone())));
-            }
-            keys.extend(st.pat.first().map(|p| p.name));
-        }
-        let mut extra = Vec::new();
-        for t in &kept.residuals {
-            extra.push(b.bind1("res", Exp::Basic(at(*next_tape()?, idx.clone())), t.clone()));
-        }
-        if !extra.is_empty() {
-            supply_residuals(rev, st, &extra);
-        }
-    }
-    // Maps whose residuals are all among their results need no tape.
-    for st in &copy.stms {
-        if residual::types(st).is_empty() && !residual::placement(st).is_empty() {
-            supply_residuals(rev, st, &[]);
-        }
-    }
-    let next = next_row_stms(params, body);
-    if !next.is_empty() {
-        let after = b.add_i64(idx.clone(), SubExp::i64(1));
-        let has_next = b.op2(BinOp::Lt, after.clone(), count.clone())?;
-        for (k, positions) in next {
-            for (p, at_k) in copy.stms[k].pat.iter().zip(positions) {
-                let (Some(Tape::Rows(tape)), Some(last)) = (tapes.get(at_k), pat.get(at_k)) else {
-                    return Err(AdError::internal("a loop result without its tape"));
-                };
-                let mut tb = Builder::new(b.names);
-                let row = tb.let_basic("next", at(*tape, after.clone()))?;
-                let then_body = tb.finish(vec![row]);
-                let else_body = Body {
-                    stms: Vec::new(),
-                    result: vec![SubExp::Var(last.name)],
-                };
-                let exp = Exp::If {
-                    cond: has_next.clone(),
-                    then_body,
-                    else_body,
-                    ret: vec![p.ty.clone()],
-                };
-                b.let_pat(vec![p.clone()], exp);
-            }
-            keys.extend(copy.stms[k].pat.first().map(|p| p.name));
-        }
-    }
-    rev.restored.extend(keys.iter().copied());
-    Ok(keys)
-}
-
-/// Hands the map `st` of a re-executed loop body its residuals: its own results, and the
-/// `extra` arrays restored from the tape.
-fn supply_residuals(rev: &mut Rev, st: &Stm, extra: &[VName]) {
-    let arrays = residual::placement(st)
-        .into_iter()
-        .map(|e| match e {
-            residual::Export::Result(j) => Some(st.pat[j].name),
-            residual::Export::Extra(m) => extra.get(m).copied(),
-        })
-        .collect::<Option<Vec<VName>>>();
-    if let Some(arrays) = arrays {
-        rev.saved.insert(st.pat[0].name, Saved::Residuals(arrays));
-    }
 }
 
 pub fn reverse(
