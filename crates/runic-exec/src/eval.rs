@@ -654,25 +654,8 @@ fn rearrange(a: &Array, perm: &[usize]) -> R<Val> {
     if perm.len() != r || (0..r).any(|k| !perm.contains(&k)) {
         return err("internal error: bad permutation");
     }
-    let new_shape: Vec<usize> = perm.iter().map(|&p| a.shape[p]).collect();
-    let mut strides = vec![1usize; r];
-    for k in (0..r.saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1] * a.shape[k + 1];
-    }
-    let n = a.data.len();
-    let mut idx = Vec::with_capacity(n);
-    let mut counter = vec![0usize; r];
-    for _ in 0..n {
-        idx.push((0..r).map(|k| counter[k] * strides[perm[k]]).sum());
-        for k in (0..r).rev() {
-            counter[k] += 1;
-            if counter[k] < new_shape[k] {
-                break;
-            }
-            counter[k] = 0;
-        }
-    }
-    Ok(arr(new_shape, a.data.gather(&idx)))
+    let (shape, data) = crate::permute::permute(a, perm);
+    Ok(arr(shape, data))
 }
 
 fn concat(dim: usize, arrs: &[Arc<Array>]) -> R<Val> {
