@@ -111,8 +111,10 @@ struct Dce {
 
 /// Row reads and writes that cannot fail: `a[i]` and `a with [i] = v` where `i` counts a
 /// `for` loop around them whose bound is at most `a`'s outer size (the same size, or a
-/// `min` of it), or the condition of a branch around them says `0 ≤ i < n` with such an
-/// `n`, and `v` has the type of `a`'s rows. Reverse mode writes its tapes that way (row `j`
+/// `min` of it), or is an element of an `iota` of such a size that a SOAC around them
+/// takes, or the condition of a branch around them says `0 ≤ i < n` with such an `n`, and
+/// `v` has the type of `a`'s rows; `a[i, j, …]` when each index is so bounded by its
+/// dimension. Reverse mode writes its tapes that way (row `j`
 /// of a tape of `chunk` rows, `j < min(chunk, rest)`), so a tape the return sweep does not
 /// read goes with the loop results that carried it; and the adjoint of a `reduce min` at
 /// the minimum's position, under `0 ≤ i < n`, goes when nothing reads it.
@@ -122,6 +124,11 @@ struct Bounds {
     counters: HashMap<VName, SubExp>,
     /// Indices the conditions of the branches around the body bound, with their bounds.
     guards: HashMap<VName, SubExp>,
+    /// The function's lambda parameters that take the elements of an `iota n`, with `n`
+    /// (each is below `n` wherever it is in scope). An accumulator's update becomes a sum
+    /// over such indices (`reduce (+) 0 (map (\l -> δ[l, j] · x[l, k]) (iota n))`); when
+    /// nothing reads the sum (the gradient of one argument of several), its nest goes.
+    elements: HashMap<VName, SubExp>,
     /// The function's comparisons and conjunctions (`v = a op b` of a boolean `v`; a
     /// short-circuit `a && b`, `if a then b else false`, as `LogAnd`).
     tests: HashMap<VName, (BinOp, SubExp, SubExp)>,
@@ -179,6 +186,7 @@ impl Bounds {
         Bounds {
             counters: HashMap::new(),
             guards: HashMap::new(),
+            elements: iota_elements(f),
             tests: defs.tests,
             mins: defs.mins,
             types,
@@ -231,16 +239,23 @@ impl Bounds {
             }))
     }
 
-    /// `arr[i]` is in bounds: `i` counts an enclosing loop of at most `arr`'s rows.
+    /// `arr[i, …]` is in bounds: each index counts an enclosing loop, or ranges over an
+    /// iota, of at most its dimension of `arr`, or a branch's condition bounds it so.
     fn row_in_bounds(&self, arr: VName, idx: &[DimIndex]) -> bool {
-        let [DimIndex::Fix(SubExp::Var(i))] = idx else {
+        let Some(Type::Array { shape, .. }) = self.types.get(&arr) else {
             return false;
         };
-        let bound = self.counters.get(i).or_else(|| self.guards.get(i));
-        let (Some(n), Some(Type::Array { shape, .. })) = (bound, self.types.get(&arr)) else {
-            return false;
-        };
-        shape.first().is_some_and(|d| self.at_most(n, d))
+        !idx.is_empty()
+            && idx.len() <= shape.len()
+            && idx.iter().zip(shape).all(|(ix, d)| {
+                let DimIndex::Fix(SubExp::Var(i)) = ix else {
+                    return false;
+                };
+                let bound = (self.counters.get(i))
+                    .or_else(|| self.guards.get(i))
+                    .or_else(|| self.elements.get(i));
+                bound.is_some_and(|n| self.at_most(n, d))
+            })
     }
 
     /// `/`, `%` or `**` of floats: unlike the integer ones, they cannot fail. (A gradient
@@ -616,6 +631,39 @@ impl VisitorMut for Dce {
         kept.reverse();
         b.stms = kept;
     }
+}
+
+/// The lambda parameters of `f`'s maps, reduces and scans that take the elements of an
+/// `iota n`, with `n`.
+fn iota_elements(f: &FunDef) -> HashMap<VName, SubExp> {
+    use runic_ir::traverse::{iotas, walk_exp, Visitor};
+    struct Elements {
+        iotas: HashMap<VName, SubExp>,
+        found: HashMap<VName, SubExp>,
+    }
+    impl Visitor for Elements {
+        fn exp(&mut self, e: &Exp) {
+            let (lam, arrs) = match e {
+                Exp::Soac(Soac::Map { lam, arrs, .. }) => (Some(lam), arrs),
+                Exp::Soac(Soac::Reduce { pre, arrs, .. } | Soac::Scan { pre, arrs, .. }) => {
+                    (pre.as_ref(), arrs)
+                }
+                _ => (None, &Vec::new()),
+            };
+            for (p, a) in lam.map_or(&[][..], |l| &l.params[..]).iter().zip(arrs) {
+                if let Some(n) = self.iotas.get(a) {
+                    self.found.insert(p.name, n.clone());
+                }
+            }
+            walk_exp(self, e)
+        }
+    }
+    let mut v = Elements {
+        iotas: iotas(&f.body),
+        found: HashMap::new(),
+    };
+    v.body(&f.body);
+    v.found
 }
 
 /// A map's unused results are not computed (its lambda stops returning them, and what

@@ -103,6 +103,27 @@ fn dce_drops_unused_writes_that_their_branch_condition_proves_in_bounds() {
 }
 
 #[test]
+fn dce_drops_unused_nests_whose_reads_iotas_prove_in_bounds() {
+    // `a[l, j]` with `l` and `j` elements of `iota n` and `iota m`, `a : [n][m]`: the
+    // unused sums go (what a gradient of one argument of several leaves of the others'
+    // adjoints). `a[l + 1, j]` and `a[j, l]` (dimensions swapped, n and m unrelated) may
+    // fail: those stay.
+    let p = lower(
+        "entry main [n][m] (a: [n][m]f32) =
+           let _sums = map (\\j -> f32.sum (map (\\l -> a[l, j] * 2) (iota n))) (iota m)
+           let _shifted = map (\\j -> f32.sum (map (\\l -> a[l + 1, j]) (iota n))) (iota m)
+           let _swapped = map (\\j -> f32.sum (map (\\l -> a[j, l]) (iota n))) (iota m)
+           in a",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(!t.contains("Mul("), "{t}");
+    assert_eq!(t.matches("= a_0[").count(), 2, "{t}");
+    assert!(t.contains("Add("), "{t}");
+}
+
+#[test]
 fn dce_drops_the_unused_results_of_a_map() {
     let p = lower(
         "entry main (xs: []f64) =
