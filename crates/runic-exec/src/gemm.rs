@@ -6,7 +6,9 @@
 //!
 //! over floats, where each operand is an element of a two-dimensional array subscripted by
 //! two of the three indices — through rows the maps take (`map (\row -> … row[l] …) a`),
-//! iotas (`map (\j -> … a[l, j] …) (iota n)`), or both — is the contraction
+//! iotas (`map (\j -> … a[l, j] …) (iota n)`), columns sliced out of an array
+//! (`… (map2 (*) a[:, i] b[:, j]) …`, the slice's dimension the summed one), or any mix —
+//! is the contraction
 //! `C = A·B`. It runs as a GEMM (the `matrixmultiply` crate: blocked, vectorised kernels
 //! for f32 and f64 with arbitrary strides, so transposed operands cost nothing; a product
 //! with a side of at most 16 on `thin.rs`'s kernels), split over the rayon workers by rows
@@ -49,6 +51,9 @@ enum Ix {
 enum Sub {
     Ix(Ix),
     At(SubExp),
+    /// A dimension a slice keeps whole (`a[:, j]`, a column): the next index that takes
+    /// the slice's elements subscripts it.
+    Open,
 }
 
 /// An operand: element `arr[subs…]`, where exactly two subscripts are indices.
@@ -61,6 +66,15 @@ struct Operand {
 impl Operand {
     fn has(&self, x: Ix) -> bool {
         self.subs.iter().any(|s| matches!(s, Sub::Ix(y) if *y == x))
+    }
+
+    /// The operand's next dimension subscripted by `sub`: the first one a slice kept, or
+    /// else the one after those subscripted so far.
+    fn subscript(&mut self, sub: Sub) {
+        match self.subs.iter_mut().find(|s| matches!(s, Sub::Open)) {
+            Some(open) => *open = sub,
+            None => self.subs.push(sub),
+        }
     }
 }
 
@@ -314,7 +328,7 @@ fn bind_params(
                 }),
                 Some(Sym::Part(o)) => {
                     let mut o = o.clone();
-                    o.subs.push(Sub::Ix(ix));
+                    o.subscript(Sub::Ix(ix));
                     Sym::Part(o)
                 }
                 Some(_) => Sym::Opaque,
@@ -343,30 +357,60 @@ fn plain_stm(
             checks.push((o.arr, o.subs.len(), d.clone()));
         }
         Exp::Basic(BasicOp::Index(base, idx)) => {
-            let mut o = match env.get(base) {
-                None => Operand {
-                    arr: *base,
-                    subs: Vec::new(),
-                },
-                Some(Sym::Part(o)) => o.clone(),
+            let (mut o, whole_array) = match env.get(base) {
+                None => (
+                    Operand {
+                        arr: *base,
+                        subs: Vec::new(),
+                    },
+                    true,
+                ),
+                Some(Sym::Part(o)) => (o.clone(), false),
                 Some(_) => return None,
             };
             for d in idx {
-                let DimIndex::Fix(s) = d else { return None };
-                o.subs.push(match s {
+                let s = match d {
+                    // A whole dimension of an array from outside the nest (`a[:, j]`).
+                    DimIndex::Slice { .. } if whole_array && whole(d) => {
+                        o.subs.push(Sub::Open);
+                        continue;
+                    }
+                    DimIndex::Fix(s) => s,
+                    DimIndex::Slice { .. } => return None,
+                };
+                let sub = match s {
                     SubExp::Var(v) => match env.get(v) {
                         Some(Sym::Index(i)) => Sub::Ix(*i),
                         None => Sub::At(s.clone()),
                         Some(_) => return None,
                     },
                     c => Sub::At(c.clone()),
-                });
+                };
+                // An array's subscripts are its dimensions in order; a row's go first to
+                // the dimensions its slice kept.
+                if whole_array {
+                    o.subs.push(sub);
+                } else {
+                    o.subscript(sub);
+                }
             }
             env.insert(st.pat[0].name, Sym::Part(o));
         }
         _ => return None,
     }
     Some(())
+}
+
+/// Whether a slice keeps a whole dimension from its start (`:`, `0:`, `0:n`, `::1`); a
+/// slice shorter than the dimension fails the run-time shape check, and the nest then
+/// runs as written.
+fn whole(d: &DimIndex) -> bool {
+    let at = |e: &Option<SubExp>, k: i64| match e {
+        None => true,
+        Some(SubExp::Const(c)) => c.as_int() == Some(k as i128),
+        Some(_) => false,
+    };
+    matches!(d, DimIndex::Slice { start, stride, .. } if at(start, 0) && at(stride, 1))
 }
 
 /// The only map of the outer body, after its plain statements, with its width, lambda
@@ -394,11 +438,11 @@ fn only_soac<'b>(
 /// each by exactly two indices.
 fn order_operands(a: Operand, b: Operand) -> Option<(Operand, Operand)> {
     let two = |o: &Operand| {
-        o.subs
-            .iter()
+        let open = o.subs.iter().any(|s| matches!(s, Sub::Open));
+        let indices = (o.subs.iter())
             .filter(|s| matches!(s, Sub::Ix(x) if *x != Ix::G))
-            .count()
-            == 2
+            .count();
+        !open && indices == 2
     };
     if !two(&a) || !two(&b) {
         return None;
@@ -529,6 +573,8 @@ impl Ctx<'_> {
                     Ok(i) if i < n => offset += i * step,
                     _ => return Ok(None),
                 },
+                // `order_operands` accepts no operand with a dimension left open.
+                Sub::Open => return Ok(None),
             }
             step *= n;
         }
