@@ -1073,9 +1073,38 @@ impl Fold {
     }
 }
 
-/// Emits `acc ⊕ lam(ins[..][j]) ⊕ …` for `j` from `from`, in two vector accumulators of
-/// lanes while whole pairs of vectors remain, and returns the `j` where the scalar fold
-/// takes over and the accumulator.
+/// Where a group of lanes that bailed goes: a sum on in the scalar code from the group
+/// (`rest`, with the loop's parameters `params`, the accumulators before the group), a
+/// `min`/`max` to the scalar fold from the start (`done` with `restart`).
+fn leave_on_bail(
+    b: &mut FunctionBuilder,
+    fold: Fold,
+    bail: Option<Value>,
+    rest: cranelift_codegen::ir::Block,
+    params: &[Value],
+    done: cranelift_codegen::ir::Block,
+    restart: &[Value],
+) {
+    let Some(m) = bail else { return };
+    let any = b.ins().vany_true(m);
+    let go = b.create_block();
+    if fold == Fold::Add {
+        b.ins().brif(any, rest, &ba(params), go, &[]);
+    } else {
+        b.ins().brif(any, done, &ba(restart), go, &[]);
+    }
+    b.switch_to_block(go);
+}
+
+/// How many vector accumulators a fold keeps: a sum's additions into one accumulator
+/// wait for each other (three or four cycles each), so independent chains keep the adder
+/// busy. Four gave a [64]f64 dot product per row 1.7× the speed of two.
+const FOLD_CHAINS: usize = 4;
+
+/// Emits `acc ⊕ lam(ins[..][j]) ⊕ …` for `j` from `from`, in [`FOLD_CHAINS`] vector
+/// accumulators of lanes while that many whole vectors remain, then in the first two of
+/// them while whole pairs remain, and returns the `j` where the scalar fold takes over
+/// and the accumulator.
 ///
 /// A sum is reassociated (per-lane partial sums, combined at the end), as any split
 /// reduction is. `min` and `max` give exactly the sequential fold's result, since they do
@@ -1098,63 +1127,101 @@ pub(crate) fn vector_fold(
     let (i64t, vt) = (types::I64, plan.vt());
     let header = b.create_block();
     let body = b.create_block();
+    let pairs = b.create_block();
+    let pairs_body = b.create_block();
     let rest = b.create_block();
     let done = b.create_block();
-    for blk in [header, rest] {
+    // Each loop block and `rest` take `j` and the accumulators.
+    for blk in [header, pairs, rest] {
         b.append_block_param(blk, i64t);
-        b.append_block_param(blk, vt);
-        b.append_block_param(blk, vt);
+        for _ in 0..FOLD_CHAINS {
+            b.append_block_param(blk, vt);
+        }
     }
     b.append_block_param(done, i64t);
     b.append_block_param(done, plan.elem_type());
     let mut g = VGen::bare(b, plan);
     let z = g.konst(fold.lane_start(plan.elem))?.v;
-    b.ins().jump(header, &ba(&[from, z, z]));
+    let mut start = vec![from];
+    start.extend([z; FOLD_CHAINS]);
+    b.ins().jump(header, &ba(&start));
 
+    // Whole groups of FOLD_CHAINS vectors, one into each accumulator.
     b.switch_to_block(header);
-    let [j, a0, a1] = b.block_params(header)[..] else {
-        return Err("internal error: vector fold parameters".into());
-    };
-    let last = b.ins().iadd_imm_s(j, 2 * plan.lanes);
+    let params = b.block_params(header).to_vec();
+    let (j, accs) = (params[0], &params[1..]);
+    let last = b.ins().iadd_imm_s(j, FOLD_CHAINS as i64 * plan.lanes);
     let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, last, to);
-    b.ins().brif(more, body, &[], rest, &ba(&[j, a0, a1]));
-
+    b.ins().brif(more, body, &[], pairs, &ba(&params));
     b.switch_to_block(body);
-    let off0 = byte_offset(b, plan, j);
-    let (r0, bail0) = lanes_body(b, plan, lam, frees, ins, off0)?;
-    let j1 = b.ins().iadd_imm_s(j, plan.lanes);
-    let off1 = byte_offset(b, plan, j1);
-    let (r1, bail1) = lanes_body(b, plan, lam, frees, ins, off1)?;
+    let mut lanes = Vec::with_capacity(FOLD_CHAINS);
+    let mut bails = Vec::new();
+    for k in 0..FOLD_CHAINS {
+        let jk = b.ins().iadd_imm_s(j, k as i64 * plan.lanes);
+        let off = byte_offset(b, plan, jk);
+        let (r, bail) = lanes_body(b, plan, lam, frees, ins, off)?;
+        lanes.push(r[0].v);
+        bails.extend(bail);
+    }
     let mut g = VGen::bare(b, plan);
-    let n0 = g.combine(fold, a0, r0[0].v);
-    let n1 = g.combine(fold, a1, r1[0].v);
-    let mut bail = g.bail;
-    for m in [bail0, bail1].into_iter().flatten() {
-        bail = Some(match bail {
-            Some(x) => b.ins().bor(x, m),
-            None => m,
-        });
+    let mut next = vec![last];
+    next.extend(
+        accs.iter()
+            .zip(&lanes)
+            .map(|(a, r)| g.combine(fold, *a, *r)),
+    );
+    let bail = g
+        .bail
+        .into_iter()
+        .chain(bails)
+        .reduce(|x, m| b.ins().bor(x, m));
+    leave_on_bail(b, fold, bail, rest, &params, done, &[from, acc]);
+    b.ins().jump(header, &ba(&next));
+
+    // Whole pairs of vectors left, into the first two accumulators (a short row — ten
+    // `f32`s — then costs what it did with two accumulators).
+    b.switch_to_block(pairs);
+    let params = b.block_params(pairs).to_vec();
+    let (j, accs) = (params[0], &params[1..]);
+    let next_j = b.ins().iadd_imm_s(j, 2 * plan.lanes);
+    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, next_j, to);
+    b.ins().brif(more, pairs_body, &[], rest, &ba(&params));
+    b.switch_to_block(pairs_body);
+    let mut lanes = Vec::with_capacity(2);
+    let mut bails = Vec::new();
+    for k in 0..2 {
+        let jk = b.ins().iadd_imm_s(j, k * plan.lanes);
+        let off = byte_offset(b, plan, jk);
+        let (r, bail) = lanes_body(b, plan, lam, frees, ins, off)?;
+        lanes.push(r[0].v);
+        bails.extend(bail);
     }
-    if let Some(m) = bail {
-        let any = b.ins().vany_true(m);
-        let go = b.create_block();
-        // A sum goes on in the scalar code from the pair that bailed; a `min`/`max`
-        // starts again there (see above).
-        if fold == Fold::Add {
-            b.ins().brif(any, rest, &ba(&[j, a0, a1]), go, &[]);
-        } else {
-            b.ins().brif(any, done, &ba(&[from, acc]), go, &[]);
-        }
-        b.switch_to_block(go);
-    }
-    b.ins().jump(header, &ba(&[last, n0, n1]));
+    let mut g = VGen::bare(b, plan);
+    let mut next = vec![next_j];
+    next.extend(
+        accs[..2]
+            .iter()
+            .zip(&lanes)
+            .map(|(a, r)| g.combine(fold, *a, *r)),
+    );
+    next.extend(&accs[2..]);
+    let bail = g
+        .bail
+        .into_iter()
+        .chain(bails)
+        .reduce(|x, m| b.ins().bor(x, m));
+    leave_on_bail(b, fold, bail, rest, &params, done, &[from, acc]);
+    b.ins().jump(pairs, &ba(&next));
 
     b.switch_to_block(rest);
-    let [j, a0, a1] = b.block_params(rest)[..] else {
-        return Err("internal error: vector fold parameters".into());
-    };
+    let params = b.block_params(rest).to_vec();
+    let (j, accs) = (params[0], &params[1..]);
     let mut g = VGen::bare(b, plan);
-    let both = g.combine(fold, a0, a1);
+    let (a01, a23) = (
+        g.combine(fold, accs[0], accs[1]),
+        g.combine(fold, accs[2], accs[3]),
+    );
+    let both = g.combine(fold, a01, a23);
     let out = if fold == Fold::Add {
         let mut acc = acc;
         for l in 0..plan.lanes as u8 {

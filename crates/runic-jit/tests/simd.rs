@@ -376,7 +376,11 @@ fn vector_sums_are_sums_in_lanes() {
     let mut rng = Rng(0x0bad_cafe_f00d_d00d);
     for t in [PrimType::F32, PrimType::F64] {
         let round = |z: f64| Prim::float(t, z).as_float().unwrap();
-        for n in [0, 1, 7, 8, 9, 1000, 1001] {
+        // Lengths around each loop's step: the four-accumulator groups (8 f64, 16 f32),
+        // the pairs after them (4 / 8), and the scalar tail.
+        for n in [
+            0, 1, 7, 8, 9, 12, 13, 15, 16, 17, 23, 24, 25, 31, 1000, 1001,
+        ] {
             let xs: Vec<f64> = (0..n).map(|_| round(rng.range(-2.0, 2.0))).collect();
             for start in [0, 3] {
                 let want: f64 = xs.iter().skip(start).map(|x| x * x + 0.5).sum::<f64>() + 1.25;
@@ -396,5 +400,65 @@ fn vector_sums_are_sums_in_lanes() {
         assert_eq!(run_sum(t, &xs, 0.0, 0.0, 0), f64::INFINITY);
         xs[6] = f64::NAN;
         assert!(run_sum(t, &xs, 0.0, 0.0, 0).is_nan());
+    }
+}
+
+/// `reduce op acc xs` (no pre-lambda) over `start..n` for `op` min or max.
+fn run_min_max(t: PrimType, op: BinOp, xs: &[f64], acc: f64, start: usize) -> f64 {
+    let l = lam(
+        &[t, t],
+        vec![stm(2, t, BasicOp::BinOp(op, v(0), v(1)))],
+        2,
+        t,
+    );
+    let k = runic_jit::compile_fold(None, &l, &|_| None).unwrap();
+    let size = t.size_bytes();
+    let data: Vec<u8> = xs
+        .iter()
+        .flat_map(|&x| to_raw(Prim::float(t, x)).to_le_bytes()[..size].to_vec())
+        .collect();
+    let dims = [xs.len() as i64];
+    let ins = [data.as_ptr(), dims.as_ptr() as *const u8];
+    let mut a = [to_raw(Prim::float(t, acc))];
+    // SAFETY: the column holds xs.len() elements of type t.
+    let code = unsafe { k.run(start, xs.len(), &ins, &mut a) };
+    assert_eq!(code, 0);
+    from_raw(t, a[0]).as_float().unwrap()
+}
+
+/// `min` and `max` folded in lanes give the sequential fold's bits, whatever the length
+/// (every loop of the vector fold and the scalar tail) and wherever zeros of both signs
+/// and NaNs fall: a group of lanes meeting `0` against `-0` hands the fold back to the
+/// scalar code from the start.
+#[test]
+fn vector_min_max_folds_are_sequential_folds() {
+    let mut rng = Rng(0x5eed_0f_f01d);
+    for t in [PrimType::F32, PrimType::F64] {
+        let round = |z: f64| Prim::float(t, z).as_float().unwrap();
+        for op in [BinOp::Min, BinOp::Max] {
+            for n in [1, 7, 8, 9, 15, 16, 17, 24, 25, 33, 100] {
+                for trial in 0..20 {
+                    let xs: Vec<f64> = (0..n)
+                        .map(|_| match rng.next() % 8 {
+                            0 => 0.0,
+                            1 => -0.0,
+                            2 if trial % 2 == 0 => f64::NAN,
+                            _ => round(rng.range(-1.0, 1.0)),
+                        })
+                        .collect();
+                    for start in [0, 3.min(n)] {
+                        let want = xs[start..].iter().fold(Prim::float(t, 0.0), |a, &x| {
+                            binop(op, a, Prim::float(t, x)).unwrap()
+                        });
+                        let got = run_min_max(t, op, &xs, 0.0, start);
+                        assert_eq!(
+                            got.to_bits(),
+                            want.as_float().unwrap().to_bits(),
+                            "{t} {op:?} n={n} start={start}: {xs:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
