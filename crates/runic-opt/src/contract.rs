@@ -154,7 +154,7 @@ fn split(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
 }
 
 /// The position of the only map among a body's statements (the others iotas).
-fn inner_map(body: &Body) -> Option<usize> {
+pub(crate) fn inner_map(body: &Body) -> Option<usize> {
     let mut found = None;
     for (k, st) in body.stms.iter().enumerate() {
         match &st.exp {

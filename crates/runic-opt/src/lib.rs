@@ -19,6 +19,8 @@
 //! - [`sum_batched_products`] (module `batch_sums`): a sum over a batch of matrix products
 //!   computes each product's element in place, as one nest the executor runs as
 //!   accumulating GEMMs;
+//! - [`transposed_operands`] (module `transposed`): the maps of a matrix product that take
+//!   rows of `transpose b` take columns of `b` instead, so that no transposed copy is made;
 //! - [`copies`]: elision of copies made for consuming operations once the original is dead;
 //! - [`loops_as_kernels`] (module `loop_kernels`): a `for` loop without SOACs in a body the
 //!   executor evaluates becomes the one element of a map, which runic-jit compiles.
@@ -43,6 +45,7 @@ pub mod loop_kernels;
 mod reuse;
 pub mod simplify;
 pub mod sparse;
+pub mod transposed;
 
 pub use accs::acc_to_reduce;
 pub use batch_sums::sum_batched_products;
@@ -57,6 +60,7 @@ pub use loop_kernels::loops_as_kernels;
 use runic_ir::Prog;
 pub use simplify::{copy_prop, inline_replicates};
 pub use sparse::sparse_adjoints;
+pub use transposed::transposed_operands;
 
 /// Copy propagation, constant folding, CSE and DCE, twice.
 pub fn simplify(prog: Prog) -> Prog {
@@ -95,6 +99,8 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("simplify-late", simplify),
         // Once only the sum reads a batch of products: the product's element put into it.
         ("sum-batched-products", sum_batched_products),
+        // After the nests are final; the transposes it leaves unread die in the DCE.
+        ("transposed-operands", transposed_operands),
         ("final-dce", dce),
         // Last, so that no pass looks into the maps it makes.
         ("loops-as-kernels", loops_as_kernels),

@@ -123,6 +123,38 @@ fn dce_drops_unused_nests_whose_reads_iotas_prove_in_bounds() {
     assert!(t.contains("Add("), "{t}");
 }
 
+/// A product over the rows of `transpose b` reads `b`'s columns in place and the
+/// transpose dies; a map over the same rows that is not a product (a sum of each row),
+/// and an integer product (no GEMM runs it), keep reading the transposed copy.
+#[test]
+fn products_read_transposed_operands_in_place() {
+    let p = lower(
+        "def dot [n] (a: [n]f32) (b: [n]f32) = f32.sum (map2 (*) a b)
+         entry prod [m][k][p] (a: [m][k]f32) (b: [k][p]f32) : [m][p]f32 =
+           map (\\r -> map (\\c -> dot r c) (transpose b)) a
+         entry sums [k][p] (b: [k][p]f32) : [p]f32 = map f32.sum (transpose b)
+         entry iprod [m][k][p] (a: [m][k]i32) (b: [k][p]i32) : [m][p]i32 =
+           map (\\r -> map (\\c -> i32.sum (map2 (*) r c)) (transpose b)) a",
+    );
+    let q = runic_opt::pipeline()
+        .into_iter()
+        .fold(p, |prog, (_, pass)| pass(prog));
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    let entry = |name: &str| {
+        let start = t.find(&format!("entry \"{name}\"")).expect("entry");
+        let rest = &t[start..];
+        rest[..rest[1..].find("\nentry ").map_or(rest.len(), |e| e + 1)].to_string()
+    };
+    let prod = entry("prod");
+    assert!(!prod.contains("rearrange"), "{prod}");
+    assert!(prod.contains("[:, col_"), "{prod}");
+    for other in ["sums", "iprod"] {
+        let e = entry(other);
+        assert!(e.contains("rearrange") && !e.contains("[:, "), "{e}");
+    }
+}
+
 #[test]
 fn dce_drops_the_unused_results_of_a_map() {
     let p = lower(
