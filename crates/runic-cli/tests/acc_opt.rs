@@ -248,12 +248,18 @@ fn rnn_gradient_products_run_as_gemm() {
 /// Matrix products as users write them (rows by rows, by indices, transposed operands,
 /// a transpose inside the map, a layer with an epilogue, batches of products, columns
 /// taken by slices — one operand, both, and slices shorter than their dimension, which
-/// the run-time shape check sends back to the nest as written).
+/// the run-time shape check sends back to the nest as written — and a product by indices
+/// that only a sum reads, which fusion leaves apart).
 #[test]
 fn user_products_run_as_gemm() {
     let text = explain("tests/linalg/matmul_forms.fut");
-    assert_eq!(gemms(&text), 12, "{text}");
-    for entry in ["columns", "columns_both", "prefix_columns"] {
+    assert_eq!(gemms(&text), 13, "{text}");
+    for entry in [
+        "columns",
+        "columns_both",
+        "prefix_columns",
+        "summed_by_indices",
+    ] {
         assert_eq!(gemms(explained_entry(&text, entry)), 1, "{entry}: {text}");
     }
 }

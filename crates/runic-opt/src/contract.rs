@@ -140,10 +140,15 @@ fn split(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
     a2e.push(crow);
     // The dot product's variable becomes the parameter that receives it.
     let dot = l2e.body.stms[r].pat[0].clone();
-    let checks = l2e.body.stms[..r]
-        .iter()
-        .all(|st| matches!(st.exp, Exp::Basic(BasicOp::ShapeCheck { .. })));
-    if !checks {
+    // What comes before the dot product goes with it, unless the epilogue reads it.
+    let epilogue_reads = uses(&l2e.body.stms[r + 1..]);
+    let apart = l2e.body.stms[..r].iter().all(|st| {
+        matches!(st.exp, Exp::Basic(BasicOp::ShapeCheck { .. }))
+            || st.pat.iter().all(|p| {
+                !epilogue_reads.contains(&p.name) && !uses(&l2e.body.result).contains(&p.name)
+            })
+    });
+    if !apart {
         return None;
     }
     l2e.body.stms.drain(..=r);
@@ -166,13 +171,20 @@ pub(crate) fn inner_map(body: &Body) -> Option<usize> {
     found
 }
 
+/// Statements a dot product's body may hold before its `reduce`: shape checks, and the
+/// `iota` of the summed index when the product is written with indices
+/// (`reduce (+) 0 (map (\l -> a[i, l] * b[l, j]) (iota k))`).
+fn before_dot(st: &Stm) -> bool {
+    matches!(
+        st.exp,
+        Exp::Basic(BasicOp::ShapeCheck { .. } | BasicOp::Range { .. })
+    )
+}
+
 /// The position of a body's dot product, `reduce (+) 0` over products of two elements,
-/// after shape checks only.
+/// after shape checks and iotas only.
 fn dot_product(body: &Body) -> Option<usize> {
-    let r = body
-        .stms
-        .iter()
-        .position(|st| !matches!(st.exp, Exp::Basic(BasicOp::ShapeCheck { .. })))?;
+    let r = body.stms.iter().position(|st| !before_dot(st))?;
     let st = &body.stms[r];
     let Exp::Soac(Soac::Reduce {
         pre: Some(pre),
