@@ -9,7 +9,7 @@
 //! chain of dependent operations (an addition's latency per step) reading memory down a
 //! column, and swapped the elements are independent and read along rows. Over an `iota`
 //! (nested: one the kernel made; top level: a chunk of consecutive indices, checked at run
-//! time) the steps run in SIMD lanes (`simd.rs`) when the rows are contiguous, the scalar
+//! time) the steps run in SIMD lanes (`simd/`) when the rows are contiguous, the scalar
 //! loop finishing. The LSTM's bias adjoints (`Σ_b adj[b][j]`), its sums over the four
 //! gates and the MLP's bias adjoints are such maps.
 

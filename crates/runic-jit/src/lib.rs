@@ -24,7 +24,7 @@
 //! `columns.rs`: nested maps whose elements are reductions down columns, loops swapped).
 //!
 //! Flat maps, nested maps over contiguous rows and sums of `f32`/`f64` whose lambdas use
-//! only vectorisable operations run in SIMD lanes first (`simd.rs`; `RUNIC_SIMD=0` turns
+//! only vectorisable operations run in SIMD lanes first (`simd/`; `RUNIC_SIMD=0` turns
 //! it off); `exp`, `log` and `tanh` there are polynomials within a few ulp of std's.
 //!
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
@@ -113,7 +113,7 @@ pub struct MapKernel {
     /// passed after the free arrays: a pointer to the first element of each array.
     pub accs: Vec<(VName, PrimType, usize)>,
     /// Lanes per vector of the SIMD loop that runs the body first (0: scalar code only;
-    /// see `simd.rs`).
+    /// see `simd/`).
     pub simd_lanes: usize,
     /// Each element is a reduction down a column, run with the loops swapped
     /// (`columns.rs`).

@@ -153,7 +153,7 @@ impl Gen<'_, '_> {
     }
 
     /// Runs the elements of a nested map of f32/f64 scalars in SIMD lanes first when its
-    /// lambda allows (`simd.rs`) and its inputs and outputs are contiguous at run time;
+    /// lambda allows (`simd/`) and its inputs and outputs are contiguous at run time;
     /// returns the element the scalar loop continues from (0 when nothing ran in lanes).
     fn vector_inner_map(
         &mut self,
