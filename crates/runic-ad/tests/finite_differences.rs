@@ -255,6 +255,22 @@ fn vjp_of_a_loop_of_element_updates() {
     );
 }
 
+/// A product written with indices over an array computed from the input: the adjoint of
+/// `a[i, l]` becomes a sum over the middle map inside the map over `l`, and the
+/// accumulator a plain array (runic-opt's sums-before-updates).
+#[test]
+fn vjp_of_a_product_by_indices() {
+    check_vjp(
+        "entry f [n] (xs: [n]f64) : [n]f64 =
+           let a = tabulate_2d 3 n (\\i l -> xs[l] * f64.i64 (i + 1) + f64.sin xs[(l + i) % n])
+           let b = tabulate_2d n n (\\l j -> f64.cos (f64.i64 (l * 3 + j)))
+           let c = map (\\i -> map (\\j -> f64.sum (map (\\l -> a[i, l] * b[l, j]) (iota n))) (iota n)) (iota 3)
+           in map (\\j -> c[0, j] * c[1, j] + c[2, j]) (iota n)
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp f xs s",
+        |n| n,
+    );
+}
+
 /// Layers of `max` and `min` whose results the next layer reads: their adjoints read the
 /// layers' outputs (residuals kept in the maps' own results), not their inputs.
 #[test]

@@ -5,6 +5,8 @@
 //! - [`dce`]: dead-code elimination (operations that may fail are kept);
 //! - [`sparse_adjoints`] (module `sparse`): a map over an array that is zero but at one
 //!   index (the adjoint of `reduce min`/`max`) runs its lambda at that index only;
+//! - [`sums_before_updates`] (module `acc_sums`): a map whose iterations all add into the
+//!   same accumulator elements becomes a sum inside the map below it;
 //! - [`acc_to_reduce`] (module `accs`): the adjoint of an array every iteration of a map
 //!   reads, a reduction over the map instead of accumulator updates;
 //! - [`hoist`]: invariant statements out of map lambdas;
@@ -31,6 +33,7 @@
 //! [`simplify`] runs them to a small fixed number of rounds; [`pipeline`] lists the passes
 //! by name for the command line's `--list-passes` / `--print-ir-after`.
 
+pub mod acc_sums;
 pub mod accs;
 pub mod batch_sums;
 pub mod checks;
@@ -47,6 +50,7 @@ pub mod simplify;
 pub mod sparse;
 pub mod transposed;
 
+pub use acc_sums::sums_before_updates;
 pub use accs::acc_to_reduce;
 pub use batch_sums::sum_batched_products;
 pub use contract::split_contractions;
@@ -97,6 +101,8 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         // The shells hoisting, splitting and dropping checks emptied (maps left with no
         // results, which still ran per element), and copies.
         ("simplify-late", simplify),
+        // Once a scalar adjoint's replicate is read as the scalar and has gone.
+        ("sums-before-updates", sums_before_updates),
         // Once only the sum reads a batch of products: the product's element put into it.
         ("sum-batched-products", sum_batched_products),
         // After the nests are final; the transposes it leaves unread die in the DCE.

@@ -1,0 +1,371 @@
+//! Sums before accumulator updates. Reverse mode gives an array read as `a[i, l]` inside
+//! `map_i (map_j (sum_l …))` (a product written with indices) the adjoint
+//!
+//! ```text
+//! with_acc (+) \acc -> map_i (\i -> map_j (\j … -> map_l (\l -> acc[i, l] += v(j, l))))
+//! ```
+//!
+//! whose update does not depend on the middle map's `j`: every `j` adds into the same
+//! elements, one scattered update per `(i, j, l)` (2·10⁸ for a `[256][1024]·[1024][784]`
+//! product). Accumulation by `+` does not depend on the order of the updates, so the map
+//! over `j` can move inside the one over `l` and become a sum:
+//!
+//! ```text
+//! map_l (\l -> acc[i, l] += reduce (+) 0 (map (\j … -> v(j, l)) …))
+//! ```
+//!
+//! one update per element and a dot product per update. The rewrite applies inside a
+//! `with_acc` whose operators are all scalar `+` with neutral `0`, to a result-less map
+//! whose body is (iotas and) one result-less map whose body ends in its only accumulator
+//! update, of one float value, at indices that neither map's iteration above it decides.
+//!
+//! Then, when a `with_acc` into zeros holds only such a pair of maps over `iota`s whose
+//! elements are the update's two indices (in either order) and the accumulator's shape,
+//! each element is written exactly once: the accumulator is the nest's values, a plain
+//! array (transposed when the indices run inner map first):
+//!
+//! ```text
+//! let V = map_i (\i -> map_l (\l -> reduce (+) 0 (map (\j … -> v(j, l)) …)))
+//! let ā = V
+//! ```
+//!
+//! a product the executor runs as a GEMM (`δ·b` for the adjoint of `a` in `a·b`).
+
+use crate::dce::removable;
+use runic_ir::traverse::{any_exp, binders, for_each_body_mut, iotas, uses};
+use runic_ir::*;
+use std::collections::{HashMap, HashSet};
+
+pub fn sums_before_updates(mut prog: Prog) -> Prog {
+    let mut ns = std::mem::take(&mut prog.names);
+    for f in &mut prog.funs {
+        let ranges = iotas(&f.body);
+        for_each_body_mut(&mut f.body, |body| {
+            for s in &mut body.stms {
+                if let Exp::WithAcc { inputs, lam } = &mut s.exp {
+                    if inputs.iter().all(adds_from_zero) {
+                        for_each_body_mut(&mut lam.body, |b| rewrite_body(b, &mut ns));
+                    }
+                }
+            }
+            let mut i = 0;
+            while i < body.stms.len() {
+                let zeros = zero_arrays(&body.stms[..i]);
+                match written_once(&body.stms[i], &zeros, &ranges, &mut ns) {
+                    Some(stms) => {
+                        let n = stms.len();
+                        body.stms.splice(i..=i, stms);
+                        i += n;
+                    }
+                    None => i += 1,
+                }
+            }
+        });
+    }
+    prog.names = ns;
+    prog
+}
+
+/// The arrays `stms` bind to zeros.
+fn zero_arrays(stms: &[Stm]) -> HashSet<VName> {
+    stms.iter()
+        .filter_map(|s| match (&s.exp, s.pat.as_slice()) {
+            (e, [p]) if crate::simplify::replicates_zero(e) => Some(p.name),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `s`, a `with_acc` into zeros whose body is one pair of maps over iotas that updates
+/// each element of the accumulator once (its indices the maps' elements, its shape their
+/// widths), as the nest of the values it adds and, for indices inner map first, their
+/// transpose.
+fn written_once(
+    s: &Stm,
+    zeros: &HashSet<VName>,
+    ranges: &HashMap<VName, SubExp>,
+    ns: &mut NameSource,
+) -> Option<Vec<Stm>> {
+    let (Exp::WithAcc { inputs, lam }, [out]) = (&s.exp, s.pat.as_slice()) else {
+        return None;
+    };
+    let ([input], [acc], [nest]) = (
+        inputs.as_slice(),
+        lam.params.as_slice(),
+        lam.body.stms.as_slice(),
+    ) else {
+        return None;
+    };
+    let ([dest], [rows, cols]) = (input.arrays.as_slice(), input.shape.as_slice()) else {
+        return None;
+    };
+    if !adds_from_zero(input) || !zeros.contains(dest) || lam.body.result != [SubExp::Var(acc.name)]
+    {
+        return None;
+    }
+    let (
+        Exp::Soac(Soac::Map {
+            w: w_o,
+            lam: outer,
+            arrs: arrs_o,
+        }),
+        [],
+    ) = (&nest.exp, nest.pat.as_slice())
+    else {
+        return None;
+    };
+    let (inner_stm, prefix) = outer.body.stms.split_last()?;
+    let (
+        Exp::Soac(Soac::Map {
+            w: w_i,
+            lam: inner,
+            arrs: arrs_i,
+        }),
+        [],
+    ) = (&inner_stm.exp, inner_stm.pat.as_slice())
+    else {
+        return None;
+    };
+    let (update, work) = inner.body.stms.split_last()?;
+    let Exp::Basic(BasicOp::UpdateAcc { acc: a, is, vals }) = &update.exp else {
+        return None;
+    };
+    let ([SubExp::Var(v)], [SubExp::Var(x), SubExp::Var(y)]) = (vals.as_slice(), is.as_slice())
+    else {
+        return None;
+    };
+    let t = work
+        .iter()
+        .flat_map(|st| &st.pat)
+        .find(|p| p.name == *v)
+        .and_then(|p| p.ty.elem())?;
+    // The element of the map over `arrs` that takes the elements of an iota as wide as it.
+    let element = |params: &[Param], arrs: &[VName], w: &SubExp| {
+        params
+            .iter()
+            .zip(arrs)
+            .find(|(_, a)| ranges.get(*a) == Some(w))
+            .map(|(p, _)| p.name)
+    };
+    let (j, l) = (
+        element(&outer.params, arrs_o, w_o)?,
+        element(&inner.params, arrs_i, w_i)?,
+    );
+    // `[j, l]` with shape `[w_o, w_i]`, or `[l, j]` with `[w_i, w_o]` (transposed).
+    let transposed = match (*x == j && *y == l, *x == l && *y == j) {
+        (true, _) if rows == w_o && cols == w_i => false,
+        (_, true) if rows == w_i && cols == w_o => true,
+        _ => return None,
+    };
+    let only_update = a == &acc.name
+        && [&outer.body.result, &inner.body.result]
+            .iter()
+            .all(|r| r.is_empty())
+        && prefix
+            .iter()
+            .chain(work)
+            .all(|st| !uses(st).contains(&acc.name));
+    if !only_update {
+        return None;
+    }
+    // The nest, returning the values.
+    let elem = Type::Prim(t);
+    let row_ty = elem.array_of(w_i.clone());
+    let mut b = Builder::new(ns);
+    let row = b.param("row", row_ty.clone());
+    let mut inner2 = inner.clone();
+    inner2.id = LamId::fresh();
+    inner2.body = Body {
+        stms: work.to_vec(),
+        result: vec![SubExp::Var(*v)],
+    };
+    inner2.ret = vec![elem.clone()];
+    let mut outer2 = outer.clone();
+    outer2.id = LamId::fresh();
+    let mut stms = prefix.to_vec();
+    stms.push(Stm {
+        pat: vec![row.clone()],
+        exp: Exp::Soac(Soac::Map {
+            w: w_i.clone(),
+            lam: inner2,
+            arrs: arrs_i.clone(),
+        }),
+        src: inner_stm.src.clone(),
+    });
+    outer2.body = Body {
+        stms,
+        result: vec![SubExp::Var(row.name)],
+    };
+    outer2.ret = vec![row_ty.clone()];
+    let values_ty = row_ty.array_of(w_o.clone());
+    let map = Exp::Soac(Soac::Map {
+        w: w_o.clone(),
+        lam: outer2,
+        arrs: arrs_o.clone(),
+    });
+    if transposed {
+        let values = b.bind1("values", map, values_ty);
+        b.let_pat(
+            vec![out.clone()],
+            Exp::Basic(BasicOp::Rearrange(vec![1, 0], values)),
+        );
+    } else {
+        b.let_pat(vec![out.clone()], map);
+    }
+    Some(b.take_stms())
+}
+
+/// An accumulator combined by scalar `+` from `0`.
+fn adds_from_zero(input: &AccInput) -> bool {
+    matches!(&input.op, Some((lam, ne))
+        if crate::accs::is_add_lambda(lam)
+            && ne.iter().all(crate::simplify::is_zero_const))
+}
+
+fn rewrite_body(body: &mut Body, ns: &mut NameSource) {
+    let mut i = 0;
+    while i < body.stms.len() {
+        match interchanged(&body.stms[i], ns) {
+            Some(stms) => {
+                let n = stms.len();
+                body.stms.splice(i..=i, stms);
+                i += n;
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// `s` with its map over `j` made a sum inside the inner map, and the iotas it moved out
+/// before it; `None` when `s` is not such a nest.
+fn interchanged(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
+    let (
+        Exp::Soac(Soac::Map {
+            w: w_outer,
+            lam: outer,
+            arrs: outer_arrs,
+        }),
+        [],
+    ) = (&s.exp, s.pat.as_slice())
+    else {
+        return None;
+    };
+    // The outer body: iotas, then the inner map; nothing returned.
+    let (inner_stm, prefix) = outer.body.stms.split_last()?;
+    let iotas_only = prefix
+        .iter()
+        .all(|st| runic_ir::traverse::iota_width(&st.exp).is_some());
+    let (
+        Exp::Soac(Soac::Map {
+            w,
+            lam: inner,
+            arrs,
+        }),
+        [],
+    ) = (&inner_stm.exp, inner_stm.pat.as_slice())
+    else {
+        return None;
+    };
+    if !iotas_only || !outer.body.result.is_empty() || !inner.body.result.is_empty() {
+        return None;
+    }
+    // The inner body: statements without effects, then one scalar update.
+    let (update, work) = inner.body.stms.split_last()?;
+    let Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) = &update.exp else {
+        return None;
+    };
+    let [SubExp::Var(v)] = vals.as_slice() else {
+        return None;
+    };
+    let v_ty = work
+        .iter()
+        .flat_map(|st| &st.pat)
+        .find(|p| p.name == *v)
+        .map(|p| p.ty.clone())?;
+    let Type::Prim(t @ (PrimType::F32 | PrimType::F64)) = v_ty else {
+        return None;
+    };
+    let pure = work.iter().all(|st| {
+        !any_exp(&st.exp, |e| {
+            matches!(
+                e,
+                Exp::Basic(BasicOp::UpdateAcc { .. }) | Exp::WithAcc { .. } | Exp::Apply { .. }
+            )
+        })
+    });
+    // Neither the outer map's parameters nor what the inner body computes decide where
+    // the update goes or what the inner map runs over.
+    let outer_params: HashSet<VName> = outer.params.iter().map(|p| p.name).collect();
+    let inner_bound = binders(&inner.body);
+    let index_uses = uses(is);
+    let mut shape_uses = uses(w);
+    shape_uses.extend(arrs.iter().copied());
+    for st in prefix {
+        shape_uses.extend(uses(&st.exp));
+    }
+    let decided_outside = index_uses
+        .iter()
+        .all(|x| !outer_params.contains(x) && !inner_bound.contains(x))
+        && shape_uses.iter().all(|x| !outer_params.contains(x));
+    if !pure || !decided_outside || !work.iter().all(|st| removable_or_read(&st.exp)) {
+        return None;
+    }
+    // The sum over the outer map's elements of the inner body's value.
+    let mut b = Builder::new(ns);
+    let zero = SubExp::Const(Prim::float(t, 0.0));
+    let pre = Lambda::new(
+        outer.params.clone(),
+        Body {
+            stms: work.to_vec(),
+            result: vec![SubExp::Var(*v)],
+        },
+        vec![Type::Prim(t)],
+    );
+    let add = b.binop_lam(BinOp::Add, t);
+    let pre = b.renamed(&pre);
+    let sum = b.bind1(
+        "sum",
+        Exp::Soac(Soac::Reduce {
+            w: w_outer.clone(),
+            arrs: outer_arrs.clone(),
+            pre: Some(pre),
+            lam: add,
+            neutral: vec![zero],
+            commutative: true,
+        }),
+        Type::Prim(t),
+    );
+    b.add(Stm {
+        pat: update.pat.clone(),
+        exp: Exp::Basic(BasicOp::UpdateAcc {
+            acc: *acc,
+            is: is.clone(),
+            vals: vec![SubExp::Var(sum)],
+        }),
+        src: update.src.clone(),
+    });
+    let inner_body = b.take_stms();
+    let mut new_inner = inner.clone();
+    new_inner.id = LamId::fresh();
+    new_inner.body = Body {
+        stms: inner_body,
+        result: vec![],
+    };
+    let mut out = prefix.to_vec();
+    out.push(Stm {
+        pat: vec![],
+        exp: Exp::Soac(Soac::Map {
+            w: w.clone(),
+            lam: new_inner,
+            arrs: arrs.clone(),
+        }),
+        src: s.src.clone(),
+    });
+    Some(out)
+}
+
+/// A statement the sum may run as often as the nest did: anything without effects (a read
+/// that fails fails for the same elements either way).
+fn removable_or_read(e: &Exp) -> bool {
+    removable(e) || matches!(e, Exp::Basic(BasicOp::Index(..)))
+}
