@@ -50,7 +50,7 @@ pub fn sums_before_updates(mut prog: Prog) -> Prog {
             }
             let mut i = 0;
             while i < body.stms.len() {
-                let zeros = zero_arrays(&body.stms[..i]);
+                let zeros = crate::accs::zero_arrays(&body.stms[..i]);
                 match written_once(&body.stms[i], &zeros, &ranges, &mut ns) {
                     Some(stms) => {
                         let n = stms.len();
@@ -66,14 +66,80 @@ pub fn sums_before_updates(mut prog: Prog) -> Prog {
     prog
 }
 
-/// The arrays `stms` bind to zeros.
-fn zero_arrays(stms: &[Stm]) -> HashSet<VName> {
-    stms.iter()
-        .filter_map(|s| match (&s.exp, s.pat.as_slice()) {
-            (e, [p]) if crate::simplify::replicates_zero(e) => Some(p.name),
-            _ => None,
-        })
-        .collect()
+/// A result-less map over `outer` whose body is iotas (`prefix`) and one result-less map
+/// over `inner` whose body is `work` and then its one accumulator update, `acc[is] += v`
+/// of a float `v` that `work` computes.
+struct UpdateNest<'a> {
+    w_o: &'a SubExp,
+    outer: &'a Lambda,
+    arrs_o: &'a [VName],
+    prefix: &'a [Stm],
+    inner_stm: &'a Stm,
+    w_i: &'a SubExp,
+    inner: &'a Lambda,
+    arrs_i: &'a [VName],
+    work: &'a [Stm],
+    update: &'a Stm,
+    acc: VName,
+    is: &'a [SubExp],
+    v: VName,
+    t: PrimType,
+}
+
+fn update_nest(stm: &Stm) -> Option<UpdateNest<'_>> {
+    let (
+        Exp::Soac(Soac::Map {
+            w: w_o,
+            lam: outer,
+            arrs: arrs_o,
+        }),
+        [],
+    ) = (&stm.exp, stm.pat.as_slice())
+    else {
+        return None;
+    };
+    let (inner_stm, prefix) = outer.body.stms.split_last()?;
+    let (
+        Exp::Soac(Soac::Map {
+            w: w_i,
+            lam: inner,
+            arrs: arrs_i,
+        }),
+        [],
+    ) = (&inner_stm.exp, inner_stm.pat.as_slice())
+    else {
+        return None;
+    };
+    let (update, work) = inner.body.stms.split_last()?;
+    let Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) = &update.exp else {
+        return None;
+    };
+    let [SubExp::Var(v)] = vals.as_slice() else {
+        return None;
+    };
+    let t = work
+        .iter()
+        .flat_map(|st| &st.pat)
+        .find(|p| p.name == *v)
+        .and_then(|p| p.ty.elem())
+        .filter(|t| matches!(t, PrimType::F32 | PrimType::F64))?;
+    let returns_nothing = outer.body.result.is_empty() && inner.body.result.is_empty();
+    returns_nothing.then_some(UpdateNest {
+        w_o,
+        outer,
+        arrs_o,
+        prefix,
+        inner_stm,
+        w_i,
+        inner,
+        arrs_i,
+        work,
+        update,
+        acc: *acc,
+        is,
+        v: *v,
+        t,
+    })
 }
 
 /// `s`, a `with_acc` into zeros whose body is one pair of maps over iotas that updates
@@ -103,42 +169,25 @@ fn written_once(
     {
         return None;
     }
-    let (
-        Exp::Soac(Soac::Map {
-            w: w_o,
-            lam: outer,
-            arrs: arrs_o,
-        }),
-        [],
-    ) = (&nest.exp, nest.pat.as_slice())
-    else {
+    let UpdateNest {
+        w_o,
+        outer,
+        arrs_o,
+        prefix,
+        inner_stm,
+        w_i,
+        inner,
+        arrs_i,
+        work,
+        acc: a,
+        is,
+        v,
+        t,
+        ..
+    } = update_nest(nest)?;
+    let [SubExp::Var(x), SubExp::Var(y)] = is else {
         return None;
     };
-    let (inner_stm, prefix) = outer.body.stms.split_last()?;
-    let (
-        Exp::Soac(Soac::Map {
-            w: w_i,
-            lam: inner,
-            arrs: arrs_i,
-        }),
-        [],
-    ) = (&inner_stm.exp, inner_stm.pat.as_slice())
-    else {
-        return None;
-    };
-    let (update, work) = inner.body.stms.split_last()?;
-    let Exp::Basic(BasicOp::UpdateAcc { acc: a, is, vals }) = &update.exp else {
-        return None;
-    };
-    let ([SubExp::Var(v)], [SubExp::Var(x), SubExp::Var(y)]) = (vals.as_slice(), is.as_slice())
-    else {
-        return None;
-    };
-    let t = work
-        .iter()
-        .flat_map(|st| &st.pat)
-        .find(|p| p.name == *v)
-        .and_then(|p| p.ty.elem())?;
     // The element of the map over `arrs` that takes the elements of an iota as wide as it.
     let element = |params: &[Param], arrs: &[VName], w: &SubExp| {
         params
@@ -157,10 +206,7 @@ fn written_once(
         (_, true) if rows == w_i && cols == w_o => true,
         _ => return None,
     };
-    let only_update = a == &acc.name
-        && [&outer.body.result, &inner.body.result]
-            .iter()
-            .all(|r| r.is_empty())
+    let only_update = a == acc.name
         && prefix
             .iter()
             .chain(work)
@@ -177,7 +223,7 @@ fn written_once(
     inner2.id = LamId::fresh();
     inner2.body = Body {
         stms: work.to_vec(),
-        result: vec![SubExp::Var(*v)],
+        result: vec![SubExp::Var(v)],
     };
     inner2.ret = vec![elem.clone()];
     let mut outer2 = outer.clone();
@@ -188,7 +234,7 @@ fn written_once(
         exp: Exp::Soac(Soac::Map {
             w: w_i.clone(),
             lam: inner2,
-            arrs: arrs_i.clone(),
+            arrs: arrs_i.to_vec(),
         }),
         src: inner_stm.src.clone(),
     });
@@ -201,7 +247,7 @@ fn written_once(
     let map = Exp::Soac(Soac::Map {
         w: w_o.clone(),
         lam: outer2,
-        arrs: arrs_o.clone(),
+        arrs: arrs_o.to_vec(),
     });
     if transposed {
         let values = b.bind1("values", map, values_ty);
@@ -239,52 +285,29 @@ fn rewrite_body(body: &mut Body, ns: &mut NameSource) {
 /// `s` with its map over `j` made a sum inside the inner map, and the iotas it moved out
 /// before it; `None` when `s` is not such a nest.
 fn interchanged(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
-    let (
-        Exp::Soac(Soac::Map {
-            w: w_outer,
-            lam: outer,
-            arrs: outer_arrs,
-        }),
-        [],
-    ) = (&s.exp, s.pat.as_slice())
-    else {
-        return None;
-    };
-    // The outer body: iotas, then the inner map; nothing returned.
-    let (inner_stm, prefix) = outer.body.stms.split_last()?;
+    let UpdateNest {
+        w_o: w_outer,
+        outer,
+        arrs_o: outer_arrs,
+        prefix,
+        w_i: w,
+        inner,
+        arrs_i: arrs,
+        work,
+        update,
+        acc,
+        is,
+        v,
+        t,
+        ..
+    } = update_nest(s)?;
+    // The outer body holds only iotas besides the inner map.
     let iotas_only = prefix
         .iter()
         .all(|st| runic_ir::traverse::iota_width(&st.exp).is_some());
-    let (
-        Exp::Soac(Soac::Map {
-            w,
-            lam: inner,
-            arrs,
-        }),
-        [],
-    ) = (&inner_stm.exp, inner_stm.pat.as_slice())
-    else {
-        return None;
-    };
-    if !iotas_only || !outer.body.result.is_empty() || !inner.body.result.is_empty() {
+    if !iotas_only {
         return None;
     }
-    // The inner body: statements without effects, then one scalar update.
-    let (update, work) = inner.body.stms.split_last()?;
-    let Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) = &update.exp else {
-        return None;
-    };
-    let [SubExp::Var(v)] = vals.as_slice() else {
-        return None;
-    };
-    let v_ty = work
-        .iter()
-        .flat_map(|st| &st.pat)
-        .find(|p| p.name == *v)
-        .map(|p| p.ty.clone())?;
-    let Type::Prim(t @ (PrimType::F32 | PrimType::F64)) = v_ty else {
-        return None;
-    };
     let pure = work.iter().all(|st| {
         !any_exp(&st.exp, |e| {
             matches!(
@@ -317,7 +340,7 @@ fn interchanged(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
         outer.params.clone(),
         Body {
             stms: work.to_vec(),
-            result: vec![SubExp::Var(*v)],
+            result: vec![SubExp::Var(v)],
         },
         vec![Type::Prim(t)],
     );
@@ -327,7 +350,7 @@ fn interchanged(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
         "sum",
         Exp::Soac(Soac::Reduce {
             w: w_outer.clone(),
-            arrs: outer_arrs.clone(),
+            arrs: outer_arrs.to_vec(),
             pre: Some(pre),
             lam: add,
             neutral: vec![zero],
@@ -338,8 +361,8 @@ fn interchanged(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
     b.add(Stm {
         pat: update.pat.clone(),
         exp: Exp::Basic(BasicOp::UpdateAcc {
-            acc: *acc,
-            is: is.clone(),
+            acc,
+            is: is.to_vec(),
             vals: vec![SubExp::Var(sum)],
         }),
         src: update.src.clone(),
@@ -357,7 +380,7 @@ fn interchanged(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
         exp: Exp::Soac(Soac::Map {
             w: w.clone(),
             lam: new_inner,
-            arrs: arrs.clone(),
+            arrs: arrs.to_vec(),
         }),
         src: s.src.clone(),
     });

@@ -84,7 +84,7 @@ fn rewrite_body(body: &mut Body, ranges: &HashMap<VName, SubExp>, ns: &mut NameS
 }
 
 /// Arrays bound to `replicate … 0` among `stms` (a destination that needs no add).
-fn zero_arrays(stms: &[Stm]) -> HashSet<VName> {
+pub(crate) fn zero_arrays(stms: &[Stm]) -> HashSet<VName> {
     stms.iter()
         .filter_map(|s| match (&s.exp, s.pat.as_slice()) {
             (e, [p]) if crate::simplify::replicates_zero(e) => Some(p.name),
