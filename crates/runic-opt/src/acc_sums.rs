@@ -87,29 +87,9 @@ struct UpdateNest<'a> {
 }
 
 fn update_nest(stm: &Stm) -> Option<UpdateNest<'_>> {
-    let (
-        Exp::Soac(Soac::Map {
-            w: w_o,
-            lam: outer,
-            arrs: arrs_o,
-        }),
-        [],
-    ) = (&stm.exp, stm.pat.as_slice())
-    else {
-        return None;
-    };
+    let (w_o, outer, arrs_o) = resultless_map(stm)?;
     let (inner_stm, prefix) = outer.body.stms.split_last()?;
-    let (
-        Exp::Soac(Soac::Map {
-            w: w_i,
-            lam: inner,
-            arrs: arrs_i,
-        }),
-        [],
-    ) = (&inner_stm.exp, inner_stm.pat.as_slice())
-    else {
-        return None;
-    };
+    let (w_i, inner, arrs_i) = resultless_map(inner_stm)?;
     let (update, work) = inner.body.stms.split_last()?;
     let Exp::Basic(BasicOp::UpdateAcc { acc, is, vals }) = &update.exp else {
         return None;
@@ -140,6 +120,15 @@ fn update_nest(stm: &Stm) -> Option<UpdateNest<'_>> {
         v: *v,
         t,
     })
+}
+
+/// A map binding nothing (its lambda's effects are all it does): its width, lambda and
+/// inputs.
+fn resultless_map(s: &Stm) -> Option<(&SubExp, &Lambda, &[VName])> {
+    match (&s.exp, s.pat.as_slice()) {
+        (Exp::Soac(Soac::Map { w, lam, arrs }), []) => Some((w, lam, arrs.as_slice())),
+        _ => None,
+    }
 }
 
 /// `s`, a `with_acc` into zeros whose body is one pair of maps over iotas that updates
