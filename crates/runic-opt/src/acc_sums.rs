@@ -19,8 +19,9 @@
 //! whose body is (iotas and) one result-less map whose body ends in its only accumulator
 //! update, of one float value, at indices that neither map's iteration above it decides.
 //!
-//! Then, when a `with_acc` into zeros holds only such a pair of maps over `iota`s whose
-//! elements are the update's two indices (in either order) and the accumulator's shape,
+//! Then, when a `with_acc` into zeros holds only such a pair of maps (any statements
+//! without the accumulator before the inner one), over `iota`s whose elements are the
+//! update's two indices (in either order) and whose widths are the accumulator's shape,
 //! each element is written exactly once: the accumulator is the nest's values, a plain
 //! array (transposed when the indices run inner map first):
 //!
@@ -66,8 +67,9 @@ pub fn sums_before_updates(mut prog: Prog) -> Prog {
     prog
 }
 
-/// A result-less map over `outer` whose body is iotas (`prefix`) and one result-less map
-/// over `inner` whose body is `work` and then its one accumulator update, `acc[is] += v`
+/// A result-less map over `outer` whose body is statements (`prefix`; the first rule
+/// wants only iotas there) and one result-less map over `inner` whose body is `work` and
+/// then its one accumulator update, `acc[is] += v`
 /// of a float `v` that `work` computes.
 struct UpdateNest<'a> {
     w_o: &'a SubExp,
