@@ -49,18 +49,10 @@ pub fn sums_before_updates(mut prog: Prog) -> Prog {
                     }
                 }
             }
-            let mut i = 0;
-            while i < body.stms.len() {
-                let zeros = crate::accs::zero_arrays(&body.stms[..i]);
-                match written_once(&body.stms[i], &zeros, &ranges, &mut ns) {
-                    Some(stms) => {
-                        let n = stms.len();
-                        body.stms.splice(i..=i, stms);
-                        i += n;
-                    }
-                    None => i += 1,
-                }
-            }
+            crate::expand_stms(body, |before, s| {
+                let zeros = crate::accs::zero_arrays(before);
+                written_once(s, &zeros, &ranges, &mut ns)
+            });
         });
     }
     prog.names = ns;
@@ -260,17 +252,7 @@ fn adds_from_zero(input: &AccInput) -> bool {
 }
 
 fn rewrite_body(body: &mut Body, ns: &mut NameSource) {
-    let mut i = 0;
-    while i < body.stms.len() {
-        match interchanged(&body.stms[i], ns) {
-            Some(stms) => {
-                let n = stms.len();
-                body.stms.splice(i..=i, stms);
-                i += n;
-            }
-            None => i += 1,
-        }
-    }
+    crate::expand_stms(body, |_, s| interchanged(s, ns));
 }
 
 /// `s` with its map over `j` made a sum inside the inner map, and the iotas it moved out

@@ -66,21 +66,9 @@ pub fn acc_to_reduce(mut prog: Prog) -> Prog {
 
 /// Rewrites the `with_acc` statements of one body (inner bodies were done first).
 fn rewrite_body(body: &mut Body, ranges: &HashMap<VName, SubExp>, ns: &mut NameSource) -> bool {
-    let mut changed = false;
-    let mut i = 0;
-    while i < body.stms.len() {
-        let zeros = zero_arrays(&body.stms[..i]);
-        match rewrite_with_acc(&body.stms[i], ranges, &zeros, ns) {
-            Some(stms) => {
-                let n = stms.len();
-                body.stms.splice(i..=i, stms);
-                i += n;
-                changed = true;
-            }
-            None => i += 1,
-        }
-    }
-    changed
+    crate::expand_stms(body, |before, s| {
+        rewrite_with_acc(s, ranges, &zero_arrays(before), ns)
+    })
 }
 
 /// Arrays bound to `replicate … 0` among `stms` (a destination that needs no add).

@@ -503,17 +503,7 @@ fn dot_nest(l: &Lambda, levels: Option<usize>) -> bool {
 /// `reduce (+) 0 (map (\row -> let t = dot row v in t*t) Q)`): the products become a map,
 /// the reduce reads them.
 fn split_dots(body: &mut Body, ns: &mut NameSource) {
-    let mut i = 0;
-    while i < body.stms.len() {
-        match split_dots_of(&body.stms[i], ns) {
-            Some(stms) => {
-                let n = stms.len();
-                body.stms.splice(i..=i, stms);
-                i += n;
-            }
-            None => i += 1,
-        }
-    }
+    crate::expand_stms(body, |_, s| split_dots_of(s, ns));
 }
 
 /// The maps replacing `s` by [`split_dots`], if it has dot products to split off.

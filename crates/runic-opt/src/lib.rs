@@ -75,6 +75,29 @@ pub fn simplify(prog: Prog) -> Prog {
     p
 }
 
+/// Replaces each statement of `body` for which `rewrite` (given the statements before it
+/// and the statement) returns statements, in order, and goes on after what it put in;
+/// whether anything was replaced.
+pub(crate) fn expand_stms(
+    body: &mut runic_ir::Body,
+    mut rewrite: impl FnMut(&[runic_ir::Stm], &runic_ir::Stm) -> Option<Vec<runic_ir::Stm>>,
+) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    while i < body.stms.len() {
+        match rewrite(&body.stms[..i], &body.stms[i]) {
+            Some(stms) => {
+                let n = stms.len();
+                body.stms.splice(i..=i, stms);
+                i += n;
+                changed = true;
+            }
+            None => i += 1,
+        }
+    }
+    changed
+}
+
 /// A pass: a whole-program transformation.
 pub type Pass = fn(Prog) -> Prog;
 
