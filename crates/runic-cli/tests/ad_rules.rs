@@ -372,3 +372,13 @@ fn a_histogram_of_row_sums_gathers_rows() {
     let rows = &rows[..rows.find("\nentry ").unwrap_or(rows.len())];
     assert!(rows.contains(": [d_6]f64} = s_7[x_"), "{rows}");
 }
+
+/// `size(a, k)` is the dimension `a`'s type gives (copy propagation), so an array need
+/// not exist to be measured: the vjp of a scan checks its seed's shape against the
+/// primal's, and once kept the whole primal scan alive for it.
+#[test]
+fn a_shape_check_does_not_keep_the_primal() {
+    let ir = common::ir_after("final-dce", "scan_add");
+    assert!(!ir.contains("size(red"), "{ir}");
+    assert_eq!(count(&ir, "scan"), 1, "only the adjoint's scan: {ir}");
+}

@@ -240,16 +240,26 @@ impl Bounds {
     }
 
     /// `arr[i, …]` is in bounds: each index counts an enclosing loop, or ranges over an
-    /// iota, of at most its dimension of `arr`, or a branch's condition bounds it so.
+    /// iota, of at most its dimension of `arr`, or a branch's condition bounds it so; or
+    /// it is a slice of the whole dimension (`arr[:, j]`).
     fn row_in_bounds(&self, arr: VName, idx: &[DimIndex]) -> bool {
         let Some(Type::Array { shape, .. }) = self.types.get(&arr) else {
             return false;
         };
+        let at = |e: &Option<SubExp>, k: i128| match e {
+            None => true,
+            Some(SubExp::Const(c)) => c.as_int() == Some(k),
+            Some(_) => false,
+        };
         !idx.is_empty()
             && idx.len() <= shape.len()
             && idx.iter().zip(shape).all(|(ix, d)| {
-                let DimIndex::Fix(SubExp::Var(i)) = ix else {
-                    return false;
+                let i = match ix {
+                    DimIndex::Fix(SubExp::Var(i)) => i,
+                    DimIndex::Slice { start, end, stride } => {
+                        return at(start, 0) && at(stride, 1) && end.as_ref().is_none_or(|e| e == d)
+                    }
+                    DimIndex::Fix(_) => return false,
                 };
                 let bound = (self.counters.get(i))
                     .or_else(|| self.guards.get(i))
@@ -291,7 +301,9 @@ impl Bounds {
                     SubExp::Const(c) => Some(Type::Prim(c.ty())),
                     SubExp::Var(x) => self.types.get(x).cloned(),
                 };
-                given == Some(row) && self.row_in_bounds(*arr, idx)
+                // A whole slice is a read's only: a write's value must fit the row.
+                let fixed = idx.iter().all(|ix| matches!(ix, DimIndex::Fix(_)));
+                given == Some(row) && fixed && self.row_in_bounds(*arr, idx)
             }
             _ => false,
         }

@@ -97,9 +97,31 @@ struct CopyProp {
     /// Arrays known to hold only zeros, except in the rows at the listed constant indices
     /// (names are unique, so this is never forgotten).
     zeros: HashMap<VName, Vec<i64>>,
+    /// The dimensions of the arrays bound so far, as their types give them.
+    dims: HashMap<VName, Vec<SubExp>>,
 }
 
 impl CopyProp {
+    /// `size(a, k)` is the `k`-th dimension of `a`'s type, which is in scope wherever `a`
+    /// is (reverse mode sizes its adjoints so: a map over `iota (size adj 0)` does not
+    /// fuse with the map that built `adj`).
+    fn known_size(&self, e: &Exp) -> Option<SubExp> {
+        let Exp::Basic(BasicOp::ArraySize(a, k)) = e else {
+            return None;
+        };
+        self.dims.get(a)?.get(*k).cloned()
+    }
+
+    fn learn_dims(&mut self, s: &Stm) {
+        for p in &s.pat {
+            if let Type::Array { shape, .. } = &p.ty {
+                let mut shape = shape.clone();
+                shape.iter_mut().for_each(|d| self.subexp(d));
+                self.dims.insert(p.name, shape);
+            }
+        }
+    }
+
     /// Records `s`'s result when it is an array of zeros (`replicate … 0`, or a zero row of
     /// one) or one whose rows are zero but for some written at constant indices.
     fn learn_zeros(&mut self, s: &Stm) {
@@ -222,6 +244,11 @@ impl VisitorMut for CopyProp {
                 Exp::If { .. } | Exp::Loop { .. } | Exp::Apply { .. } | Exp::WithAcc { .. }
             ) {
                 rearranged.clear();
+            }
+            self.learn_dims(&s);
+            if let (Some(d), [p]) = (self.known_size(&s.exp), s.pat.as_slice()) {
+                self.subst.insert(p.name, d);
+                continue;
             }
             if let (Exp::Basic(op), [p]) = (&s.exp, s.pat.as_slice()) {
                 if let Some(r) = fold(op) {

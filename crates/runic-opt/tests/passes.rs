@@ -123,6 +123,23 @@ fn dce_drops_unused_nests_whose_reads_iotas_prove_in_bounds() {
     assert!(t.contains("Add("), "{t}");
 }
 
+#[test]
+fn dce_drops_unused_whole_columns() {
+    // `a[:, j]` with `j` an element of `iota m`, `a : [n][m]`, cannot fail: the unused
+    // sums of columns go. `a[1:, j]` fails for an empty `a`: it stays.
+    let p = lower(
+        "entry main [n][m] (a: [n][m]f32) =
+           let _cols = map (\\j -> f32.sum a[:, j]) (iota m)
+           let _tails = map (\\j -> f32.sum a[1:, j]) (iota m)
+           in a",
+    );
+    let q = runic_opt::dce(p);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert_eq!(t.matches("= a_0[").count(), 1, "{t}");
+    assert!(t.contains("= a_0[1i64"), "{t}");
+}
+
 /// A product over the rows of `transpose b` reads `b`'s columns in place and the
 /// transpose dies; a map over the same rows that is not a product (a sum of each row),
 /// and an integer product (no GEMM runs it), keep reading the transposed copy.
