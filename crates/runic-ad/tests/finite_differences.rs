@@ -271,6 +271,37 @@ fn vjp_of_a_product_by_indices() {
     );
 }
 
+/// The same product differentiated through its right operand: the adjoint of `b[l, j]`
+/// is updated under all three maps, and sums-before-updates swaps the outer two before
+/// making the map over `i` a sum.
+#[test]
+fn vjp_of_a_product_by_indices_through_its_right_operand() {
+    check_vjp(
+        "entry f [n] (xs: [n]f64) : [n]f64 =
+           let a = tabulate_2d 3 n (\\i l -> f64.cos (f64.i64 (i * 5 + l)))
+           let b = tabulate_2d n n (\\l j -> xs[l] * xs[j] + f64.sin xs[(l + 2 * j) % n])
+           let c = map (\\i -> map (\\j -> f64.sum (map (\\l -> a[i, l] * b[l, j]) (iota n))) (iota n)) (iota 3)
+           in map (\\j -> c[0, j] * c[1, j] + c[2, j]) (iota n)
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp f xs s",
+        |n| n,
+    );
+}
+
+/// dᵀ·x written with columns sliced out, differentiated through both operands: the
+/// columns become reads at the elements of the map over them before the updates move.
+#[test]
+fn vjp_of_a_product_of_columns() {
+    check_vjp(
+        "entry f [n] (xs: [n]f64) : [n]f64 =
+           let d = tabulate_2d n 3 (\\b j -> xs[b] * f64.i64 (j + 1) + f64.cos (f64.i64 (b + j)))
+           let x = tabulate_2d n n (\\b k -> f64.sin xs[(b + k) % n] + xs[k])
+           let c = map (\\j -> map (\\k -> f64.sum (map2 (*) d[:, j] x[:, k])) (iota n)) (iota 3)
+           in map (\\k -> c[0, k] * c[2, k] + c[1, k]) (iota n)
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp f xs s",
+        |n| n,
+    );
+}
+
 /// Layers of `max` and `min` whose results the next layer reads: their adjoints read the
 /// layers' outputs (residuals kept in the maps' own results), not their inputs.
 #[test]

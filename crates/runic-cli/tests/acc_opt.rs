@@ -564,7 +564,17 @@ fn index_product_adjoint_is_a_product() {
         1,
         "{explained}"
     );
-    assert!(entry_text(&ir, "grad_b").contains("with_acc"), "{ir}");
+    // The right operand's: the update at `[l, j]` under the map over `i`, which swaps with
+    // the map over `j` and becomes a sum inside the map over `l`; the nest is transposed.
+    let grad_b = entry_text(&ir, "grad_b");
+    assert!(!grad_b.contains("with_acc"), "{grad_b}");
+    assert!(grad_b.contains("rearrange([1, 0]"), "{grad_b}");
+    insta::assert_snapshot!(grad_b);
+    assert_eq!(
+        gemms(explained_entry(&explained, "grad_b")),
+        1,
+        "{explained}"
+    );
     // dᵀ·x by indices: the update at `[l, j]`, inner index first, the nest transposed.
     let grad_d = entry_text(&ir, "grad_d");
     assert!(!grad_d.contains("with_acc"), "{grad_d}");
@@ -574,4 +584,23 @@ fn index_product_adjoint_is_a_product() {
         1,
         "{explained}"
     );
+}
+
+/// dᵀ·x written with columns sliced out: the adjoint of each column updated its
+/// accumulator through a map over the slice, under the maps over j and k (2·10⁸ updates
+/// for the MLP's shapes). Each operand's adjoint is now a plain nest, run as a GEMM.
+#[test]
+fn column_product_adjoints_are_products() {
+    let ir = common::ir_after("loops-as-kernels", "column_product");
+    let explained = explain("tests/ad_rules/column_product.fut");
+    for entry in ["grad_d", "grad_x"] {
+        let text = entry_text(&ir, entry);
+        assert!(!text.contains("with_acc"), "{text}");
+        assert!(!text.contains("[:, "), "no column is sliced: {text}");
+        assert_eq!(
+            gemms(explained_entry(&explained, entry)),
+            1,
+            "{entry}: {explained}"
+        );
+    }
 }

@@ -45,7 +45,7 @@ pub fn sums_before_updates(mut prog: Prog) -> Prog {
             for s in &mut body.stms {
                 if let Exp::WithAcc { inputs, lam } = &mut s.exp {
                     if inputs.iter().all(adds_from_zero) {
-                        for_each_body_mut(&mut lam.body, |b| rewrite_body(b, &mut ns));
+                        for_each_body_mut(&mut lam.body, |b| rewrite_body(b, &ranges, &mut ns));
                     }
                 }
             }
@@ -125,7 +125,7 @@ fn resultless_map(s: &Stm) -> Option<(&SubExp, &Lambda, &[VName])> {
     }
 }
 
-/// `s`, a `with_acc` into zeros whose body is one pair of maps over iotas that updates
+/// `s`, a `with_acc` into zeros whose body is (iotas and) one pair of maps over iotas that updates
 /// each element of the accumulator once (its indices the maps' elements, its shape their
 /// widths), as the nest of the values it adds and, for indices inner map first, their
 /// transpose.
@@ -138,13 +138,20 @@ fn written_once(
     let (Exp::WithAcc { inputs, lam }, [out]) = (&s.exp, s.pat.as_slice()) else {
         return None;
     };
-    let ([input], [acc], [nest]) = (
+    let ([input], [acc], Some((nest, iotas))) = (
         inputs.as_slice(),
         lam.params.as_slice(),
-        lam.body.stms.as_slice(),
+        lam.body.stms.split_last(),
     ) else {
         return None;
     };
+    // Iotas before the nest (where `outer_map_inward` leaves the middle map's) move out.
+    if !iotas
+        .iter()
+        .all(|st| runic_ir::traverse::iota_width(&st.exp).is_some())
+    {
+        return None;
+    }
     let ([dest], [rows, cols]) = (input.arrays.as_slice(), input.shape.as_slice()) else {
         return None;
     };
@@ -201,6 +208,9 @@ fn written_once(
     let elem = Type::Prim(t);
     let row_ty = elem.array_of(w_i.clone());
     let mut b = Builder::new(ns);
+    for st in iotas {
+        b.add(st.clone());
+    }
     let row = b.param("row", row_ty.clone());
     let mut inner2 = inner.clone();
     inner2.id = LamId::fresh();
@@ -251,8 +261,200 @@ fn adds_from_zero(input: &AccInput) -> bool {
             && ne.iter().all(crate::simplify::is_zero_const))
 }
 
-fn rewrite_body(body: &mut Body, ns: &mut NameSource) {
-    crate::expand_stms(body, |_, s| interchanged(s, ns));
+fn rewrite_body(body: &mut Body, ranges: &HashMap<VName, SubExp>, ns: &mut NameSource) {
+    columns_as_reads(body, ranges);
+    crate::expand_stms(body, |_, s| {
+        interchanged(s, ns).or_else(|| outer_map_inward(s, ranges, ns))
+    });
+}
+
+/// A map over a column sliced out in the same body, `let c = x[:, j]`, beside an iota as
+/// wide, reads `x[b, j]` at the iota's element `b` instead, and the slice goes when
+/// nothing else reads it (the adjoint of `f32.sum (map2 (*) d[:, j] x[:, k])` updates
+/// through such a map; the column bound outside it hid the update nest from the rules).
+/// The reads fail where the slice did, but for an empty map; the primal's forward sweep
+/// ran the same slice before its adjoint does.
+fn columns_as_reads(body: &mut Body, ranges: &HashMap<VName, SubExp>) {
+    let whole = |d: &DimIndex, w: &SubExp| match d {
+        DimIndex::Slice { start, end, stride } => {
+            let at = |e: &Option<SubExp>, k: i128| {
+                e.as_ref()
+                    .is_none_or(|e| matches!(e, SubExp::Const(c) if c.as_int() == Some(k)))
+            };
+            at(start, 0) && at(stride, 1) && end.as_ref().is_none_or(|e| e == w)
+        }
+        DimIndex::Fix(_) => false,
+    };
+    let slices: HashMap<VName, (VName, Vec<DimIndex>)> = body
+        .stms
+        .iter()
+        .filter_map(|st| match (&st.exp, st.pat.as_slice()) {
+            (Exp::Basic(BasicOp::Index(x, idx)), [p]) if p.ty.rank() == 1 => {
+                Some((p.name, (*x, idx.clone())))
+            }
+            _ => None,
+        })
+        .collect();
+    for st in &mut body.stms {
+        let Exp::Soac(Soac::Map { w, lam, arrs }) = &mut st.exp else {
+            continue;
+        };
+        let Some(b) = lam
+            .params
+            .iter()
+            .zip(arrs.iter())
+            .find(|(_, a)| ranges.get(*a) == Some(w))
+            .map(|(p, _)| p.name)
+        else {
+            continue;
+        };
+        let mut reads = Vec::new();
+        let mut k = 0;
+        while k < arrs.len() {
+            let column = slices.get(&arrs[k]).filter(|(_, idx)| {
+                idx.iter()
+                    .filter(|d| matches!(d, DimIndex::Slice { .. }))
+                    .count()
+                    == 1
+                    && idx.iter().any(|d| whole(d, w))
+            });
+            let Some((x, idx)) = column else {
+                k += 1;
+                continue;
+            };
+            let at = idx
+                .iter()
+                .map(|d| match d {
+                    DimIndex::Slice { .. } => DimIndex::Fix(SubExp::Var(b)),
+                    fixed => fixed.clone(),
+                })
+                .collect();
+            reads.push(Stm {
+                pat: vec![lam.params.remove(k)],
+                exp: Exp::Basic(BasicOp::Index(*x, at)),
+                src: st.src.clone(),
+            });
+            arrs.remove(k);
+        }
+        if !reads.is_empty() {
+            lam.id = LamId::fresh();
+            reads.append(&mut lam.body.stms);
+            lam.body.stms = reads;
+        }
+    }
+    let mut read: HashSet<VName> = body.stms.iter().flat_map(|st| uses(&st.exp)).collect();
+    read.extend(uses(&body.result));
+    body.stms.retain(|st| match st.pat.as_slice() {
+        [p] => !slices.contains_key(&p.name) || read.contains(&p.name),
+        _ => true,
+    });
+}
+
+/// The right operand's adjoint of a product written with indices: three maps deep,
+///
+/// ```text
+/// map_i (\i row -> map_j (\j x -> map_l (\l -> acc[l, j] += x · a[i, l])) (iota p) row)
+/// ```
+///
+/// the update decided by `j` and `l` but not by the outer `i`. The maps over `i` and `j`
+/// swap (the middle map's elements of the outer map's rows become reads `row[j]` in the
+/// inner body), and then the map over `i`, now in the middle, is a sum inside the map
+/// over `l` ([`interchanged`]):
+///
+/// ```text
+/// map_j (\j -> map_l (\l -> acc[l, j] += Σ_i row_i[j] · a[i, l]))
+/// ```
+///
+/// Requires the outer body to be iotas and the middle map, the middle map's width and
+/// the inner map's inputs not to depend on `i`, and the middle map to run over an iota of
+/// its width, whose element indexes the rows it took from the outer map.
+fn outer_map_inward(
+    s: &Stm,
+    ranges: &HashMap<VName, SubExp>,
+    ns: &mut NameSource,
+) -> Option<Vec<Stm>> {
+    let (w_o, outer, arrs_o) = resultless_map(s)?;
+    let (mid_stm, prefix_o) = outer.body.stms.split_last()?;
+    let (w_m, mid, arrs_m) = resultless_map(mid_stm)?;
+    let (inner_stm, prefix_m) = mid.body.stms.split_last()?;
+    let (w_i, inner, arrs_i) = resultless_map(inner_stm)?;
+    let outer_params: HashSet<VName> = outer.params.iter().map(|p| p.name).collect();
+    let from_outer = |x: &VName| outer_params.contains(x);
+    // What stays outside the map over i must not depend on it.
+    let mut outside = uses(w_m);
+    for st in prefix_o {
+        runic_ir::traverse::iota_width(&st.exp)?;
+        outside.extend(uses(&st.exp));
+    }
+    if outside.iter().any(from_outer) {
+        return None;
+    }
+    // The middle map's element index, and its parameters that are elements of i's rows.
+    let j = mid
+        .params
+        .iter()
+        .zip(arrs_m)
+        .find(|(_, a)| !from_outer(a) && ranges.get(*a) == Some(w_m))?
+        .0
+        .name;
+    let (row_params, kept): (Vec<_>, Vec<_>) = mid
+        .params
+        .iter()
+        .zip(arrs_m)
+        .partition(|(_, a)| from_outer(a));
+    // Those elements are read where the inner body uses them, and nowhere else.
+    let row_elems: HashSet<VName> = row_params.iter().map(|(p, _)| p.name).collect();
+    let mut elsewhere = uses(w_i);
+    elsewhere.extend(arrs_i.iter().copied());
+    for st in prefix_m {
+        elsewhere.extend(uses(&st.exp));
+    }
+    if elsewhere.iter().any(|x| row_elems.contains(x)) {
+        return None;
+    }
+    let reads = row_params.iter().map(|(p, row)| Stm {
+        pat: vec![(*p).clone()],
+        exp: Exp::Basic(BasicOp::Index(**row, vec![DimIndex::Fix(SubExp::Var(j))])),
+        src: mid_stm.src.clone(),
+    });
+    // map_i (\i row -> prefix_m; map_l (\l -> x = row[j]; work; update)), inside map_j.
+    let mut inner2 = inner.clone();
+    inner2.body.stms = reads.chain(inner.body.stms.iter().cloned()).collect();
+    let mut outer2 = outer.clone();
+    outer2.body.stms = prefix_m.to_vec();
+    outer2.body.stms.push(Stm {
+        pat: vec![],
+        exp: Exp::Soac(Soac::Map {
+            w: w_i.clone(),
+            lam: inner2,
+            arrs: arrs_i.to_vec(),
+        }),
+        src: inner_stm.src.clone(),
+    });
+    let swapped = Stm {
+        pat: vec![],
+        exp: Exp::Soac(Soac::Map {
+            w: w_o.clone(),
+            lam: outer2,
+            arrs: arrs_o.to_vec(),
+        }),
+        src: s.src.clone(),
+    };
+    let mut mid2 = mid.clone();
+    mid2.id = LamId::fresh();
+    mid2.params = kept.iter().map(|(p, _)| (*p).clone()).collect();
+    mid2.body.stms = interchanged(&swapped, ns)?;
+    let mut out = prefix_o.to_vec();
+    out.push(Stm {
+        pat: vec![],
+        exp: Exp::Soac(Soac::Map {
+            w: w_m.clone(),
+            lam: mid2,
+            arrs: kept.iter().map(|(_, a)| **a).collect(),
+        }),
+        src: mid_stm.src.clone(),
+    });
+    Some(out)
 }
 
 /// `s` with its map over `j` made a sum inside the inner map, and the iotas it moved out
