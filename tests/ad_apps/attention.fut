@@ -1,7 +1,9 @@
 -- Scaled dot-product attention softmax(Q Kᵀ/sqrt d)·V and a causal (masked) self-attention
 -- variant whose masked scores are −inf; vjp with an output-shaped seed with respect to the
 -- triple (Q, K, V), and a jvp. Covers nested maps with transpose, maximum/exp/sum softmax,
--- an if on iota indices inside map2, −inf entering exp. Expected values from JAX (f64).
+-- an if on iota indices inside map2, −inf entering exp; and the gradient of a loss that
+-- reads the attention's output (its forward sweep keeps the softmax for the return sweep).
+-- Expected values from JAX (f64).
 -- ==
 -- entry: att_fwd
 -- input { [[0.0f64, 0.3f64], [-0.27f64, -0.89f64]] [[-0.45f64, -0.99f64], [0.06f64, 1.34f64], [-0.49f64, -0.62f64]] [[0.49f64, 0.36f64], [0.11f64, -0.93f64], [-0.03f64, 0.7f64]] }
@@ -27,6 +29,10 @@
 -- input { [[-0.08f64, 0.04f64], [-1.05f64, 0.26f64], [-0.86f64, 0.97f64], [0.19f64, 0.09f64]] [[-0.59f64, -0.12f64], [-2.0f64, -1.13f64], [0.36f64, -2.13f64], [0.85f64, -1.75f64]] [[0.76f64, -0.85f64, 0.78f64], [0.13f64, -1.54f64, 1.25f64], [1.44f64, -0.07f64, -0.27f64], [-0.16f64, -0.98f64, 1.1f64]] [[-0.54f64, -0.05f64, -0.79f64], [-0.63f64, -1.28f64, 1.26f64], [-0.15f64, 0.97f64, 0.01f64], [-0.69f64, -0.33f64, -0.56f64]] }
 -- output { [[0.0f64, 0.0f64], [-0.38982419099193616f64, -0.2792357680155004f64], [0.19855406253660612f64, 0.03854105255970493f64], [-0.008787199726113908f64, -0.013860909674246608f64]] [[0.21823433574519496f64, -0.0009015603538282918f64], [-0.1857545347731535f64, -0.036793918193193186f64], [-0.04438032281976204f64, 0.03205838925073287f64], [0.011900521847720525f64, 0.0056370892962886695f64]] [[-0.970128891145244f64, -0.09752717969696033f64, -0.5560757620169323f64], [-0.6574081859354929f64, -0.47302511697292926f64, 0.7784540707492882f64], [-0.18740544387084773f64, -0.02615934378521629f64, -0.14407078950465618f64], [-0.1950574790484155f64, -0.09328835954489438f64, -0.15830751922769956f64]] }
 
+-- ==
+-- entry: att_loss_grad
+-- input { [[0.0f64, 0.3f64], [-0.27f64, -0.89f64]] [[-0.45f64, -0.99f64], [0.06f64, 1.34f64], [-0.49f64, -0.62f64]] [[0.49f64, 0.36f64], [0.11f64, -0.93f64], [-0.03f64, 0.7f64]] }
+-- output { [[0.027224319574905897f64, 0.09639223180481422f64], [-0.03871363167620446f64, -0.15954327607368332f64]] [[-0.01136900537032485f64, -0.037109588080335626f64], [0.01983171048616036f64, 0.08019420288637666f64], [-0.00846270511583551f64, -0.04308461480604104f64]] [[0.334807792491173f64, 0.30044568773971403f64], [0.20185265034889632f64, -0.02124769621512302f64], [0.29339667851861345f64, 0.22318749911394362f64]] }
 def dot [n] (a: [n]f64) (b: [n]f64) : f64 = f64.sum (map2 (*) a b)
 
 def softmax [n] (z: [n]f64) : [n]f64 =
@@ -66,3 +72,10 @@ entry att_jvp [nq] [nk] [d] [dv] (q: [nq][d]f64) (k: [nk][d]f64) (v: [nk][dv]f64
 entry causal_grad [n] [d] [dv] (q: [n][d]f64) (k: [n][d]f64) (v: [n][dv]f64)
                   (dout: [n][dv]f64) : ([n][d]f64, [n][d]f64, [n][dv]f64) =
   vjp (\(q, k, v) -> causal q k v) (q, k, v) dout
+
+-- Σ of the squared outputs: the return sweep needs the output, so the forward sweep
+-- computes the softmax, and the return sweep needs it again.
+entry att_loss_grad [nq] [nk] [d] [dv] (q: [nq][d]f64) (k: [nk][d]f64) (v: [nk][dv]f64)
+                    : ([nq][d]f64, [nk][d]f64, [nk][dv]f64) =
+  vjp (\(q, k, v) -> f64.sum (map (\r -> f64.sum (map (\x -> x * x) r)) (attention q k v)))
+      (q, k, v) 1

@@ -27,7 +27,7 @@
 
 use crate::error::R;
 use crate::eval::{Ctx, Frame};
-use crate::thin;
+use crate::packed::Element;
 use crate::value::{arr, Val};
 use runic_data::{Array, Buffer};
 use runic_ir::*;
@@ -619,158 +619,6 @@ struct Layout {
     threads: usize,
 }
 
-/// The element types with a GEMM kernel.
-trait Element: Copy + Default + Send + Sync + std::ops::AddAssign {
-    /// `C = A·B`, or `C += A·B` when `accumulate` (`m×k` times `k×n`, with the given
-    /// steps; `C`'s columns are contiguous).
-    ///
-    /// # Safety
-    /// The pointers and steps must address `m×k`, `k×n` and `m×n` elements inside their
-    /// arrays, and `C` must not overlap `A` or `B`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gemm(
-        m: usize,
-        k: usize,
-        n: usize,
-        a: *const Self,
-        a_steps: (isize, isize),
-        b: *const Self,
-        b_steps: (isize, isize),
-        c: *mut Self,
-        rsc: isize,
-        accumulate: bool,
-    );
-}
-
-impl Element for f32 {
-    unsafe fn gemm(
-        m: usize,
-        k: usize,
-        n: usize,
-        a: *const f32,
-        (rsa, csa): (isize, isize),
-        b: *const f32,
-        (rsb, csb): (isize, isize),
-        c: *mut f32,
-        rsc: isize,
-        accumulate: bool,
-    ) {
-        // SAFETY (both calls): the caller's contract is theirs.
-        if unsafe { thin::gemm(m, k, n, a, (rsa, csa), b, (rsb, csb), c, rsc, accumulate) } {
-            return;
-        }
-        let kernel = gemm_f32::gemm::f32::get_gemm_fn();
-        unsafe {
-            packed(
-                kernel,
-                m,
-                k,
-                n,
-                a,
-                (rsa, csa),
-                b,
-                (rsb, csb),
-                c,
-                rsc,
-                accumulate,
-            )
-        }
-    }
-}
-
-impl Element for f64 {
-    unsafe fn gemm(
-        m: usize,
-        k: usize,
-        n: usize,
-        a: *const f64,
-        (rsa, csa): (isize, isize),
-        b: *const f64,
-        (rsb, csb): (isize, isize),
-        c: *mut f64,
-        rsc: isize,
-        accumulate: bool,
-    ) {
-        // SAFETY (both calls): the caller's contract is theirs.
-        if unsafe { thin::gemm(m, k, n, a, (rsa, csa), b, (rsb, csb), c, rsc, accumulate) } {
-            return;
-        }
-        let kernel = gemm_f64::gemm::f64::get_gemm_fn();
-        unsafe {
-            packed(
-                kernel,
-                m,
-                k,
-                n,
-                a,
-                (rsa, csa),
-                b,
-                (rsb, csb),
-                c,
-                rsc,
-                accumulate,
-            )
-        }
-    }
-}
-
-/// The `gemm` crates' blocked kernel for one element type: `dst := α·dst + β·lhs·rhs`
-/// (`dst` read only when asked), sizes `m, n, k`, each matrix given by its column and
-/// row steps.
-type Kernel<T> = unsafe fn(
-    usize,
-    usize,
-    usize,
-    *mut T,
-    isize,
-    isize,
-    bool,
-    *const T,
-    isize,
-    isize,
-    *const T,
-    isize,
-    isize,
-    T,
-    T,
-    bool,
-    bool,
-    bool,
-    gemm_common::Parallelism,
-);
-
-/// `C = A·B` or `C += A·B` through the `gemm` crates' packed kernels, on this thread
-/// (AVX-512 where the CPU has it: the MLP's products 40 % faster than `matrixmultiply`'s
-/// AVX2 kernels). Their kernels want `C` by columns and ours is by rows, so they compute
-/// `Cᵀ = Bᵀ·Aᵀ`, which is the same memory with the steps swapped.
-///
-/// # Safety
-/// As [`Element::gemm`]; the steps must not be negative.
-#[allow(clippy::too_many_arguments)]
-unsafe fn packed<T: Copy + From<u8>>(
-    kernel: Kernel<T>,
-    m: usize,
-    k: usize,
-    n: usize,
-    a: *const T,
-    (rsa, csa): (isize, isize),
-    b: *const T,
-    (rsb, csb): (isize, isize),
-    c: *mut T,
-    rsc: isize,
-    accumulate: bool,
-) {
-    let one = T::from(1);
-    let none = gemm_common::Parallelism::None;
-    // SAFETY: the caller's contract: every step addresses elements inside the arrays.
-    unsafe {
-        kernel(
-            n, m, k, c, rsc, 1, accumulate, b, rsb, csb, a, rsa, csa, one, one, false, false,
-            false, none,
-        )
-    }
-}
-
 /// The `g` products `C_t = A_t·B_t` into one buffer of `g·m·p` elements, laid out by
 /// `l.out_steps` (nothing to multiply when a size is 0: `C` is then empty or zeros). A
 /// batch of at least two products per worker runs its products in parallel, each on one
@@ -997,9 +845,9 @@ unsafe fn blocks<T: Send + Sync>(
         return;
     }
     // By columns when C is wider than tall, unless there are rows enough for every worker;
-    // a thin C (a 10-row adjoint) always by columns, so that each worker reads its own
-    // columns of B (the thin kernels do not pack, and rows would each stream all of B).
-    let by_rows = m >= p || (m >= 4 * threads && m > thin::THIN);
+    // a thin C (a 10-row adjoint) always by columns, so that each worker reads and packs
+    // its own columns of B (by rows, each would stream all of B for a few rows of C).
+    let by_rows = m >= p || (m >= 4 * threads && m > crate::thin::THIN);
     let n = if by_rows { m } else { p };
     // One block (of at least 16 rows or columns) per worker: every block packs the
     // operand it shares with the others again, so more blocks than workers cost packing
@@ -1053,7 +901,8 @@ unsafe fn blocks<T: Send + Sync>(
 
 #[cfg(test)]
 mod tests {
-    use super::{blocks, Element};
+    use super::blocks;
+    use crate::packed::Element;
 
     /// `blocks` against a naive product, splitting by rows and by columns, with `A`
     /// transposed (column-major) and `B` row-major.
@@ -1095,61 +944,6 @@ mod tests {
     }
 
     /// A batch of products into `C[i][g][j]` (the batch index in the middle) and into
-    /// The packed kernel on every layout the executor hands it: each operand by rows, by
-    /// columns, or broadcast (step 0 along the summed index), `C` with a row step wider
-    /// than its width, written and accumulated into; sizes past the kernels' blocks and
-    /// thin ones, `f32` and `f64`.
-    #[test]
-    fn packed_products_match_a_naive_product() {
-        fn check<T: Element + Into<f64> + From<u8>>() {
-            for &(m, k, n) in &[(67, 300, 45), (5, 7, 3), (200, 33, 130), (1, 1, 1)] {
-                let a: Vec<T> = (0..m * k).map(|x| T::from(((x * 7) % 11) as u8)).collect();
-                let b: Vec<T> = (0..k * n).map(|x| T::from(((x * 5) % 13) as u8)).collect();
-                let a_layouts = [(k as isize, 1), (1, m as isize), (k as isize, 0)];
-                let b_layouts = [(n as isize, 1), (1, k as isize), (0, 1)];
-                for (rsa, csa) in a_layouts {
-                    for (rsb, csb) in b_layouts {
-                        let at = |i: usize, l: usize| a[i * rsa as usize + l * csa as usize];
-                        let bt = |l: usize, j: usize| b[l * rsb as usize + j * csb as usize];
-                        let rsc = n + 3;
-                        let mut c = vec![T::from(1); m * rsc];
-                        for accumulate in [false, true] {
-                            // SAFETY: every step addresses elements inside a, b and c.
-                            unsafe {
-                                T::gemm(
-                                    m,
-                                    k,
-                                    n,
-                                    a.as_ptr(),
-                                    (rsa, csa),
-                                    b.as_ptr(),
-                                    (rsb, csb),
-                                    c.as_mut_ptr(),
-                                    rsc as isize,
-                                    accumulate,
-                                )
-                            };
-                            let times = if accumulate { 2.0 } else { 1.0 };
-                            for i in 0..m {
-                                for j in 0..n {
-                                    let want: f64 =
-                                        (0..k).map(|l| at(i, l).into() * bt(l, j).into()).sum();
-                                    let got: f64 = c[i * rsc + j].into();
-                                    assert_eq!(got, times * want, "{m}×{k}·{k}×{n} {i} {j}");
-                                }
-                                for j in n..rsc {
-                                    assert_eq!(c[i * rsc + j].into(), 1.0, "padding");
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        check::<f32>();
-        check::<f64>();
-    }
-
     /// `C[g][i][j]`, on one and on two workers (in parallel over the batch), against a
     /// naive product.
     #[test]

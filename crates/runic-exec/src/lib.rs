@@ -23,6 +23,7 @@ mod native_acc;
 mod native_fold;
 mod native_hist;
 mod out;
+mod packed;
 mod permute;
 mod profile;
 pub mod slots;
