@@ -116,6 +116,15 @@ fn update_nest(stm: &Stm) -> Option<UpdateNest<'_>> {
     })
 }
 
+/// The statement of a map binding nothing (its lambda's effects are all it does).
+fn effect_map(w: SubExp, lam: Lambda, arrs: Vec<VName>, src: SrcInfo) -> Stm {
+    Stm {
+        pat: vec![],
+        exp: Exp::Soac(Soac::Map { w, lam, arrs }),
+        src,
+    }
+}
+
 /// A map binding nothing (its lambda's effects are all it does): its width, lambda and
 /// inputs.
 fn resultless_map(s: &Stm) -> Option<(&SubExp, &Lambda, &[VName])> {
@@ -422,38 +431,24 @@ fn outer_map_inward(
     inner2.body.stms = reads.chain(inner.body.stms.iter().cloned()).collect();
     let mut outer2 = outer.clone();
     outer2.body.stms = prefix_m.to_vec();
-    outer2.body.stms.push(Stm {
-        pat: vec![],
-        exp: Exp::Soac(Soac::Map {
-            w: w_i.clone(),
-            lam: inner2,
-            arrs: arrs_i.to_vec(),
-        }),
-        src: inner_stm.src.clone(),
-    });
-    let swapped = Stm {
-        pat: vec![],
-        exp: Exp::Soac(Soac::Map {
-            w: w_o.clone(),
-            lam: outer2,
-            arrs: arrs_o.to_vec(),
-        }),
-        src: s.src.clone(),
-    };
+    outer2.body.stms.push(effect_map(
+        w_i.clone(),
+        inner2,
+        arrs_i.to_vec(),
+        inner_stm.src.clone(),
+    ));
+    let swapped = effect_map(w_o.clone(), outer2, arrs_o.to_vec(), s.src.clone());
     let mut mid2 = mid.clone();
     mid2.id = LamId::fresh();
     mid2.params = kept.iter().map(|(p, _)| (*p).clone()).collect();
     mid2.body.stms = interchanged(&swapped, ns)?;
     let mut out = prefix_o.to_vec();
-    out.push(Stm {
-        pat: vec![],
-        exp: Exp::Soac(Soac::Map {
-            w: w_m.clone(),
-            lam: mid2,
-            arrs: kept.iter().map(|(_, a)| **a).collect(),
-        }),
-        src: mid_stm.src.clone(),
-    });
+    out.push(effect_map(
+        w_m.clone(),
+        mid2,
+        kept.iter().map(|(_, a)| **a).collect(),
+        mid_stm.src.clone(),
+    ));
     Some(out)
 }
 
@@ -550,15 +545,12 @@ fn interchanged(s: &Stm, ns: &mut NameSource) -> Option<Vec<Stm>> {
         result: vec![],
     };
     let mut out = prefix.to_vec();
-    out.push(Stm {
-        pat: vec![],
-        exp: Exp::Soac(Soac::Map {
-            w: w.clone(),
-            lam: new_inner,
-            arrs: arrs.to_vec(),
-        }),
-        src: s.src.clone(),
-    });
+    out.push(effect_map(
+        w.clone(),
+        new_inner,
+        arrs.to_vec(),
+        s.src.clone(),
+    ));
     Some(out)
 }
 
