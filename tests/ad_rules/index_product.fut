@@ -2,7 +2,9 @@
 -- The adjoint of a[i, l] read in map_i (map_j (sum_l ...)) is an accumulator update at
 -- [i, l] that no j decides: runic-opt's sums-before-updates makes the map over j a sum
 -- inside the map over l, and the accumulator, written once per element, the plain
--- nest of those sums: a product (W·bᵀ for a, aᵀ·W for b, by indices again).
+-- nest of those sums: a product (W·bᵀ for a, aᵀ·W for b, by indices again). The
+-- adjoint of b[l, j] is decided by j and l under the map over i: the maps over i and j
+-- swap first.
 --
 -- loss = Σ W ⊙ (a·b) with a = [[1, 2, -1], [0.5, 3, 2]], b = [[2, 1], [-1, 0.5], [3, -2]],
 -- W = [[1, -2], [0.5, 3]]: a·b = [[-3, 4], [4, -2]], loss = -3 - 8 + 2 - 6 = -15;

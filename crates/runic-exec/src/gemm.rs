@@ -370,8 +370,10 @@ fn plain_stm(
             };
             for d in idx {
                 let s = match d {
-                    // A whole dimension of an array from outside the nest (`a[:, j]`).
-                    DimIndex::Slice { .. } if whole_array && whole(d) => {
+                    // A whole dimension of an array from outside the nest (`a[:, j]`, `0:`,
+                    // `0:n`); a shorter slice fails the run-time shape check, and the nest
+                    // then runs as written.
+                    DimIndex::Slice { .. } if whole_array && d.is_prefix_slice(None) => {
                         o.subs.push(Sub::Open);
                         continue;
                     }
@@ -399,18 +401,6 @@ fn plain_stm(
         _ => return None,
     }
     Some(())
-}
-
-/// Whether a slice keeps a whole dimension from its start (`:`, `0:`, `0:n`, `::1`); a
-/// slice shorter than the dimension fails the run-time shape check, and the nest then
-/// runs as written.
-fn whole(d: &DimIndex) -> bool {
-    let at = |e: &Option<SubExp>, k: i64| match e {
-        None => true,
-        Some(SubExp::Const(c)) => c.as_int() == Some(k as i128),
-        Some(_) => false,
-    };
-    matches!(d, DimIndex::Slice { start, stride, .. } if at(start, 0) && at(stride, 1))
 }
 
 /// The only map of the outer body, after its plain statements, with its width, lambda

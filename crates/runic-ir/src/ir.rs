@@ -196,6 +196,26 @@ pub enum DimIndex {
     },
 }
 
+impl DimIndex {
+    /// A slice from 0 by steps of 1 (`a[:, j]`, `a[0:n, j]`) that ends at `dim`, or
+    /// anywhere when `dim` is `None` (a caller that checks the length at run time).
+    pub fn is_prefix_slice(&self, dim: Option<&SubExp>) -> bool {
+        let is = |e: &Option<SubExp>, k: i128| match e {
+            None => true,
+            Some(SubExp::Const(c)) => c.as_int() == Some(k),
+            Some(_) => false,
+        };
+        match self {
+            DimIndex::Slice { start, end, stride } => {
+                is(start, 0)
+                    && is(stride, 1)
+                    && dim.is_none_or(|d| end.as_ref().is_none_or(|e| e == d))
+            }
+            DimIndex::Fix(_) => false,
+        }
+    }
+}
+
 /// Scalar operations of three operands (language.md §10.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TernOp {

@@ -31,6 +31,11 @@
 //! ```
 //!
 //! a product the executor runs as a GEMM (`δ·b` for the adjoint of `a` in `a·b`).
+//!
+//! Two normalisations bring other forms to the first rule: a nest three deep whose outer
+//! map does not decide the update (the right operand's adjoint, `b[l, j]`) swaps its two
+//! outer maps ([`outer_map_inward`]), and a map over a column sliced in its body reads the
+//! column's elements in place ([`columns_as_reads`]: the product written with columns).
 
 use crate::dce::removable;
 use runic_ir::traverse::{any_exp, binders, for_each_body_mut, iotas, uses};
@@ -284,16 +289,6 @@ fn rewrite_body(body: &mut Body, ranges: &HashMap<VName, SubExp>, ns: &mut NameS
 /// The reads fail where the slice did, but for an empty map; the primal's forward sweep
 /// ran the same slice before its adjoint does.
 fn columns_as_reads(body: &mut Body, ranges: &HashMap<VName, SubExp>) {
-    let whole = |d: &DimIndex, w: &SubExp| match d {
-        DimIndex::Slice { start, end, stride } => {
-            let at = |e: &Option<SubExp>, k: i128| {
-                e.as_ref()
-                    .is_none_or(|e| matches!(e, SubExp::Const(c) if c.as_int() == Some(k)))
-            };
-            at(start, 0) && at(stride, 1) && end.as_ref().is_none_or(|e| e == w)
-        }
-        DimIndex::Fix(_) => false,
-    };
     let slices: HashMap<VName, (VName, Vec<DimIndex>)> = body
         .stms
         .iter()
@@ -325,7 +320,7 @@ fn columns_as_reads(body: &mut Body, ranges: &HashMap<VName, SubExp>) {
                     .filter(|d| matches!(d, DimIndex::Slice { .. }))
                     .count()
                     == 1
-                    && idx.iter().any(|d| whole(d, w))
+                    && idx.iter().any(|d| d.is_prefix_slice(Some(w)))
             });
             let Some((x, idx)) = column else {
                 k += 1;

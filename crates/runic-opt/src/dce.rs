@@ -246,19 +246,12 @@ impl Bounds {
         let Some(Type::Array { shape, .. }) = self.types.get(&arr) else {
             return false;
         };
-        let at = |e: &Option<SubExp>, k: i128| match e {
-            None => true,
-            Some(SubExp::Const(c)) => c.as_int() == Some(k),
-            Some(_) => false,
-        };
         !idx.is_empty()
             && idx.len() <= shape.len()
             && idx.iter().zip(shape).all(|(ix, d)| {
                 let i = match ix {
                     DimIndex::Fix(SubExp::Var(i)) => i,
-                    DimIndex::Slice { start, end, stride } => {
-                        return at(start, 0) && at(stride, 1) && end.as_ref().is_none_or(|e| e == d)
-                    }
+                    DimIndex::Slice { .. } => return ix.is_prefix_slice(Some(d)),
                     DimIndex::Fix(_) => return false,
                 };
                 let bound = (self.counters.get(i))
