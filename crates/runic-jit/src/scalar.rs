@@ -503,6 +503,7 @@ impl Gen<'_, '_> {
             UnOp::Exp | UnOp::Log | UnOp::Tanh => {
                 let lanes = b.ins().splat(types::F64X2, px);
                 let r = match op {
+                    UnOp::Exp if t == PrimType::F32 => crate::simd::exp_of_f32(b, lanes),
                     UnOp::Exp => crate::simd::exp_f64(b, lanes),
                     UnOp::Log => crate::simd::log_f64(b, lanes),
                     _ => crate::simd::tanh_f64(b, lanes),

@@ -391,13 +391,22 @@ fn reduce_exp(b: &mut FunctionBuilder, x: Value) -> (Value, Value, Value) {
     (n, r, q)
 }
 
+/// `x` limited to `[lo, hi]` lane by lane, a NaN left as it is: a comparison and a
+/// blend each side (`fmin`/`fmax` propagate NaNs in a dozen instructions, and every caller
+/// restores a NaN argument at the end anyway).
+fn clamp(b: &mut FunctionBuilder, x: Value, lo: f64, hi: f64) -> Value {
+    let lo = splat_f64(b, lo);
+    let hi = splat_f64(b, hi);
+    let below = b.ins().fcmp(FloatCC::LessThan, x, lo);
+    let x = select(b, below, lo, x);
+    let above = b.ins().fcmp(FloatCC::GreaterThan, x, hi);
+    select(b, above, hi, x)
+}
+
 /// `e^x` on `F64X2` lanes (≤ 1 ulp from std; overflow to `inf`, underflow through the
 /// subnormals to 0, NaN kept).
 pub(crate) fn exp_f64(b: &mut FunctionBuilder, x: Value) -> Value {
-    let lo = splat_f64(b, -746.0);
-    let hi = splat_f64(b, 710.0);
-    let xc = b.ins().fmax(x, lo);
-    let xc = b.ins().fmin(xc, hi);
+    let xc = clamp(b, x, -746.0, 710.0);
     let (n, _, q) = reduce_exp(b, xc);
     let one = splat_f64(b, 1.0);
     let p = b.ins().fadd(q, one);
@@ -411,6 +420,21 @@ pub(crate) fn exp_f64(b: &mut FunctionBuilder, x: Value) -> Value {
     let s2 = pow2(b, n2);
     let r = b.ins().fmul(p, s1);
     let r = b.ins().fmul(r, s2);
+    let nan = b.ins().fcmp(FloatCC::NotEqual, x, x);
+    select(b, nan, x, r)
+}
+
+/// [`exp_f64`] of `f64` lanes widened from `f32`, to be rounded to `f32`: the same value
+/// wherever it can matter, with less work. Past `[-104, 89]` the `f32` result is 0 or
+/// `inf` whatever the `f64` one, so the argument is clamped there; then `2^n` (n in
+/// [-150, 129]) is one normal factor and `p·2^n` is exact, as the two factors are.
+pub(crate) fn exp_of_f32(b: &mut FunctionBuilder, x: Value) -> Value {
+    let xc = clamp(b, x, -104.0, 89.0);
+    let (n, _, q) = reduce_exp(b, xc);
+    let one = splat_f64(b, 1.0);
+    let p = b.ins().fadd(q, one);
+    let s = pow2(b, n);
+    let r = b.ins().fmul(p, s);
     let nan = b.ins().fcmp(FloatCC::NotEqual, x, x);
     select(b, nan, x, r)
 }
@@ -498,8 +522,7 @@ pub(crate) fn log_f64(b: &mut FunctionBuilder, x: Value) -> Value {
 /// `tanh x` on `F64X2` lanes (≤ 4 ulp from std): `±em/(em + 2)`, em = e^{2|x|} − 1.
 pub(crate) fn tanh_f64(b: &mut FunctionBuilder, x: Value) -> Value {
     let a = b.ins().fabs(x);
-    let cap = splat_f64(b, 20.0);
-    let a = b.ins().fmin(a, cap);
+    let a = clamp(b, a, 0.0, 20.0);
     let y = b.ins().fadd(a, a);
     let (n, _, q) = reduce_exp(b, y);
     // n is in [0, 58]: 2^n is one normal factor, and 2^n − 1 is exact or rounds harmlessly.
@@ -814,6 +837,7 @@ impl<'a, 'b> VGen<'a, 'b> {
                 let one = self.konst(Prim::float(self.plan.elem, 1.0))?.v;
                 self.b.ins().fdiv(one, x.v)
             }
+            UnOp::Exp if f32 => on_f32(b, x.v, exp_of_f32),
             UnOp::Exp => math(exp_f64, b),
             UnOp::Log => math(log_f64, b),
             UnOp::Tanh => math(tanh_f64, b),
