@@ -44,3 +44,18 @@ entry row_norm (x: [][]f64) (v: []f64) =
 entry row_plain (x: [][]f64) (v: []f64) = map2 (\r a -> let s = a + 1 in map (* s) r) x v
 entry xt_delta [m] [n] (x: [m][n]f64) (v: [m]f64) : [n]f64 =
   map (\j -> f64.sum (map (\i -> v[i] * x[i, j]) (iota m))) (iota n)
+
+-- Maps over rows whose bodies map along the rows: the per-example outer products of a
+-- batched gradient (`[1024][10][784]`, 32 MB written) and a ReLU mask of two matrices.
+-- The inner loops step through rows whose addresses the kernel computed once per row
+-- (compare `flat_scale`, one level of rows).
+-- ==
+-- entry: outer_products relu_mask flat_scale
+-- random input { [1024][784]f32 [10][784]f32 }
+
+entry outer_products [n] [d] [c] (xs: [n][d]f32) (w: [c][d]f32) : [n][c][d]f32 =
+  map (\x -> map (\wr -> map2 (*) wr x) w) xs
+entry relu_mask [n] [d] [c] (xs: [n][d]f32) (_w: [c][d]f32) : [n][d]f32 =
+  map2 (map2 (\a h -> a * (if h == 0 then 0 else 1))) xs (map (map (f32.max 0)) xs)
+entry flat_scale [n] [d] [c] (xs: [n][d]f32) (_w: [c][d]f32) : [n][d]f32 =
+  map (map (* 2)) xs

@@ -44,11 +44,13 @@ impl ArrV {
         }
     }
 
-    /// Row `i` (unchecked).
+    /// Row `i` (unchecked). Its address is computed here, once: left pure, Cranelift's
+    /// optimiser recomputes it at every use, inside the loops over the row.
     pub fn row(&self, b: &mut FunctionBuilder, i: Value) -> ArrV {
         let off = b.ins().imul(i, self.strides[0]);
+        let base = elem_addr(b, self.base, off, self.elem);
         ArrV {
-            base: elem_addr(b, self.base, off, self.elem),
+            base: crate::scalar::pinned(b, base),
             elem: self.elem,
             dims: self.dims[1..].to_vec(),
             strides: self.strides[1..].to_vec(),
