@@ -303,6 +303,74 @@ fn vector_maps_agree_with_scalar_runic_prim() {
     }
 }
 
+/// Short bodies run four groups of lanes per step of their loop, then one group at a
+/// time, then the scalar code: every length and start around those boundaries gives the
+/// scalar results, and a group the vector code leaves to the scalar code (a `min`/`max`
+/// tie of `0` and `-0`) stops the loop at that group wherever it falls in a step.
+#[test]
+fn unrolled_vector_loops_match_the_scalar_code() {
+    for t in [PrimType::F32, PrimType::F64] {
+        // x·y + x: no group leaves lanes to the scalar code.
+        let l = lam(
+            &[t, t],
+            vec![
+                stm(2, t, BasicOp::BinOp(BinOp::Mul, v(0), v(1))),
+                stm(3, t, BasicOp::BinOp(BinOp::Add, v(2), v(0))),
+            ],
+            3,
+            t,
+        );
+        let k = compile_map(&l, &|_| None).unwrap();
+        if k.simd_lanes == 0 {
+            return;
+        }
+        let mut rng = Rng(0x0bad_cafe_0123_4567 ^ t.bits() as u64);
+        for n in 0..=45 {
+            let round = |z: f64| Prim::float(t, z).as_float().unwrap();
+            let xs: Vec<f64> = (0..n).map(|_| round(rng.range(-4.0, 4.0))).collect();
+            let ys: Vec<f64> = (0..n).map(|_| round(rng.range(-4.0, 4.0))).collect();
+            for start in [0, 1, 3, 5].into_iter().filter(|&s| s <= n) {
+                let got = run(&k, t, &[xs.clone(), ys.clone()], start);
+                for i in start..n {
+                    let p = |x| Prim::float(t, x);
+                    let m = binop(BinOp::Mul, p(xs[i]), p(ys[i])).unwrap();
+                    let e = binop(BinOp::Add, m, p(xs[i])).unwrap();
+                    assert_eq!(
+                        got[i].to_bits(),
+                        e.as_float().unwrap().to_bits(),
+                        "{t} n {n}"
+                    );
+                }
+            }
+        }
+        // min with ties of zeros at positions falling in each group of an unrolled step.
+        let l = lam(
+            &[t, t],
+            vec![stm(2, t, BasicOp::BinOp(BinOp::Min, v(0), v(1)))],
+            2,
+            t,
+        );
+        let k = compile_map(&l, &|_| None).unwrap();
+        for tie in [0, 5, 9, 14, 18, 27, 31, 40] {
+            let n = 48;
+            let mut xs: Vec<f64> = (0..n).map(|i| i as f64 - 20.5).collect();
+            let mut ys: Vec<f64> = (0..n).map(|i| 7.25 - i as f64).collect();
+            xs[tie] = -0.0;
+            ys[tie] = 0.0;
+            let got = run(&k, t, &[xs.clone(), ys.clone()], 0);
+            for i in 0..n {
+                let e = binop(BinOp::Min, Prim::float(t, xs[i]), Prim::float(t, ys[i]));
+                let e = e.unwrap().as_float().unwrap();
+                assert_eq!(
+                    got[i].to_bits(),
+                    e.to_bits(),
+                    "{t}: tie at {tie}, element {i}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn min_max_ties_of_zeros_are_runic_prims() {
     for t in [PrimType::F32, PrimType::F64] {

@@ -898,10 +898,18 @@ pub(crate) fn vector_loop(
     from: Value,
     to: Value,
 ) -> R<Value> {
+    // Bodies of a few statements are unrolled (see `lane_groups`); longer ones are
+    // compute bound and would only grow the code.
+    let unroll = if lam.body.stms.len() <= UNROLL_MAX_STMS {
+        4
+    } else {
+        1
+    };
     lane_groups(
         b,
         plan,
         (from, to),
+        unroll,
         |b, off| lanes_body(b, plan, lam, frees, ins, off),
         |b, off, res| {
             for (r, base) in res.iter().zip(outs) {
@@ -918,6 +926,9 @@ pub(crate) fn vector_loop(
         },
     )
 }
+
+/// The most statements a lambda may have for its vector loop to be unrolled.
+const UNROLL_MAX_STMS: usize = 8;
 
 /// One application of a [`vector_chain`]'s lambda: the broadcast free scalars it sees and
 /// the addresses of its parameters' columns (the first, the accumulator's, read only by
@@ -963,7 +974,7 @@ pub(crate) fn vector_chain(
             None => Err("internal error: a chain of no steps".into()),
         }
     };
-    lane_groups(b, plan, (from, to), chain, |b, off, value| {
+    lane_groups(b, plan, (from, to), 1, chain, |b, off, value| {
         let a = b.ins().iadd(acc, off);
         b.ins().store(unaligned(), value, a, 0);
     })
@@ -973,44 +984,72 @@ pub(crate) fn vector_chain(
 /// emits a group's code at byte offset `off` and returns its values and the lanes it
 /// leaves to the scalar code, if any can be; `store` writes the values when no lane is
 /// left, else the loop stops at that group. Returns the `j` it stops at.
+///
+/// With `unroll > 1`, `unroll` groups at a time come first while they last, then one at a
+/// time: a body of a few instructions (a scaling, a mask, an outer product's row) was
+/// otherwise half loop control, two taken branches per group.
 fn lane_groups<T>(
     b: &mut FunctionBuilder,
     plan: Plan,
     (from, to): (Value, Value),
-    group: impl FnOnce(&mut FunctionBuilder, Value) -> R<(T, Option<Value>)>,
-    store: impl FnOnce(&mut FunctionBuilder, Value, T),
+    unroll: i64,
+    mut group: impl FnMut(&mut FunctionBuilder, Value) -> R<(T, Option<Value>)>,
+    mut store: impl FnMut(&mut FunctionBuilder, Value, T),
 ) -> R<Value> {
     let i64t = types::I64;
-    let header = b.create_block();
-    b.append_block_param(header, i64t);
-    let body = b.create_block();
-    let store_block = b.create_block();
     let rest = b.create_block();
     b.append_block_param(rest, i64t);
-    b.ins().jump(header, &ba(&[from]));
-
-    b.switch_to_block(header);
-    let j = b.block_params(header)[0];
-    let last = b.ins().iadd_imm_s(j, plan.lanes);
-    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, last, to);
-    b.ins().brif(more, body, &[], rest, &ba(&[j]));
-
-    b.switch_to_block(body);
-    let off = byte_offset(b, plan, j);
-    let (values, bail) = group(b, off)?;
-    match bail {
-        Some(m) => {
-            let any = b.ins().vany_true(m);
-            b.ins().brif(any, rest, &ba(&[j]), store_block, &[]);
+    // One group at `j`: its code, then to `rest` at `j` if it leaves lanes to the scalar
+    // code, else stored.
+    let mut one = |b: &mut FunctionBuilder, j: Value| -> R<()> {
+        let off = byte_offset(b, plan, j);
+        let (values, bail) = group(b, off)?;
+        let store_block = b.create_block();
+        match bail {
+            Some(m) => {
+                let any = b.ins().vany_true(m);
+                b.ins().brif(any, rest, &ba(&[j]), store_block, &[]);
+            }
+            None => {
+                b.ins().jump(store_block, &[]);
+            }
         }
-        None => {
-            b.ins().jump(store_block, &[]);
+        b.switch_to_block(store_block);
+        store(b, off, values);
+        Ok(())
+    };
+    // `for (j = start; j + per·lanes <= to; j += per·lanes)` of `per` groups; returns the
+    // block after it, whose parameter is where it stopped.
+    let mut groups_loop = |b: &mut FunctionBuilder,
+                           start: Value,
+                           per: i64|
+     -> R<(cranelift_codegen::ir::Block, Value)> {
+        let header = b.create_block();
+        b.append_block_param(header, i64t);
+        let body = b.create_block();
+        let after = b.create_block();
+        b.append_block_param(after, i64t);
+        b.ins().jump(header, &ba(&[start]));
+        b.switch_to_block(header);
+        let j = b.block_params(header)[0];
+        let last = b.ins().iadd_imm_s(j, per * plan.lanes);
+        let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, last, to);
+        b.ins().brif(more, body, &[], after, &ba(&[j]));
+        b.switch_to_block(body);
+        for u in 0..per {
+            let ju = b.ins().iadd_imm_s(j, u * plan.lanes);
+            one(b, ju)?;
         }
+        b.ins().jump(header, &ba(&[last]));
+        b.switch_to_block(after);
+        Ok((after, b.block_params(after)[0]))
+    };
+    let mut start = from;
+    if unroll > 1 {
+        start = groups_loop(b, start, unroll)?.1;
     }
-    b.switch_to_block(store_block);
-    store(b, off, values);
-    b.ins().jump(header, &ba(&[last]));
-
+    let (_, stop) = groups_loop(b, start, 1)?;
+    b.ins().jump(rest, &ba(&[stop]));
     b.switch_to_block(rest);
     Ok(b.block_params(rest)[0])
 }
