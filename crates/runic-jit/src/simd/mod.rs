@@ -396,9 +396,14 @@ fn reduce_exp(b: &mut FunctionBuilder, x: Value) -> (Value, Value, Value) {
 /// restores a NaN argument at the end anyway).
 fn clamp(b: &mut FunctionBuilder, x: Value, lo: f64, hi: f64) -> Value {
     let lo = splat_f64(b, lo);
-    let hi = splat_f64(b, hi);
     let below = b.ins().fcmp(FloatCC::LessThan, x, lo);
     let x = select(b, below, lo, x);
+    at_most(b, x, hi)
+}
+
+/// `x` limited to at most `hi` lane by lane, a NaN left as it is (see [`clamp`]).
+fn at_most(b: &mut FunctionBuilder, x: Value, hi: f64) -> Value {
+    let hi = splat_f64(b, hi);
     let above = b.ins().fcmp(FloatCC::GreaterThan, x, hi);
     select(b, above, hi, x)
 }
@@ -522,7 +527,7 @@ pub(crate) fn log_f64(b: &mut FunctionBuilder, x: Value) -> Value {
 /// `tanh x` on `F64X2` lanes (≤ 4 ulp from std): `±em/(em + 2)`, em = e^{2|x|} − 1.
 pub(crate) fn tanh_f64(b: &mut FunctionBuilder, x: Value) -> Value {
     let a = b.ins().fabs(x);
-    let a = clamp(b, a, 0.0, 20.0);
+    let a = at_most(b, a, 20.0);
     let y = b.ins().fadd(a, a);
     let (n, _, q) = reduce_exp(b, y);
     // n is in [0, 58]: 2^n is one normal factor, and 2^n − 1 is exact or rounds harmlessly.
@@ -1018,12 +1023,9 @@ fn lane_groups<T>(
         store(b, off, values);
         Ok(())
     };
-    // `for (j = start; j + per·lanes <= to; j += per·lanes)` of `per` groups; returns the
-    // block after it, whose parameter is where it stopped.
-    let mut groups_loop = |b: &mut FunctionBuilder,
-                           start: Value,
-                           per: i64|
-     -> R<(cranelift_codegen::ir::Block, Value)> {
+    // `for (j = start; j + per·lanes <= to; j += per·lanes)` of `per` groups; returns
+    // where it stopped.
+    let mut groups_loop = |b: &mut FunctionBuilder, start: Value, per: i64| -> R<Value> {
         let header = b.create_block();
         b.append_block_param(header, i64t);
         let body = b.create_block();
@@ -1042,13 +1044,13 @@ fn lane_groups<T>(
         }
         b.ins().jump(header, &ba(&[last]));
         b.switch_to_block(after);
-        Ok((after, b.block_params(after)[0]))
+        Ok(b.block_params(after)[0])
     };
     let mut start = from;
     if unroll > 1 {
-        start = groups_loop(b, start, unroll)?.1;
+        start = groups_loop(b, start, unroll)?;
     }
-    let (_, stop) = groups_loop(b, start, 1)?;
+    let stop = groups_loop(b, start, 1)?;
     b.ins().jump(rest, &ba(&[stop]));
     b.switch_to_block(rest);
     Ok(b.block_params(rest)[0])
