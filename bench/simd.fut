@@ -59,3 +59,19 @@ entry relu_mask [n] [d] [c] (xs: [n][d]f32) (_w: [c][d]f32) : [n][d]f32 =
   map2 (map2 (\a h -> a * (if h == 0 then 0 else 1))) xs (map (map (f32.max 0)) xs)
 entry flat_scale [n] [d] [c] (xs: [n][d]f32) (_w: [c][d]f32) : [n][d]f32 =
   map (map (* 2)) xs
+
+-- Products that are not matrix products (no GEMM), with a fixed inner size: a max-plus
+-- product and a squared distance to every column of a matrix (`w`'s 256 columns, 10 rows),
+-- per row of `xs`. Each is a map over rows whose elements reduce down a column of `w`
+-- (`w[l, j]` for `l` in `iota 10`), run with the loops swapped. Sizes known when the
+-- program is compiled let the optimiser hoist both `iota`s out of the rows' lambda; the
+-- kernel loops over them with its counters, in SIMD lanes, as over ones it made itself.
+-- ==
+-- entry: max_plus sq_dists
+-- random input { [1024][10]f32 [10][256]f32 }
+
+entry max_plus [n] (xs: [n][10]f32) (w: [10][256]f32) : [n][256]f32 =
+  map (\x -> map (\j -> f32.maximum (map (\l -> x[l] + w[l, j]) (iota 10))) (iota 256)) xs
+entry sq_dists [n] (xs: [n][10]f32) (w: [10][256]f32) : [n][256]f32 =
+  map (\x -> map (\j -> f32.sum (map (\l -> let d = x[l] - w[l, j] in d * d) (iota 10)))
+                 (iota 256)) xs

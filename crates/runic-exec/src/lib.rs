@@ -85,7 +85,8 @@ impl Executor {
         let plans = vector::Plans::new(&prog);
         let gemm = Box::new(gemm::Contractions::new(&prog));
         let updated = Arc::new(index::updated_in_place(&prog));
-        let jit = Box::new(jit);
+        let mut jit = Box::new(jit);
+        jit.know_iotas(&prog);
         // Compile the kernels of the top-level SOACs now: preparing a program includes its
         // native code, so that runs (and their timings) do not compile — but for loops made
         // kernels, which compile where they first run (a warm-up run, when timing).

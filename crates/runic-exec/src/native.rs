@@ -29,6 +29,9 @@ pub struct Jit {
     scatters: Cache<(Vec<PrimType>, PrimType), HistKernel>,
     /// How many SOACs ran native code to the end (for tests that check it did).
     runs: std::sync::atomic::AtomicUsize,
+    /// The program's variables bound to `iota n`: kernels that read one free (hoisted out
+    /// of their lambda) loop over it with their counter.
+    iotas: std::collections::HashSet<VName>,
 }
 
 impl Default for Jit {
@@ -47,6 +50,15 @@ impl Jit {
             hists: Mutex::default(),
             scatters: Mutex::default(),
             runs: Default::default(),
+            iotas: Default::default(),
+        }
+    }
+
+    /// Learn which of `prog`'s variables are `iota n` (before any kernel is compiled).
+    pub(crate) fn know_iotas(&mut self, prog: &runic_ir::Prog) {
+        for f in &prog.funs {
+            self.iotas
+                .extend(runic_ir::traverse::iotas(&f.body).into_keys());
         }
     }
 
@@ -138,6 +150,9 @@ impl Jit {
     /// variable in scope (from run-time values, or from the IR's binder types).
     pub(crate) fn route(&self, s: &Soac, ty: &dyn Fn(VName) -> Option<VarTy>) -> Route {
         let jt = |v: VName| match ty(v) {
+            Some(VarTy::Arr(PrimType::I64, 1)) if self.iotas.contains(&v) => {
+                Some(runic_jit::VarType::Iota)
+            }
             Some(VarTy::Prim(t)) => Some(runic_jit::VarType::Scalar(t)),
             Some(VarTy::Arr(t, r)) => Some(runic_jit::VarType::Array(t, r)),
             Some(VarTy::Acc(t, r, op)) => Some(runic_jit::VarType::Acc(t, r, op)),

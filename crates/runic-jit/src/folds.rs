@@ -260,6 +260,7 @@ fn fold_like(
         };
         let mut g = Gen::new(b, pro.env, fail, rt, slot, Some(pro.arena));
         g.arrays = pro.arrays;
+        g.free_iotas(&pro.iotas);
         // Every array accumulator: its dimensions, its caller's buffer and its two own.
         let mut acc_dims = pro.out_dims.into_iter();
         let mut carried = Vec::new();

@@ -543,6 +543,7 @@ fn histogram_kernel(
         frees,
         free_arrays,
         accs: vec![],
+        iotas: vec![],
     };
     let n_is = index_types.len();
     let i64t = types::I64;
@@ -572,6 +573,7 @@ fn histogram_kernel(
         let width = b.ins().isub(hi, lo);
         let mut g = Gen::new(b, pro.env, fail, rt, slot, Some(pro.arena));
         g.arrays = pro.arrays;
+        g.free_iotas(&pro.iotas);
         let n = g.b.ins().isub(end, start);
         let (j0, header, done) = g.open_counted_loop(n);
         let j = g.b.ins().iadd(j0, start);

@@ -24,6 +24,8 @@ pub(crate) struct Inputs {
     pub frees: Vec<(VName, PrimType)>,
     pub free_arrays: Vec<(VName, PrimType, usize)>,
     pub accs: Vec<crate::nest::AccFree>,
+    /// The free arrays that are `iota n` ([`crate::VarType::Iota`]).
+    pub iotas: Vec<VName>,
 }
 
 impl Inputs {
@@ -33,12 +35,18 @@ impl Inputs {
         free_type: &dyn Fn(VName) -> Option<VarType>,
     ) -> R<Inputs> {
         let (frees, free_arrays, accs) = split_frees(lams, free_type)?;
+        let iotas = free_arrays
+            .iter()
+            .map(|(v, _, _)| *v)
+            .filter(|v| free_type(*v) == Some(crate::VarType::Iota))
+            .collect();
         Ok(Inputs {
             params: elem_params.iter().map(|p| prim_of(&p.ty)).collect(),
             ranks: elem_params.iter().map(|p| p.ty.rank() + 1).collect(),
             frees,
             free_arrays,
             accs,
+            iotas,
         })
     }
 }
@@ -50,6 +58,8 @@ pub(crate) struct Prologue {
     pub env: HashMap<VName, (Value, PrimType)>,
     pub arrays: HashMap<VName, ArrV>,
     pub accs: HashMap<VName, crate::gen::AccV>,
+    /// The free `iota`s, with their lengths.
+    pub iotas: HashMap<VName, Value>,
     pub out_dims: Vec<Vec<Value>>,
     pub arena: Value,
 }
@@ -95,8 +105,12 @@ pub(crate) fn prologue(
         inputs.push(ArrV::dense(b, *base, *t, d));
     }
     let mut arrays = HashMap::new();
+    let mut iotas = HashMap::new();
     for ((v, t, r), p) in io.free_arrays.iter().zip(arr_ptrs) {
         let d = dims(b, *r);
+        if io.iotas.contains(v) {
+            iotas.insert(*v, d[0]);
+        }
         arrays.insert(*v, ArrV::dense(b, p, *t, d));
     }
     let mut accs = HashMap::new();
@@ -116,6 +130,7 @@ pub(crate) fn prologue(
         env,
         arrays,
         accs,
+        iotas,
         out_dims,
         arena,
     }
@@ -197,6 +212,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
             let mut g = Gen::new(b, pro.env.clone(), fail, rt, slot, Some(pro.arena));
             g.arrays = pro.arrays.clone();
             g.accs = pro.accs.clone();
+            g.free_iotas(&pro.iotas);
             let part = |g: &mut Gen, v: &ArrV| ArrV {
                 base: v.at(g.b, start),
                 elem: v.elem,
@@ -223,6 +239,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
             let mut g = Gen::new(b, pro.env.clone(), fail, rt, slot, Some(pro.arena));
             g.arrays = pro.arrays.clone();
             g.accs = pro.accs.clone();
+            g.free_iotas(&pro.iotas);
             g.bind_element(&lam.params, &pro.inputs, i);
             for (r, row) in lam.body.result.iter().zip(&out_rows) {
                 if let (SubExp::Var(v), Some(row)) = (r, row) {

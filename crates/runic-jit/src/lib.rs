@@ -90,6 +90,11 @@ pub enum VarType {
     /// An accumulator of one array (element type, rank) updated with its operator, whose
     /// scalar lambda has no free variables (`None`: updates overwrite).
     Acc(PrimType, usize, Option<Lambda>),
+    /// An `i64` vector that is `iota n` (element `j` is `j`), bound outside the kernel:
+    /// passed in as an array, but the loops that map or reduce over it use their counter
+    /// (a hoisted `iota` costs no loads, and a reduction down columns over it runs in
+    /// SIMD lanes as one the kernel made does).
+    Iota,
 }
 
 /// A compiled `map` body. Columns hold elements in their natural size (`bool`: one byte, 0

@@ -100,6 +100,7 @@ pub(crate) fn split_frees(
         match free_type(v) {
             Some(VarType::Scalar(t)) => scalars.push((v, t)),
             Some(VarType::Array(t, r)) if r >= 1 => arrays.push((v, t, r)),
+            Some(VarType::Iota) => arrays.push((v, PrimType::I64, 1)),
             Some(VarType::Acc(t, r, op)) if r >= 1 => {
                 if let Some(op) = &op {
                     crate::gen::check_lambda(op, "an accumulator's operator")?;

@@ -592,10 +592,19 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
+    /// Free arrays that are `iota n` (passed in, with lengths `n`): loops over them use
+    /// their counter, other readers the array.
+    pub(crate) fn free_iotas(&mut self, iotas: &std::collections::HashMap<VName, Value>) {
+        self.iotas.extend(iotas.keys().copied());
+        self.lazy_iotas.extend(iotas.iter().map(|(v, n)| (*v, *n)));
+    }
+
     /// The array `v`, a lazy iota stored here for this reader alone (readers that need
     /// memory are rare; one stored in a nested block must not be seen after it).
     pub(crate) fn stored_array(&mut self, v: VName) -> R<ArrV> {
         match self.lazy_iota(v) {
+            // A free iota is in memory already.
+            Some(_) if self.arrays.contains_key(&v) => self.array(v),
             Some(n) => self.stored_iota(n),
             None => self.array(v),
         }

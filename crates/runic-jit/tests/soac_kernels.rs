@@ -377,3 +377,81 @@ fn binop_lam_at(op: BinOp, t: PrimType, k: u32) -> Lambda {
         vec![Type::Prim(t)],
     )
 }
+
+/// A free `i64` vector the caller marks as `iota n` (one hoisted out of the lambda, as the
+/// optimiser does): the loops that map or reduce over it use their counter and never read
+/// its memory, which holds other numbers here; a loop wider than it fails (code 3, for the
+/// slow path to report), and an index into it reads memory as any array's does.
+#[test]
+fn free_iotas_are_read_as_counters() {
+    use runic_jit::{compile_map, VarType};
+    let (f, i) = (PrimType::F64, PrimType::I64);
+    // \x w -> (reduce (+) 0 (map (\j -> x * f64 j) is[:w]), is[1])   with `is` (9) free
+    let pre = Lambda::new(
+        vec![param(10, i)],
+        Body {
+            stms: vec![
+                stm(11, f, BasicOp::Convert(f, var(10))),
+                stm(12, f, BasicOp::BinOp(BinOp::Mul, var(0), var(11))),
+            ],
+            result: vec![var(12)],
+        },
+        vec![Type::Prim(f)],
+    );
+    let sum = Stm {
+        pat: vec![param(2, f)],
+        exp: Exp::Soac(Soac::Reduce {
+            w: var(1),
+            arrs: vec![VName(9)],
+            pre: Some(pre),
+            lam: binop_lam(BinOp::Add, f),
+            neutral: vec![SubExp::Const(Prim::F64(0.0))],
+            commutative: true,
+        }),
+        src: SrcInfo::default(),
+    };
+    let picked = stm(
+        3,
+        i,
+        BasicOp::Index(VName(9), vec![DimIndex::Fix(SubExp::Const(Prim::I64(1)))]),
+    );
+    let lam = Lambda::new(
+        vec![param(0, f), param(1, i)],
+        Body {
+            stms: vec![sum, picked],
+            result: vec![var(2), var(3)],
+        },
+        vec![Type::Prim(f), Type::Prim(i)],
+    );
+    let free = |v: VName| (v == VName(9)).then_some(VarType::Iota);
+    let k = compile_map(&lam, &free).expect("compiles");
+    let xs = [1.0f64, 2.0, 0.5];
+    let ws = [4i64, 3, 0];
+    // Not 0, 1, 2, 3: only the index reads it.
+    let is = [70i64, 71, 72, 73];
+    let run = |ws: &[i64]| {
+        let (cx, cw, ci) = (
+            column(f, &xs.map(Prim::F64)),
+            column(i, &ws.iter().map(|&w| Prim::I64(w)).collect::<Vec<_>>()),
+            column(i, &is.map(Prim::I64)),
+        );
+        let (mut sums, mut picks) = (vec![0u8; 24], vec![0u8; 24]);
+        let dims = [3i64, 3, 4, 3, 3];
+        let ins = [
+            cx.as_ptr(),
+            cw.as_ptr(),
+            ci.as_ptr(),
+            dims.as_ptr() as *const u8,
+        ];
+        // SAFETY: inputs and outputs of 3 elements, a free vector of 4.
+        let code = unsafe { k.run(0, 3, &ins, &[sums.as_mut_ptr(), picks.as_mut_ptr()]) };
+        (code, uncolumn(f, &sums, 3), uncolumn(i, &picks, 3))
+    };
+    let (code, sums, picks) = run(&ws);
+    assert_eq!(code, 0);
+    // x · (0 + 1 + … + (w − 1)).
+    assert_eq!(sums, [6.0, 6.0, 0.0].map(Prim::F64).to_vec());
+    assert_eq!(picks, [71i64; 3].map(Prim::I64).to_vec());
+    // A sum over 5 elements of an iota of 4.
+    assert_eq!(run(&[4, 5, 1]).0, 3);
+}
