@@ -54,12 +54,26 @@ impl Jit {
         }
     }
 
-    /// Learn which of `prog`'s variables are `iota n` (before any kernel is compiled).
+    /// Learn which of `prog`'s variables are `iota n` (before any kernel is compiled): a
+    /// name is bound once per function, so one that some function binds to something else
+    /// is left out.
     pub(crate) fn know_iotas(&mut self, prog: &runic_ir::Prog) {
+        let mut other = std::collections::HashSet::new();
         for f in &prog.funs {
-            self.iotas
-                .extend(runic_ir::traverse::iotas(&f.body).into_keys());
+            let iotas = runic_ir::traverse::iotas(&f.body);
+            let params = f.params.iter().map(|p| p.name);
+            for v in runic_ir::traverse::binders(&f.body)
+                .into_iter()
+                .chain(params)
+            {
+                if iotas.contains_key(&v) {
+                    self.iotas.insert(v);
+                } else {
+                    other.insert(v);
+                }
+            }
         }
+        self.iotas.retain(|v| !other.contains(v));
     }
 
     /// Count a SOAC that ran native code to the end.
@@ -608,4 +622,75 @@ pub(crate) fn out_buffers(types: &[PrimType], shapes: &[Vec<usize>]) -> R<Vec<Bu
         .map(|(t, s)| Buffer::try_filled(*t, s.iter().product(), Prim::I32(0)))
         .collect::<Result<_, _>>()
         .or_else(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Jit;
+    use runic_ir::*;
+
+    fn vector(k: u32) -> Param {
+        Param {
+            name: VName(k),
+            ty: Type::Array {
+                elem: PrimType::I64,
+                shape: vec![SubExp::Const(Prim::I64(4))],
+            },
+        }
+    }
+
+    fn fun(name: &str, stms: Vec<(u32, BasicOp)>) -> FunDef {
+        FunDef {
+            name: name.into(),
+            params: vec![],
+            ret: vec![],
+            body: Body {
+                stms: stms
+                    .into_iter()
+                    .map(|(k, op)| Stm {
+                        pat: vec![vector(k)],
+                        exp: Exp::Basic(op),
+                        src: SrcInfo::default(),
+                    })
+                    .collect(),
+                result: vec![],
+            },
+            entry: None,
+            src: SrcInfo::default(),
+        }
+    }
+
+    /// The names bound to `iota n` are the kernels' counters, unless another function
+    /// binds the same name to something else (a name is unique within a function only).
+    #[test]
+    fn iotas_are_names_no_function_binds_otherwise() {
+        let four = SubExp::Const(Prim::I64(4));
+        let iota = || BasicOp::Range {
+            start: SubExp::Const(Prim::I64(0)),
+            second: None,
+            end: four.clone(),
+            kind: RangeKind::UpToExclusive,
+            elem: PrimType::I64,
+        };
+        let from_one = BasicOp::Range {
+            start: SubExp::Const(Prim::I64(1)),
+            second: None,
+            end: four.clone(),
+            kind: RangeKind::UpToExclusive,
+            elem: PrimType::I64,
+        };
+        let zeros = BasicOp::Replicate(vec![four.clone()], SubExp::Const(Prim::I64(0)));
+        let prog = Prog {
+            funs: vec![
+                fun("f", vec![(1, iota()), (2, iota()), (3, from_one)]),
+                fun("g", vec![(2, zeros), (4, iota())]),
+            ],
+            names: Default::default(),
+        };
+        let mut jit = Jit::new(true);
+        jit.know_iotas(&prog);
+        let mut got: Vec<u32> = jit.iotas.iter().map(|v| v.0).collect();
+        got.sort();
+        assert_eq!(got, vec![1, 4]);
+    }
 }

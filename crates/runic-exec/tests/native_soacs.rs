@@ -696,6 +696,8 @@ entry wcols [n][m] (a: [n][m]f64) (v: []f64) : [m]f64 =
   map (\\j -> f64.sum (map (\\i -> let c = v[i] * 2 - 1 in a[i, j] * c + c) (iota n))) (iota m)
 entry lsq_grad [n][m] (x: [n][m]f32) (y: [n]f32) (w: [m]f32) : [m]f32 =
   vjp (\\w -> f32.sum (map2 (\\xi yi -> let r = f32.sum (map2 (*) xi w) - yi in r * r) x y)) w 1
+entry fixed [n] (a: [n][3]f32) (w: [3][5]f32) : [n][5]f32 =
+  map (\\x -> map (\\j -> f32.maximum (map (\\l -> x[l] + w[l, j]) (iota 3))) (iota 5)) a
 ";
 
 #[test]
@@ -703,6 +705,7 @@ fn column_reductions_run_native_and_agree() {
     let c = compile(COLUMNS);
     for e in [
         "cols", "gates", "maxes", "shifted", "maxf", "tcols", "tpicked", "wcols", "lsq_grad",
+        "fixed",
     ] {
         c.assert_native(e);
         let swapped = c.native.explain().into_iter().filter(|r| r.entry == e);
@@ -788,6 +791,23 @@ fn column_reductions_run_native_and_agree() {
         );
     }
     c.agree("wcols", "empty([0][5]f64) empty([0]f64)", true);
+    // Sizes known at compile time: both `iota`s are hoisted out of the rows' lambda and
+    // reach the kernel as free arrays, which its loops read as their counters.
+    c.agree(
+        "fixed",
+        &format!("{} {}", matrix(7, 3, "f32", 2), matrix(3, 5, "f32", 5)),
+        true,
+    );
+    let got = numbers(
+        &c,
+        "fixed",
+        "[[0f32, 10, -5], [1, 1, 1]] [[1f32, 2, 3, 4, 5], [0, 0, 0, 0, 0], [20, 0, 0, 0, 0]]",
+        true,
+    );
+    assert_eq!(
+        got,
+        vec![15.0, 10.0, 10.0, 10.0, 10.0, 21.0, 3.0, 4.0, 5.0, 6.0]
+    );
     // By hand: c = 2v - 1 is [1, 3] for v = [1, 2]; column sums of a·c + c.
     let got = numbers(
         &c,
