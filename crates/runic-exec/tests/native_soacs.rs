@@ -389,12 +389,20 @@ entry wl (xs: []i64) =
   map (\\x -> let (_, a) = loop (k, a) = (x, replicate 2 0i64) while k > 0 do
                            (k / 2, a with [k % 2] = a[k % 2] + 1)
              in a[0] * 10 + a[1]) xs
+entry branchy (ns: []i64) =
+  map (\\n -> let a = loop a = replicate 4 0i64 for i < n do
+                         if i % 3 == 0 then a with [i % 4] = a[i % 4] + i
+                         else if i % 3 == 1 then a
+                         else a with [(i + 1) % 4] = 7
+             in a[0] * 1000 + a[1] * 100 + a[2] * 10 + a[3]) ns
 ";
 
 #[test]
 fn in_place_updates_and_array_loops_run_native_and_agree() {
     let c = compile(INPLACE);
-    for e in ["upd", "fill", "swap", "rows", "sizes", "wl", "keep"] {
+    for e in [
+        "upd", "fill", "swap", "rows", "sizes", "wl", "keep", "branchy",
+    ] {
         c.assert_native(e);
     }
     let cases: &[(&str, &str)] = &[
@@ -409,6 +417,9 @@ fn in_place_updates_and_array_loops_run_native_and_agree() {
         // Arrays read after an update of them, or through views and aliases, are not
         // updated in place.
         ("keep", "[5, -2]"),
+        // A loop parameter updated in either branch of an `if` (each branch may consume
+        // it: only one runs), or returned unchanged by one.
+        ("branchy", "[0i64, 1, 2, 3, 7, 12]"),
     ];
     for (e, input) in cases {
         c.agree(e, input, true);
@@ -430,6 +441,9 @@ fn in_place_updates_and_array_loops_run_native_and_agree() {
     assert_eq!(show("swap", "[5]"), "[3120i32]");
     // x = 5: a = [5, 5, 5], b = [1, 5, 5], r = [5, 5], c = a with [2] = 7.
     assert_eq!(show("keep", "[5]"), "[5157i32]");
+    // n = 7: i = 0 → a[0] += 0; 2 → a[3] = 7; 3 → a[3] += 3 (10); 5 → a[2] = 7;
+    // 6 → a[2] += 6 (13): a = [0, 0, 13, 10].
+    assert_eq!(show("branchy", "[7i64]"), "[140i64]");
 }
 
 const ARRAY_OPS: &str = "

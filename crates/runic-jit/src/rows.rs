@@ -499,14 +499,23 @@ impl Gen<'_, '_> {
                 }
             }
             self.b.ins().brif(c, tblk, &[], eblk, &[]);
+            // Each branch starts from what the code owns before the `if` (one branch
+            // consuming an array must not make the other copy it: a loop updating its
+            // parameter in either branch copied it every other iteration); after the
+            // `if`, it owns what neither branch consumed.
+            let owned = self.owned.clone();
+            let mut kept = owned.clone();
             for (blk, body) in [(tblk, tb), (eblk, eb)] {
                 self.b.switch_to_block(blk);
                 let saved = (self.env.clone(), self.arrays.clone());
+                self.owned = owned.clone();
                 self.stms(body)?;
                 let r = self.flat_results(body, &kinds)?;
                 (self.env, self.arrays) = saved;
+                kept.retain(|v| self.owned.contains(v));
                 self.b.ins().jump(merge, &ba(&r));
             }
+            self.owned = kept;
             self.b.switch_to_block(merge);
             self.b.block_params(merge).to_vec()
         };

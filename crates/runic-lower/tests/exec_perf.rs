@@ -25,11 +25,12 @@ fn loop_updating_its_parameter_in_place_is_linear() {
     let r = run(text, "main", vec![Value::Scalar(Prim::I64(300_000))]).unwrap();
     // sum of 0..3*10^5-1
     assert_eq!(r, vec![Value::Scalar(Prim::I64(44_999_850_000))]);
-    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
 }
 
 /// The same through a branch inside the loop body (the branch's result slot must not keep
-/// a second reference either).
+/// a second reference either, and in the loop's native kernel one branch consuming the
+/// array must not make the other copy it: that copy took 15–24 s here, linear 0.05 s).
 #[test]
 fn loop_updating_through_a_branch_is_linear() {
     let text = "entry main (n: i64) = let a = replicate n 0i64 \
@@ -39,5 +40,5 @@ fn loop_updating_through_a_branch_is_linear() {
     let r = run(text, "main", vec![Value::Scalar(Prim::I64(100_000))]).unwrap();
     // evens 0..99998 sum to 2499950000, plus 50000 ones
     assert_eq!(r, vec![Value::Scalar(Prim::I64(2_499_950_000 + 50_000))]);
-    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
 }
