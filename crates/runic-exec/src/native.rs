@@ -665,15 +665,9 @@ mod tests {
     #[test]
     fn iotas_are_names_no_function_binds_otherwise() {
         let four = SubExp::Const(Prim::I64(4));
-        let iota = || BasicOp::Range {
-            start: SubExp::Const(Prim::I64(0)),
-            second: None,
-            end: four.clone(),
-            kind: RangeKind::UpToExclusive,
-            elem: PrimType::I64,
-        };
-        let from_one = BasicOp::Range {
-            start: SubExp::Const(Prim::I64(1)),
+        // `start ..< 4`: an iota from 0 only.
+        let range = |start: i64| BasicOp::Range {
+            start: SubExp::Const(Prim::I64(start)),
             second: None,
             end: four.clone(),
             kind: RangeKind::UpToExclusive,
@@ -682,8 +676,8 @@ mod tests {
         let zeros = BasicOp::Replicate(vec![four.clone()], SubExp::Const(Prim::I64(0)));
         let prog = Prog {
             funs: vec![
-                fun("f", vec![(1, iota()), (2, iota()), (3, from_one)]),
-                fun("g", vec![(2, zeros), (4, iota())]),
+                fun("f", vec![(1, range(0)), (2, range(0)), (3, range(1))]),
+                fun("g", vec![(2, zeros), (4, range(0))]),
             ],
             names: Default::default(),
         };

@@ -6,7 +6,7 @@
 
 use crate::gen::{build_kernel, check_lambda_in, cl, load_ptrs, mem, prim_of, AccV, Gen, R};
 use crate::kernels::{prologue, Inputs};
-use crate::nest::{split_frees, ArrV, FAIL_INDEX};
+use crate::nest::{split_frees, ArrV, Frees, FAIL_INDEX};
 use crate::{HistKernel, MapFn, VarType};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
@@ -505,18 +505,18 @@ pub fn compile_hist(
     }
     let dests: Vec<PrimType> = op.ret.iter().map(prim_of).collect();
     let rows: Vec<usize> = op.ret.iter().map(Type::rank).collect();
-    let (frees, free_arrays, accs) = split_frees(&[op], free_type)?;
-    if !accs.is_empty() {
+    let frees = split_frees(&[op], free_type)?;
+    if !frees.accs.is_empty() {
         return Err("the reduce_by_index operator updates an accumulator".into());
     }
-    histogram_kernel(Some(op), index_types, &rows, dests, frees, free_arrays)
+    histogram_kernel(Some(op), index_types, &rows, dests, frees)
 }
 
 /// Compile `scatter` into one destination of element type `elem` whose indices have the
 /// types `index_types`: a histogram kernel whose update overwrites (the last element in
 /// input order wins).
 pub fn compile_scatter(index_types: &[PrimType], elem: PrimType) -> R<HistKernel> {
-    histogram_kernel(None, index_types, &[0], vec![elem], vec![], vec![])
+    histogram_kernel(None, index_types, &[0], vec![elem], Frees::default())
 }
 
 /// The kernel of [`compile_hist`] and [`compile_scatter`].
@@ -527,8 +527,7 @@ fn histogram_kernel(
     index_types: &[PrimType],
     rows: &[usize],
     dests: Vec<PrimType>,
-    frees: Vec<(VName, PrimType)>,
-    free_arrays: Vec<(VName, PrimType, usize)>,
+    frees: Frees,
 ) -> R<HistKernel> {
     if index_types.iter().any(|t| !t.is_int()) {
         return Err("indices that are not integers".into());
@@ -540,10 +539,10 @@ fn histogram_kernel(
     let io = Inputs {
         ranks,
         params,
-        frees,
-        free_arrays,
+        frees: frees.scalars,
+        free_arrays: frees.arrays,
         accs: vec![],
-        iotas: vec![],
+        iotas: frees.iotas,
     };
     let n_is = index_types.len();
     let i64t = types::I64;

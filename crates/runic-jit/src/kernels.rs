@@ -34,19 +34,14 @@ impl Inputs {
         lams: &[&Lambda],
         free_type: &dyn Fn(VName) -> Option<VarType>,
     ) -> R<Inputs> {
-        let (frees, free_arrays, accs) = split_frees(lams, free_type)?;
-        let iotas = free_arrays
-            .iter()
-            .map(|(v, _, _)| *v)
-            .filter(|v| free_type(*v) == Some(crate::VarType::Iota))
-            .collect();
+        let f = split_frees(lams, free_type)?;
         Ok(Inputs {
             params: elem_params.iter().map(|p| prim_of(&p.ty)).collect(),
             ranks: elem_params.iter().map(|p| p.ty.rank() + 1).collect(),
-            frees,
-            free_arrays,
-            accs,
-            iotas,
+            frees: f.scalars,
+            free_arrays: f.arrays,
+            accs: f.accs,
+            iotas: f.iotas,
         })
     }
 }

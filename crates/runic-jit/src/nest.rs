@@ -75,17 +75,23 @@ struct InnerFold<'l> {
 /// A free accumulator: element type, rank, operator.
 pub(crate) type AccFree = (VName, PrimType, usize, Option<Lambda>);
 
-/// The free variables of lambdas: scalars, arrays with their element types and ranks, and
-/// accumulators (each sorted by name).
-#[allow(clippy::type_complexity)]
+/// The free variables of lambdas (each kind sorted by name).
+#[derive(Default)]
+pub(crate) struct Frees {
+    pub scalars: Vec<(VName, PrimType)>,
+    /// Element type and rank of each.
+    pub arrays: Vec<(VName, PrimType, usize)>,
+    pub accs: Vec<AccFree>,
+    /// The arrays that are `iota n` ([`VarType::Iota`]), also among `arrays`.
+    pub iotas: Vec<VName>,
+}
+
+/// The free variables of lambdas: scalars, arrays with their element types and ranks,
+/// accumulators, and which arrays are `iota`s.
 pub(crate) fn split_frees(
     lams: &[&Lambda],
     free_type: &dyn Fn(VName) -> Option<VarType>,
-) -> R<(
-    Vec<(VName, PrimType)>,
-    Vec<(VName, PrimType, usize)>,
-    Vec<AccFree>,
-)> {
+) -> R<Frees> {
     let mut vs: Vec<VName> = Vec::new();
     for l in lams {
         for v in runic_ir::traverse::free_vars(*l) {
@@ -95,12 +101,15 @@ pub(crate) fn split_frees(
         }
     }
     vs.sort();
-    let (mut scalars, mut arrays, mut accs) = (Vec::new(), Vec::new(), Vec::new());
+    let mut f = Frees::default();
     for v in vs {
         match free_type(v) {
-            Some(VarType::Scalar(t)) => scalars.push((v, t)),
-            Some(VarType::Array(t, r)) if r >= 1 => arrays.push((v, t, r)),
-            Some(VarType::Iota) => arrays.push((v, PrimType::I64, 1)),
+            Some(VarType::Scalar(t)) => f.scalars.push((v, t)),
+            Some(VarType::Array(t, r)) if r >= 1 => f.arrays.push((v, t, r)),
+            Some(VarType::Iota) => {
+                f.arrays.push((v, PrimType::I64, 1));
+                f.iotas.push(v);
+            }
             Some(VarType::Acc(t, r, op)) if r >= 1 => {
                 if let Some(op) = &op {
                     crate::gen::check_lambda(op, "an accumulator's operator")?;
@@ -108,7 +117,7 @@ pub(crate) fn split_frees(
                         return Err("an accumulator whose operator has free variables".into());
                     }
                 }
-                accs.push((v, t, r, op))
+                f.accs.push((v, t, r, op))
             }
             _ => {
                 return Err(format!(
@@ -117,7 +126,7 @@ pub(crate) fn split_frees(
             }
         }
     }
-    Ok((scalars, arrays, accs))
+    Ok(f)
 }
 
 impl Gen<'_, '_> {
