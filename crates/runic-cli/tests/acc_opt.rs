@@ -344,27 +344,95 @@ fn gmm_q_adjoint_is_a_sum_over_points() {
     );
 }
 
+/// The top-level statement of `text` that binds `name`, up to the next one.
+fn statement_of<'a>(text: &'a str, name: &str) -> &'a str {
+    let start = text
+        .find(&format!("\n  let {{{name} :"))
+        .unwrap_or_else(|| panic!("no statement binds {name}:\n{text}"));
+    let rest = &text[start + 1..];
+    let end = rest[1..]
+        .find("\n  let ")
+        .or_else(|| rest.find("\n  in "))
+        .map_or(rest.len(), |e| e + 1);
+    &rest[..end]
+}
+
+/// The names an entry point's body returns (`in {a, b}` at its end).
+fn returned(text: &str) -> Vec<String> {
+    let last = text.rfind("\n  in {").expect("the body's result");
+    let inner = &text[last + 7..];
+    inner[..inner.find('}').unwrap()]
+        .split(", ")
+        .map(str::to_string)
+        .collect()
+}
+
+/// μ's adjoint in the gradient of `Σ_i Σ_k a_k ‖Q_k (x_i − μ_k)‖²` is, per point, the
+/// linear function `−Q_kᵀ·δ_ik` of the point's adjoint of the product, with the same
+/// coefficients `Q_k` for every point (runic-opt's `linear.rs`): the points' `δ_ik` are
+/// summed first and `Q_kᵀ` applied once per component after the sum. The map over the
+/// points stores two per-point arrays (`δ`, and `x − μ` for Q's adjoint), not a third of
+/// μ's adjoints.
+#[test]
+fn gmm_mean_adjoint_applies_q_after_the_sum() {
+    let ir = common::ir_after("acc-to-reduce", "gmm_quad");
+    let grad = entry_text(&ir, "quad_grad");
+    insta::assert_snapshot!(grad);
+    let points = grad
+        .lines()
+        .find(|l| l.contains("let {per_iter_"))
+        .expect("the map over the points");
+    let pat = &points[..points.find(" = map(").unwrap()];
+    assert_eq!(pat.matches("per_iter_").count(), 2, "{pat}");
+    let gmu = statement_of(grad, &returned(grad)[1]);
+    let last = gmu.lines().last().unwrap();
+    assert!(
+        last.contains(", acc_") && last.contains(", qs_"),
+        "a map over a sum and the matrices:\n{gmu}"
+    );
+    assert_eq!(gmu.matches("Mul(").count(), 1, "Q_kᵀ·Σδ:\n{gmu}");
+    assert_eq!(gmu.matches("Neg(").count(), 1, "{gmu}");
+    assert!(
+        !gmu.contains("per_iter_"),
+        "nothing per point after the sum:\n{gmu}"
+    );
+}
+
+/// When each point scales `Q_k` (by its first coordinate), `Q_kᵀ` differs from point to
+/// point and μ's per-point adjoint is summed as it is: no map over the components applies a
+/// product to a sum.
+#[test]
+fn per_point_coefficients_stay_inside_the_sum() {
+    let ir = common::ir_after("acc-to-reduce", "gmm_quad");
+    let grad = entry_text(&ir, "quad_scaled_grad");
+    assert!(!grad.contains("with_acc("), "{grad}");
+    let gmu = statement_of(grad, &returned(grad)[1]);
+    assert!(!gmu.contains("Mul("), "a plain sum:\n{gmu}");
+    assert!(gmu.contains("per_iter_"), "of the stored adjoints:\n{gmu}");
+}
+
 /// Every product of `tests/linalg/batched_matvec.fut` runs as a GEMM: the products
 /// (batch index in the middle of the nest), the energy's (taken out of the sum of
 /// squares), and in the gradient w.r.t. μ and Q the forward products (once: the primal's
 /// own run of them, whose value the gradient does not return, was read only by a map left
-/// with no results, and the last DCE removes both), `δ_k·Q_k` for μ's adjoint and
-/// `Σ_i δ_ik ⊗ (x_i − μ_k)` for Q's.
+/// with no results, and the last DCE removes both) and `Σ_i δ_ik ⊗ (x_i − μ_k)` for Q's
+/// adjoint (μ's is `Q_kᵀ·Σ_i δ_ik`, a product per component after the sum, not a GEMM).
 #[test]
 fn gmm_products_run_as_gemm() {
     let text = explain("tests/linalg/batched_matvec.fut");
     let per_entry: Vec<usize> = text.split("entry ").skip(1).map(gemms).collect();
-    assert_eq!(per_entry[..3], [1, 1, 3], "{text}");
+    assert_eq!(per_entry[..3], [1, 1, 2], "{text}");
 }
 
 /// The GMM application (`tests/apps/gmm.fut`, the benchmark's program): one batched
 /// product in the objective; in the gradient, the forward products once (reverse mode's
-/// second copy of them and of `x − μ` is reused), `δ_k·Q_k` and Q's adjoint.
+/// second copy of them and of `x − μ` is reused) and Q's adjoint (the means' adjoint
+/// applies `Q_kᵀ` to the sum over the points, once per component).
 #[test]
 fn gmm_app_runs_its_products_as_gemm_once() {
     let text = explain("tests/apps/gmm.fut");
     let per_entry: Vec<usize> = text.split("entry ").skip(1).map(gemms).collect();
-    assert_eq!(per_entry, [1, 3], "{text}");
+    assert_eq!(per_entry, [1, 2], "{text}");
 }
 
 /// `fuse-after-split`: maps that fission in `split-contractions` left beside the

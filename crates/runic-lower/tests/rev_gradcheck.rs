@@ -268,6 +268,25 @@ fn vectorised_operators() {
     check("scan (map2 (+))", &format!("{rows}def f (xs: []f64) = f64.sum (map (\\r -> r[0] * r[1] + r[2]) (scan (map2 (+)) (replicate 3 0) (rows xs)))"), -1.5, 1.5);
 }
 
+/// Means read by every point through a product with per-component matrices (the GMM's
+/// `Q_k·(x_i − μ_k)`): the accumulator optimisation sums the points' adjoints of the
+/// product before multiplying once by `Q_kᵀ` (runic-opt's linear tails), while `Q`'s
+/// adjoint stays a sum of outer products. Both build on values taken from `xs`.
+#[test]
+fn linear_tail_of_a_product_with_free_matrices() {
+    let matvec = "def matvec [m] [n] (a: [m][n]f64) (v: [n]f64) : [m]f64 = map (\\row -> f64.sum (map2 (*) row v)) a\n";
+    check(
+        "sum before Qᵀ",
+        &format!("{matvec}def f [n] (xs: [n]f64) =
+           let qs = tabulate_3d 2 3 3 (\\k i j -> xs[(k * 9 + i * 3 + j) % n] + f64.i64 (i - j))
+           let mus = tabulate_2d 2 3 (\\k j -> xs[(k * 3 + j + 1) % n] * 0.5)
+           let pts = tabulate_2d 4 3 (\\i j -> f64.sin (f64.i64 (i * 3 + j)))
+           in f64.sum (map (\\p -> f64.sum (map2 (\\q mu -> f64.sum (map (\\y -> y * y * y) (matvec q (map2 (-) p mu)))) qs mus)) pts)"),
+        -1.5,
+        1.5,
+    );
+}
+
 #[test]
 fn mjp_full_jacobian() {
     let src = "def g [n] (xs: [n]f64) : [n]f64 = map (\\i -> xs[i] * f64.sin xs[(i + 1) % n]) (iota n) |> scan (+) 0\n\

@@ -36,6 +36,7 @@
 //! as a graph network's) stay those of a smaller `with_acc` around the split map, which
 //! also returns the per-iteration values the sums read; anything else is left alone.
 
+use crate::linear;
 use runic_ir::traverse::{
     binders, for_each_body_mut, free_vars, iota_width, iotas, uses, walk_body_mut, Renamer,
 };
@@ -159,11 +160,17 @@ fn rewrite_with_acc(
     if !contraction || summed.iter().any(|a| used.contains(a)) {
         return None;
     }
+    let lam_params: Vec<VName> = f.params.iter().map(|p| p.name).collect();
+    let (rest, tails) = linear_tails(rest, &updates, &sources, &lam_params, ns);
     let bound = binders(&rest);
     let per_iter = |v: &VName| bound.contains(v) || params.contains_key(v);
     let mut needed: Vec<VName> = Vec::new();
     for src in &sources {
-        for v in src.reads() {
+        let reads = match src {
+            Source::Stacked(v) if tails.contains_key(v) => tails[v].frontier.clone(),
+            _ => src.reads(),
+        };
+        for v in reads {
             if per_iter(&v) && !needed.contains(&v) {
                 needed.push(v);
             }
@@ -190,12 +197,27 @@ fn rewrite_with_acc(
     let mut split = f.clone();
     split.body = rest;
     split.id = LamId::fresh();
+    let mut pat = map_stm.pat.clone();
+    let mut stacked: HashMap<VName, VName> = params.clone();
+    // A value the map already returns (stored for an earlier sum, when no `with_acc`
+    // stays around the map) is read from that result.
+    let computed: Vec<VName> = computed
+        .into_iter()
+        .filter(|v| {
+            let q = split.body.result.iter().position(|r| *r == SubExp::Var(*v));
+            match q.filter(|_| summed.len() == accs.len()) {
+                Some(q) => {
+                    stacked.insert(*v, pat[q].name);
+                    false
+                }
+                None => true,
+            }
+        })
+        .collect();
     for v in &computed {
         split.body.result.push(SubExp::Var(*v));
         split.ret.push(b.names.type_of(*v)?.clone());
     }
-    let mut pat = map_stm.pat.clone();
-    let mut stacked: HashMap<VName, VName> = params.clone();
     let mut per_iter_arrays = Vec::new();
     for v in &computed {
         let t = b.names.type_of(*v)?.clone().array_of(n.clone());
@@ -287,9 +309,14 @@ fn rewrite_with_acc(
             dest_is_zero: zeros.contains(&dest),
             elem,
         };
-        let total = match stacked_rows(&sum) {
-            Some(rows) => rows_or_columns(&mut b, &sum, rows),
-            None => nest(&mut b, &sum, Vec::new()).map(SubExp::Var),
+        let tail = match sum.updates.as_slice() {
+            [Source::Stacked(v)] => tails.get(v),
+            _ => None,
+        };
+        let total = match (tail, stacked_rows(&sum)) {
+            (Some(t), _) => tail_sum(&mut b, &sum, t),
+            (None, Some(rows)) => rows_or_columns(&mut b, &sum, rows),
+            (None, None) => nest(&mut b, &sum, Vec::new()).map(SubExp::Var),
         };
         b.let_pat(
             input_pats[k].to_vec(),
@@ -301,6 +328,73 @@ fn rewrite_with_acc(
         st.src = s.src.clone();
     }
     Some(out)
+}
+
+/// The stored per-iteration values that are linear functions of other values of the
+/// iteration, with coefficients the same in every iteration (`linear::tail`): each the
+/// only update of its accumulator and read by no other element code. The map's body
+/// (`rest`) is returned with the values those functions read returned by its inner maps.
+fn linear_tails(
+    mut rest: Body,
+    updates: &[&Update],
+    sources: &[Source],
+    params: &[VName],
+    ns: &mut NameSource,
+) -> (Body, HashMap<VName, linear::Tail>) {
+    let mut tails = HashMap::new();
+    let stored: HashSet<VName> = sources
+        .iter()
+        .filter(|s| !matches!(s, Source::Stacked(_)))
+        .flat_map(Source::reads)
+        .collect();
+    for (u, src) in updates.iter().zip(sources) {
+        let Source::Stacked(v) = src else {
+            continue;
+        };
+        let alone = updates.iter().filter(|w| w.acc == u.acc).count() == 1
+            && sources.iter().filter(|s| s.reads().contains(v)).count() == 1;
+        if !alone || params.contains(v) {
+            continue;
+        }
+        if let Some((body, t)) = linear::tail(&rest, params, &stored, *v, ns) {
+            rest = body;
+            tails.insert(*v, t);
+        }
+    }
+    (rest, tails)
+}
+
+/// `dest + L(Σ_b u_b…)` for a stored value `V_b = L(u_b…)`: each `u` summed over the
+/// iterations as a stored value of its own shape, `L` applied once to the sums.
+fn tail_sum(b: &mut Builder, sum: &Sum, tail: &linear::Tail) -> R<SubExp> {
+    let mut sums = Vec::new();
+    for u in &tail.frontier {
+        let src = Source::Stacked(*u);
+        let shape = match b.type_of(&SubExp::Var(*u))? {
+            Type::Array { shape, .. } => shape,
+            t => return Err(TypeError(format!("a linear tail's argument of type {t:?}"))),
+        };
+        let part = Sum {
+            n: sum.n.clone(),
+            iters: sum.iters,
+            shape,
+            updates: vec![&src],
+            stacked: sum.stacked,
+            dest: sum.dest,
+            dest_is_zero: true,
+            elem: sum.elem,
+        };
+        sums.push(rows_or_columns(b, &part, vec![sum.stacked[u]])?);
+    }
+    let value = b.inline(&tail.lam, &sums).remove(0);
+    if sum.dest_is_zero {
+        return Ok(value);
+    }
+    let t = Type::Array {
+        elem: sum.elem,
+        shape: sum.shape.clone(),
+    };
+    b.add_values(&t, SubExp::Var(sum.dest), value)
 }
 
 /// The map's body without the updates, how the elements of each update's `V` are
@@ -690,6 +784,11 @@ fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Sou
     l1.ret.remove(ri);
     let mut level = HashMap::new();
     for x in level_vals {
+        // A value the map already returns (a linear tail's argument) is not returned twice.
+        if let Some(q) = l1.body.result.iter().position(|r| *r == SubExp::Var(x)) {
+            level.insert(x, pat[q].name);
+            continue;
+        }
         let t = ns.type_of(x)?.clone();
         let p = Param {
             name: ns.fresh_typed("level", t.clone().array_of(w.clone())),
@@ -732,7 +831,7 @@ fn stacked_rows(sum: &Sum) -> Option<Vec<VName>> {
     sum.updates
         .iter()
         .map(|u| match u {
-            Source::Stacked(v) => Some(sum.stacked[v]),
+            Source::Stacked(v) => sum.stacked.get(v).copied(),
             Source::Inner { .. } => None,
         })
         .collect()

@@ -44,6 +44,7 @@ pub mod dce;
 pub mod fuse;
 pub mod hoist;
 pub mod iotas;
+mod linear;
 pub mod loop_kernels;
 mod reuse;
 pub mod simplify;
