@@ -200,11 +200,16 @@ fn rewrite_with_acc(
     let mut pat = map_stm.pat.clone();
     let mut stacked: HashMap<VName, VName> = params.clone();
     // A value the map already returns (stored for an earlier sum, when no `with_acc`
-    // stays around the map) is read from that result.
+    // stays around the map, and not updated in place after it) is read from that result.
+    let consumed_after: HashSet<VName> = body.stms[*m + 1..]
+        .iter()
+        .flat_map(|s| crate::simplify::consumed(&s.exp))
+        .collect();
     let computed: Vec<VName> = computed
         .into_iter()
         .filter(|v| {
             let q = split.body.result.iter().position(|r| *r == SubExp::Var(*v));
+            let q = q.filter(|&q| !consumed_after.contains(&pat[q].name));
             match q.filter(|_| summed.len() == accs.len()) {
                 Some(q) => {
                     stacked.insert(*v, pat[q].name);
@@ -694,6 +699,11 @@ fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Sou
         .stms
         .iter()
         .position(|s| s.pat.iter().any(|p| p.name == v))?;
+    let consumed: HashSet<VName> = rest
+        .stms
+        .iter()
+        .flat_map(|s| crate::simplify::consumed(&s.exp))
+        .collect();
     let Stm {
         pat,
         exp: Exp::Soac(Soac::Map { w, lam: l1, arrs }),
@@ -785,7 +795,8 @@ fn split_inner_map(rest: &mut Body, v: VName, ns: &mut NameSource) -> Option<Sou
     let mut level = HashMap::new();
     for x in level_vals {
         // A value the map already returns (a linear tail's argument) is not returned twice.
-        if let Some(q) = l1.body.result.iter().position(|r| *r == SubExp::Var(x)) {
+        let q = l1.body.result.iter().position(|r| *r == SubExp::Var(x));
+        if let Some(q) = q.filter(|&q| !consumed.contains(&pat[q].name)) {
             level.insert(x, pat[q].name);
             continue;
         }

@@ -57,6 +57,10 @@ pub(crate) fn tail(
             _ => None,
         }
     };
+    // The map returns the frontier: no statement may update it in place first.
+    if consumes_any(&body, &slice.frontier) {
+        return None;
+    }
     let whole = dims(v)?;
     for f in &slice.frontier {
         let mut left = whole.clone();
@@ -91,6 +95,15 @@ pub(crate) fn tail(
             lam,
         },
     ))
+}
+
+/// Whether a statement of `body` updates one of `vs` in place.
+fn consumes_any(body: &Body, vs: &[VName]) -> bool {
+    body.stms.iter().any(|s| {
+        crate::simplify::consumed(&s.exp)
+            .iter()
+            .any(|c| vs.contains(c))
+    })
 }
 
 /// Whether a reduction is among `stms`, at any depth.
@@ -296,7 +309,9 @@ fn map_step(
         .collect();
     // Returning a value per element costs a store and its sum: worth it only when the
     // linear part has sums of its own, not for elementwise arithmetic.
-    if sl.frontier.iter().any(|f| bound_inside.contains(f)) && !has_sum(&sl.stms) {
+    if sl.frontier.iter().any(|f| bound_inside.contains(f)) && !has_sum(&sl.stms)
+        || consumes_any(&inner, &sl.frontier)
+    {
         return None;
     }
     let (mut operands, mut exported) = (Vec::new(), Vec::new());

@@ -76,7 +76,7 @@ fn compose_rearranges(s: &mut Stm, defs: &mut HashMap<VName, (Vec<usize>, VName)
 }
 
 /// The arrays an expression may update in place (after it, they cannot be read).
-fn consumed(e: &Exp) -> Vec<VName> {
+pub(crate) fn consumed(e: &Exp) -> Vec<VName> {
     match e {
         Exp::Basic(BasicOp::Update(a, _, _)) => vec![*a],
         Exp::Soac(Soac::Scatter { dests, .. }) | Exp::Soac(Soac::Hist { dests, .. }) => {
