@@ -192,6 +192,10 @@ fn slice(
         }
     }
     steps.sort_by_key(|(at, _)| *at);
+    // A map's result the slice stops at may be reached both as a value and as one the
+    // map returns for a slice inside it.
+    let mut once = HashSet::new();
+    frontier.retain(|f| once.insert(*f));
     Some(Slice {
         frontier,
         stms: steps.into_iter().map(|(_, s)| s).collect(),
