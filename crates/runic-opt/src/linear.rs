@@ -79,15 +79,7 @@ pub(crate) fn tail(
             })
         })
         .collect::<Option<Vec<_>>>()?;
-    let ret = vec![ns.type_of(v)?.clone()];
-    let lam = Lambda::new(
-        lam_params,
-        Body {
-            stms: slice.stms,
-            result: vec![SubExp::Var(v)],
-        },
-        ret,
-    );
+    let lam = lambda_of(lam_params, slice.stms, v, ns.type_of(v)?.clone());
     Some((
         body,
         Tail {
@@ -95,6 +87,15 @@ pub(crate) fn tail(
             lam,
         },
     ))
+}
+
+/// `\params… -> stms; r`, of result type `ret`.
+fn lambda_of(params: Vec<Param>, stms: Vec<Stm>, r: VName, ret: Type) -> Lambda {
+    let body = Body {
+        stms,
+        result: vec![SubExp::Var(r)],
+    };
+    Lambda::new(params, body, vec![ret])
 }
 
 /// Whether a statement of `body` updates one of `vs` in place.
@@ -355,15 +356,7 @@ fn map_step(
     if l_arrs.is_empty() {
         return None;
     }
-    let ret = vec![lam.ret[out].clone()];
-    let l = Lambda::new(
-        l_params,
-        Body {
-            stms: sl.stms,
-            result: vec![SubExp::Var(r)],
-        },
-        ret,
-    );
+    let l = lambda_of(l_params, sl.stms, r, lam.ret[out].clone());
     let stm = Stm {
         pat: vec![s.pat[out].clone()],
         exp: Exp::Soac(Soac::Map {
@@ -463,14 +456,7 @@ fn sum_step(s: &Stm, vary: &HashSet<VName>, ns: &mut NameSource) -> Option<Step>
     if l_arrs.is_empty() {
         return None;
     }
-    let l = Lambda::new(
-        l_params,
-        Body {
-            stms: sl.stms,
-            result: vec![SubExp::Var(r)],
-        },
-        pre.ret.clone(),
-    );
+    let l = lambda_of(l_params, sl.stms, r, pre.ret[0].clone());
     Some(Step {
         stm: Stm {
             pat: s.pat.clone(),
