@@ -476,6 +476,19 @@ impl Gen<'_, '_> {
                 };
                 return Some(self.b.ins().bitcast(it, MemFlagsData::new(), x));
             }
+            // An `f32` function on one lane of the SIMD code's `f32` polynomials (see
+            // `simd::math32`); a call to a shim would clobber every vector register around it.
+            UnOp::Exp | UnOp::Log | UnOp::Tanh if t == PrimType::F32 => {
+                let b = &mut self.b;
+                let lanes = b.ins().splat(types::F32X4, x);
+                let r = match op {
+                    UnOp::Exp => crate::simd::exp_f32(b, lanes),
+                    UnOp::Log => crate::simd::log_f32(b, lanes),
+                    _ => crate::simd::tanh_f32(b, lanes),
+                };
+                let r = b.ins().extractlane(r, 0);
+                return Some(pinned(b, r));
+            }
             _ => {}
         }
         // runic_prim computes in f64 and rounds to the operand type: do the same.
@@ -498,12 +511,11 @@ impl Gen<'_, '_> {
             UnOp::Floor => b.ins().floor(px),
             UnOp::Trunc => b.ins().trunc(px),
             UnOp::Round => b.ins().nearest(px),
-            // The SIMD code's polynomials on one lane (≤ 1 ulp from std in f64; f32 rounds
-            // that): a call to the shim would clobber every vector register around it.
+            // The SIMD code's polynomials on one lane (≤ 1 ulp from std in f64): a call to
+            // the shim would clobber every vector register around it.
             UnOp::Exp | UnOp::Log | UnOp::Tanh => {
                 let lanes = b.ins().splat(types::F64X2, px);
                 let r = match op {
-                    UnOp::Exp if t == PrimType::F32 => crate::simd::exp_of_f32(b, lanes),
                     UnOp::Exp => crate::simd::exp_f64(b, lanes),
                     UnOp::Log => crate::simd::log_f64(b, lanes),
                     _ => crate::simd::tanh_f64(b, lanes),

@@ -13,22 +13,19 @@
 //! Arithmetic, comparisons, `min`/`max`, `sqrt` and rounding give exactly `runic_prim`'s
 //! results (a group of lanes where `min`/`max` would have to choose between `0` and `-0`
 //! leaves the vector loop, so the scalar code decides those as it always does). `exp`,
-//! `log` and `tanh` are polynomials in `f64` lanes ([`exp_f64`], [`log_f64`], [`tanh_f64`]),
-//! evaluated with fused multiply-adds where the host has them (so their last bit may differ
-//! between hosts with and without FMA, within the bounds below);
-//! `f32` lanes are widened, computed in `f64` and rounded once, as `runic_prim` computes
-//! `f32` functions, so `f32` results are the correctly rounded value of an `f64` result at
-//! most a few ulp from std's, which rounds to the same `f32` for all but about one input in
-//! 10⁷. Measured against std over 8·10⁵ random inputs per function and edge cases (tests in
-//! `tests/simd.rs`): `exp` ≤ 1 ulp, `log` ≤ 1 ulp, `tanh` ≤ 4 ulp in `f64`; special values
-//! (±inf, 0, NaN, overflow, underflow, subnormals) as std gives them.
+//! `log` and `tanh` are polynomials, evaluated with fused multiply-adds where the host has
+//! them (so their last bit may differ between hosts with and without FMA, within the
+//! bounds below). On `f64` lanes ([`exp_f64`], [`log_f64`], [`tanh_f64`]) they are within
+//! 1, 1 and 4 ulp of std's; on `f32` lanes they are computed in `f32` (module `math32`),
+//! within 1, 1 and 2 ulp of the correctly rounded result that `runic_prim` gives (it
+//! computes in `f64` and rounds), where widening to `f64` took twice the time. Measured
+//! over random inputs and edge cases in `tests/simd.rs`; special values (±inf, 0, NaN,
+//! overflow, underflow, subnormals) are std's and `runic_prim`'s exactly.
 
 use crate::gen::ba;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
-use cranelift_codegen::ir::{
-    types, ConstantData, Endianness, InstBuilder, MemFlagsData, Type as CType, Value,
-};
+use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Type as CType, Value};
 use cranelift_frontend::FunctionBuilder;
 use runic_ir::*;
 use std::collections::HashMap;
@@ -36,7 +33,9 @@ use std::collections::HashMap;
 type R<T> = Result<T, String>;
 
 mod fold;
+mod math32;
 pub(crate) use fold::{vector_fold, Fold};
+pub(crate) use math32::{exp_f32, log_f32, tanh_f32};
 
 /// Whether SIMD code is generated: the host has 128-bit float vectors with the rounding
 /// instructions (SSE4.1 on x86_64, NEON on aarch64), and `RUNIC_SIMD` is not `0`.
@@ -271,6 +270,25 @@ fn splat_f64(b: &mut FunctionBuilder, x: f64) -> Value {
     b.ins().splat(types::F64X2, c)
 }
 
+fn splat_f32(b: &mut FunctionBuilder, x: f32) -> Value {
+    let c = b.ins().f32const(Ieee32::with_bits(x.to_bits()));
+    b.ins().splat(types::F32X4, c)
+}
+
+/// `x` in every lane of a float vector of type `ty` (`F32X4`: rounded to `f32`).
+fn splat_as(b: &mut FunctionBuilder, ty: CType, x: f64) -> Value {
+    if ty == types::F32X4 {
+        splat_f32(b, x as f32)
+    } else {
+        splat_f64(b, x)
+    }
+}
+
+fn splat_i32(b: &mut FunctionBuilder, x: i32) -> Value {
+    let c = b.ins().iconst(types::I32, x as i64);
+    b.ins().splat(types::I32X4, c)
+}
+
 fn splat_i64(b: &mut FunctionBuilder, x: i64) -> Value {
     let c = b.ins().iconst(types::I64, x);
     b.ins().splat(types::I64X2, c)
@@ -293,13 +311,14 @@ fn select(b: &mut FunctionBuilder, m: Value, x: Value, y: Value) -> Value {
 /// that the dependency chain is logarithmic in the degree (Horner's is linear, and latency
 /// bound in a loop of one vector per iteration).
 fn horner(b: &mut FunctionBuilder, r: Value, c: &[f64]) -> Value {
+    let ty = b.func.dfg.value_type(r);
     let mut terms: Vec<Value> = c
         .chunks(2)
         .map(|pair| {
-            let c0 = splat_f64(b, pair[0]);
+            let c0 = splat_as(b, ty, pair[0]);
             match pair.get(1) {
                 Some(&k1) => {
-                    let c1 = splat_f64(b, k1);
+                    let c1 = splat_as(b, ty, k1);
                     mul_add(b, c1, r, c0)
                 }
                 None => c0,
@@ -395,7 +414,8 @@ fn reduce_exp(b: &mut FunctionBuilder, x: Value) -> (Value, Value, Value) {
 /// blend each side (`fmin`/`fmax` propagate NaNs in a dozen instructions, and every caller
 /// restores a NaN argument at the end anyway).
 fn clamp(b: &mut FunctionBuilder, x: Value, lo: f64, hi: f64) -> Value {
-    let lo = splat_f64(b, lo);
+    let ty = b.func.dfg.value_type(x);
+    let lo = splat_as(b, ty, lo);
     let below = b.ins().fcmp(FloatCC::LessThan, x, lo);
     let x = select(b, below, lo, x);
     at_most(b, x, hi)
@@ -403,7 +423,8 @@ fn clamp(b: &mut FunctionBuilder, x: Value, lo: f64, hi: f64) -> Value {
 
 /// `x` limited to at most `hi` lane by lane, a NaN left as it is (see [`clamp`]).
 fn at_most(b: &mut FunctionBuilder, x: Value, hi: f64) -> Value {
-    let hi = splat_f64(b, hi);
+    let ty = b.func.dfg.value_type(x);
+    let hi = splat_as(b, ty, hi);
     let above = b.ins().fcmp(FloatCC::GreaterThan, x, hi);
     select(b, above, hi, x)
 }
@@ -425,21 +446,6 @@ pub(crate) fn exp_f64(b: &mut FunctionBuilder, x: Value) -> Value {
     let s2 = pow2(b, n2);
     let r = b.ins().fmul(p, s1);
     let r = b.ins().fmul(r, s2);
-    let nan = b.ins().fcmp(FloatCC::NotEqual, x, x);
-    select(b, nan, x, r)
-}
-
-/// [`exp_f64`] of `f64` lanes widened from `f32`, to be rounded to `f32`: the same value
-/// wherever it can matter, with less work. Past `[-104, 89]` the `f32` result is 0 or
-/// `inf` whatever the `f64` one, so the argument is clamped there; then `2^n` (n in
-/// [-150, 129]) is one normal factor and `p·2^n` is exact, as the two factors are.
-pub(crate) fn exp_of_f32(b: &mut FunctionBuilder, x: Value) -> Value {
-    let xc = clamp(b, x, -104.0, 89.0);
-    let (n, _, q) = reduce_exp(b, xc);
-    let one = splat_f64(b, 1.0);
-    let p = b.ins().fadd(q, one);
-    let s = pow2(b, n);
-    let r = b.ins().fmul(p, s);
     let nan = b.ins().fcmp(FloatCC::NotEqual, x, x);
     select(b, nan, x, r)
 }
@@ -547,25 +553,6 @@ pub(crate) fn tanh_f64(b: &mut FunctionBuilder, x: Value) -> Value {
     let r = vcast(b, types::F64X2, r);
     let isnan = b.ins().fcmp(FloatCC::NotEqual, x, x);
     select(b, isnan, x, r)
-}
-
-/// `f` on `F32X4` lanes: each half widened to `f64`, computed and rounded back once.
-fn on_f32(b: &mut FunctionBuilder, x: Value, f: fn(&mut FunctionBuilder, Value) -> Value) -> Value {
-    let lo = b.ins().fvpromote_low(x);
-    let bytes = vcast(b, types::I8X16, x);
-    let hi_first: Vec<u8> = (8..16).chain(0..8).collect();
-    let imm = b.func.dfg.immediates.push(ConstantData::from(hi_first));
-    let swapped = b.ins().shuffle(bytes, bytes, imm);
-    let swapped = vcast(b, types::F32X4, swapped);
-    let hi = b.ins().fvpromote_low(swapped);
-    let (rl, rh) = (f(b, lo), f(b, hi));
-    let dl = b.ins().fvdemote(rl);
-    let dh = b.ins().fvdemote(rh);
-    let (bl, bh) = (vcast(b, types::I8X16, dl), vcast(b, types::I8X16, dh));
-    let join: Vec<u8> = (0..8).chain(16..24).collect();
-    let imm = b.func.dfg.immediates.push(ConstantData::from(join));
-    let r = b.ins().shuffle(bl, bh, imm);
-    vcast(b, types::F32X4, r)
 }
 
 /// A value in lanes: `T` lanes, or a lane mask (all ones: true) of the same width.
@@ -808,11 +795,12 @@ impl<'a, 'b> VGen<'a, 'b> {
 
     fn unop(&mut self, op: UnOp, x: V) -> R<V> {
         let f32 = self.plan.elem == PrimType::F32;
-        let math = |f: fn(&mut FunctionBuilder, Value) -> Value, b: &mut FunctionBuilder| {
+        type Math = fn(&mut FunctionBuilder, Value) -> Value;
+        let math = |f32_lanes: Math, f64_lanes: Math, b: &mut FunctionBuilder| {
             if f32 {
-                on_f32(b, x.v, f)
+                f32_lanes(b, x.v)
             } else {
-                f(b, x.v)
+                f64_lanes(b, x.v)
             }
         };
         let b = &mut self.b;
@@ -842,10 +830,9 @@ impl<'a, 'b> VGen<'a, 'b> {
                 let one = self.konst(Prim::float(self.plan.elem, 1.0))?.v;
                 self.b.ins().fdiv(one, x.v)
             }
-            UnOp::Exp if f32 => on_f32(b, x.v, exp_of_f32),
-            UnOp::Exp => math(exp_f64, b),
-            UnOp::Log => math(log_f64, b),
-            UnOp::Tanh => math(tanh_f64, b),
+            UnOp::Exp => math(exp_f32, exp_f64, b),
+            UnOp::Log => math(log_f32, log_f64, b),
+            UnOp::Tanh => math(tanh_f32, tanh_f64, b),
             _ => return Err("internal error: a unary operation".into()),
         };
         Ok(self.lanes(r))
