@@ -393,6 +393,44 @@ fn bench_profile_gives_a_products_shape() {
     assert!(product.contains("2×3 · 3×2"), "{product}");
 }
 
+/// With sizes known only at run time, the column `c` of `transpose b` is checked against
+/// the row's length in the lambda: the product still runs as a GEMM (once, the whole
+/// column's length checked; it ran element by element in the evaluator, 70 times slower,
+/// when the check was read as one of a row), and a mismatch still fails with the
+/// program's shape error.
+#[test]
+fn products_of_columns_with_unknown_sizes_run_as_gemms() {
+    let prog = "-- ==\n-- input { [[1f32, 2f32, 3f32], [4f32, 5f32, 6f32]] [[1f32, 0f32], [0f32, 1f32], [1f32, 1f32]] }\n\
+                -- output { [[4f32, 5f32], [10f32, 11f32]] }\n\
+                entry main (a: [][]f32) (b: [][]f32) : [][]f32 =\n\
+                map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose b)) a\n";
+    let d = dir_with(&[("p.fut", prog)]);
+    let o = runic(
+        &d,
+        &["bench", "--profile", "-r", "2", "--min-time=0", "p.fut"],
+        "",
+    );
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let product = o
+        .stdout
+        .lines()
+        .find(|l| l.contains("a matrix product"))
+        .unwrap_or_else(|| panic!("no product line: {}", o.stdout));
+    assert!(product.contains("2×3 · 3×2"), "{product}");
+    let o = runic(&d, &["test", "p.fut"], "");
+    assert_eq!(o.status, 0, "{}{}", o.stdout, o.stderr);
+    let mismatched = "[[1f32, 2f32, 3f32]] [[1f32, 0f32], [0f32, 1f32]]";
+    for backend in ["interp", "ir"] {
+        let o = runic(&d, &["run", "--backend", backend, "p.fut"], mismatched);
+        assert_eq!(o.status, 1, "{backend}: {}", o.stdout);
+        assert!(
+            o.stderr.contains("cannot match shape of type \"[3]f32\""),
+            "{backend}: {}",
+            o.stderr
+        );
+    }
+}
+
 /// `bench --profile` lists, after each dataset, the SOACs that took the time, with their
 /// location and how the executor runs them.
 #[test]

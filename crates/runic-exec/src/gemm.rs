@@ -70,6 +70,13 @@ impl Operand {
 
     /// The operand's next dimension subscripted by `sub`: the first one a slice kept, or
     /// else the one after those subscripted so far.
+    /// The dimension of `arr` that is the first of this slice's (a row's length is the
+    /// array's next dimension; a column's, `a[:, j]`, is the one it keeps whole).
+    fn checked_dim(&self) -> usize {
+        let open = self.subs.iter().position(|s| matches!(s, Sub::Open));
+        open.unwrap_or(self.subs.len())
+    }
+
     fn subscript(&mut self, sub: Sub) {
         match self.subs.iter_mut().find(|s| matches!(s, Sub::Open)) {
             Some(open) => *open = sub,
@@ -354,7 +361,7 @@ fn plain_stm(
             let (Some(Sym::Part(o)), [d]) = (env.get(arr), shape.as_slice()) else {
                 return None;
             };
-            checks.push((o.arr, o.subs.len(), d.clone()));
+            checks.push((o.arr, o.checked_dim(), d.clone()));
         }
         Exp::Basic(BasicOp::Index(base, idx)) => {
             let (mut o, whole_array) = match env.get(base) {
