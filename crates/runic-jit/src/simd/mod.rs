@@ -19,8 +19,9 @@
 //! 1, 1 and 4 ulp of std's; on `f32` lanes they are computed in `f32` (module `math32`),
 //! within 1, 1 and 2 ulp of the correctly rounded result that `runic_prim` gives (it
 //! computes in `f64` and rounds), where widening to `f64` took twice the time. Measured
-//! over random inputs and edge cases in `tests/simd.rs`; special values (±inf, 0, NaN,
-//! overflow, underflow, subnormals) are std's and `runic_prim`'s exactly.
+//! over random inputs and edge cases in `tests/simd.rs` (on hosts with FMA; without, each
+//! polynomial step rounds twice); special values (±inf, 0, NaN, overflow, underflow,
+//! subnormals) are std's and `runic_prim`'s exactly.
 
 use crate::gen::ba;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
