@@ -205,11 +205,19 @@ pub(super) fn call<'a>(
             let xs = args[1].clone();
             let n = outer(l, &xs, span)?;
             let is = l.iota(n.clone());
-            // Row i of the result is row (i + r) mod n (no rows, no division).
+            // Row i of the result is row (i + r) mod n: with r reduced into [0, n) once
+            // (modulo max(n, 1): no rows, no division by zero), i + r wraps at most once,
+            // and the rows need a comparison instead of a 64-bit division each (which made
+            // a rotated vector cost 11 ns an element).
+            let one = SubExp::Const(runic_prim::Prim::I64(1));
+            let n1 = l.b().op2(BinOp::Max, n.clone(), one)?;
+            let r = l.b().op2(BinOp::Mod, r, n1)?;
             l.soac_map_with(&[is], span, |l, iv| {
                 let (i, _) = l.prim_leaf(&iv[0], span)?;
                 let j = l.b().add_(i, r)?;
-                let src = l.b().op2(BinOp::Mod, j, n)?;
+                let past = l.b().op2(BinOp::Ge, j.clone(), n.clone())?;
+                let wrapped = l.b().sub_(j.clone(), n.clone())?;
+                let src = l.b().select(past, wrapped, j)?;
                 l.index_val(&xs, &[DimIndex::Fix(src)], span)
             })
         }
