@@ -23,8 +23,18 @@ fn extract(
         return Ok(Val::Prim(arr.data.get(off)));
     }
     let shape = sel.result_shape();
-    // A strided slice of a vector (`xs[::-1]`, used by reverse-mode AD): a typed copy.
     if let (Some((start, count, stride)), 1) = (sel.outer_slice(), inner) {
+        // A run of a vector (`xs[1:]`): a view or one copy, without listing its offsets
+        // (a copy element by element cost 2 ns an element).
+        if stride == 1 && count > 0 {
+            let first = start as usize;
+            let data = match view(first, count) {
+                Some(b) => b,
+                None => crate::out::slice(&arr.data, first, count).map_err(|e| e.message)?,
+            };
+            return Ok(crate::value::arr(shape, data));
+        }
+        // A strided slice (`xs[::-1]`, used by reverse-mode AD): a typed copy.
         let data = arr.data.strided(start, count, stride);
         return Ok(crate::value::arr(shape, data));
     }
@@ -221,6 +231,53 @@ mod tests {
             panic!("an array");
         };
         assert_eq!((f.shape.clone(), f.data.len()), (vec![0, 2, 2], 0));
+    }
+
+    /// A run of a vector (`xs[1:]`) is one block: a view when large and allowed, else one
+    /// copy; a strided run is still gathered. (It was copied element by element.)
+    #[test]
+    fn runs_of_vectors_are_views_or_one_copy() {
+        let n = 2 * VIEW_MIN_ELEMS;
+        let a = rows(vec![n]);
+        let tail = [slice(1, n as i64)];
+        for may_view in [true, false] {
+            let Ok(Val::Arr(t)) = index_shared(&a, &tail, || may_view) else {
+                panic!("an array");
+            };
+            let Buffer::F32(v) = &t.data else {
+                panic!("f32")
+            };
+            assert_eq!(v.is_borrowed(), may_view);
+            assert_eq!(t.shape, vec![n - 1]);
+            assert_eq!((v[0], v[n - 2]), (1.0, (n - 1) as f32));
+        }
+        // Short runs, the last element alone, and every other element.
+        let Ok(Val::Arr(t)) = index(&a, &[slice(5, 8)]) else {
+            panic!("an array");
+        };
+        let Buffer::F32(v) = &t.data else {
+            panic!("f32")
+        };
+        assert_eq!(&v[..], &[5.0, 6.0, 7.0]);
+        let Ok(Val::Arr(t)) = index(&a, &[slice(n as i64 - 1, n as i64)]) else {
+            panic!("an array");
+        };
+        assert_eq!(
+            (t.shape.clone(), t.data.get(0)),
+            (vec![1], Prim::F32((n - 1) as f32))
+        );
+        let every_other = DimVal::Slice {
+            start: Some(1),
+            end: Some(7),
+            stride: Some(2),
+        };
+        let Ok(Val::Arr(t)) = index(&a, &[every_other]) else {
+            panic!("an array");
+        };
+        let Buffer::F32(v) = &t.data else {
+            panic!("f32")
+        };
+        assert_eq!(&v[..], &[1.0, 3.0, 5.0]);
     }
 
     /// A row of a large array that nothing updates in place is read in place; writes to
