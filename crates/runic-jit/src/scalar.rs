@@ -477,14 +477,14 @@ impl Gen<'_, '_> {
                 return Some(self.b.ins().bitcast(it, MemFlagsData::new(), x));
             }
             // An `f32` function on one lane of the SIMD code's `f32` polynomials (see
-            // `simd::math32`); a call to a shim would clobber every vector register around it.
+            // `simd::math`); a call to a shim would clobber every vector register around it.
             UnOp::Exp | UnOp::Log | UnOp::Tanh if t == PrimType::F32 => {
                 let b = &mut self.b;
                 let lanes = b.ins().splat(types::F32X4, x);
                 let r = match op {
-                    UnOp::Exp => crate::simd::exp_f32(b, lanes),
-                    UnOp::Log => crate::simd::log_f32(b, lanes),
-                    _ => crate::simd::tanh_f32(b, lanes),
+                    UnOp::Exp => crate::simd::exp(b, lanes),
+                    UnOp::Log => crate::simd::log(b, lanes),
+                    _ => crate::simd::tanh(b, lanes),
                 };
                 let r = b.ins().extractlane(r, 0);
                 return Some(pinned(b, r));
@@ -516,9 +516,9 @@ impl Gen<'_, '_> {
             UnOp::Exp | UnOp::Log | UnOp::Tanh => {
                 let lanes = b.ins().splat(types::F64X2, px);
                 let r = match op {
-                    UnOp::Exp => crate::simd::exp_f64(b, lanes),
-                    UnOp::Log => crate::simd::log_f64(b, lanes),
-                    _ => crate::simd::tanh_f64(b, lanes),
+                    UnOp::Exp => crate::simd::exp(b, lanes),
+                    UnOp::Log => crate::simd::log(b, lanes),
+                    _ => crate::simd::tanh(b, lanes),
                 };
                 let r = b.ins().extractlane(r, 0);
                 pinned(b, r)

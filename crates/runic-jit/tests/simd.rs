@@ -190,7 +190,7 @@ fn max_f32_ulps(op: UnOp, xs: &[f64], got: &[f64]) -> u32 {
     worst
 }
 
-/// `f32` lanes compute `exp`, `log` and `tanh` in `f32` (`simd::math32`), in the vector
+/// `f32` lanes compute `exp`, `log` and `tanh` in `f32` (`simd::math`), in the vector
 /// loop and, one lane at a time, in the scalar code (a lambda with an `i32` parameter is
 /// not vectorised): within 1, 1 and 2 ulp of the correctly rounded result.
 #[test]

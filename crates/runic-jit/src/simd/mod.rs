@@ -15,10 +15,11 @@
 //! leaves the vector loop, so the scalar code decides those as it always does). `exp`,
 //! `log` and `tanh` are polynomials, evaluated with fused multiply-adds where the host has
 //! them (so their last bit may differ between hosts with and without FMA, within the
-//! bounds below). On `f64` lanes ([`exp_f64`], [`log_f64`], [`tanh_f64`]) they are within
-//! 1, 1 and 4 ulp of std's; on `f32` lanes they are computed in `f32` (module `math32`),
-//! within 1, 1 and 2 ulp of the correctly rounded result that `runic_prim` gives (it
-//! computes in `f64` and rounds), where widening to `f64` took twice the time. Measured
+//! bounds below); one algorithm for both lane types (module `math`: [`exp`], [`log`],
+//! [`tanh`]). On `f64` lanes they are within 1, 1 and 4 ulp of std's; on `f32` lanes they
+//! are computed in `f32`, within 1, 1 and 2 ulp of the correctly rounded result that
+//! `runic_prim` gives (it computes in `f64` and rounds), where widening to `f64` took
+//! twice the time. Measured
 //! over random inputs and edge cases in `tests/simd.rs` (on hosts with FMA; without, each
 //! polynomial step rounds twice); special values (±inf, 0, NaN, overflow, underflow,
 //! subnormals) are std's and `runic_prim`'s exactly.
@@ -34,9 +35,9 @@ use std::collections::HashMap;
 type R<T> = Result<T, String>;
 
 mod fold;
-mod math32;
+mod math;
 pub(crate) use fold::{vector_fold, Fold};
-pub(crate) use math32::{exp_f32, log_f32, tanh_f32};
+pub(crate) use math::{exp, log, tanh};
 
 /// Whether SIMD code is generated: the host has 128-bit float vectors with the rounding
 /// instructions (SSE4.1 on x86_64, NEON on aarch64), and `RUNIC_SIMD` is not `0`.
@@ -285,16 +286,6 @@ fn splat_as(b: &mut FunctionBuilder, ty: CType, x: f64) -> Value {
     }
 }
 
-fn splat_i32(b: &mut FunctionBuilder, x: i32) -> Value {
-    let c = b.ins().iconst(types::I32, x as i64);
-    b.ins().splat(types::I32X4, c)
-}
-
-fn splat_i64(b: &mut FunctionBuilder, x: i64) -> Value {
-    let c = b.ins().iconst(types::I64, x);
-    b.ins().splat(types::I64X2, c)
-}
-
 /// `m ? x : y` lane by lane (`m`: all ones or all zeros per lane, of any vector type).
 fn select(b: &mut FunctionBuilder, m: Value, x: Value, y: Value) -> Value {
     let ty = b.func.dfg.value_type(x);
@@ -306,254 +297,6 @@ fn select(b: &mut FunctionBuilder, m: Value, x: Value, y: Value) -> Value {
     let (m, xi, yi) = (vcast(b, it, m), vcast(b, it, x), vcast(b, it, y));
     let r = b.ins().bitselect(m, xi, yi);
     vcast(b, ty, r)
-}
-
-/// `Σ c[k]·r^k`, by Estrin's scheme: pairs `c[2k] + c[2k+1]·r` combined with r², r⁴, …, so
-/// that the dependency chain is logarithmic in the degree (Horner's is linear, and latency
-/// bound in a loop of one vector per iteration).
-fn horner(b: &mut FunctionBuilder, r: Value, c: &[f64]) -> Value {
-    let ty = b.func.dfg.value_type(r);
-    let mut terms: Vec<Value> = c
-        .chunks(2)
-        .map(|pair| {
-            let c0 = splat_as(b, ty, pair[0]);
-            match pair.get(1) {
-                Some(&k1) => {
-                    let c1 = splat_as(b, ty, k1);
-                    mul_add(b, c1, r, c0)
-                }
-                None => c0,
-            }
-        })
-        .collect();
-    let mut pow = b.ins().fmul(r, r);
-    while terms.len() > 1 {
-        terms = terms
-            .chunks(2)
-            .map(|pair| match pair {
-                [lo, hi] => mul_add(b, *hi, pow, *lo),
-                _ => pair[0],
-            })
-            .collect();
-        if terms.len() > 1 {
-            pow = b.ins().fmul(pow, pow);
-        }
-    }
-    terms[0]
-}
-
-/// Whether the host fuses multiply-adds (FMA3 on x86_64; always on aarch64), which halves
-/// the instructions of a polynomial.
-fn has_fma() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        cfg!(target_arch = "aarch64")
-    }
-}
-
-/// `a·x + c` lane by lane: one fused multiply-add where the host has them (rounded once:
-/// the polynomials stay within their error bounds either way, a little closer with it).
-fn mul_add(b: &mut FunctionBuilder, a: Value, x: Value, c: Value) -> Value {
-    if has_fma() {
-        b.ins().fma(a, x, c)
-    } else {
-        let t = b.ins().fmul(a, x);
-        b.ins().fadd(c, t)
-    }
-}
-
-/// ln 2 split in a high part whose products with integers below 2¹¹ are exact and a low part.
-const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
-const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
-
-/// 1/(k+1)! for k = 0..=12: `e^r − 1 = r · Σ r^k/(k+1)!`, truncated where the next term is
-/// below 2⁻⁵⁸ for |r| ≤ ln2/2.
-const EXPM1_C: [f64; 13] = {
-    let mut c = [0.0; 13];
-    let mut f = 1.0;
-    let mut k = 0;
-    while k < 13 {
-        f *= (k + 1) as f64;
-        c[k] = 1.0 / f;
-        k += 1;
-    }
-    c
-};
-
-/// 2^k for lanes holding integers k in [-1022, 1023]: the bits of `k + 1023` moved into the
-/// exponent (added to 2⁵² so that they are the low bits of the mantissa first).
-fn pow2(b: &mut FunctionBuilder, k: Value) -> Value {
-    let bias = splat_f64(b, 4_503_599_627_370_496.0 + 1023.0);
-    let kb = b.ins().fadd(k, bias);
-    let bits = vcast(b, types::I64X2, kb);
-    let sh = b.ins().ishl_imm_u(bits, 52);
-    vcast(b, types::F64X2, sh)
-}
-
-/// `x = n·ln2 + r` with n an integer (in float lanes) and |r| ≤ ln2/2 (plus rounding);
-/// returns `(n, r, e^r − 1)`.
-fn reduce_exp(b: &mut FunctionBuilder, x: Value) -> (Value, Value, Value) {
-    let log2e = splat_f64(b, std::f64::consts::LOG2_E);
-    let xl = b.ins().fmul(x, log2e);
-    let n = b.ins().nearest(xl);
-    let hi = splat_f64(b, LN2_HI);
-    let lo = splat_f64(b, LN2_LO);
-    let nh = b.ins().fmul(n, hi);
-    let nl = b.ins().fmul(n, lo);
-    let r0 = b.ins().fsub(x, nh);
-    let r = b.ins().fsub(r0, nl);
-    let p = horner(b, r, &EXPM1_C);
-    let q = b.ins().fmul(r, p);
-    (n, r, q)
-}
-
-/// `x` limited to `[lo, hi]` lane by lane, a NaN left as it is: a comparison and a
-/// blend each side (`fmin`/`fmax` propagate NaNs in a dozen instructions, and every caller
-/// restores a NaN argument at the end anyway).
-fn clamp(b: &mut FunctionBuilder, x: Value, lo: f64, hi: f64) -> Value {
-    let ty = b.func.dfg.value_type(x);
-    let lo = splat_as(b, ty, lo);
-    let below = b.ins().fcmp(FloatCC::LessThan, x, lo);
-    let x = select(b, below, lo, x);
-    at_most(b, x, hi)
-}
-
-/// `x` limited to at most `hi` lane by lane, a NaN left as it is (see [`clamp`]).
-fn at_most(b: &mut FunctionBuilder, x: Value, hi: f64) -> Value {
-    let ty = b.func.dfg.value_type(x);
-    let hi = splat_as(b, ty, hi);
-    let above = b.ins().fcmp(FloatCC::GreaterThan, x, hi);
-    select(b, above, hi, x)
-}
-
-/// `e^x` on `F64X2` lanes (≤ 1 ulp from std; overflow to `inf`, underflow through the
-/// subnormals to 0, NaN kept).
-pub(crate) fn exp_f64(b: &mut FunctionBuilder, x: Value) -> Value {
-    let xc = clamp(b, x, -746.0, 710.0);
-    let (n, _, q) = reduce_exp(b, xc);
-    let one = splat_f64(b, 1.0);
-    let p = b.ins().fadd(q, one);
-    // 2^n as two factors, each a normal number, so that p·2^n1 is exact and the second
-    // product rounds once, also into the subnormals.
-    let half = splat_f64(b, 0.5);
-    let nh = b.ins().fmul(n, half);
-    let n1 = b.ins().floor(nh);
-    let n2 = b.ins().fsub(n, n1);
-    let s1 = pow2(b, n1);
-    let s2 = pow2(b, n2);
-    let r = b.ins().fmul(p, s1);
-    let r = b.ins().fmul(r, s2);
-    let nan = b.ins().fcmp(FloatCC::NotEqual, x, x);
-    select(b, nan, x, r)
-}
-
-/// 2/(2k+1) for k = 1..=10: `log((1+s)/(1−s)) = 2s + s·Σ 2 z^k/(2k+1)`, z = s².
-const LOG_C: [f64; 10] = {
-    let mut c = [0.0; 10];
-    let mut k = 0;
-    while k < 10 {
-        c[k] = 2.0 / (2 * (k + 1) + 1) as f64;
-        k += 1;
-    }
-    c
-};
-
-/// `ln x` on `F64X2` lanes (≤ 1 ulp from std; `ln 0 = -inf`, negative → NaN, `ln inf = inf`).
-pub(crate) fn log_f64(b: &mut FunctionBuilder, x: Value) -> Value {
-    // Subnormals scaled into the normals first.
-    let tiny = splat_f64(b, f64::MIN_POSITIVE);
-    let sub = b.ins().fcmp(FloatCC::LessThan, x, tiny);
-    let scale = splat_f64(b, 18_014_398_509_481_984.0); // 2^54
-    let xs0 = b.ins().fmul(x, scale);
-    let xs = select(b, sub, xs0, x);
-    let bits = vcast(b, types::I64X2, xs);
-    // The exponent as a float: its 11 bits as the low bits of 2^52's mantissa.
-    let eb = b.ins().ushr_imm_u(bits, 52);
-    let magic = splat_i64(b, 0x4330_0000_0000_0000);
-    let eb = b.ins().bor(eb, magic);
-    let ef = vcast(b, types::F64X2, eb);
-    let off = splat_f64(b, 4_503_599_627_370_496.0 + 1023.0);
-    let e = b.ins().fsub(ef, off);
-    let e54 = splat_f64(b, 54.0);
-    let e_sub = b.ins().fsub(e, e54);
-    let e = select(b, sub, e_sub, e);
-    // The mantissa m in [1, 2), then in [√½, √2).
-    let mm = splat_i64(b, 0x000f_ffff_ffff_ffff);
-    let mb = b.ins().band(bits, mm);
-    let one_bits = splat_i64(b, 0x3ff0_0000_0000_0000);
-    let mb = b.ins().bor(mb, one_bits);
-    let m = vcast(b, types::F64X2, mb);
-    let sqrt2 = splat_f64(b, std::f64::consts::SQRT_2);
-    let big = b.ins().fcmp(FloatCC::GreaterThan, m, sqrt2);
-    let half = splat_f64(b, 0.5);
-    let mh = b.ins().fmul(m, half);
-    let m = select(b, big, mh, m);
-    let one = splat_f64(b, 1.0);
-    let e1 = b.ins().fadd(e, one);
-    let e = select(b, big, e1, e);
-    // log m = f − (hfsq − s·(hfsq + R)), f = m − 1, s = f/(2 + f), hfsq = f²/2.
-    let f = b.ins().fsub(m, one);
-    let two = splat_f64(b, 2.0);
-    let d = b.ins().fadd(f, two);
-    let s = b.ins().fdiv(f, d);
-    let z = b.ins().fmul(s, s);
-    let rp = horner(b, z, &LOG_C);
-    let r = b.ins().fmul(rp, z);
-    let ff = b.ins().fmul(f, f);
-    let hfsq = b.ins().fmul(ff, half);
-    let t = b.ins().fadd(hfsq, r);
-    let st = b.ins().fmul(s, t);
-    let lo = splat_f64(b, LN2_LO);
-    let elo = b.ins().fmul(e, lo);
-    let a = b.ins().fadd(st, elo);
-    let a = b.ins().fsub(hfsq, a);
-    let a = b.ins().fsub(a, f);
-    let hi = splat_f64(b, LN2_HI);
-    let ehi = b.ins().fmul(e, hi);
-    let mut res = b.ins().fsub(ehi, a);
-    // Special values.
-    let zero = splat_f64(b, 0.0);
-    let inf = splat_f64(b, f64::INFINITY);
-    let ninf = splat_f64(b, f64::NEG_INFINITY);
-    // The NaN std gives for a negative argument (its sign differs between libms).
-    let nan = splat_f64(b, std::hint::black_box(-1.0f64).ln());
-    let is0 = b.ins().fcmp(FloatCC::Equal, x, zero);
-    res = select(b, is0, ninf, res);
-    let neg = b.ins().fcmp(FloatCC::LessThan, x, zero);
-    res = select(b, neg, nan, res);
-    let isinf = b.ins().fcmp(FloatCC::Equal, x, inf);
-    res = select(b, isinf, inf, res);
-    let isnan = b.ins().fcmp(FloatCC::NotEqual, x, x);
-    select(b, isnan, x, res)
-}
-
-/// `tanh x` on `F64X2` lanes (≤ 4 ulp from std): `±em/(em + 2)`, em = e^{2|x|} − 1.
-pub(crate) fn tanh_f64(b: &mut FunctionBuilder, x: Value) -> Value {
-    let a = b.ins().fabs(x);
-    let a = at_most(b, a, 20.0);
-    let y = b.ins().fadd(a, a);
-    let (n, _, q) = reduce_exp(b, y);
-    // n is in [0, 58]: 2^n is one normal factor, and 2^n − 1 is exact or rounds harmlessly.
-    let s = pow2(b, n);
-    let one = splat_f64(b, 1.0);
-    let s1 = b.ins().fsub(s, one);
-    let sq = b.ins().fmul(s, q);
-    let em = b.ins().fadd(sq, s1);
-    let two = splat_f64(b, 2.0);
-    let d = b.ins().fadd(em, two);
-    let t = b.ins().fdiv(em, d);
-    let sign = splat_i64(b, i64::MIN);
-    let xb = vcast(b, types::I64X2, x);
-    let sb = b.ins().band(xb, sign);
-    let tb = vcast(b, types::I64X2, t);
-    let r = b.ins().bor(tb, sb);
-    let r = vcast(b, types::F64X2, r);
-    let isnan = b.ins().fcmp(FloatCC::NotEqual, x, x);
-    select(b, isnan, x, r)
 }
 
 /// A value in lanes: `T` lanes, or a lane mask (all ones: true) of the same width.
@@ -795,15 +538,6 @@ impl<'a, 'b> VGen<'a, 'b> {
     }
 
     fn unop(&mut self, op: UnOp, x: V) -> R<V> {
-        let f32 = self.plan.elem == PrimType::F32;
-        type Math = fn(&mut FunctionBuilder, Value) -> Value;
-        let math = |f32_lanes: Math, f64_lanes: Math, b: &mut FunctionBuilder| {
-            if f32 {
-                f32_lanes(b, x.v)
-            } else {
-                f64_lanes(b, x.v)
-            }
-        };
         let b = &mut self.b;
         let r = match op {
             UnOp::Not => {
@@ -831,9 +565,9 @@ impl<'a, 'b> VGen<'a, 'b> {
                 let one = self.konst(Prim::float(self.plan.elem, 1.0))?.v;
                 self.b.ins().fdiv(one, x.v)
             }
-            UnOp::Exp => math(exp_f32, exp_f64, b),
-            UnOp::Log => math(log_f32, log_f64, b),
-            UnOp::Tanh => math(tanh_f32, tanh_f64, b),
+            UnOp::Exp => exp(b, x.v),
+            UnOp::Log => log(b, x.v),
+            UnOp::Tanh => tanh(b, x.v),
             _ => return Err("internal error: a unary operation".into()),
         };
         Ok(self.lanes(r))
