@@ -27,9 +27,14 @@ struct Format {
     /// (its low bits zero) and the rest.
     ln2_hi: f64,
     ln2_lo: f64,
-    /// 1/(k+2)! for k ≥ 0: `e^r = 1 + r + r²·Σ r^k/(k+2)!`, truncated where the next term
-    /// is below a fraction of an ulp for |r| ≤ ln2/2.
-    exp_tail: &'static [f64],
+    /// 1/(k+1)! for k ≥ 0: `e^r − 1 = r·Σ r^k/(k+1)!`, truncated where the next term is
+    /// below a fraction of an ulp for |r| ≤ ln2/2.
+    expm1_series: &'static [f64],
+    /// Whether `e^r − 1` is summed as `r + r²·Σ r^k/(k+2)!` (its rounding error a fraction
+    /// of r's ulp; `f32`'s `tanh` of small arguments, `em` = that sum, needs it: 3 ulp
+    /// without) rather than `r·Σ r^k/(k+1)!` (`f64`'s, whose results are std's in more
+    /// cases, `e^1` among them).
+    expm1_split: bool,
     /// Arguments past which `exp` is 0 or inf whatever the polynomial says.
     exp_range: (f64, f64),
     /// 2/(2k+3) for k ≥ 0: `log((1+s)/(1−s)) = 2s + s·z·Σ 2 z^k/(2k+3)`, z = s² ≤ 0.03.
@@ -45,7 +50,7 @@ const fn inverse_factorials<const N: usize>() -> [f64; N] {
     let mut f = 1.0;
     let mut k = 0;
     while k < N {
-        f *= (k + 2) as f64;
+        f *= (k + 1) as f64;
         c[k] = 1.0 / f;
         k += 1;
     }
@@ -62,8 +67,8 @@ const fn odd_reciprocals<const N: usize>() -> [f64; N] {
     c
 }
 
-const F64_EXP_TAIL: [f64; 12] = inverse_factorials();
-const F32_EXP_TAIL: [f64; 6] = inverse_factorials();
+const F64_EXPM1: [f64; 13] = inverse_factorials();
+const F32_EXPM1: [f64; 7] = inverse_factorials();
 const F64_LOG_TAIL: [f64; 10] = odd_reciprocals();
 const F32_LOG_TAIL: [f64; 5] = odd_reciprocals();
 
@@ -76,7 +81,8 @@ const F64: Format = Format {
     magic: 0x4330_0000_0000_0000,
     ln2_hi: f64::from_bits(0x3fe6_2e42_fee0_0000),
     ln2_lo: 1.908_214_929_270_587_7e-10,
-    exp_tail: &F64_EXP_TAIL,
+    expm1_series: &F64_EXPM1,
+    expm1_split: false,
     exp_range: (-746.0, 710.0),
     log_tail: &F64_LOG_TAIL,
     subnormal_scale: (18_014_398_509_481_984.0, 54.0),
@@ -92,7 +98,8 @@ const F32: Format = Format {
     magic: 0x4b00_0000,
     ln2_hi: f32::from_bits(0x3f31_7200) as f64,
     ln2_lo: (std::f64::consts::LN_2 - f32::from_bits(0x3f31_7200) as f64) as f32 as f64,
-    exp_tail: &F32_EXP_TAIL,
+    expm1_series: &F32_EXPM1,
+    expm1_split: true,
     exp_range: (-104.0, 89.0),
     log_tail: &F32_LOG_TAIL,
     subnormal_scale: (33_554_432.0, 25.0),
@@ -221,8 +228,7 @@ fn pow2(b: &mut FunctionBuilder, f: &Format, k: Value) -> Value {
 }
 
 /// `x = n·ln2 + r` with n an integer (in float lanes) and |r| ≤ ln2/2 (plus rounding);
-/// returns `(n, e^r − 1)`, the latter as `r + r²·P(r)` so that its rounding error is a
-/// fraction of the ulp of r's.
+/// returns `(n, e^r − 1)`.
 fn reduce_exp(b: &mut FunctionBuilder, f: &Format, x: Value) -> (Value, Value) {
     let log2e = splat_like(b, x, std::f64::consts::LOG2_E);
     let xl = b.ins().fmul(x, log2e);
@@ -233,9 +239,14 @@ fn reduce_exp(b: &mut FunctionBuilder, f: &Format, x: Value) -> (Value, Value) {
     let nl = b.ins().fmul(n, lo);
     let r = b.ins().fsub(x, nh);
     let r = b.ins().fsub(r, nl);
-    let p = polynomial(b, r, f.exp_tail);
-    let r2 = b.ins().fmul(r, r);
-    (n, mul_add(b, r2, p, r))
+    if f.expm1_split {
+        let p = polynomial(b, r, &f.expm1_series[1..]);
+        let r2 = b.ins().fmul(r, r);
+        (n, mul_add(b, r2, p, r))
+    } else {
+        let p = polynomial(b, r, f.expm1_series);
+        (n, b.ins().fmul(r, p))
+    }
 }
 
 /// `e^x` lane by lane. Past the format's range the result is 0 or inf, so the argument is
