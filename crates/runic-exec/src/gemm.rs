@@ -68,8 +68,6 @@ impl Operand {
         self.subs.iter().any(|s| matches!(s, Sub::Ix(y) if *y == x))
     }
 
-    /// The operand's next dimension subscripted by `sub`: the first one a slice kept, or
-    /// else the one after those subscripted so far.
     /// The dimension of `arr` that is the first of this slice's (a row's length is the
     /// array's next dimension; a column's, `a[:, j]`, is the one it keeps whole).
     fn checked_dim(&self) -> usize {
@@ -77,6 +75,8 @@ impl Operand {
         open.unwrap_or(self.subs.len())
     }
 
+    /// The operand's next dimension subscripted by `sub`: the first one a slice kept, or
+    /// else the one after those subscripted so far.
     fn subscript(&mut self, sub: Sub) {
         match self.subs.iter_mut().find(|s| matches!(s, Sub::Open)) {
             Some(open) => *open = sub,

@@ -511,7 +511,7 @@ impl Gen<'_, '_> {
             UnOp::Floor => b.ins().floor(px),
             UnOp::Trunc => b.ins().trunc(px),
             UnOp::Round => b.ins().nearest(px),
-            // The SIMD code's polynomials on one lane (≤ 1 ulp from std in f64): a call to
+            // The SIMD code's `f64` polynomials on one lane (see `simd::math`): a call to
             // the shim would clobber every vector register around it.
             UnOp::Exp | UnOp::Log | UnOp::Tanh => {
                 let lanes = b.ins().splat(types::F64X2, px);

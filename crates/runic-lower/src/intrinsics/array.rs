@@ -209,8 +209,7 @@ pub(super) fn call<'a>(
             // (modulo max(n, 1): no rows, no division by zero), i + r wraps at most once,
             // and the rows need a comparison instead of a 64-bit division each (which made
             // a rotated vector cost 11 ns an element).
-            let one = SubExp::Const(runic_prim::Prim::I64(1));
-            let n1 = l.b().op2(BinOp::Max, n.clone(), one)?;
+            let n1 = l.b().op2(BinOp::Max, n.clone(), SubExp::i64(1))?;
             let r = l.b().op2(BinOp::Mod, r, n1)?;
             l.soac_map_with(&[is], span, |l, iv| {
                 let (i, _) = l.prim_leaf(&iv[0], span)?;
