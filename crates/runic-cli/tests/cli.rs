@@ -371,6 +371,21 @@ fn dev_timings() {
     );
 }
 
+/// The profile line of the matrix product in `p.fut` under `bench --profile`.
+fn profiled_product(d: &Path) -> String {
+    let o = runic(
+        d,
+        &["bench", "--profile", "-r", "2", "--min-time=0", "p.fut"],
+        "",
+    );
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    o.stdout
+        .lines()
+        .find(|l| l.contains("a matrix product"))
+        .unwrap_or_else(|| panic!("no product line: {}", o.stdout))
+        .to_string()
+}
+
 /// A matrix product's profile line says its shape (one source location may hold several
 /// products, a primal's and its derivative's).
 #[test]
@@ -379,17 +394,7 @@ fn bench_profile_gives_a_products_shape() {
                 entry main [n][k][m] (a: [n][k]f32) (b: [k][m]f32) : [n][m]f32 =\n\
                 map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose b)) a\n";
     let d = dir_with(&[("p.fut", prog)]);
-    let o = runic(
-        &d,
-        &["bench", "--profile", "-r", "2", "--min-time=0", "p.fut"],
-        "",
-    );
-    assert_eq!(o.status, 0, "{}", o.stderr);
-    let product = o
-        .stdout
-        .lines()
-        .find(|l| l.contains("a matrix product"))
-        .unwrap_or_else(|| panic!("no product line: {}", o.stdout));
+    let product = profiled_product(&d);
     assert!(product.contains("2×3 · 3×2"), "{product}");
 }
 
@@ -405,17 +410,7 @@ fn products_of_columns_with_unknown_sizes_run_as_gemms() {
                 entry main (a: [][]f32) (b: [][]f32) : [][]f32 =\n\
                 map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose b)) a\n";
     let d = dir_with(&[("p.fut", prog)]);
-    let o = runic(
-        &d,
-        &["bench", "--profile", "-r", "2", "--min-time=0", "p.fut"],
-        "",
-    );
-    assert_eq!(o.status, 0, "{}", o.stderr);
-    let product = o
-        .stdout
-        .lines()
-        .find(|l| l.contains("a matrix product"))
-        .unwrap_or_else(|| panic!("no product line: {}", o.stdout));
+    let product = profiled_product(&d);
     assert!(product.contains("2×3 · 3×2"), "{product}");
     let o = runic(&d, &["test", "p.fut"], "");
     assert_eq!(o.status, 0, "{}{}", o.stdout, o.stderr);

@@ -476,11 +476,16 @@ impl Gen<'_, '_> {
                 };
                 return Some(self.b.ins().bitcast(it, MemFlagsData::new(), x));
             }
-            // An `f32` function on one lane of the SIMD code's `f32` polynomials (see
-            // `simd::math`); a call to a shim would clobber every vector register around it.
-            UnOp::Exp | UnOp::Log | UnOp::Tanh if t == PrimType::F32 => {
+            // One lane of the SIMD code's polynomials, in the operand's own type (see
+            // `simd::math`): a call to a shim would clobber every vector register around it.
+            UnOp::Exp | UnOp::Log | UnOp::Tanh => {
                 let b = &mut self.b;
-                let lanes = b.ins().splat(types::F32X4, x);
+                let vt = if t == PrimType::F32 {
+                    types::F32X4
+                } else {
+                    types::F64X2
+                };
+                let lanes = b.ins().splat(vt, x);
                 let r = match op {
                     UnOp::Exp => crate::simd::exp(b, lanes),
                     UnOp::Log => crate::simd::log(b, lanes),
@@ -511,18 +516,6 @@ impl Gen<'_, '_> {
             UnOp::Floor => b.ins().floor(px),
             UnOp::Trunc => b.ins().trunc(px),
             UnOp::Round => b.ins().nearest(px),
-            // The SIMD code's `f64` polynomials on one lane (see `simd::math`): a call to
-            // the shim would clobber every vector register around it.
-            UnOp::Exp | UnOp::Log | UnOp::Tanh => {
-                let lanes = b.ins().splat(types::F64X2, px);
-                let r = match op {
-                    UnOp::Exp => crate::simd::exp(b, lanes),
-                    UnOp::Log => crate::simd::log(b, lanes),
-                    _ => crate::simd::tanh(b, lanes),
-                };
-                let r = b.ins().extractlane(r, 0);
-                pinned(b, r)
-            }
             UnOp::Sgn => {
                 let nan = b.ins().fcmp(FloatCC::Unordered, px, px);
                 let zero = b.ins().f64const(0.0);
