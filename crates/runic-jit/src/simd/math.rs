@@ -39,7 +39,9 @@ struct Format {
     exp_range: (f64, f64),
     /// 2/(2k+3) for k ≥ 0: `log((1+s)/(1−s)) = 2s + s·z·Σ 2 z^k/(2k+3)`, z = s² ≤ 0.03.
     log_tail: &'static [f64],
-    /// A factor taking subnormals into the normals, and its base-2 logarithm.
+    /// The smallest normal number; a factor taking subnormals into the normals, and its
+    /// base-2 logarithm.
+    min_normal: f64,
     subnormal_scale: (f64, f64),
     /// |x| past which `tanh x` rounds to ±1.
     tanh_limit: f64,
@@ -85,6 +87,7 @@ const F64: Format = Format {
     expm1_split: false,
     exp_range: (-746.0, 710.0),
     log_tail: &F64_LOG_TAIL,
+    min_normal: f64::MIN_POSITIVE,
     subnormal_scale: (18_014_398_509_481_984.0, 54.0),
     tanh_limit: 20.0,
 };
@@ -102,9 +105,18 @@ const F32: Format = Format {
     expm1_split: true,
     exp_range: (-104.0, 89.0),
     log_tail: &F32_LOG_TAIL,
+    min_normal: f32::MIN_POSITIVE as f64,
     subnormal_scale: (33_554_432.0, 25.0),
     tanh_limit: 12.0,
 };
+
+impl Format {
+    /// `2^mant + bias`: a float whose mantissa's low bits, read as an integer, are an
+    /// exponent field (`pow2` adds it, `log` subtracts it).
+    fn exponent_offset(&self) -> f64 {
+        (1u64 << self.mant) as f64 + self.bias as f64
+    }
+}
 
 /// The format of `x`'s lanes.
 fn format(b: &FunctionBuilder, x: Value) -> &'static Format {
@@ -219,7 +231,7 @@ fn keep_nan(b: &mut FunctionBuilder, x: Value, r: Value) -> Value {
 /// `k + bias` moved into the exponent field (added to 2^mant first, so that they are the
 /// low bits of its mantissa).
 fn pow2(b: &mut FunctionBuilder, f: &Format, k: Value) -> Value {
-    let bias = splat_like(b, k, (1u64 << f.mant) as f64 + f.bias as f64);
+    let bias = splat_like(b, k, f.exponent_offset());
     let kb = b.ins().fadd(k, bias);
     let float = b.func.dfg.value_type(k);
     let bits = vcast(b, f.int, kb);
@@ -275,15 +287,7 @@ pub(crate) fn log(b: &mut FunctionBuilder, x: Value) -> Value {
     let f = format(b, x);
     let float = b.func.dfg.value_type(x);
     // Subnormals scaled into the normals first.
-    let tiny = splat_like(
-        b,
-        x,
-        if float == types::F32X4 {
-            f32::MIN_POSITIVE as f64
-        } else {
-            f64::MIN_POSITIVE
-        },
-    );
+    let tiny = splat_like(b, x, f.min_normal);
     let sub = b.ins().fcmp(FloatCC::LessThan, x, tiny);
     let scale = splat_like(b, x, f.subnormal_scale.0);
     let xs0 = b.ins().fmul(x, scale);
@@ -294,7 +298,7 @@ pub(crate) fn log(b: &mut FunctionBuilder, x: Value) -> Value {
     let magic = splat_int(b, f, f.magic);
     let eb = b.ins().bor(eb, magic);
     let ef = vcast(b, float, eb);
-    let off = splat_like(b, x, (1u64 << f.mant) as f64 + f.bias as f64);
+    let off = splat_like(b, x, f.exponent_offset());
     let e = b.ins().fsub(ef, off);
     let shift = splat_like(b, x, f.subnormal_scale.1);
     let e_sub = b.ins().fsub(e, shift);
