@@ -700,6 +700,8 @@ entry picked [n][m] (a: [n][m]f32) (ks: [m]i64) (js: [m]i64) : [1][m]f32 =
       [0]
 entry tcols [n][m] (a: [n][m]f32) : [m]f32 =
   map (\\j -> f32.sum (map (\\i -> a[i, j]) (iota n))) (iota m)
+entry trows [n][m] (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\r -> r[j]) a)) (iota m)
 entry tpicked [n][m] (a: [n][m]f64) (js: []i64) : []f64 =
   map (\\j -> f64.sum (map (\\i -> a[i, j] * f64.i64 i) (iota n))) js
 entry maxf [n][m] (a: [n][m]f32) (s: [n]f32) : [1][m]f32 =
@@ -718,8 +720,8 @@ entry fixed [n] (a: [n][3]f32) (w: [3][5]f32) : [n][5]f32 =
 fn column_reductions_run_native_and_agree() {
     let c = compile(COLUMNS);
     for e in [
-        "cols", "gates", "maxes", "shifted", "maxf", "tcols", "tpicked", "wcols", "lsq_grad",
-        "fixed",
+        "cols", "gates", "maxes", "shifted", "maxf", "tcols", "trows", "tpicked", "wcols",
+        "lsq_grad", "fixed",
     ] {
         c.assert_native(e);
         let swapped = c.native.explain().into_iter().filter(|r| r.entry == e);
@@ -759,6 +761,14 @@ fn column_reductions_run_native_and_agree() {
     // past 0).
     c.agree("tcols", &matrix(9, 37, "f32", 8), true);
     c.agree("tcols", &matrix(3, 40_000, "f32", 12), false);
+    // The same sums with the rows as the reduction's own elements (`r[j]` of a row `r`,
+    // bound step by step): its lanes once failed to compile.
+    c.agree("trows", &matrix(9, 37, "f32", 8), true);
+    c.agree("trows", "empty([0][5]f32)", true);
+    assert_eq!(
+        numbers(&c, "trows", "[[1f32, 2], [3, 4], [5, 6]]", true),
+        vec![9.0, 12.0]
+    );
     c.agree(
         "tpicked",
         &format!("{} [3i64, 0, 2, 2, 1]", matrix(5, 4, "f64", 3)),

@@ -491,9 +491,18 @@ impl Gen<'_, '_> {
         if out.elem != plan.elem || out.dims.len() != 1 {
             return Ok(zero);
         }
+        // A row the reduction's `pre` reads may be one of its own parameters (a row of the
+        // reduced array, `map (\r -> r[j]) xs`), bound only step by step: its type is its
+        // array's minus one dimension.
+        let rank_and_elem = |g: &Self, a: VName| -> R<(usize, PrimType)> {
+            match st.pre.params.iter().position(|p| p.name == a) {
+                Some(k) => Ok((st.red_views[k].dims.len() - 1, st.red_views[k].elem)),
+                None => g.array(a).map(|v| (v.dims.len(), v.elem)),
+            }
+        };
         for (a, outer) in &rows {
-            let v = self.array(*a)?;
-            if v.elem != plan.elem || v.dims.len() != outer.len() + 1 {
+            let (rank, elem) = rank_and_elem(self, *a)?;
+            if elem != plan.elem || rank != outer.len() + 1 {
                 return Ok(zero);
             }
         }
