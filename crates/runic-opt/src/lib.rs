@@ -23,6 +23,9 @@
 //!   accumulating GEMMs;
 //! - [`transposed_operands`] (module `transposed`): the maps of a matrix product that take
 //!   rows of `transpose b` take columns of `b` instead, so that no transposed copy is made;
+//! - [`stencil_rows`] (module `stencils`): a map over a range of indices that reads free
+//!   arrays at the index plus constant offsets takes slices of those arrays as inputs
+//!   (guarded: when a slice would be out of bounds, the original map runs);
 //! - [`copies`]: elision of copies made for consuming operations once the original is dead;
 //! - [`loops_as_kernels`] (module `loop_kernels`): a `for` loop without SOACs in a body the
 //!   executor evaluates becomes the one element of a map, which runic-jit compiles.
@@ -49,6 +52,7 @@ pub mod loop_kernels;
 mod reuse;
 pub mod simplify;
 pub mod sparse;
+pub mod stencils;
 pub mod transposed;
 
 pub use acc_sums::sums_before_updates;
@@ -65,6 +69,7 @@ pub use loop_kernels::loops_as_kernels;
 use runic_ir::Prog;
 pub use simplify::{copy_prop, inline_replicates};
 pub use sparse::sparse_adjoints;
+pub use stencils::stencil_rows;
 pub use transposed::transposed_operands;
 
 /// Copy propagation, constant folding, CSE and DCE, twice.
@@ -131,6 +136,8 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("sum-batched-products", sum_batched_products),
         // After the nests are final; the transposes it leaves unread die in the DCE.
         ("transposed-operands", transposed_operands),
+        // Once the maps are final: the iotas it no longer reads die in the DCE.
+        ("stencil-rows", stencil_rows),
         ("final-dce", dce),
         // Last, so that no pass looks into the maps it makes.
         ("loops-as-kernels", loops_as_kernels),
