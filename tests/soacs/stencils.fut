@@ -107,3 +107,40 @@ entry diffs_grad [n] (a: [n]f32) : [n]f32 =
 entry self_read (n: i64) : []i64 =
   let is = iota n
   in map (\i -> is[i] * 2 + 1) is
+
+-- Reads along each row of a grid (an inner map over a range), the test of their bounds
+-- made once for the whole grid.
+-- ==
+-- entry: row_neighbours
+-- input { [[1i32, 2, 3, 4], [5, 6, 7, 8]] } output { [[4i32, 6], [12, 14]] }
+-- input { [[1i32, 2], [3, 4]] } output { [empty([0]i32), empty([0]i32)] }
+-- input { empty([0][3]i32) } output { empty([0][1]i32) }
+
+entry row_neighbours [n] [m] (g: [n][m]i32) : [n][]i32 =
+  map (\r -> map (\j -> r[j-1] + r[j+1]) (1..<m-1)) g
+
+-- The five-point Laplacian of i² + j² is 4 at every interior point.
+-- ==
+-- entry: laplacian
+-- input { [[0f32, 1, 4, 9], [1, 2, 5, 10], [4, 5, 8, 13], [9, 10, 13, 18]] }
+-- output { [[4f32, 4], [4, 4]] }
+
+entry laplacian [n] [m] (g: [n][m]f32) : [][]f32 =
+  map (\i -> map (\j -> g[i-1, j] + g[i+1, j] + g[i, j-1] + g[i, j+1] - 4 * g[i, j])
+                 (1..<m-1))
+      (1..<n-1)
+
+-- Along the rows: a read past the end fails as it did; one made under a condition runs.
+-- ==
+-- entry: row_past_end
+-- input { [[1i32, 2, 3]] } error: stencils.fut:.*Index \[3\] out of bounds for array of shape \[3\]
+
+entry row_past_end [n] [m] (g: [n][m]i32) : [n][m]i32 =
+  map (\r -> map (\j -> r[j+1]) (iota m)) g
+
+-- ==
+-- entry: row_shifted
+-- input { [[1i32, 2, 3], [4, 5, 6]] } output { [[0i32, 1, 2], [0, 4, 5]] }
+
+entry row_shifted [n] [m] (g: [n][m]i32) : [n][m]i32 =
+  map (\r -> map (\j -> if j > 0 then r[j-1] else 0) (iota m)) g

@@ -72,3 +72,28 @@ fn what_the_rows_cannot_replace_stays() {
     );
     assert!(!rot.contains("range_check"), "{rot}");
 }
+
+#[test]
+fn reads_along_rows_take_slices_of_the_rows() {
+    let after = ir_after("stencil-rows");
+    // A map over the rows whose inner map reads each row at j-1 and j+1: the fast map
+    // slices every row twice and reads no element by index; the test of the slices' bounds
+    // comes before the branch, once for the whole grid.
+    let grid = entry(&after, "row_neighbours");
+    let (before_if, rest) = grid.split_once(" = if ").expect("a branch");
+    assert!(before_if.contains("Le("), "{grid}");
+    let (fast, slow) = rest.split_once("} else {").expect("a branch");
+    assert_eq!(fast.matches("[0i64:").count() + fast.matches("[2i64:").count(), 2, "{fast}");
+    // (The index arithmetic `j - 1`, `j + 1` is gone with the reads.)
+    assert!(!fast.contains("Sub(x_") && !fast.contains("Add(x_"), "{fast}");
+    // The only range left in it is the inner range's check.
+    assert_eq!(fast.matches("range_i64(").count(), 1, "{fast}");
+    assert_eq!(fast.matches("range_check").count(), 1, "{fast}");
+    assert!(slow.contains("Sub(x_") && slow.contains("Add(x_"), "{slow}");
+    assert!(slow.contains("range_i64(1i64 ..<"), "{slow}");
+    // The Laplacian: three rows of the grid outside, five slices of them inside.
+    let lap = entry(&after, "laplacian");
+    let (fast, _) = lap.split_once("} else {").expect("a branch");
+    assert_eq!(fast.matches("= g_").count(), 3, "{fast}");
+    assert_eq!(fast.matches("]f32} = row_").count(), 5, "{fast}");
+}

@@ -1,6 +1,6 @@
 //! Stencil rows: a map over a range of indices whose body reads free arrays at the index
-//! plus a constant offset (`map (\i -> a[i+1] - a[i]) (iota (n-1))`: finite differences,
-//! stencils, neighbours in a grid) takes those rows as inputs instead, slices of the arrays:
+//! plus an offset (`map (\i -> a[i+1] - a[i]) (iota (n-1))`: finite differences, stencils,
+//! neighbours in a grid) takes those rows as inputs instead, slices of the arrays:
 //!
 //! ```text
 //! let is = s ..< e                      let _ = s ..< min e s        -- the range's error, if any
@@ -9,14 +9,20 @@
 //!                                       else let is = s ..< e in map (\i -> …) is
 //! ```
 //!
-//! The slices of consecutive rows are views, so every read becomes a contiguous input: no
-//! index array is built and read, no bound is checked per element, and a body of floats
-//! runs in SIMD lanes (the differences over 2²⁰ `f32`s: 1.7 ms → 0.3 ms). When some row
-//! would be out of bounds — a read past the end that must fail, or a read the body only
-//! makes under a condition (`if i > 0 then a[i-1] else 0`) — the original map runs, with
-//! its results and errors. Only maps the executor splits across the workers are rewritten
-//! (function bodies and the branches and loops in them); inside a kernel the index is a
-//! loop counter already.
+//! The offset is a constant or a value from outside the lambda. The slices of consecutive
+//! rows are views, so every read becomes a contiguous input: no index array is built and
+//! read, no bound is checked per element, and a body of floats runs in SIMD lanes (the
+//! differences over 2²⁰ `f32`s: 2.0 → 0.37 ms). Maps nested in the lambda at any depth get
+//! the same treatment (`map (\r -> map (\j -> r[j-1] + r[j+1]) (1..<m-1)) g`: the rows of
+//! a grid sliced in the kernel), their bounds tested with the others once, before the
+//! branch — computed there from the sizes of the arrays whose rows the lambdas take, and
+//! from copies of the integer arithmetic a lambda repeats (a width); a map whose bounds
+//! cannot be computed there is left as it is. When some slice would be out of bounds — a
+//! read past the end that must fail, or a read the body only makes under a condition
+//! (`if i > 0 then a[i-1] else 0`) — the original map runs, with its results and errors.
+//! The outermost maps rewritten are those the executor splits across the workers
+//! (function bodies and the branches and loops in them). A matrix product by indices is
+//! left to the GEMM, which reads its operands in place.
 
 use crate::dce::dce_lambda;
 use runic_ir::traverse::{binders, uses, walk_stm, walk_stm_mut, Visitor, VisitorMut};
@@ -63,106 +69,329 @@ struct Row {
     offset: Option<(SubExp, bool)>,
 }
 
-/// Rewrites statement `k` of `body` if it is a map over a range that reads rows; returns
-/// how many statements now stand where it stood.
+/// What the guard of one top-level map needs while its lambda is rewritten: the builder of
+/// the statements before the branch, the conditions so far, the variables the lambda
+/// binds (not available before the branch) and the statements that bind them, and the
+/// copies of those already computed before the branch.
+struct Guard<'b, 'n> {
+    b: &'b mut Builder<'n>,
+    conds: Vec<SubExp>,
+    inside: HashSet<VName>,
+    defs: HashMap<VName, Stm>,
+    copies: HashMap<VName, SubExp>,
+    /// The array each parameter of the lambdas is a row of.
+    rows_of: HashMap<VName, VName>,
+    /// The dimensions of arrays read before the branch.
+    sizes: HashMap<(VName, usize), SubExp>,
+}
+
+impl Guard<'_, '_> {
+    /// `x` computed before the branch: itself when the lambda does not bind it, else a copy
+    /// of the scalar operations that compute it from values outside the lambda (a width the
+    /// lambda computes again), or `None`.
+    fn outside(&mut self, x: &SubExp) -> Option<SubExp> {
+        let SubExp::Var(v) = x else {
+            return Some(x.clone());
+        };
+        if !self.inside.contains(v) {
+            return Some(x.clone());
+        }
+        if let Some(c) = self.copies.get(v) {
+            return Some(c.clone());
+        }
+        let stm = self.defs.get(v)?.clone();
+        let ([p], Exp::Basic(op)) = (&stm.pat[..], &stm.exp) else {
+            return None;
+        };
+        let copy = match op {
+            BasicOp::SubExp(a) => self.outside(a)?,
+            BasicOp::BinOp(o, a, c) if p.ty == Type::Prim(PrimType::I64) => {
+                let (a, c) = (self.outside(a)?, self.outside(c)?);
+                self.b.binop(*o, a, c, PrimType::I64)
+            }
+            _ => return None,
+        };
+        self.copies.insert(*v, copy.clone());
+        Some(copy)
+    }
+
+    /// Dimension `dim` of `arr`, computed before the branch: read off the array, or off
+    /// the array whose rows a lambda's parameter takes.
+    fn len(&mut self, arr: VName, dim: usize) -> Option<SubExp> {
+        if !self.inside.contains(&arr) {
+            let b = &mut *self.b;
+            let size = self.sizes.entry((arr, dim));
+            return Some(size.or_insert_with(|| b.array_size(arr, dim)).clone());
+        }
+        let outer = *self.rows_of.get(&arr)?;
+        self.len(outer, dim + 1)
+    }
+
+    /// The slices `arr[lo : lo + w]` of `rows` for a map of width `w` over the range from
+    /// `start`, their bounds computed before the branch and their in-bounds conditions
+    /// added to the guard; `None` (nothing added) when a bound is not computable there.
+    fn bounds(
+        &mut self,
+        rows: &[Row],
+        start: &SubExp,
+        w: &SubExp,
+    ) -> Option<Vec<(SubExp, SubExp)>> {
+        let start = self.outside(start)?;
+        let w = self.outside(w)?;
+        let mut lens = Vec::new();
+        for r in rows {
+            lens.push(self.len(r.arr, 0)?);
+            if let Some((c, _)) = &r.offset {
+                self.outside(c)?;
+            }
+        }
+        let mut out = Vec::new();
+        for (r, len) in rows.iter().zip(lens) {
+            let lo = match &r.offset {
+                None => start.clone(),
+                Some((c, neg)) => {
+                    let c = self.outside(c)?;
+                    if *neg {
+                        self.b.sub_i64(start.clone(), c)
+                    } else {
+                        plus(self.b, start.clone(), c)
+                    }
+                }
+            };
+            let hi = plus(self.b, lo.clone(), w.clone());
+            for (x, y) in [(SubExp::i64(0), &lo), (lo.clone(), &hi), (hi.clone(), &len)] {
+                let le = self.b.op2(BinOp::Le, x, y.clone()).ok()?;
+                self.conds.push(le);
+            }
+            out.push((lo, hi));
+        }
+        Some(out)
+    }
+}
+
+/// The position of the first input of `arrs` that is a range with step 1 at i64 bound
+/// among `stms`, that position among `stms`, and the range's start.
+fn range_input(stms: &[Stm], arrs: &[VName]) -> Option<(usize, usize, SubExp)> {
+    arrs.iter().enumerate().find_map(|(n, a)| {
+        let at = stms
+            .iter()
+            .position(|s| s.pat.iter().any(|p| p.name == *a))?;
+        unit_range_start(&stms[at].exp).map(|s| (n, at, s))
+    })
+}
+
+/// `lam` with its reads of `rows` at its parameter `input` replaced by row parameters
+/// (appended), and that parameter dropped when nothing else reads it; whether it was kept.
+fn reads_as_rows(g: &mut Guard, lam: &mut Lambda, input: usize, rows: &[Row]) -> Option<bool> {
+    let index = lam.params[input].name;
+    let offsets = offsets_of(lam, index);
+    let mut params = Vec::new();
+    for r in rows {
+        let row = g.b.names.type_of(r.arr)?.row();
+        let p = g.b.param("row", row);
+        g.rows_of.insert(p.name, r.arr);
+        g.inside.insert(p.name);
+        params.push(p);
+    }
+    ReadsAsRows {
+        index,
+        offsets: &offsets,
+        rows,
+        params: &params,
+    }
+    .lambda(lam);
+    dce_lambda(lam);
+    let keeps_index = uses(&lam.body).contains(&index);
+    if !keeps_index {
+        lam.params.remove(input);
+    }
+    lam.params.extend(params);
+    Some(keeps_index)
+}
+
+/// Rewrites the maps nested in `body` (a lambda's body, at any depth) that read rows of
+/// their ranges, adding the conditions to `g`: each takes slices made just before it, and
+/// its range, when nothing else reads it, leaves only its check.
+fn rewrite_inner(body: &mut Body, g: &mut Guard) {
+    let mut k = 0;
+    while k < body.stms.len() {
+        let Exp::Soac(Soac::Map { w, lam, arrs }) = &body.stms[k].exp else {
+            k += 1;
+            continue;
+        };
+        let found = range_input(&body.stms[..k], arrs).and_then(|(input, at, start)| {
+            if crate::contract::contraction_nest(lam) {
+                return None;
+            }
+            let index = lam.params[input].name;
+            let rows = rows_read(lam, index, &offsets_of(lam, index));
+            if rows.is_empty() {
+                return None;
+            }
+            let bounds = g.bounds(&rows, &start, w)?;
+            Some((input, at, rows, bounds))
+        });
+        let Some((input, at, rows, bounds)) = found else {
+            if let Exp::Soac(Soac::Map { lam, arrs, .. }) = &mut body.stms[k].exp {
+                for (p, a) in lam.params.iter().zip(arrs.iter()) {
+                    g.rows_of.insert(p.name, *a);
+                }
+                rewrite_inner(&mut lam.body, g);
+            }
+            k += 1;
+            continue;
+        };
+        let mut stm = body.stms[k].clone();
+        let Exp::Soac(Soac::Map { w, lam, arrs }) = &mut stm.exp else {
+            unreachable!("matched above")
+        };
+        let range_var = arrs[input];
+        let Some(keeps_index) = reads_as_rows(g, lam, input, &rows) else {
+            k += 1;
+            continue;
+        };
+        if !keeps_index {
+            arrs.remove(input);
+        }
+        for (p, a) in lam.params.iter().zip(arrs.iter()) {
+            g.rows_of.insert(p.name, *a);
+        }
+        rewrite_inner(&mut lam.body, g);
+        // The slices, bound just before the map.
+        let mut slices = Vec::new();
+        for (r, (lo, hi)) in rows.iter().zip(&bounds) {
+            let Some(row) = g.b.names.type_of(r.arr).map(Type::row) else {
+                break;
+            };
+            let ty = row.array_of(w.clone());
+            let v = g.b.names.fresh_typed("rows", ty.clone());
+            arrs.push(v);
+            slices.push(slice_stm(v, ty, r.arr, lo, hi, &stm.src));
+        }
+        if slices.len() != rows.len() {
+            k += 1;
+            continue;
+        }
+        let n = slices.len();
+        body.stms[k] = stm;
+        body.stms.splice(k..k, slices);
+        k += n + 1;
+        let read_elsewhere = body
+            .stms
+            .iter()
+            .enumerate()
+            .any(|(j, s)| j != at && uses(s).contains(&range_var))
+            || uses(&body.result).contains(&range_var);
+        if !read_elsewhere {
+            if let Some(check) = range_check(&body.stms[at].clone(), g.b.names) {
+                k += check.len() - 1;
+                body.stms.splice(at..=at, check);
+            }
+        }
+    }
+}
+
+/// `v = arr[lo : hi]`.
+fn slice_stm(v: VName, ty: Type, arr: VName, lo: &SubExp, hi: &SubExp, src: &SrcInfo) -> Stm {
+    let slice = DimIndex::Slice {
+        start: Some(lo.clone()),
+        end: Some(hi.clone()),
+        stride: None,
+    };
+    Stm {
+        pat: vec![Param { name: v, ty }],
+        exp: Exp::Basic(BasicOp::Index(arr, vec![slice])),
+        src: src.clone(),
+    }
+}
+
+/// Rewrites statement `k` of `body` if it is a map over a range that reads rows, or a map
+/// with such maps nested in it; returns how many statements now stand where it stood.
 fn rewrite_map(body: &mut Body, k: usize, ns: &mut NameSource) -> Option<usize> {
     let Exp::Soac(Soac::Map { w, lam, arrs }) = &body.stms[k].exp else {
         return None;
     };
-    // The first input that is a range with step 1 at i64, bound in this body.
-    let (input, at, start) = arrs.iter().enumerate().find_map(|(n, a)| {
-        let at = body.stms[..k]
-            .iter()
-            .position(|s| s.pat.iter().any(|p| p.name == *a))?;
-        unit_range_start(&body.stms[at].exp).map(|s| (n, at, s))
-    })?;
     // A matrix product by indices runs as a GEMM, which reads its operands in place.
     if crate::contract::contraction_nest(lam) {
         return None;
     }
-    let index = lam.params[input].name;
-    let offsets = offsets_of(lam, index);
-    let rows = rows_read(lam, index, &offsets);
-    if rows.is_empty() {
-        return None;
-    }
     let (w, lam, arrs) = (w.clone(), lam.clone(), arrs.clone());
-    let range_var = arrs[input];
     let map_stm = body.stms[k].clone();
-    let range_stm = body.stms[at].clone();
-    let read_elsewhere = body
-        .stms
-        .iter()
-        .enumerate()
-        .any(|(j, s)| j != k && j != at && uses(s).contains(&range_var))
-        || uses(&body.result).contains(&range_var);
-
     let mut b = Builder::new(ns);
     b.src = map_stm.src.clone();
-    // Where each row's slice starts and ends, and whether all of them are in bounds.
-    let mut bounds = Vec::new();
-    let mut lens: HashMap<VName, SubExp> = HashMap::new();
-    let mut ok = SubExp::Const(Prim::Bool(true));
-    for r in &rows {
-        let lo = match &r.offset {
-            None => start.clone(),
-            Some((c, false)) => plus(&mut b, start.clone(), c.clone()),
-            Some((c, true)) => b.sub_i64(start.clone(), c.clone()),
-        };
-        let hi = plus(&mut b, lo.clone(), w.clone());
-        let len = lens
-            .entry(r.arr)
-            .or_insert_with(|| b.array_size(r.arr, 0))
-            .clone();
-        for (x, y) in [(SubExp::i64(0), &lo), (lo.clone(), &hi), (hi.clone(), &len)] {
-            let le = b.op2(BinOp::Le, x, y.clone()).ok()?;
-            ok = b.op2(BinOp::LogAnd, ok, le).ok()?;
-        }
-        bounds.push((lo, hi));
-    }
     // The fast map: a renamed copy of the lambda, its reads replaced by row parameters.
     let mut fast = b.renamed(&lam);
-    let renamed_index = fast.params[input].name;
-    let renamed_offsets = offsets_of(&fast, renamed_index);
-    let mut params = Vec::new();
-    let mut slice_types = Vec::new();
-    for r in &rows {
-        let row = b.names.type_of(r.arr)?.row();
-        slice_types.push(row.array_of(w.clone()));
-        params.push(b.param("row", row));
+    let inside = binders(&fast);
+    let mut defs = HashMap::new();
+    for_each_stm(&fast, |s| {
+        for p in &s.pat {
+            defs.insert(p.name, s.clone());
+        }
+    });
+    let rows_of = fast.params.iter().map(|p| p.name).zip(arrs.iter().copied());
+    let mut g = Guard {
+        rows_of: rows_of.collect(),
+        b: &mut b,
+        conds: Vec::new(),
+        inside,
+        defs,
+        copies: HashMap::new(),
+        sizes: HashMap::new(),
+    };
+    // The map's own range, if it reads rows of it.
+    let mut outer = None;
+    if let Some((input, at, start)) = range_input(&body.stms[..k], &arrs) {
+        let index = fast.params[input].name;
+        let rows = rows_read(&fast, index, &offsets_of(&fast, index));
+        if !rows.is_empty() {
+            if let Some(bounds) = g.bounds(&rows, &start, &w) {
+                outer = Some((input, at, rows, bounds));
+            }
+        }
     }
-    // (The arrays and offsets are bound outside the lambda: the renaming kept them.)
-    ReadsAsRows {
-        index: renamed_index,
-        offsets: &renamed_offsets,
-        rows: &rows,
-        params: &params,
-    }
-    .lambda(&mut fast);
-    dce_lambda(&mut fast);
     let mut fast_arrs = arrs.clone();
-    let keeps_index = uses(&fast.body).contains(&renamed_index);
-    if !keeps_index {
-        fast.params.remove(input);
-        fast_arrs.remove(input);
+    let mut keeps_index = true;
+    if let Some((input, _, rows, _)) = &outer {
+        keeps_index = reads_as_rows(&mut g, &mut fast, *input, rows)?;
+        if !keeps_index {
+            fast_arrs.remove(*input);
+        }
+    }
+    rewrite_inner(&mut fast.body, &mut g);
+    if g.conds.is_empty() {
+        return None;
+    }
+    let conds = std::mem::take(&mut g.conds);
+    let mut ok = SubExp::Const(Prim::Bool(true));
+    for c in conds {
+        ok = b.op2(BinOp::LogAnd, ok, c).ok()?;
     }
     // The range moves into the fallback when nothing else reads it.
-    let move_range = !read_elsewhere && !keeps_index && rows.iter().all(|r| r.arr != range_var);
-    let check = if move_range {
-        Some(range_check(&range_stm, b.names)?)
-    } else {
-        None
+    let range = outer.as_ref().map(|(input, at, rows, _)| {
+        let range_var = arrs[*input];
+        let read_elsewhere = body
+            .stms
+            .iter()
+            .enumerate()
+            .any(|(j, s)| j != k && j != *at && uses(s).contains(&range_var))
+            || uses(&body.result).contains(&range_var)
+            || keeps_index
+            || rows.iter().any(|r| r.arr == range_var);
+        (*at, !read_elsewhere)
+    });
+    let check = match range {
+        Some((at, true)) => Some((at, range_check(&body.stms[at], b.names)?)),
+        _ => None,
     };
-    fast.params.extend(params);
     let then_body = b.body(|b| {
-        for ((r, (lo, hi)), ty) in rows.iter().zip(&bounds).zip(slice_types) {
-            let slice = DimIndex::Slice {
-                start: Some(lo.clone()),
-                end: Some(hi.clone()),
-                stride: None,
-            };
-            let v = b.bind1("rows", Exp::Basic(BasicOp::Index(r.arr, vec![slice])), ty);
-            fast_arrs.push(v);
+        if let Some((_, _, rows, bounds)) = &outer {
+            for (r, (lo, hi)) in rows.iter().zip(bounds) {
+                let ty = b.names.type_of(r.arr).map(Type::row);
+                let ty = ty.unwrap_or(Type::Prim(PrimType::I64)).array_of(w.clone());
+                let v = b.names.fresh_typed("rows", ty.clone());
+                b.add(slice_stm(v, ty, r.arr, lo, hi, &map_stm.src));
+                fast_arrs.push(v);
+            }
         }
         let map = Exp::Soac(Soac::Map {
             w: w.clone(),
@@ -177,13 +406,16 @@ fn rewrite_map(body: &mut Body, k: usize, ns: &mut NameSource) -> Option<usize> 
     for p in &mut slow_map.pat {
         *p = b.param(b.names.hint(p.name).to_string().as_str(), p.ty.clone());
     }
+    let mut slow = Vec::new();
+    if let Some((at, _)) = &check {
+        slow.push(body.stms[*at].clone());
+    }
+    slow.push(slow_map);
     let else_body = Body {
-        result: slow_map.pat.iter().map(|p| SubExp::Var(p.name)).collect(),
-        stms: if move_range {
-            vec![range_stm.clone(), slow_map]
-        } else {
-            vec![slow_map]
-        },
+        result: slow.last().map_or(Vec::new(), |s| {
+            s.pat.iter().map(|p| SubExp::Var(p.name)).collect()
+        }),
+        stms: slow,
     };
     let branch = Exp::If {
         cond: ok,
@@ -195,7 +427,7 @@ fn rewrite_map(body: &mut Body, k: usize, ns: &mut NameSource) -> Option<usize> 
     let new = b.take_stms();
     let count = new.len();
     body.stms.splice(k..=k, new);
-    let Some(check) = check else {
+    let Some((at, check)) = check else {
         return Some(count);
     };
     // In the range's place, its check: `s ..< min e s` fails exactly when `s ..< e` does
