@@ -83,9 +83,16 @@ fn reads_along_rows_take_slices_of_the_rows() {
     let (before_if, rest) = grid.split_once(" = if ").expect("a branch");
     assert!(before_if.contains("Le("), "{grid}");
     let (fast, slow) = rest.split_once("} else {").expect("a branch");
-    assert_eq!(fast.matches("[0i64:").count() + fast.matches("[2i64:").count(), 2, "{fast}");
+    assert_eq!(
+        fast.matches("[0i64:").count() + fast.matches("[2i64:").count(),
+        2,
+        "{fast}"
+    );
     // (The index arithmetic `j - 1`, `j + 1` is gone with the reads.)
-    assert!(!fast.contains("Sub(x_") && !fast.contains("Add(x_"), "{fast}");
+    assert!(
+        !fast.contains("Sub(x_") && !fast.contains("Add(x_"),
+        "{fast}"
+    );
     // The only range left in it is the inner range's check.
     assert_eq!(fast.matches("range_i64(").count(), 1, "{fast}");
     assert_eq!(fast.matches("range_check").count(), 1, "{fast}");

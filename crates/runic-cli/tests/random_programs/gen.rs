@@ -451,7 +451,7 @@ impl Gen {
             return leaf(self);
         }
         let d = d - 1;
-        let alts = if sized { 6 } else { 14 };
+        let alts = if sized { 6 } else { 15 };
         match self.pick(alts) {
             0 => leaf(self),
             1 => {
@@ -544,6 +544,37 @@ impl Gen {
                 let (pre, k) = self.bound(d);
                 let f = self.with(&[(i.clone(), Ty::Scalar(Elem::I64))], |g| g.lambda(t, t, d));
                 format!("({pre}loop {acc} = {a} for {i} < {k} do map {f} {acc})")
+            }
+            13 => {
+                // A stencil: reads of an array at the index plus an offset (runic-opt's
+                // `stencil-rows`), sometimes under a condition, past either end at times.
+                let a = self.array(t, false, d);
+                let (v, i, x) = (self.name("v"), self.name("i"), self.name("x"));
+                let offset = self.pick(3) as i64 - 1;
+                let (pre, k) = self.bound(d);
+                let read = format!("{v}[{i} + {offset}]");
+                let read = match self.pick(3) {
+                    0 => {
+                        let lit = self.literal(t);
+                        let j = format!("({i} + {offset})");
+                        format!("(if {j} >= 0 && {j} < length {v} then {read} else {lit})")
+                    }
+                    _ => read,
+                };
+                let width = match self.pick(2) {
+                    0 => format!("(length {v} - 1)"),
+                    _ => k,
+                };
+                let body = self.with(
+                    &[
+                        (x.clone(), Ty::Scalar(t)),
+                        (i.clone(), Ty::Scalar(Elem::I64)),
+                    ],
+                    |g| g.scalar(t, d),
+                );
+                format!(
+                    "(let {v} = {a} in {pre}map (\\{i} -> let {x} = {read} in {body}) (iota {width}))"
+                )
             }
             _ => {
                 let (ta, tb) = (self.ty(), self.ty());
