@@ -144,3 +144,13 @@ entry row_past_end [n] [m] (g: [n][m]i32) : [n][m]i32 =
 
 entry row_shifted [n] [m] (g: [n][m]i32) : [n][m]i32 =
   map (\r -> map (\j -> if j > 0 then r[j-1] else 0) (iota m)) g
+
+-- A width each row computes with a division: with no rows, the division never runs (and
+-- must not fail, even by zero); with rows, the reads are along them.
+-- ==
+-- entry: divided_width
+-- input { 0i64 empty([0][3]i32) } output { empty([0][0]i32) }
+-- input { 2i64 [[1i32, 2, 3, 4]] } output { [[2i32]] }
+
+entry divided_width [n] [m] (k: i64) (g: [n][m]i32) =
+  map (\r -> map (\j -> r[j+1]) (iota (m / k - 1))) g

@@ -24,14 +24,8 @@ use runic_ir::*;
 /// results are few.
 const CHUNK: i64 = 1 << 16;
 
-pub fn chunk_iotas(mut prog: Prog) -> Prog {
-    prog.record_types();
-    let mut ns = std::mem::take(&mut prog.names);
-    for f in &mut prog.funs {
-        rewrite_body(&mut f.body, &mut ns);
-    }
-    prog.names = ns;
-    prog
+pub fn chunk_iotas(prog: Prog) -> Prog {
+    crate::rewrite_bodies(prog, rewrite_body)
 }
 
 /// Rewrites the reductions over an iota among the top-level statements of `body` (inside

@@ -104,6 +104,21 @@ pub(crate) fn expand_stms(
     changed
 }
 
+/// Runs `rewrite` on the body of every function, with the program's name source (the
+/// types of all binders recorded first, so that a rewrite can look them up).
+pub(crate) fn rewrite_bodies(
+    mut prog: Prog,
+    mut rewrite: impl FnMut(&mut runic_ir::Body, &mut runic_ir::NameSource),
+) -> Prog {
+    prog.record_types();
+    let mut ns = std::mem::take(&mut prog.names);
+    for f in &mut prog.funs {
+        rewrite(&mut f.body, &mut ns);
+    }
+    prog.names = ns;
+    prog
+}
+
 /// A pass: a whole-program transformation.
 pub type Pass = fn(Prog) -> Prog;
 

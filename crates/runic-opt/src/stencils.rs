@@ -29,14 +29,8 @@ use runic_ir::traverse::{binders, uses, walk_stm, walk_stm_mut, Visitor, Visitor
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
 
-pub fn stencil_rows(mut prog: Prog) -> Prog {
-    prog.record_types();
-    let mut ns = std::mem::take(&mut prog.names);
-    for f in &mut prog.funs {
-        rewrite_body(&mut f.body, &mut ns);
-    }
-    prog.names = ns;
-    prog
+pub fn stencil_rows(prog: Prog) -> Prog {
+    crate::rewrite_bodies(prog, rewrite_body)
 }
 
 /// Rewrites the maps among the statements of `body` and of the branches and loops in it.
@@ -103,9 +97,17 @@ impl Guard<'_, '_> {
         let ([p], Exp::Basic(op)) = (&stm.pat[..], &stm.exp) else {
             return None;
         };
+        // Only operations that cannot fail: the copy runs even where the lambda would not.
+        let nonzero =
+            |c: &SubExp| matches!(c, SubExp::Const(k) if k.as_int().is_some_and(|k| k != 0));
+        let safe = |o: &BinOp, c: &SubExp| match o {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Min | BinOp::Max => true,
+            BinOp::Div | BinOp::Quot | BinOp::Mod | BinOp::Rem => nonzero(c),
+            _ => false,
+        };
         let copy = match op {
             BasicOp::SubExp(a) => self.outside(a)?,
-            BasicOp::BinOp(o, a, c) if p.ty == Type::Prim(PrimType::I64) => {
+            BasicOp::BinOp(o, a, c) if p.ty == Type::Prim(PrimType::I64) && safe(o, c) => {
                 let (a, c) = (self.outside(a)?, self.outside(c)?);
                 self.b.binop(*o, a, c, PrimType::I64)
             }
