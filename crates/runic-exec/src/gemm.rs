@@ -12,7 +12,8 @@
 //! `C = A·B`. It runs as a GEMM (the `gemm` crates: packed, vectorised kernels for f32
 //! and f64 with arbitrary strides, so transposed operands cost nothing; a product
 //! with a side of at most 16 on `thin.rs`'s kernels), split over the rayon workers by rows
-//! or columns of `C`. A third map makes a batch of products,
+//! or columns of `C`, or by the summed index when it is much the longest (a weight
+//! adjoint). A third map makes a batch of products,
 //! its index outermost (`C[g][i][j]`) or in the middle (`C[i][g][j]`, per point and
 //! component); a batch interleaved in memory with A's rows, or with the summed index of
 //! both operands, runs by blocks of those, each block through every product while it is
