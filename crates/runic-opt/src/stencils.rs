@@ -248,7 +248,13 @@ fn rewrite_inner(body: &mut Body, g: &mut Guard) {
             unreachable!("matched above")
         };
         let range_var = arrs[input];
-        let Some(keeps_index) = reads_as_rows(g, lam, input, &rows) else {
+        let slice_types: Option<Vec<Type>> = rows
+            .iter()
+            .map(|r| Some(g.b.names.type_of(r.arr)?.row().array_of(w.clone())))
+            .collect();
+        let (Some(slice_types), Some(keeps_index)) =
+            (slice_types, reads_as_rows(g, lam, input, &rows))
+        else {
             k += 1;
             continue;
         };
@@ -261,18 +267,10 @@ fn rewrite_inner(body: &mut Body, g: &mut Guard) {
         rewrite_inner(&mut lam.body, g);
         // The slices, bound just before the map.
         let mut slices = Vec::new();
-        for (r, (lo, hi)) in rows.iter().zip(&bounds) {
-            let Some(row) = g.b.names.type_of(r.arr).map(Type::row) else {
-                break;
-            };
-            let ty = row.array_of(w.clone());
+        for ((r, (lo, hi)), ty) in rows.iter().zip(&bounds).zip(slice_types) {
             let v = g.b.names.fresh_typed("rows", ty.clone());
             arrs.push(v);
             slices.push(slice_stm(v, ty, r.arr, lo, hi, &stm.src));
-        }
-        if slices.len() != rows.len() {
-            k += 1;
-            continue;
         }
         let n = slices.len();
         body.stms[k] = stm;
@@ -353,7 +351,11 @@ fn rewrite_map(body: &mut Body, k: usize, ns: &mut NameSource) -> Option<usize> 
     }
     let mut fast_arrs = arrs.clone();
     let mut keeps_index = true;
+    let mut slice_types = Vec::new();
     if let Some((input, _, rows, _)) = &outer {
+        for r in rows.iter() {
+            slice_types.push(g.b.names.type_of(r.arr)?.row().array_of(w.clone()));
+        }
         keeps_index = reads_as_rows(&mut g, &mut fast, *input, rows)?;
         if !keeps_index {
             fast_arrs.remove(*input);
@@ -387,9 +389,7 @@ fn rewrite_map(body: &mut Body, k: usize, ns: &mut NameSource) -> Option<usize> 
     };
     let then_body = b.body(|b| {
         if let Some((_, _, rows, bounds)) = &outer {
-            for (r, (lo, hi)) in rows.iter().zip(bounds) {
-                let ty = b.names.type_of(r.arr).map(Type::row);
-                let ty = ty.unwrap_or(Type::Prim(PrimType::I64)).array_of(w.clone());
+            for ((r, (lo, hi)), ty) in rows.iter().zip(bounds).zip(slice_types) {
                 let v = b.names.fresh_typed("rows", ty.clone());
                 b.add(slice_stm(v, ty, r.arr, lo, hi, &map_stm.src));
                 fast_arrs.push(v);
