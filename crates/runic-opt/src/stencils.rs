@@ -184,9 +184,14 @@ fn range_input(stms: &[Stm], arrs: &[VName]) -> Option<(usize, usize, SubExp)> {
 
 /// `lam` with its reads of `rows` at its parameter `input` replaced by row parameters
 /// (appended), and that parameter dropped when nothing else reads it; whether it was kept.
-fn reads_as_rows(g: &mut Guard, lam: &mut Lambda, input: usize, rows: &[Row]) -> Option<bool> {
+fn reads_as_rows(
+    g: &mut Guard,
+    lam: &mut Lambda,
+    input: usize,
+    reads: &(HashMap<VName, (SubExp, bool)>, Vec<Row>),
+) -> Option<bool> {
     let index = lam.params[input].name;
-    let offsets = offsets_of(lam, index);
+    let (offsets, rows) = reads;
     let mut params = Vec::new();
     for r in rows {
         let row = g.b.names.type_of(r.arr)?.row();
@@ -197,7 +202,7 @@ fn reads_as_rows(g: &mut Guard, lam: &mut Lambda, input: usize, rows: &[Row]) ->
     }
     ReadsAsRows {
         index,
-        offsets: &offsets,
+        offsets,
         rows,
         params: &params,
     }
@@ -225,15 +230,14 @@ fn rewrite_inner(body: &mut Body, g: &mut Guard) {
             if crate::contract::contraction_nest(lam) {
                 return None;
             }
-            let index = lam.params[input].name;
-            let rows = rows_read(lam, index, &offsets_of(lam, index));
-            if rows.is_empty() {
+            let reads = reads_of(lam, lam.params[input].name);
+            if reads.1.is_empty() {
                 return None;
             }
-            let bounds = g.bounds(&rows, &start, w)?;
-            Some((input, at, rows, bounds))
+            let bounds = g.bounds(&reads.1, &start, w)?;
+            Some((input, at, reads, bounds))
         });
-        let Some((input, at, rows, bounds)) = found else {
+        let Some((input, at, reads, bounds)) = found else {
             if let Exp::Soac(Soac::Map { lam, arrs, .. }) = &mut body.stms[k].exp {
                 for (p, a) in lam.params.iter().zip(arrs.iter()) {
                     g.rows_of.insert(p.name, *a);
@@ -248,12 +252,13 @@ fn rewrite_inner(body: &mut Body, g: &mut Guard) {
             unreachable!("matched above")
         };
         let range_var = arrs[input];
+        let rows = &reads.1;
         let slice_types: Option<Vec<Type>> = rows
             .iter()
             .map(|r| Some(g.b.names.type_of(r.arr)?.row().array_of(w.clone())))
             .collect();
         let (Some(slice_types), Some(keeps_index)) =
-            (slice_types, reads_as_rows(g, lam, input, &rows))
+            (slice_types, reads_as_rows(g, lam, input, &reads))
         else {
             k += 1;
             continue;
@@ -276,13 +281,7 @@ fn rewrite_inner(body: &mut Body, g: &mut Guard) {
         body.stms[k] = stm;
         body.stms.splice(k..k, slices);
         k += n + 1;
-        let read_elsewhere = body
-            .stms
-            .iter()
-            .enumerate()
-            .any(|(j, s)| j != at && uses(s).contains(&range_var))
-            || uses(&body.result).contains(&range_var);
-        if !read_elsewhere {
+        if !read_elsewhere(body, range_var, &[at]) {
             if let Some(check) = range_check(&body.stms[at].clone(), g.b.names) {
                 k += check.len() - 1;
                 body.stms.splice(at..=at, check);
@@ -341,22 +340,21 @@ fn rewrite_map(body: &mut Body, k: usize, ns: &mut NameSource) -> Option<usize> 
     // The map's own range, if it reads rows of it.
     let mut outer = None;
     if let Some((input, at, start)) = range_input(&body.stms[..k], &arrs) {
-        let index = fast.params[input].name;
-        let rows = rows_read(&fast, index, &offsets_of(&fast, index));
-        if !rows.is_empty() {
-            if let Some(bounds) = g.bounds(&rows, &start, &w) {
-                outer = Some((input, at, rows, bounds));
+        let reads = reads_of(&fast, fast.params[input].name);
+        if !reads.1.is_empty() {
+            if let Some(bounds) = g.bounds(&reads.1, &start, &w) {
+                outer = Some((input, at, reads, bounds));
             }
         }
     }
     let mut fast_arrs = arrs.clone();
     let mut keeps_index = true;
     let mut slice_types = Vec::new();
-    if let Some((input, _, rows, _)) = &outer {
-        for r in rows.iter() {
+    if let Some((input, _, reads, _)) = &outer {
+        for r in &reads.1 {
             slice_types.push(g.b.names.type_of(r.arr)?.row().array_of(w.clone()));
         }
-        keeps_index = reads_as_rows(&mut g, &mut fast, *input, rows)?;
+        keeps_index = reads_as_rows(&mut g, &mut fast, *input, reads)?;
         if !keeps_index {
             fast_arrs.remove(*input);
         }
@@ -371,24 +369,19 @@ fn rewrite_map(body: &mut Body, k: usize, ns: &mut NameSource) -> Option<usize> 
         ok = b.op2(BinOp::LogAnd, ok, c).ok()?;
     }
     // The range moves into the fallback when nothing else reads it.
-    let range = outer.as_ref().map(|(input, at, rows, _)| {
+    let range = outer.as_ref().map(|(input, at, (_, rows), _)| {
         let range_var = arrs[*input];
-        let read_elsewhere = body
-            .stms
-            .iter()
-            .enumerate()
-            .any(|(j, s)| j != k && j != *at && uses(s).contains(&range_var))
-            || uses(&body.result).contains(&range_var)
+        let read = read_elsewhere(body, range_var, &[k, *at])
             || keeps_index
             || rows.iter().any(|r| r.arr == range_var);
-        (*at, !read_elsewhere)
+        (*at, !read)
     });
     let check = match range {
         Some((at, true)) => Some((at, range_check(&body.stms[at], b.names)?)),
         _ => None,
     };
     let then_body = b.body(|b| {
-        if let Some((_, _, rows, bounds)) = &outer {
+        if let Some((_, _, (_, rows), bounds)) = &outer {
             for ((r, (lo, hi)), ty) in rows.iter().zip(bounds).zip(slice_types) {
                 let v = b.names.fresh_typed("rows", ty.clone());
                 b.add(slice_stm(v, ty, r.arr, lo, hi, &map_stm.src));
@@ -535,6 +528,23 @@ fn offsets_of(lam: &Lambda, index: VName) -> HashMap<VName, (SubExp, bool)> {
         }
     });
     out
+}
+
+/// The offsets of `index` that `lam` computes and the rows it reads at them.
+fn reads_of(lam: &Lambda, index: VName) -> (HashMap<VName, (SubExp, bool)>, Vec<Row>) {
+    let offsets = offsets_of(lam, index);
+    let rows = rows_read(lam, index, &offsets);
+    (offsets, rows)
+}
+
+/// Whether a statement of `body` other than those at `skip`, or its result, reads `v`.
+fn read_elsewhere(body: &Body, v: VName, skip: &[usize]) -> bool {
+    let in_stms = body
+        .stms
+        .iter()
+        .enumerate()
+        .any(|(j, s)| !skip.contains(&j) && uses(s).contains(&v));
+    in_stms || uses(&body.result).contains(&v)
 }
 
 /// The distinct rows the body of `lam` reads, in order of first appearance.
