@@ -159,7 +159,11 @@ impl Ctx<'_> {
     pub(crate) fn stm(&self, f: &mut Frame, stm: &Stm, par: bool) -> R<()> {
         // Single scalar results of basic operations skip the vector of results.
         if let (Exp::Basic(op), [p]) = (&stm.exp, stm.pat.as_slice()) {
-            let v = self.basic(f, op).map_err(|e| e.locate(&stm.src))?;
+            let v = match op {
+                BasicOp::Range { .. } if self.jit.builds_lazily(p.name) => self.lazy_iota(f, op),
+                _ => self.basic(f, op),
+            }
+            .map_err(|e| e.locate(&stm.src))?;
             self.set(f, p.name, v);
             return Ok(());
         }
@@ -321,6 +325,30 @@ impl Ctx<'_> {
                 }),
             })
             .collect()
+    }
+
+    /// `iota n` left unbuilt ([`Val::Iota`]), with the errors of the range it is.
+    fn lazy_iota(&self, f: &Frame, op: &BasicOp) -> R<Val> {
+        let BasicOp::Range {
+            start,
+            second,
+            end,
+            kind,
+            elem,
+        } = op
+        else {
+            return err("internal error: an iota that is not a range");
+        };
+        let (a, c) = (self.prim(f, start)?, self.prim(f, end)?);
+        let b = second.as_ref().map(|s| self.prim(f, s)).transpose()?;
+        let (a, b, c) = (
+            convert(a, *elem),
+            b.map(|b| convert(b, *elem)),
+            convert(c, *elem),
+        );
+        let (_, _, n) =
+            runic_prim::index::range_elements(a, b, c, *kind).map_err(ExecError::new)?;
+        Ok(Val::Iota([n]))
     }
 
     pub fn basic(&self, f: &mut Frame, op: &BasicOp) -> R<Val> {

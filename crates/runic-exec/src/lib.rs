@@ -130,6 +130,13 @@ impl Executor {
         self.jit.map_kernels()
     }
 
+    /// How many iotas left unbuilt where they are bound (only maps read them) have been
+    /// built since, for a map whose kernel reads its input: tests check with it that a
+    /// map over the indices builds none.
+    pub fn iotas_built_late(&self) -> usize {
+        self.jit.iotas_built_late()
+    }
+
     /// A flag that, once set, makes running evaluations stop with the error "interrupted".
     pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
         self.interrupt = Some(flag);

@@ -29,9 +29,14 @@ pub struct Jit {
     scatters: Cache<(Vec<PrimType>, PrimType), HistKernel>,
     /// How many SOACs ran native code to the end (for tests that check it did).
     runs: std::sync::atomic::AtomicUsize,
+    /// How many iotas of `lazy` were built after all (for tests).
+    built_late: std::sync::atomic::AtomicUsize,
     /// The program's variables bound to `iota n`: kernels that read one free (hoisted out
     /// of their lambda) loop over it with their counter.
     iotas: std::collections::HashSet<VName>,
+    /// The iotas read only as inputs of maps in the body that binds them: not built until
+    /// something other than a map kernel over them needs the array ([`Val::Iota`]).
+    lazy: std::collections::HashSet<VName>,
 }
 
 impl Default for Jit {
@@ -50,7 +55,9 @@ impl Jit {
             hists: Mutex::default(),
             scatters: Mutex::default(),
             runs: Default::default(),
+            built_late: Default::default(),
             iotas: Default::default(),
+            lazy: Default::default(),
         }
     }
 
@@ -74,11 +81,29 @@ impl Jit {
             }
         }
         self.iotas.retain(|v| !other.contains(v));
+        self.lazy = only_mapped(prog);
+        self.lazy.retain(|v| self.iotas.contains(v));
+    }
+
+    /// Whether `v`, an `iota`, is left unbuilt where it is bound ([`Val::Iota`]).
+    pub(crate) fn builds_lazily(&self, v: VName) -> bool {
+        self.enabled && self.lazy.contains(&v)
     }
 
     /// Count a SOAC that ran native code to the end.
     pub(crate) fn ran(&self) {
         self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Count an iota of `lazy` built after all.
+    pub(crate) fn built_late(&self) {
+        self.built_late
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many iotas of `lazy` have been built after all.
+    pub fn iotas_built_late(&self) -> usize {
+        self.built_late.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// How many SOACs have run native code to the end.
@@ -91,14 +116,17 @@ impl Jit {
         self.maps.lock().map_or(0, |m| m.len())
     }
 
+    /// `index[k]`: the map's input `k` is an `iota` (its kernel may bind the parameter to
+    /// its counter; a lambda is always mapped over the same inputs).
     fn map_kernel(
         &self,
         lam: &Lambda,
+        index: &[bool],
         free_type: &dyn Fn(VName) -> Option<runic_jit::VarType>,
     ) -> Result<Arc<MapKernel>, String> {
         let mut m = self.maps.lock().map_err(|_| "a poisoned kernel cache")?;
         m.entry(lam.id)
-            .or_insert_with(|| runic_jit::compile_map(lam, free_type).map(Arc::new))
+            .or_insert_with(|| runic_jit::compile_map_indexed(lam, index, free_type).map(Arc::new))
             .clone()
     }
 
@@ -188,7 +216,10 @@ impl Jit {
                 if let Err(why) = arrays(arrs) {
                     return Route::Evaluator(why);
                 }
-                match self.map_kernel(lam, &jt) {
+                let index: Vec<bool> = (arrs.iter())
+                    .map(|a| jt(*a) == Some(runic_jit::VarType::Iota))
+                    .collect();
+                match self.map_kernel(lam, &index, &jt) {
                     Ok(k) => Route::Map(k),
                     Err(why) => Route::Evaluator(why),
                 }
@@ -303,6 +334,47 @@ impl Jit {
     }
 }
 
+/// The variables every read of which is as an input of a `map` in the body that binds
+/// them (a use anywhere else, nested lambdas included, makes the count differ).
+fn only_mapped(prog: &runic_ir::Prog) -> std::collections::HashSet<VName> {
+    use runic_ir::traverse::{walk_body, Visitor};
+    use runic_ir::{Body, Exp};
+    #[derive(Default)]
+    struct Count {
+        reads: HashMap<VName, usize>,
+        mapped: HashMap<VName, usize>,
+    }
+    impl Visitor for Count {
+        fn use_var(&mut self, v: VName) {
+            *self.reads.entry(v).or_default() += 1;
+        }
+        fn body(&mut self, b: &Body) {
+            let bound: std::collections::HashSet<VName> = b
+                .stms
+                .iter()
+                .flat_map(|s| s.pat.iter().map(|p| p.name))
+                .collect();
+            for s in &b.stms {
+                if let Exp::Soac(Soac::Map { arrs, .. }) = &s.exp {
+                    for a in arrs.iter().filter(|a| bound.contains(a)) {
+                        *self.mapped.entry(*a).or_default() += 1;
+                    }
+                }
+            }
+            walk_body(self, b)
+        }
+    }
+    let mut c = Count::default();
+    for f in &prog.funs {
+        c.body(&f.body);
+    }
+    c.mapped
+        .into_iter()
+        .filter(|(v, n)| c.reads.get(v) == Some(n))
+        .map(|(v, _)| v)
+        .collect()
+}
+
 /// What [`Jit::route`] needs to know of a variable.
 #[derive(Clone, Debug, PartialEq)]
 pub enum VarTy {
@@ -335,6 +407,7 @@ impl VarTy {
                     _ => None,
                 }
             }
+            Val::Iota(_) => Some(VarTy::Arr(PrimType::I64, 1)),
             Val::Unset => None,
         }
     }
@@ -371,6 +444,9 @@ impl Route {
         match self {
             Route::Map(k) if k.column_reduction => {
                 "native (runic-jit map kernel: a column reduction, its loops swapped)".into()
+            }
+            Route::Map(k) if k.index_params.contains(&true) => {
+                "native (runic-jit map kernel, the index from its counter)".into()
             }
             Route::Map(_) => "native (runic-jit map kernel)".into(),
             Route::Fold(_) => "native (runic-jit fold kernel)".into(),
@@ -516,7 +592,8 @@ impl Ctx<'_> {
         Some(out_shapes)
     }
 
-    /// `map lam arrs` over vectors with a native kernel, or `None` when there is none.
+    /// `map lam arrs` over vectors with a native kernel, or `None` when there is none;
+    /// `arrs` are the inputs of the parameters other than `k`'s index parameters.
     pub(crate) fn map_native(
         &self,
         f: &Frame,
@@ -571,7 +648,7 @@ impl Ctx<'_> {
             if code != 0 {
                 // Element by element on the evaluator, which reports the failure.
                 for i in lo..hi {
-                    let args = arrs.iter().map(|a| row(a, i)).collect();
+                    let args = element_args(arrs, &k.index_params, i);
                     let r = self.apply(fr.get(), lam, args)?;
                     for (p, v) in ptrs.iter().zip(&r) {
                         p.set(i, v.prim()?)?;
@@ -601,6 +678,20 @@ impl Ctx<'_> {
             .map(|(b, s)| arr(s, b))
             .collect()
     }
+}
+
+/// The arguments of element `i` of a map whose kernel binds the parameters in `index` to
+/// the element's index and takes `arrs` for the others, in order.
+pub(crate) fn element_args(arrs: &[Arc<Array>], index: &[bool], i: usize) -> Vec<Val> {
+    let mut arrs = arrs.iter();
+    index
+        .iter()
+        .map(|&ix| match ix {
+            true => Val::Prim(Prim::I64(i as i64)),
+            // (`Unset`, which the evaluator reports, only if the caller broke the contract.)
+            false => arrs.next().map_or(Val::Unset, |a| row(a, i)),
+        })
+        .collect()
 }
 
 /// Empty output buffers with room for a kernel's results, allocated fallibly.

@@ -188,7 +188,7 @@ impl Ctx<'_> {
             // The evaluator reports the error of the first failing element.
             let mut fr = f.clone();
             for i in cs[c].0..cs[c].1 {
-                let args = arrs.iter().map(|a| row(a, i)).collect();
+                let args = crate::native::element_args(arrs, &k.index_params, i);
                 self.apply(&mut fr, lam, args)?;
             }
             return err("internal error: native code failed where the evaluator did not");

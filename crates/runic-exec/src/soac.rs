@@ -334,10 +334,17 @@ fn scan_into(op: BinOp, acc: Prim, src: &Buffer, lo: usize, n: usize, dst: &OutP
 }
 
 impl Ctx<'_> {
+    /// The input arrays of a SOAC over `w` elements (an iota left unbuilt, built now).
     fn arrays(&self, f: &Frame, vs: &[VName], w: usize) -> R<Vec<Arc<Array>>> {
         let mut out = Vec::with_capacity(vs.len());
         for v in vs {
-            let a = self.get(f, *v)?.arr()?.clone();
+            let a = match self.get(f, *v)? {
+                x @ Val::Iota(_) => {
+                    self.jit.built_late();
+                    x.built()?.arr()?.clone()
+                }
+                x => x.arr()?.clone(),
+            };
             if a.shape.first().copied().unwrap_or(0) < w {
                 return err(format!(
                     "internal error: SOAC input of outer size {} (expected {w})",
@@ -423,18 +430,34 @@ impl Ctx<'_> {
                     }
                 }
                 let w = self.dim(f, w)?;
-                let arrs = self.arrays(f, arrs, w)?;
                 if par {
                     if let Route::Map(k) = self.route(f, s) {
-                        let mut cs = chunks_of_rows(w, par, &arrs, self.element_work(f, lam));
+                        // The kernel reads no input for a parameter that is the index.
+                        let elems: Vec<VName> = (arrs.iter().zip(&k.index_params))
+                            .filter(|(_, &ix)| !ix)
+                            .map(|(a, _)| *a)
+                            .collect();
+                        let ins = self.arrays(f, &elems, w)?;
+                        // (What `arrays` checks of the others, of an iota not built.)
+                        for (a, _) in arrs.iter().zip(&k.index_params).filter(|(_, &ix)| ix) {
+                            if let Val::Iota([n]) = self.get(f, *a)? {
+                                if *n < w {
+                                    return err(format!(
+                                        "internal error: SOAC input of outer size {n} (expected {w})"
+                                    ));
+                                }
+                            }
+                        }
+                        let mut cs = chunks_of_rows(w, par, &ins, self.element_work(f, lam));
                         if k.column_reduction {
                             cs = column_chunks(cs, w);
                         }
-                        if let Some(out) = self.map_native(f, w, lam, &k, &arrs, &cs)? {
+                        if let Some(out) = self.map_native(f, w, lam, &k, &ins, &cs)? {
                             return Ok(out);
                         }
                     }
                 }
+                let arrs = self.arrays(f, arrs, w)?;
                 self.map(f, w, lam, &arrs, par)
             }
             Soac::Reduce {

@@ -14,6 +14,11 @@ pub enum Val {
     Prim(Prim),
     Arr(Arc<Array>),
     Acc(Arc<AccCell>),
+    /// `iota n` (its length in the one-element shape), not built: the program reads it
+    /// only as an input of maps in its body ([`crate::native::Jit::builds_lazily`]), whose
+    /// kernels bind its element to their counter; any other reader builds the array
+    /// ([`Val::built`]).
+    Iota([usize; 1]),
 }
 
 /// The state of a `with_acc` accumulator: the arrays it writes into and its combining
@@ -57,7 +62,23 @@ impl Val {
     pub fn shape(&self) -> &[usize] {
         match self {
             Val::Arr(a) => &a.shape,
+            Val::Iota(n) => n,
             _ => &[],
+        }
+    }
+
+    /// The array of an `iota` not built ([`Val::Iota`]), now built; other values as they
+    /// are.
+    pub fn built(&self) -> R<Val> {
+        match self {
+            Val::Iota([n]) => crate::index::range(
+                Prim::I64(0),
+                None,
+                Prim::I64(*n as i64),
+                runic_ir::RangeKind::UpToExclusive,
+            )
+            .map_err(crate::error::ExecError::new),
+            v => Ok(v.clone()),
         }
     }
 }

@@ -151,7 +151,13 @@ impl Gen<'_, '_> {
 /// Elements per iteration of a flat map kernel's main loop.
 const UNROLL: usize = 4;
 
-pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -> R<MapKernel> {
+/// `index[k]`: parameter `k` takes the element's index (its input is `iota`): bound to the
+/// kernel's counter and not read, if it is an `i64` and the map is not a column reduction.
+pub fn compile_map(
+    lam: &Lambda,
+    index: &[bool],
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> R<MapKernel> {
     // Array results are written into rows of the outputs.
     let what = "the map's lambda";
     if lam
@@ -168,7 +174,20 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         ..lam.clone()
     };
     check_lambda_in(&scalar_ret, what, true)?;
-    let io = Inputs::of(&lam.params, &[lam], free_type)?;
+    // A column reduction reads its inputs as columns (`columns.rs`): no index parameters.
+    let columns_shape = crate::columns::column(lam);
+    let index: Vec<bool> = (lam.params.iter().enumerate())
+        .map(|(k, p)| {
+            index.get(k) == Some(&true)
+                && p.ty == Type::Prim(PrimType::I64)
+                && columns_shape.is_none()
+        })
+        .collect();
+    let elem_params: Vec<Param> = (lam.params.iter().zip(&index))
+        .filter(|(_, &ix)| !ix)
+        .map(|(p, _)| p.clone())
+        .collect();
+    let io = Inputs::of(&elem_params, &[lam], free_type)?;
     let results: Vec<PrimType> = lam.ret.iter().map(prim_of).collect();
     let result_ranks: Vec<usize> = lam.ret.iter().map(|t| t.rank() + 1).collect();
     let i64t = types::I64;
@@ -180,9 +199,14 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         && io.accs.is_empty();
     let unroll = if flat { UNROLL } else { 1 };
     let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
-    let vector = flat.then(|| crate::simd::plan(lam, &free_scalar)).flatten();
+    let index_bits = (index.iter().enumerate())
+        .filter(|(k, &ix)| ix && *k < 64)
+        .fold(0u64, |bits, (k, _)| bits | 1 << k);
+    let vector = (flat && index.iter().skip(64).all(|&ix| !ix))
+        .then(|| crate::simd::plan_indexed(lam, index_bits, &free_scalar))
+        .flatten();
     // A map whose elements are reductions down columns: its loops swapped.
-    let columns = crate::columns::column(lam)
+    let columns = columns_shape
         .filter(|_| io.ranks.iter().all(|&r| r == 1) && result_ranks == [1] && io.accs.is_empty());
     let column_reduction = columns.is_some();
     let name = crate::gen::kernel_name("map", lam);
@@ -235,7 +259,10 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
             g.arrays = pro.arrays.clone();
             g.accs = pro.accs.clone();
             g.free_iotas(&pro.iotas);
-            g.bind_element(&lam.params, &pro.inputs, i);
+            g.bind_element(&elem_params, &pro.inputs, i);
+            for (p, _) in lam.params.iter().zip(&index).filter(|(_, &ix)| ix) {
+                g.env.insert(p.name, (i, PrimType::I64));
+            }
             for (r, row) in lam.body.result.iter().zip(&out_rows) {
                 if let (SubExp::Var(v), Some(row)) = (r, row) {
                     g.dests.entry(*v).or_insert_with(|| row.clone());
@@ -272,7 +299,24 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         if let Some(plan) = vector {
             // Lanes of f32/f64 first; the loops below finish the rest.
             let frees = crate::simd::splat_env(b, plan, &pro.env, lam);
-            let ins: Vec<Value> = pro.inputs.iter().map(|a| a.base).collect();
+            // One column per parameter; an index has none (its lanes are computed).
+            let mut columns = pro.inputs.iter().map(|a| a.base);
+            let ins: Vec<Value> = (0..lam.params.len())
+                .map(|k| match plan.is_index(k) {
+                    true => Some(start),
+                    false => columns.next(),
+                })
+                .collect::<Option<_>>()
+                .ok_or("internal error: a map's columns")?;
+            // `f32` lanes convert indices from 32-bit integers: only below 2^31.
+            let to = if plan.index != 0 && plan.elem == PrimType::F32 {
+                let small = b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedLessThanOrEqual, end, i32::MAX as i64);
+                b.ins().select(small, end, start)
+            } else {
+                end
+            };
             i0 = crate::simd::vector_loop(
                 b,
                 plan,
@@ -281,7 +325,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
                 &ins,
                 (&out_bases, crate::simd::Write::Store),
                 start,
-                end,
+                to,
             )?;
         }
         if unroll > 1 {
@@ -338,6 +382,7 @@ pub fn compile_map(lam: &Lambda, free_type: &dyn Fn(VName) -> Option<VarType>) -
         accs: io.accs.into_iter().map(|(v, t, r, _)| (v, t, r)).collect(),
         simd_lanes: vector.map_or(0, |p| p.lanes as usize),
         column_reduction,
+        index_params: index,
         _code: code,
     })
 }

@@ -123,6 +123,10 @@ pub struct MapKernel {
     /// Each element is a reduction down a column, run with the loops swapped
     /// (`columns.rs`).
     pub column_reduction: bool,
+    /// Which of the lambda's parameters are the element's index (their input an `iota`
+    /// the caller need not build): bound to the kernel's counter, they have no input
+    /// pointer, and `params`/`ranks` describe the other parameters only.
+    pub index_params: Vec<bool>,
     _code: Code,
 }
 
@@ -309,7 +313,18 @@ pub fn compile_map(
     lam: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<MapKernel, String> {
-    kernels::compile_map(lam, free_type)
+    kernels::compile_map(lam, &[], free_type)
+}
+
+/// [`compile_map`] of a map whose inputs marked in `index` are `iota`s (`index[k]` for
+/// parameter `k`): an `i64` parameter among them is bound to the element's index, its
+/// input not read (see [`MapKernel::index_params`]; a column reduction takes none).
+pub fn compile_map_indexed(
+    lam: &Lambda,
+    index: &[bool],
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> Result<MapKernel, String> {
+    kernels::compile_map(lam, index, free_type)
 }
 
 /// Compile `reduce_by_index` with the operator `op` (scalar destinations) whose index

@@ -572,3 +572,75 @@ fn vector_min_max_folds_are_sequential_folds() {
         }
     }
 }
+
+/// A parameter that is the element's index (`map (\i -> f32.i64 i * c) (iota n)`) has no
+/// input: its lanes are the indices converted, which must round as the scalar conversion
+/// does — where `f32` stops being exact (2^24), where 32-bit lane indices would overflow
+/// (2^31: those elements are left to the scalar code) and, for `f64`, around 2^53 and up
+/// to where an output's byte offset would not fit in 64 bits.
+#[test]
+fn index_lanes_round_as_the_scalar_conversion() {
+    for (t, c, starts) in [
+        (
+            PrimType::F32,
+            3.0,
+            vec![0i64, 5, (1 << 24) - 7, (1 << 31) - 9],
+        ),
+        (
+            PrimType::F64,
+            3.0,
+            vec![0i64, 5, (1 << 53) - 7, (1 << 58) - 3],
+        ),
+    ] {
+        let body = vec![
+            stm(1, t, BasicOp::Convert(t, v(0))),
+            stm(
+                2,
+                t,
+                BasicOp::BinOp(BinOp::Mul, v(1), SubExp::Const(Prim::float(t, c))),
+            ),
+        ];
+        let lam = Lambda::new(
+            vec![p(0, PrimType::I64)],
+            Body {
+                stms: body,
+                result: vec![v(2)],
+            },
+            vec![Type::Prim(t)],
+        );
+        let k = runic_jit::compile_map_indexed(&lam, &[true], &|_| None).unwrap();
+        assert_eq!(k.index_params, [true]);
+        assert!(k.params.is_empty(), "an index has no input");
+        if runic_jit::compile_map(&unop_lam(UnOp::Neg, t), &|_| None)
+            .unwrap()
+            .simd_lanes
+            > 0
+        {
+            assert!(k.simd_lanes > 0, "{t}: the index converted in lanes");
+        }
+        let size = t.size_bytes();
+        for start in starts {
+            let n = 19;
+            let mut out = vec![0u8; n * size];
+            // The output's element `start` is the buffer's first: the kernel writes
+            // `base + i·size` for `i` in `start..start + n`.
+            let base = out
+                .as_mut_ptr()
+                .wrapping_sub((start as usize).wrapping_mul(size));
+            let dims = [(start as usize + n) as i64];
+            let ins = [dims.as_ptr() as *const u8];
+            // SAFETY: the kernel reads no input and writes the n elements of `out`.
+            let code = unsafe { k.run(start as usize, start as usize + n, &ins, &[base]) };
+            assert_eq!(code, 0);
+            for e in 0..n {
+                let i = start + e as i64;
+                let x = runic_prim::convert(Prim::I64(i), t);
+                let want = binop(BinOp::Mul, x, Prim::float(t, c)).unwrap();
+                let mut w = [0u8; 8];
+                w[..size].copy_from_slice(&out[e * size..(e + 1) * size]);
+                let got = from_raw(t, u64::from_le_bytes(w));
+                assert_eq!(to_raw(got), to_raw(want), "{t} index {i}");
+            }
+        }
+    }
+}

@@ -67,9 +67,17 @@ pub(crate) fn enabled() -> bool {
 pub(crate) struct Plan {
     pub elem: PrimType,
     pub lanes: i64,
+    /// The parameters that are the element's index (bit `k`: parameter `k`), read by the
+    /// body only through conversions to `elem`: their lanes are the indices converted,
+    /// and they have no column.
+    pub index: u64,
 }
 
 impl Plan {
+    /// Whether parameter `k` is the element's index.
+    pub(crate) fn is_index(self, k: usize) -> bool {
+        k < 64 && self.index & (1 << k) != 0
+    }
     /// The scalar type of a lane.
     pub(crate) fn elem_type(self) -> CType {
         if self.elem == PrimType::F32 {
@@ -97,18 +105,35 @@ impl Plan {
 /// The plan of `lam` if its body can run in vector lanes (see the module comment); `free`
 /// gives the type of a variable the lambda does not bind.
 pub(crate) fn plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -> Option<Plan> {
+    plan_indexed(lam, 0, free)
+}
+
+/// [`plan`] for a lambda whose parameters in `index` (bit `k`: parameter `k`, an `i64`)
+/// are the element's index, which the body may only convert to the lanes' type.
+pub(crate) fn plan_indexed(
+    lam: &Lambda,
+    index: u64,
+    free: &dyn Fn(VName) -> Option<PrimType>,
+) -> Option<Plan> {
     if !enabled() {
         return None;
     }
-    let t = match lam.params.first().map(|p| &p.ty) {
+    let is_index = |k: usize| k < 64 && index & (1 << k) != 0;
+    let elements = lam.params.iter().enumerate().filter(|(k, _)| !is_index(*k));
+    let t = match elements.clone().map(|(_, p)| &p.ty).chain(&lam.ret).next() {
         Some(Type::Prim(t @ (PrimType::F32 | PrimType::F64))) => *t,
         _ => return None,
     };
     let is_t = |ty: &Type| matches!(ty, Type::Prim(p) if *p == t);
-    if !lam.params.iter().all(|p| is_t(&p.ty)) || !lam.ret.iter().all(is_t) {
+    let indices_i64 = (lam.params.iter().enumerate())
+        .all(|(k, p)| !is_index(k) || p.ty == Type::Prim(PrimType::I64));
+    if !elements.clone().all(|(_, p)| is_t(&p.ty)) || !lam.ret.iter().all(is_t) || !indices_i64 {
         return None;
     }
-    let mut tys: HashMap<VName, PrimType> = lam.params.iter().map(|p| (p.name, t)).collect();
+    // An index is the only `i64` in scope: the body's own bindings are of `t` or `bool`.
+    let mut tys: HashMap<VName, PrimType> = (lam.params.iter().enumerate())
+        .map(|(k, p)| (p.name, if is_index(k) { PrimType::I64 } else { t }))
+        .collect();
     check_body(&lam.body, t, &mut tys, free)?;
     let results_t = lam
         .body
@@ -118,6 +143,7 @@ pub(crate) fn plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -> Op
     results_t.then_some(Plan {
         elem: t,
         lanes: if t == PrimType::F32 { 4 } else { 2 },
+        index,
     })
 }
 
@@ -215,6 +241,14 @@ fn check_body(
             })
             .collect::<Option<_>>()?;
         match &s.exp {
+            // An index converted to the lanes' type: its lanes, as they are.
+            Exp::Basic(BasicOp::Convert(to, SubExp::Var(a)))
+                if tys.get(a) == Some(&PrimType::I64) =>
+            {
+                if *to != t || pat != [t] {
+                    return None;
+                }
+            }
             Exp::Basic(op) => {
                 let [pt] = pat[..] else { return None };
                 let got = op_type(op, t, &|x| sub_type(x, tys, free))?;
@@ -787,6 +821,36 @@ fn byte_offset(b: &mut FunctionBuilder, plan: Plan, j: Value) -> Value {
     b.ins().ishl_imm_u(j, shift)
 }
 
+/// The indices of the elements at byte offset `off`, converted to the lanes' type: the
+/// lanes of a parameter that is the element's index, as its conversions read it (an
+/// `f32` lane from 32-bit integers, exact while the index fits in an `i32`, which the
+/// caller ensures; an `f64` lane from the `i64` itself).
+fn index_lanes(b: &mut FunctionBuilder, plan: Plan, off: Value) -> Value {
+    let shift = plan.elem.size_bytes().trailing_zeros() as i64;
+    let j = b.ins().ushr_imm_u(off, shift);
+    let steps: Vec<u8> = if plan.elem == PrimType::F32 {
+        [0i32, 1, 2, 3]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect()
+    } else {
+        [0i64, 1].iter().flat_map(|x| x.to_le_bytes()).collect()
+    };
+    let steps = b.func.dfg.constants.insert(steps.into());
+    if plan.elem == PrimType::F32 {
+        let steps = b.ins().vconst(types::I32X4, steps);
+        let j = b.ins().ireduce(types::I32, j);
+        let js = b.ins().splat(types::I32X4, j);
+        let is = b.ins().iadd(js, steps);
+        b.ins().fcvt_from_sint(types::F32X4, is)
+    } else {
+        let steps = b.ins().vconst(types::I64X2, steps);
+        let js = b.ins().splat(types::I64X2, j);
+        let is = b.ins().iadd(js, steps);
+        b.ins().fcvt_from_sint(types::F64X2, is)
+    }
+}
+
 /// The lanes of the elements at byte offset `off` of the columns `ins` through `lam`:
 /// its results, and the lanes to leave to the scalar code, if any can be.
 fn lanes_body(
@@ -817,6 +881,11 @@ fn lanes_body_from(
         .collect();
     for (k, (p, base)) in lam.params.iter().zip(ins).enumerate() {
         if let (0, Some(v)) = (k, first) {
+            env.insert(p.name, V { v, mask: false });
+            continue;
+        }
+        if plan.is_index(k) {
+            let v = index_lanes(b, plan, off);
             env.insert(p.name, V { v, mask: false });
             continue;
         }
