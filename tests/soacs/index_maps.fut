@@ -111,3 +111,33 @@ entry in_a_loop (k: i64) : []f32 =
 
 entry grad_weight (n: i64) (w: f32) : f32 =
   vjp (\w -> f32.sum (map (\i -> w * f32.i64 (i * i)) (iota n))) w 1
+
+-- Reductions and scans over the indices beside other inputs: their kernels take the
+-- index from the counter too (a sum in SIMD lanes).
+-- ==
+-- entry: weighted_sum
+-- input { [1f32, 2, 3, 4] } output { 20f32 }
+-- input { empty([0]f32) } output { 0f32 }
+
+entry weighted_sum [n] (xs: [n]f32) : f32 = f32.sum (map2 (\i x -> x * f32.i64 i) (iota n) xs)
+
+-- ==
+-- entry: divided_sum
+-- input { [4i64, 6, 8] } output { -13i64 }
+-- input { [4i64, 6, 8, 10] } error: division by zero
+
+entry divided_sum [n] (xs: [n]i64) : i64 = i64.sum (map2 (\i x -> x / (i - 3)) (iota n) xs)
+
+-- ==
+-- entry: doubled_prefix
+-- input { 5i64 } output { [0i64, 2, 6, 12, 20] }
+-- input { 0i64 } output { empty([0]i64) }
+
+entry doubled_prefix (n: i64) : []i64 = scan (+) 0 (map (\i -> i * 2) (iota n))
+
+-- ==
+-- entry: divided_prefix
+-- input { 3i64 } output { [-4i64, -10, -22] }
+-- input { 4i64 } error: division by zero
+
+entry divided_prefix (n: i64) : []i64 = scan (+) 0 (map (\i -> 12 / (i - 3)) (iota n))

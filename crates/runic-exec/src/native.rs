@@ -130,22 +130,21 @@ impl Jit {
             .clone()
     }
 
-    /// `in_order`: for a scan's carries, which must not be reassociated.
+    /// `in_order`: for a scan's carries, which must not be reassociated; `index` as for
+    /// [`Jit::map_kernel`].
     fn fold_kernel(
         &self,
         pre: Option<&Lambda>,
         lam: &Lambda,
+        index: &[bool],
         free_type: &dyn Fn(VName) -> Option<runic_jit::VarType>,
         in_order: bool,
     ) -> Result<Arc<FoldKernel>, String> {
-        let compile = if in_order {
-            runic_jit::compile_fold_in_order
-        } else {
-            runic_jit::compile_fold
-        };
         let mut m = self.folds.lock().map_err(|_| "a poisoned kernel cache")?;
         m.entry((pre.map(|p| p.id), lam.id))
-            .or_insert_with(|| compile(pre, lam, free_type).map(Arc::new))
+            .or_insert_with(|| {
+                runic_jit::compile_fold_indexed(pre, lam, index, free_type, in_order).map(Arc::new)
+            })
             .clone()
     }
 
@@ -153,11 +152,14 @@ impl Jit {
         &self,
         pre: Option<&Lambda>,
         lam: &Lambda,
+        index: &[bool],
         free_type: &dyn Fn(VName) -> Option<runic_jit::VarType>,
     ) -> Result<Arc<ScanKernel>, String> {
         let mut m = self.scans.lock().map_err(|_| "a poisoned kernel cache")?;
         m.entry((pre.map(|p| p.id), lam.id))
-            .or_insert_with(|| runic_jit::compile_scan(pre, lam, free_type).map(Arc::new))
+            .or_insert_with(|| {
+                runic_jit::compile_scan_indexed(pre, lam, index, free_type).map(Arc::new)
+            })
             .clone()
     }
 
@@ -208,6 +210,12 @@ impl Jit {
             Ok(())
         };
         let off = || Route::Evaluator("native code is off (RUNIC_JIT=0)".into());
+        // Which inputs are iotas, whose elements a kernel may take from its counter.
+        let index = |arrs: &[VName]| -> Vec<bool> {
+            (arrs.iter())
+                .map(|a| jt(*a) == Some(runic_jit::VarType::Iota))
+                .collect()
+        };
         match s {
             Soac::Map { lam, arrs, .. } => {
                 if !self.enabled {
@@ -216,10 +224,7 @@ impl Jit {
                 if let Err(why) = arrays(arrs) {
                     return Route::Evaluator(why);
                 }
-                let index: Vec<bool> = (arrs.iter())
-                    .map(|a| jt(*a) == Some(runic_jit::VarType::Iota))
-                    .collect();
-                match self.map_kernel(lam, &index, &jt) {
+                match self.map_kernel(lam, &index(arrs), &jt) {
                     Ok(k) => Route::Map(k),
                     Err(why) => Route::Evaluator(why),
                 }
@@ -234,7 +239,7 @@ impl Jit {
                 if let Err(why) = arrays(arrs) {
                     return Route::Evaluator(why);
                 }
-                match self.fold_kernel(pre.as_ref(), lam, &jt, false) {
+                match self.fold_kernel(pre.as_ref(), lam, &index(arrs), &jt, false) {
                     Ok(k) => Route::Fold(k),
                     Err(why) => Route::Evaluator(why),
                 }
@@ -251,8 +256,9 @@ impl Jit {
                         }
                         // The scan kernel for the second pass, a fold kernel for the first.
                         let pre = pre.as_ref();
-                        match self.scan_kernel(pre, lam, &jt) {
-                            Ok(sk) => match self.fold_kernel(pre, lam, &jt, true) {
+                        let ix = index(arrs);
+                        match self.scan_kernel(pre, lam, &ix, &jt) {
+                            Ok(sk) => match self.fold_kernel(pre, lam, &ix, &jt, true) {
                                 Ok(fk) => Route::Scan(fk, sk),
                                 Err(why) => Route::Evaluator(why),
                             },
@@ -334,8 +340,9 @@ impl Jit {
     }
 }
 
-/// The variables every read of which is as an input of a `map` in the body that binds
-/// them (a use anywhere else, nested lambdas included, makes the count differ).
+/// The variables every read of which is as an input of a `map`, `reduce` or `scan` in the
+/// body that binds them (a use anywhere else, nested lambdas included, makes the count
+/// differ).
 fn only_mapped(prog: &runic_ir::Prog) -> std::collections::HashSet<VName> {
     use runic_ir::traverse::{walk_body, Visitor};
     use runic_ir::{Body, Exp};
@@ -355,7 +362,10 @@ fn only_mapped(prog: &runic_ir::Prog) -> std::collections::HashSet<VName> {
                 .flat_map(|s| s.pat.iter().map(|p| p.name))
                 .collect();
             for s in &b.stms {
-                if let Exp::Soac(Soac::Map { arrs, .. }) = &s.exp {
+                if let Exp::Soac(
+                    Soac::Map { arrs, .. } | Soac::Reduce { arrs, .. } | Soac::Scan { arrs, .. },
+                ) = &s.exp
+                {
                     for a in arrs.iter().filter(|a| bound.contains(a)) {
                         *self.mapped.entry(*a).or_default() += 1;
                     }
@@ -449,7 +459,13 @@ impl Route {
                 "native (runic-jit map kernel, the index from its counter)".into()
             }
             Route::Map(_) => "native (runic-jit map kernel)".into(),
+            Route::Fold(k) if k.index_params.contains(&true) => {
+                "native (runic-jit fold kernel, the index from its counter)".into()
+            }
             Route::Fold(_) => "native (runic-jit fold kernel)".into(),
+            Route::Scan(_, k) if k.index_params.contains(&true) => {
+                "native (runic-jit scan kernels, the index from their counter)".into()
+            }
             Route::Scan(..) => "native (runic-jit scan kernels)".into(),
             Route::Hist(_) => "native (runic-jit histogram kernel)".into(),
             Route::Scatter(_) => "native (runic-jit scatter kernels)".into(),

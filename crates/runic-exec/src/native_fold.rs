@@ -8,7 +8,7 @@ use crate::native::InputSpec;
 use crate::out::OutPtr;
 use crate::value::*;
 use runic_data::{Array, Buffer};
-use runic_ir::Lambda;
+use runic_ir::{Lambda, VName};
 use runic_jit::{FoldKernel, ScanKernel};
 use runic_prim::PrimType;
 use std::sync::Arc;
@@ -80,8 +80,9 @@ impl Acc {
 }
 
 impl Ctx<'_> {
-    /// The per-chunk results of `reduce lam ne (map pre arrs)` with a native fold, or
-    /// `None` when there is none.
+    /// The per-chunk results of `reduce lam ne (map pre vs)` with a native fold, or
+    /// `None` when there is none; `arrs` are the arrays of the inputs `vs` that are not
+    /// `k`'s index parameters (a failing chunk is redone on all of `vs`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn fold_native(
         &self,
@@ -90,7 +91,7 @@ impl Ctx<'_> {
         pre: Option<&Lambda>,
         lam: &Lambda,
         k: &FoldKernel,
-        arrs: &[Arc<Array>],
+        (arrs, vs): (&[Arc<Array>], &[VName]),
         ne: &[Val],
         cs: &[(usize, usize)],
     ) -> R<Option<Vec<Vec<Val>>>> {
@@ -115,7 +116,8 @@ impl Ctx<'_> {
             let code = unsafe { k.run(lo, hi, &kins.ptrs(), &mut acc.words) };
             if code != 0 {
                 // The evaluator reports the failure.
-                return self.fold(fr.get(), pre, lam, arrs, ne.to_vec(), lo, hi, None);
+                let all = self.arrays(fr.get(), vs, w)?;
+                return self.fold(fr.get(), pre, lam, &all, ne.to_vec(), lo, hi, None);
             }
             Ok(acc.vals(&k.accs))
         })?;

@@ -334,8 +334,33 @@ fn scan_into(op: BinOp, acc: Prim, src: &Buffer, lo: usize, n: usize, dst: &OutP
 }
 
 impl Ctx<'_> {
+    /// The input arrays of a SOAC over `w` elements whose kernel takes the element's index
+    /// for the parameters in `index`: those of the others (the iotas of the index
+    /// parameters are neither built nor read, but checked as [`Ctx::arrays`] checks).
+    fn element_arrays(
+        &self,
+        f: &Frame,
+        vs: &[VName],
+        index: &[bool],
+        w: usize,
+    ) -> R<Vec<Arc<Array>>> {
+        let mut elems = Vec::with_capacity(vs.len());
+        for (v, &ix) in vs.iter().zip(index) {
+            match (ix, self.get(f, *v)?.shape().first()) {
+                (true, Some(&n)) if n < w => {
+                    return err(format!(
+                        "internal error: SOAC input of outer size {n} (expected {w})"
+                    ))
+                }
+                (true, _) => {}
+                (false, _) => elems.push(*v),
+            }
+        }
+        self.arrays(f, &elems, w)
+    }
+
     /// The input arrays of a SOAC over `w` elements (an iota left unbuilt, built now).
-    fn arrays(&self, f: &Frame, vs: &[VName], w: usize) -> R<Vec<Arc<Array>>> {
+    pub(crate) fn arrays(&self, f: &Frame, vs: &[VName], w: usize) -> R<Vec<Arc<Array>>> {
         let mut out = Vec::with_capacity(vs.len());
         for v in vs {
             let a = match self.get(f, *v)? {
@@ -432,22 +457,7 @@ impl Ctx<'_> {
                 let w = self.dim(f, w)?;
                 if par {
                     if let Route::Map(k) = self.route(f, s) {
-                        // The kernel reads no input for a parameter that is the index.
-                        let elems: Vec<VName> = (arrs.iter().zip(&k.index_params))
-                            .filter(|(_, &ix)| !ix)
-                            .map(|(a, _)| *a)
-                            .collect();
-                        let ins = self.arrays(f, &elems, w)?;
-                        // (What `arrays` checks of the others, of an iota not built.)
-                        for (a, _) in arrs.iter().zip(&k.index_params).filter(|(_, &ix)| ix) {
-                            if let Val::Iota([n]) = self.get(f, *a)? {
-                                if *n < w {
-                                    return err(format!(
-                                        "internal error: SOAC input of outer size {n} (expected {w})"
-                                    ));
-                                }
-                            }
-                        }
+                        let ins = self.element_arrays(f, arrs, &k.index_params, w)?;
                         let mut cs = chunks_of_rows(w, par, &ins, self.element_work(f, lam));
                         if k.column_reduction {
                             cs = column_chunks(cs, w);
@@ -469,7 +479,7 @@ impl Ctx<'_> {
                 ..
             } => {
                 let w = self.dim(f, w)?;
-                let arrs = self.arrays(f, arrs, w)?;
+                let vs = arrs;
                 let ne = neutral
                     .iter()
                     .map(|s| self.sub(f, s))
@@ -478,23 +488,29 @@ impl Ctx<'_> {
                     (true, Some(pre)) => self.element_work(f, pre),
                     _ => 1,
                 };
-                let cs = chunks_of_rows(w, par, &arrs, per_element);
                 // A plain `reduce op` over one vector already folds natively in place
                 // (`fold_col`); native kernels are for the others.
                 let native = match par.then(|| self.route(f, s)) {
                     Some(Route::Fold(k)) => {
-                        self.fold_native(f, w, pre.as_ref(), lam, &k, &arrs, &ne, &cs)?
+                        let ins = self.element_arrays(f, vs, &k.index_params, w)?;
+                        let cs = chunks_of_rows(w, par, &ins, per_element);
+                        let inputs = (ins.as_slice(), vs.as_slice());
+                        self.fold_native(f, w, pre.as_ref(), lam, &k, inputs, &ne, &cs)?
                     }
                     _ => None,
                 };
                 let parts = match native {
                     Some(parts) => parts,
-                    None => match self.plain_chunks(pre.as_ref(), lam, &arrs, &ne, &cs) {
-                        Some(parts) => parts,
-                        None => run_chunks(f, &cs, |fr, lo, hi| {
-                            self.fold(fr, pre.as_ref(), lam, &arrs, ne.clone(), lo, hi, None)
-                        })?,
-                    },
+                    None => {
+                        let arrs = self.arrays(f, vs, w)?;
+                        let cs = chunks_of_rows(w, par, &arrs, per_element);
+                        match self.plain_chunks(pre.as_ref(), lam, &arrs, &ne, &cs) {
+                            Some(parts) => parts,
+                            None => run_chunks(f, &cs, |fr, lo, hi| {
+                                self.fold(fr, pre.as_ref(), lam, &arrs, ne.clone(), lo, hi, None)
+                            })?,
+                        }
+                    }
                 };
                 let mut acc: Option<Vec<Val>> = None;
                 for p in parts {
@@ -513,7 +529,6 @@ impl Ctx<'_> {
                 neutral,
             } => {
                 let w = self.dim(f, w)?;
-                let arrs = self.arrays(f, arrs, w)?;
                 let ne = neutral
                     .iter()
                     .map(|s| self.sub(f, s))
@@ -522,12 +537,14 @@ impl Ctx<'_> {
                     if let Route::Scan(fk, sk) = self.route(f, s) {
                         let ks = (fk.as_ref(), sk.as_ref());
                         let per_element = pre.as_ref().map_or(1, |l| self.element_work(f, l));
-                        let cs = chunks_of_rows(w, par, &arrs, per_element);
-                        if let Some(out) = self.scan_native(f, w, lam, ks, &arrs, &ne, &cs)? {
+                        let ins = self.element_arrays(f, arrs, &sk.index_params, w)?;
+                        let cs = chunks_of_rows(w, par, &ins, per_element);
+                        if let Some(out) = self.scan_native(f, w, lam, ks, &ins, &ne, &cs)? {
                             return Ok(out);
                         }
                     }
                 }
+                let arrs = self.arrays(f, arrs, w)?;
                 self.scan(f, w, pre.as_ref(), lam, &arrs, ne, par)
             }
             Soac::Hist {

@@ -15,9 +15,9 @@ pub enum Val {
     Arr(Arc<Array>),
     Acc(Arc<AccCell>),
     /// `iota n` (its length in the one-element shape), not built: the program reads it
-    /// only as an input of maps in its body ([`crate::native::Jit::builds_lazily`]), whose
-    /// kernels bind its element to their counter; any other reader builds the array
-    /// ([`Val::built`]).
+    /// only as an input of maps, reductions and scans in its body
+    /// ([`crate::native::Jit::builds_lazily`]), whose kernels bind its element to their
+    /// counter; any other reader builds the array ([`Val::built`]).
     Iota([usize; 1]),
 }
 

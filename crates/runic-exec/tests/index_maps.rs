@@ -16,6 +16,10 @@ entry in_loop (k: i64) : []f64 =
 entry columns [n] [m] (xs: [n][m]f32) : [m]f32 =
   map (\\j -> f32.sum (map (\\r -> r[j]) xs)) (iota m)
 entry returned (n: i64) = let is = iota n in (is, map (\\i -> i + 1) is)
+entry wsum [n] (xs: [n]f64) : f64 = f64.sum (map2 (\\i x -> x * f64.i64 i) (iota n) xs)
+entry fsum [n] (xs: [n]f32) : f32 = f32.sum (map2 (\\i x -> x + f32.i64 i) (iota n) xs)
+entry dsum [n] (xs: [n]i64) : i64 = i64.sum (map2 (\\i x -> x / (i - 3)) (iota n) xs)
+entry prefix (n: i64) : []i64 = scan (+) 0 (map (\\i -> i * 2 - 1) (iota n))
 ";
 
 /// `n` floats `k/8` as a text array.
@@ -56,6 +60,50 @@ fn maps_over_iotas_take_the_index_and_build_no_iota() {
     c.agree("wraps", "[10i32, 20, 30]", true);
     c.agree("in_loop", "3i64", true);
     assert_eq!(c.native.iotas_built_late(), 0, "no map above read an iota");
+}
+
+#[test]
+fn folds_and_scans_over_iotas_take_the_index_and_build_no_iota() {
+    let c = compile(PROG);
+    for e in ["wsum", "fsum", "dsum", "prefix"] {
+        c.assert_native(e);
+        let how: Vec<String> = (c.native.explain().into_iter())
+            .filter(|r| r.entry == e && r.depth == 0)
+            .map(|r| r.how)
+            .collect();
+        assert!(
+            how[0].ends_with("the index from its counter)")
+                || how[0].ends_with("the index from their counter)"),
+            "{e}: {how:?}"
+        );
+    }
+    // Sums of integers, exact in any order (the native f32 sum adds in SIMD lanes, the
+    // evaluator in order): below 2^24 in f32, below 2^53 in f64.
+    let ones = |n: usize, t: &str| match n {
+        0 => format!("empty([0]{t})"),
+        _ => format!("[{}]", vec![format!("1{t}"); n].join(", ")),
+    };
+    for n in [0, 1, 5, 16_385, 100_003] {
+        c.agree("wsum", &ones(n, "f64"), n < 20);
+        c.agree("fsum", &ones(n.min(5_000), "f32"), n < 20);
+        c.agree("prefix", &format!("{n}i64"), n < 20);
+    }
+    let got = c.run("wsum", &ones(100_003, "f64"));
+    assert_eq!(
+        format!("{}", got[0]),
+        "5.000250003e9f64",
+        "Σ i for i < 100 003"
+    );
+    c.agree("dsum", "[4i64, 6, 8]", true);
+    assert_eq!(
+        c.native.iotas_built_late(),
+        0,
+        "no kernel above read an iota"
+    );
+    // A chunk whose kernel fails (division by zero at i = 3) is redone on the evaluator,
+    // which reads the iota.
+    c.agree("dsum", "[4i64, 6, 8, 10]", true);
+    assert_eq!(c.native.iotas_built_late(), 1);
 }
 
 #[test]

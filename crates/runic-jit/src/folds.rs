@@ -26,32 +26,39 @@ enum Item {
     Array(ArrV),
 }
 
+/// `index[k]`: the fold's input `k` is an `iota` (see [`crate::compile_map_indexed`]).
 pub fn compile_fold(
     pre: Option<&Lambda>,
     op: &Lambda,
+    index: &[bool],
     free_type: &dyn Fn(VName) -> Option<VarType>,
     in_order: bool,
 ) -> R<FoldKernel> {
-    fold_kernel(pre, op, free_type, false, in_order)
+    fold_kernel(pre, op, index, free_type, false, in_order)
 }
 
 pub fn compile_scan(
     pre: Option<&Lambda>,
     op: &Lambda,
+    index: &[bool],
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> R<ScanKernel> {
-    Ok(ScanKernel(fold_kernel(pre, op, free_type, true, true)?))
+    Ok(ScanKernel(fold_kernel(
+        pre, op, index, free_type, true, true,
+    )?))
 }
 
 /// A fold (or, with `scan`, a scan writing every accumulator) compiled from `pre` and `op`.
 fn fold_kernel(
     pre: Option<&Lambda>,
     op: &Lambda,
+    index: &[bool],
     free_type: &dyn Fn(VName) -> Option<VarType>,
     scan: bool,
     in_order: bool,
 ) -> R<FoldKernel> {
-    let (f, io, accs, acc_ranks, code) = fold_like(pre, op, free_type, scan, in_order)?;
+    let (f, io, accs, acc_ranks, code, index_params) =
+        fold_like(pre, op, index, free_type, scan, in_order)?;
     Ok(FoldKernel {
         f,
         elems: io.params,
@@ -60,6 +67,7 @@ fn fold_kernel(
         acc_ranks,
         frees: io.frees,
         free_arrays: io.free_arrays,
+        index_params,
         _code: code,
     })
 }
@@ -162,10 +170,18 @@ fn lambda_elementwise(lam: &Lambda) -> bool {
 fn fold_like(
     pre: Option<&Lambda>,
     op: &Lambda,
+    index: &[bool],
     free_type: &dyn Fn(VName) -> Option<VarType>,
     scan: bool,
     in_order: bool,
-) -> R<(FoldFn, Inputs, Vec<PrimType>, Vec<usize>, crate::Code)> {
+) -> R<(
+    FoldFn,
+    Inputs,
+    Vec<PrimType>,
+    Vec<usize>,
+    crate::Code,
+    Vec<bool>,
+)> {
     let what = if scan { "scan" } else { "reduction" };
     let no_ret = |l: &Lambda| Lambda {
         ret: vec![],
@@ -210,9 +226,17 @@ fn fold_like(
         }
         None => &op.params[k..],
     };
+    // The parameters whose inputs are iotas: bound to the counter, no input read.
+    let index: Vec<bool> = (elem_params.iter().enumerate())
+        .map(|(k, p)| index.get(k) == Some(&true) && p.ty == Type::Prim(PrimType::I64))
+        .collect();
+    let kept: Vec<Param> = (elem_params.iter().zip(&index))
+        .filter(|(_, &ix)| !ix)
+        .map(|(p, _)| p.clone())
+        .collect();
     let mut lams = vec![op];
     lams.extend(pre);
-    let io = Inputs::of(elem_params, &lams, free_type)?;
+    let io = Inputs::of(&kept, &lams, free_type)?;
     if !io.accs.is_empty() {
         return Err(format!("the {what} updates an accumulator"));
     }
@@ -220,9 +244,10 @@ fn fold_like(
     // SIMD lanes first.
     let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
     let flat = io.free_arrays.is_empty() && io.ranks.iter().all(|&r| r == 1);
-    let fold_plan = match (pre, crate::simd::Fold::of(op)) {
-        (Some(p), Some(fold)) if !scan && !in_order && flat && acc_ranks == [0] => {
-            crate::simd::plan(p, &free_scalar)
+    let index_bits = crate::kernels::index_bits(&index);
+    let fold_plan = match (pre, crate::simd::Fold::of(op), index_bits) {
+        (Some(p), Some(fold), Some(bits)) if !scan && !in_order && flat && acc_ranks == [0] => {
+            crate::simd::plan_indexed(p, bits, &free_scalar)
                 .filter(|pl| pl.elem == accs[0])
                 .map(|pl| (pl, fold))
         }
@@ -288,9 +313,10 @@ fn fold_like(
         }
         if let (Some((plan, fold)), Some(p)) = (fold_plan, pre) {
             let frees = crate::simd::splat_env(g.b, plan, &g.env, p);
-            let bases: Vec<Value> = pro.inputs.iter().map(|a| a.base).collect();
+            let bases = crate::kernels::lane_columns(plan, p, &pro.inputs, start)?;
+            let to = crate::kernels::lanes_end(g.b, plan, start, end);
             let (j, acc) =
-                crate::simd::vector_fold(g.b, plan, fold, p, &frees, &bases, start, end, init[1])?;
+                crate::simd::vector_fold(g.b, plan, fold, p, &frees, &bases, start, to, init[1])?;
             init[0] = j;
             init[1] = acc;
         }
@@ -304,7 +330,10 @@ fn fold_like(
 
         g.b.switch_to_block(body);
         let saved = (g.env.clone(), g.arrays.clone());
-        g.bind_element(elem_params, &pro.inputs, i);
+        g.bind_element(&kept, &pro.inputs, i);
+        for (p, _) in elem_params.iter().zip(&index).filter(|(_, &ix)| ix) {
+            g.env.insert(p.name, (i, PrimType::I64));
+        }
         let ys = match pre {
             Some(p) => {
                 g.stms(&p.body)?;
@@ -392,5 +421,5 @@ fn fold_like(
     // SAFETY: compiled with exactly this signature (five i64-sized arguments, an i32
     // result, the platform's C calling convention).
     let f: FoldFn = unsafe { std::mem::transmute::<*const u8, FoldFn>(ptr) };
-    Ok((f, io, accs, acc_ranks, code))
+    Ok((f, io, accs, acc_ranks, code, index))
 }

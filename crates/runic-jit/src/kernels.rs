@@ -148,6 +148,51 @@ impl Gen<'_, '_> {
     }
 }
 
+/// The parameters marked in `index` as the bits of a [`crate::simd::Plan`]'s `index`, if
+/// they fit (parameters from the 65th on are never vectorised as indices).
+pub(crate) fn index_bits(index: &[bool]) -> Option<u64> {
+    if index.iter().skip(64).any(|&ix| ix) {
+        return None;
+    }
+    Some((index.iter().enumerate()).fold(0, |bits, (k, &ix)| bits | (ix as u64) << k))
+}
+
+/// The column of each parameter of `lam` for its vector loop: an input's base, in order;
+/// an index parameter has none (its lanes are computed; `dummy` stands in).
+pub(crate) fn lane_columns(
+    plan: crate::simd::Plan,
+    lam: &Lambda,
+    inputs: &[ArrV],
+    dummy: Value,
+) -> R<Vec<Value>> {
+    let mut columns = inputs.iter().map(|a| a.base);
+    (0..lam.params.len())
+        .map(|k| match plan.is_index(k) {
+            true => Some(dummy),
+            false => columns.next(),
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| "internal error: a kernel's columns".into())
+}
+
+/// Where the vector loop over `start..end` stops: `f32` lanes convert indices from 32-bit
+/// integers, so a range reaching past 2^31 leaves them all to the scalar code.
+pub(crate) fn lanes_end(
+    b: &mut FunctionBuilder,
+    plan: crate::simd::Plan,
+    start: Value,
+    end: Value,
+) -> Value {
+    if plan.index != 0 && plan.elem == PrimType::F32 {
+        let small = b
+            .ins()
+            .icmp_imm_s(IntCC::SignedLessThanOrEqual, end, i32::MAX as i64);
+        b.ins().select(small, end, start)
+    } else {
+        end
+    }
+}
+
 /// Elements per iteration of a flat map kernel's main loop.
 const UNROLL: usize = 4;
 
@@ -199,12 +244,10 @@ pub fn compile_map(
         && io.accs.is_empty();
     let unroll = if flat { UNROLL } else { 1 };
     let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
-    let index_bits = (index.iter().enumerate())
-        .filter(|(k, &ix)| ix && *k < 64)
-        .fold(0u64, |bits, (k, _)| bits | 1 << k);
-    let vector = (flat && index.iter().skip(64).all(|&ix| !ix))
-        .then(|| crate::simd::plan_indexed(lam, index_bits, &free_scalar))
-        .flatten();
+    let vector = match index_bits(&index) {
+        Some(bits) if flat => crate::simd::plan_indexed(lam, bits, &free_scalar),
+        _ => None,
+    };
     // A map whose elements are reductions down columns: its loops swapped.
     let columns = columns_shape
         .filter(|_| io.ranks.iter().all(|&r| r == 1) && result_ranks == [1] && io.accs.is_empty());
@@ -299,24 +342,8 @@ pub fn compile_map(
         if let Some(plan) = vector {
             // Lanes of f32/f64 first; the loops below finish the rest.
             let frees = crate::simd::splat_env(b, plan, &pro.env, lam);
-            // One column per parameter; an index has none (its lanes are computed).
-            let mut columns = pro.inputs.iter().map(|a| a.base);
-            let ins: Vec<Value> = (0..lam.params.len())
-                .map(|k| match plan.is_index(k) {
-                    true => Some(start),
-                    false => columns.next(),
-                })
-                .collect::<Option<_>>()
-                .ok_or("internal error: a map's columns")?;
-            // `f32` lanes convert indices from 32-bit integers: only below 2^31.
-            let to = if plan.index != 0 && plan.elem == PrimType::F32 {
-                let small = b
-                    .ins()
-                    .icmp_imm_s(IntCC::SignedLessThanOrEqual, end, i32::MAX as i64);
-                b.ins().select(small, end, start)
-            } else {
-                end
-            };
+            let ins = lane_columns(plan, lam, &pro.inputs, start)?;
+            let to = lanes_end(b, plan, start, end);
             i0 = crate::simd::vector_loop(
                 b,
                 plan,

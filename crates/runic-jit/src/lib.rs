@@ -179,6 +179,9 @@ pub struct FoldKernel {
     pub frees: Vec<(VName, PrimType)>,
     /// The free arrays of `pre` and `op` (element type, rank), passed after the scalars.
     pub free_arrays: Vec<(VName, PrimType, usize)>,
+    /// Which element parameters are the element's index, as [`MapKernel::index_params`]:
+    /// no input for them, `elems`/`ranks` describe the others.
+    pub index_params: Vec<bool>,
     _code: Code,
 }
 
@@ -350,7 +353,18 @@ pub fn compile_scan(
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<ScanKernel, String> {
-    folds::compile_scan(pre, op, free_type)
+    folds::compile_scan(pre, op, &[], free_type)
+}
+
+/// [`compile_scan`] whose inputs marked in `index` are `iota`s, as
+/// [`compile_map_indexed`]'s (see [`FoldKernel::index_params`]).
+pub fn compile_scan_indexed(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    index: &[bool],
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+) -> Result<ScanKernel, String> {
+    folds::compile_scan(pre, op, index, free_type)
 }
 
 /// Compile `reduce op ne (map pre xs …)` (`pre` = `None`: the identity) into a fold over
@@ -362,7 +376,19 @@ pub fn compile_fold(
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<FoldKernel, String> {
-    folds::compile_fold(pre, op, free_type, false)
+    folds::compile_fold(pre, op, &[], free_type, false)
+}
+
+/// [`compile_fold`] (or, `in_order`, [`compile_fold_in_order`]) whose inputs marked in
+/// `index` are `iota`s, as [`compile_map_indexed`]'s (see [`FoldKernel::index_params`]).
+pub fn compile_fold_indexed(
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    index: &[bool],
+    free_type: &dyn Fn(VName) -> Option<VarType>,
+    in_order: bool,
+) -> Result<FoldKernel, String> {
+    folds::compile_fold(pre, op, index, free_type, in_order)
 }
 
 /// [`compile_fold`] combining the elements strictly in order (the carries of a scan, which
@@ -372,5 +398,5 @@ pub fn compile_fold_in_order(
     op: &Lambda,
     free_type: &dyn Fn(VName) -> Option<VarType>,
 ) -> Result<FoldKernel, String> {
-    folds::compile_fold(pre, op, free_type, true)
+    folds::compile_fold(pre, op, &[], free_type, true)
 }
