@@ -65,6 +65,16 @@ fn what_the_rows_cannot_replace_stays() {
     assert!(fast.contains("= g_59[0i64:b_68]"), "{grid}");
     assert!(fast.contains("= g_59[2i64:"), "{grid}");
     assert!(!fast.contains("= g_59[b_"), "{grid}");
+    // A read that is out of bounds at the range's first index (`a[i-1]` from 0, under a
+    // condition or not) makes the test false before it runs: the map is left as it was,
+    // its range with it, not put behind an `if false`.
+    for name in ["guarded", "row_shifted"] {
+        let e = entry(&after, name);
+        assert!(
+            !e.contains(" = if false") && !e.contains("range_check"),
+            "{e}"
+        );
+    }
     // A map over something other than a range is left alone.
     let rot = dev_ir(
         &["--print-ir-after", "stencil-rows"],

@@ -331,9 +331,12 @@ fn fold_like(
         g.b.switch_to_block(body);
         let saved = (g.env.clone(), g.arrays.clone());
         g.bind_element(&kept, &pro.inputs, i);
-        for (p, _) in elem_params.iter().zip(&index).filter(|(_, &ix)| ix) {
-            g.env.insert(p.name, (i, PrimType::I64));
-        }
+        g.bind_index(
+            elem_params,
+            &index,
+            i,
+            pre.is_some_and(crate::kernels::has_loops),
+        );
         let ys = match pre {
             Some(p) => {
                 g.stms(&p.body)?;

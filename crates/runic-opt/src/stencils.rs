@@ -368,6 +368,11 @@ fn rewrite_map(body: &mut Body, k: usize, ns: &mut NameSource) -> Option<usize> 
     for c in conds {
         ok = b.op2(BinOp::LogAnd, ok, c).ok()?;
     }
+    // A test false before it runs (a read at `i - 1` from 0): nothing to gain, and the
+    // branch would keep the range for both sides.
+    if ok == SubExp::Const(Prim::Bool(false)) {
+        return None;
+    }
     // The range moves into the fallback when nothing else reads it.
     let range = outer.as_ref().map(|(input, at, (_, rows), _)| {
         let range_var = arrs[*input];
