@@ -141,3 +141,21 @@ entry doubled_prefix (n: i64) : []i64 = scan (+) 0 (map (\i -> i * 2) (iota n))
 -- input { 4i64 } error: division by zero
 
 entry divided_prefix (n: i64) : []i64 = scan (+) 0 (map (\i -> 12 / (i - 3)) (iota n))
+
+-- A grid of coordinates: the inner map over its own iota runs in SIMD lanes too (6
+-- columns: a group of four lanes and two elements after it).
+-- ==
+-- entry: coordinates
+-- input { 2i64 6i64 }
+-- output { [[0f32, 1, 2, 3, 4, 5], [0.5f32, 1.5, 2.5, 3.5, 4.5, 5.5]] }
+-- input { 0i64 3i64 } output { empty([0][3]f32) }
+
+entry coordinates (n: i64) (m: i64) : [n][m]f32 =
+  map (\i -> map (\j -> f32.i64 i * 0.5 + f32.i64 j) (iota m)) (iota n)
+
+-- ==
+-- entry: coordinates_f64
+-- input { 2i64 3i64 } output { [[0f64, 0.25, 0.5], [1f64, 1.25, 1.5]] }
+
+entry coordinates_f64 (n: i64) (m: i64) : [n][m]f64 =
+  map (\i -> map (\j -> f64.i64 i + f64.i64 j / 4) (iota m)) (iota n)

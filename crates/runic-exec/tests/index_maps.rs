@@ -20,6 +20,8 @@ entry wsum [n] (xs: [n]f64) : f64 = f64.sum (map2 (\\i x -> x * f64.i64 i) (iota
 entry fsum [n] (xs: [n]f32) : f32 = f32.sum (map2 (\\i x -> x + f32.i64 i) (iota n) xs)
 entry dsum [n] (xs: [n]i64) : i64 = i64.sum (map2 (\\i x -> x / (i - 3)) (iota n) xs)
 entry prefix (n: i64) : []i64 = scan (+) 0 (map (\\i -> i * 2 - 1) (iota n))
+entry grid (n: i64) (m: i64) : [n][m]f32 =
+  map (\\i -> map (\\j -> f32.i64 i * 0.5 + f32.i64 j / 3) (iota m)) (iota n)
 ";
 
 /// `n` floats `k/8` as a text array.
@@ -59,6 +61,12 @@ fn maps_over_iotas_take_the_index_and_build_no_iota() {
     c.agree("wraps", "[10i32, 20, 30, 40]", true);
     c.agree("wraps", "[10i32, 20, 30]", true);
     c.agree("in_loop", "3i64", true);
+    // A nested map over its own iota, in lanes: rows of every length around a group of
+    // four, and enough rows to split.
+    c.assert_native("grid");
+    for (n, m) in [(3, 1), (3, 4), (5, 7), (2, 9), (4_000, 13)] {
+        c.agree("grid", &format!("{n}i64 {m}i64"), n < 10);
+    }
     assert_eq!(c.native.iotas_built_late(), 0, "no map above read an iota");
 }
 

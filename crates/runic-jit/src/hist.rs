@@ -194,6 +194,12 @@ impl Gen<'_, '_> {
     /// lambda computing the values of its trailing accumulator updates and, for each
     /// update, its accumulator and fixed indices — when every update is at `[i.., j]` of
     /// an adding accumulator in scope, nothing else reads `j`, and the map returns nothing.
+    /// Whether a nested map over the lazy iota `j` ends in accumulator updates along rows
+    /// (what [`Gen::vector_acc_updates`] runs in lanes).
+    pub(crate) fn updates_acc_rows(&self, lam: &Lambda, j: VName, params: &[Param]) -> bool {
+        self.acc_row_updates(lam, j, params).is_some()
+    }
+
     fn acc_row_updates(
         &self,
         lam: &Lambda,

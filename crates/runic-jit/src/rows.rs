@@ -92,10 +92,14 @@ impl Gen<'_, '_> {
             stored.into_iter().map(|(p, a)| (p.clone(), *a)).unzip();
         let views = self.map_inputs(&arrs, w)?;
         let outs = self.out_arrays(s, w, &lam.ret)?;
+        let index: Vec<bool> = (lam.params.iter())
+            .map(|p| lazy.iter().any(|(q, _)| q.name == p.name))
+            .collect();
         let from = match lazy.as_slice() {
-            [] => self.vector_inner_map(lam, &views, &outs, w)?,
-            [(j, _)] => self.vector_acc_updates(lam, j.name, &params, &views, w)?,
-            _ => self.b.ins().iconst(types::I64, 0),
+            [(j, _)] if self.updates_acc_rows(lam, j.name, &params) => {
+                self.vector_acc_updates(lam, j.name, &params, &views, w)?
+            }
+            _ => self.vector_inner_map(lam, &index, &views, &outs, w)?,
         };
         let (j, header, done) = self.open_counted_loop_from(from, w);
         let saved = (self.env.clone(), self.arrays.clone());
@@ -155,16 +159,22 @@ impl Gen<'_, '_> {
     /// Runs the elements of a nested map of f32/f64 scalars in SIMD lanes first when its
     /// lambda allows (`simd/`) and its inputs and outputs are contiguous at run time;
     /// returns the element the scalar loop continues from (0 when nothing ran in lanes).
+    /// The parameters marked in `index` take the element's index (an iota not stored);
+    /// `ins` are the other parameters' inputs.
     fn vector_inner_map(
         &mut self,
         lam: &Lambda,
+        index: &[bool],
         ins: &[ArrV],
         outs: &[ArrV],
         w: Value,
     ) -> R<Value> {
         let zero = self.b.ins().iconst(types::I64, 0);
         let env = &self.env;
-        let plan = crate::simd::plan(lam, &|v| env.get(&v).map(|(_, t)| *t));
+        let Some(bits) = crate::kernels::index_bits(index) else {
+            return Ok(zero);
+        };
+        let plan = crate::simd::plan_indexed(lam, bits, &|v| env.get(&v).map(|(_, t)| *t));
         let Some(plan) = plan else { return Ok(zero) };
         let vectors = ins
             .iter()
@@ -174,12 +184,13 @@ impl Gen<'_, '_> {
             return Ok(zero);
         }
         let contiguous = self.contiguous(ins.iter().chain(outs));
-        let bases: Vec<Value> = ins.iter().map(|a| a.base).collect();
+        let bases = crate::kernels::lane_columns(plan, lam, ins, zero)?;
         let out_bases: Vec<Value> = outs.iter().map(|a| a.base).collect();
+        let to = crate::kernels::lanes_end(self.b, plan, zero, w);
         self.lanes_first(contiguous, |g| {
             let frees = crate::simd::splat_env(g.b, plan, &g.env, lam);
             let outs = (out_bases.as_slice(), crate::simd::Write::Store);
-            crate::simd::vector_loop(g.b, plan, lam, &frees, &bases, outs, zero, w)
+            crate::simd::vector_loop(g.b, plan, lam, &frees, &bases, outs, zero, to)
         })
     }
 
