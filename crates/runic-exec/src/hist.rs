@@ -315,7 +315,8 @@ pub fn hist(
         vals,
         row_shapes[0].is_empty(),
     ) {
-        hist_fast(op, &mut dest.data, &v.data, is, &bins, w, par)?;
+        hist_fast(op, &mut dest.data, &v.data, is, &bins, w, par)
+            .map_err(crate::soac::at_operator(lam))?;
         return Ok(vec![Val::Arr(Arc::new(std::mem::replace(
             dest,
             Array {

@@ -203,6 +203,16 @@ pub fn simple_op_of(lam: &Lambda) -> Option<BinOp> {
     lam.binop().map(|(op, _)| op)
 }
 
+/// Locates the failure of a [`simple_op_of`] operator applied by a loop of the executor's
+/// own (a division by zero) at the lambda's statement, as evaluating the lambda would:
+/// the operator, then the SOAC in the backtrace, as the interpreter reports it.
+pub(crate) fn at_operator(lam: &Lambda) -> impl Fn(ExecError) -> ExecError + '_ {
+    move |e| match lam.body.stms.first() {
+        Some(s) => e.locate(&s.src),
+        None => e,
+    }
+}
+
 /// The operator of a `reduce`/`scan` without a producer map whose lambda is a single
 /// operator: the executor folds or scans those with its own loops.
 pub fn plain_op(pre: Option<&Lambda>, lam: &Lambda) -> Option<BinOp> {
@@ -616,7 +626,8 @@ impl Ctx<'_> {
 
     pub fn combine(&self, f: &mut Frame, lam: &Lambda, a: Vec<Val>, b: Vec<Val>) -> R<Vec<Val>> {
         if let (Some(op), [Val::Prim(x)], [Val::Prim(y)]) = (simple_op_of(lam), &a[..], &b[..]) {
-            return Ok(vec![Val::Prim(scalar_binop(op, *x, *y)?)]);
+            let r = scalar_binop(op, *x, *y).map_err(at_operator(lam))?;
+            return Ok(vec![Val::Prim(r)]);
         }
         let mut args = a;
         args.extend(b);
@@ -814,7 +825,8 @@ impl Ctx<'_> {
         if let (None, Some(op), [a], [Val::Prim(p)], None) = (pre, op, arrs, &acc[..], &out) {
             if a.shape.len() == 1 {
                 self.check_interrupt()?;
-                return Ok(vec![Val::Prim(fold_col(op, *p, &a.data, lo, hi - lo)?)]);
+                let folded = fold_col(op, *p, &a.data, lo, hi - lo).map_err(at_operator(lam))?;
+                return Ok(vec![Val::Prim(folded)]);
             }
         }
         let mut b = lo;
@@ -826,9 +838,10 @@ impl Ctx<'_> {
                 (Block::Cols(cols), Some(op), [Val::Prim(a)]) if cols.len() == 1 => {
                     let n = blk.len();
                     let last = match out.as_deref_mut() {
-                        Some(o) => scan_col(op, *a, &cols[0], n, &mut o[0].0)?,
-                        None => fold_col(op, *a, &cols[0], 0, n)?,
-                    };
+                        Some(o) => scan_col(op, *a, &cols[0], n, &mut o[0].0),
+                        None => fold_col(op, *a, &cols[0], 0, n),
+                    }
+                    .map_err(at_operator(lam))?;
                     acc = vec![Val::Prim(last)];
                 }
                 (Block::Cols(cols), _, _)
@@ -941,7 +954,7 @@ impl Ctx<'_> {
                     let k = cs.iter().position(|c| c.0 == lo && c.1 == hi).unwrap_or(0);
                     let acc = carries.get(k).and_then(|c| c.first()).cloned();
                     let acc = acc.unwrap_or(Val::Prim(*p)).prim()?;
-                    scan_into(op, acc, &a.data, lo, hi - lo, &dst)
+                    scan_into(op, acc, &a.data, lo, hi - lo, &dst).map_err(at_operator(lam))
                 })?;
                 return Ok(vec![arr(vec![w], out)]);
             }
