@@ -148,7 +148,8 @@ pub fn dev(args: &crate::cli::DevArgs) -> crate::error::CliResult {
         Ok(p) => p,
         Err(m) => {
             print!("{out}");
-            return Err(CliError::user(format!("Error: {m}")));
+            // Already a rendered report ("file:line:col: Error: …").
+            return Err(CliError::user(m));
         }
     };
     // The executor's preparation (native kernels) follows the last pass.

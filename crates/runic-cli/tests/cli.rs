@@ -172,6 +172,22 @@ fn dev_passes() {
     );
 }
 
+/// A construct the ir backend cannot compile: `dev` prints the located report once, as
+/// `run` does (it printed "Error: tup.fut:1:1-40: Error: …").
+#[test]
+fn dev_reports_what_the_ir_backend_cannot_compile_once() {
+    let d = dir_with(&[("tup.fut", "entry tup (p: []([2]f32, i32)) = p[0].1\n")]);
+    let o = runic_jit(&d, &["dev", "--backend=ir", "tup.fut"], true);
+    assert_eq!(o.status, 1, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .starts_with("tup.fut:1:1-40: Error: not yet supported by the ir backend"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.stderr.matches("Error:").count(), 1, "{}", o.stderr);
+}
+
 #[test]
 fn dev_explain_exec() {
     let prog = "\

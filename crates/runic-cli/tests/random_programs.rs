@@ -12,8 +12,14 @@ use runic_data::{Buffer, Prim, Value};
 use std::sync::Arc;
 
 /// Cases per run: enough to cover every construct several times, small enough to keep
-/// the test within a few seconds.
-const CASES: u32 = 200;
+/// the test within a few seconds; `RANDOM_PROGRAMS_CASES` asks for more (a longer hunt
+/// before a change lands).
+fn cases() -> u32 {
+    std::env::var("RANDOM_PROGRAMS_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200)
+}
 
 /// What running a program on both backends showed.
 #[derive(Debug)]
@@ -173,7 +179,7 @@ fn check(choices: Vec<u32>) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn backends_agree_on_random_programs(choices in prop::collection::vec(any::<u32>(), 0..160)) {
