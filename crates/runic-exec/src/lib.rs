@@ -130,9 +130,9 @@ impl Executor {
         self.jit.map_kernels()
     }
 
-    /// How many iotas left unbuilt where they are bound (only maps read them) have been
-    /// built since, for a map whose kernel reads its input: tests check with it that a
-    /// map over the indices builds none.
+    /// How many iotas left unbuilt where they are bound (only maps, reductions and scans
+    /// read them) have been built since, for a reader that needs the array: tests check
+    /// with it that a map over the indices builds none.
     pub fn iotas_built_late(&self) -> usize {
         self.jit.iotas_built_late()
     }

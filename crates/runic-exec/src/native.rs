@@ -34,8 +34,9 @@ pub struct Jit {
     /// The program's variables bound to `iota n`: kernels that read one free (hoisted out
     /// of their lambda) loop over it with their counter.
     iotas: std::collections::HashSet<VName>,
-    /// The iotas read only as inputs of maps in the body that binds them: not built until
-    /// something other than a map kernel over them needs the array ([`Val::Iota`]).
+    /// The iotas read only as inputs of maps, reductions and scans in the body that binds
+    /// them: not built until something other than a kernel taking the index from its
+    /// counter needs the array ([`Val::Iota`]).
     lazy: std::collections::HashSet<VName>,
 }
 

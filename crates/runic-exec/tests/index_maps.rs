@@ -33,15 +33,20 @@ fn eighths(n: usize) -> String {
     format!("[{}]", xs.join(", "))
 }
 
+/// How the executor runs each top-level SOAC of `entry` (its task schedule aside).
+fn top_level(c: &common::Compiled, entry: &str) -> Vec<String> {
+    (c.native.explain().into_iter())
+        .filter(|r| r.entry == entry && r.depth == 0 && r.kind != "tasks")
+        .map(|r| r.how)
+        .collect()
+}
+
 #[test]
 fn maps_over_iotas_take_the_index_and_build_no_iota() {
     let c = compile(PROG);
     for e in ["halves", "weighted", "wraps", "in_loop"] {
         c.assert_native(e);
-        let how: Vec<String> = (c.native.explain().into_iter())
-            .filter(|r| r.entry == e && r.depth == 0 && r.kind == "map")
-            .map(|r| r.how)
-            .collect();
+        let how = top_level(&c, e);
         assert_eq!(
             how,
             ["native (runic-jit map kernel, the index from its counter)"],
@@ -75,10 +80,7 @@ fn folds_and_scans_over_iotas_take_the_index_and_build_no_iota() {
     let c = compile(PROG);
     for e in ["wsum", "fsum", "dsum", "prefix"] {
         c.assert_native(e);
-        let how: Vec<String> = (c.native.explain().into_iter())
-            .filter(|r| r.entry == e && r.depth == 0)
-            .map(|r| r.how)
-            .collect();
+        let how = top_level(&c, e);
         assert!(
             how[0].ends_with("the index from its counter)")
                 || how[0].ends_with("the index from their counter)"),
