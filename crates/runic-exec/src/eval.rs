@@ -329,6 +329,13 @@ impl Ctx<'_> {
 
     /// `iota n` left unbuilt ([`Val::Iota`]), with the errors of the range it is.
     fn lazy_iota(&self, f: &Frame, op: &BasicOp) -> R<Val> {
+        let (a, b, c, kind) = self.range_ends(f, op)?;
+        let (_, _, n) = runic_prim::index::range_elements(a, b, c, kind).map_err(ExecError::new)?;
+        Ok(Val::Iota([n]))
+    }
+
+    /// The start, second element and end of a range, at its element type, and its kind.
+    fn range_ends(&self, f: &Frame, op: &BasicOp) -> R<(Prim, Option<Prim>, Prim, RangeKind)> {
         let BasicOp::Range {
             start,
             second,
@@ -337,18 +344,15 @@ impl Ctx<'_> {
             elem,
         } = op
         else {
-            return err("internal error: an iota that is not a range");
+            return err("internal error: a range expected");
         };
-        let (a, c) = (self.prim(f, start)?, self.prim(f, end)?);
-        let b = second.as_ref().map(|s| self.prim(f, s)).transpose()?;
-        let (a, b, c) = (
-            convert(a, *elem),
-            b.map(|b| convert(b, *elem)),
-            convert(c, *elem),
-        );
-        let (_, _, n) =
-            runic_prim::index::range_elements(a, b, c, *kind).map_err(ExecError::new)?;
-        Ok(Val::Iota([n]))
+        let a = convert(self.prim(f, start)?, *elem);
+        let b = second
+            .as_ref()
+            .map(|s| self.prim(f, s).map(|p| convert(p, *elem)))
+            .transpose()?;
+        let c = convert(self.prim(f, end)?, *elem);
+        Ok((a, b, c, *kind))
     }
 
     pub fn basic(&self, f: &mut Frame, op: &BasicOp) -> R<Val> {
@@ -384,20 +388,9 @@ impl Ctx<'_> {
                 index::write(Arc::make_mut(&mut a), &sel, &x).map_err(ExecError::new)?;
                 Val::Arr(a)
             }
-            BasicOp::Range {
-                start,
-                second,
-                end,
-                kind,
-                elem,
-            } => {
-                let a = convert(self.prim(f, start)?, *elem);
-                let b = second
-                    .as_ref()
-                    .map(|s| self.prim(f, s).map(|p| convert(p, *elem)))
-                    .transpose()?;
-                let c = convert(self.prim(f, end)?, *elem);
-                index::range(a, b, c, *kind).map_err(ExecError::new)?
+            BasicOp::Range { .. } => {
+                let (a, b, c, kind) = self.range_ends(f, op)?;
+                index::range(a, b, c, kind).map_err(ExecError::new)?
             }
             BasicOp::Replicate(shape, x) => {
                 let mut dims = Vec::with_capacity(shape.len());
