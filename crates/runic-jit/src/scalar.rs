@@ -346,32 +346,58 @@ impl Gen<'_, '_> {
     /// runic_prim's `min`/`max`: a NaN operand yields the other one; otherwise the smaller
     /// (larger) operand. Which zero `min(0, -0)` gives is whatever the Rust library gives
     /// (it differs between builds), so that one case calls runic_prim.
+    ///
+    /// The common case, ordered and unequal operands, is one `minss`/`maxss` (`y` when it
+    /// is smaller/larger, else `x`): a running extremum `x` carries four cycles per step
+    /// (with runic_prim's f64 and three selects, which are branches on scalar floats that
+    /// unordered data mispredicts, it carried about twelve). The others branch off to
+    /// [`Gen::float_min_max_special`], rarely taken on ordinary data.
     fn float_min_max(&mut self, op: BinOp, t: PrimType, x: Value, y: Value) -> Value {
-        let (px, py) = (self.promote(t, x), self.promote(t, y));
         let b = &mut self.b;
-        let xn = b.ins().fcmp(FloatCC::Unordered, px, px);
-        let yn = b.ins().fcmp(FloatCC::Unordered, py, py);
-        let cc = if op == BinOp::Min {
-            FloatCC::LessThan
+        // (Operand order matters: this is the form Cranelift turns into one instruction.)
+        let y_wins = if op == BinOp::Min {
+            b.ins().fcmp(FloatCC::LessThan, y, x)
         } else {
-            FloatCC::GreaterThan
+            b.ins().fcmp(FloatCC::LessThan, x, y)
         };
-        let pick_x = b.ins().fcmp(cc, px, py);
-        let r = b.ins().select(pick_x, px, py);
-        let r = b.ins().select(yn, px, r);
-        let r = b.ins().select(xn, py, r);
-        let fast = self.demote(t, r);
-        let b = &mut self.b;
-        let eq = b.ins().fcmp(FloatCC::Equal, px, py);
-        let bx = b.ins().bitcast(types::I64, MemFlagsData::new(), px);
-        let by = b.ins().bitcast(types::I64, MemFlagsData::new(), py);
-        let differ = b.ins().icmp(IntCC::NotEqual, bx, by);
-        let zeros = b.ins().band(eq, differ);
-        let slow_b = b.create_block();
+        let fast = b.ins().select(y_wins, y, x);
+        let special = b.ins().fcmp(FloatCC::UnorderedOrEqual, x, y);
+        let special_b = b.create_block();
         let merge = b.create_block();
         b.append_block_param(merge, cl(t));
-        b.ins().brif(zeros, slow_b, &[], merge, &ba(&[fast]));
-        b.switch_to_block(slow_b);
+        b.ins().brif(special, special_b, &[], merge, &ba(&[fast]));
+        b.set_cold_block(special_b);
+        b.switch_to_block(special_b);
+        let r = self.float_min_max_special(op, t, x, y);
+        self.b.ins().jump(merge, &ba(&[r]));
+        self.b.switch_to_block(merge);
+        self.b.block_params(merge)[0]
+    }
+
+    /// `min`/`max` of a NaN operand (the other operand) or of equal ones (either, unless
+    /// they are 0 and -0, which runic_prim decides).
+    fn float_min_max_special(&mut self, op: BinOp, t: PrimType, x: Value, y: Value) -> Value {
+        let int = if t == PrimType::F32 {
+            types::I32
+        } else {
+            types::I64
+        };
+        let b = &mut self.b;
+        let bx = b.ins().bitcast(int, MemFlagsData::new(), x);
+        let by = b.ins().bitcast(int, MemFlagsData::new(), y);
+        let same = b.ins().icmp(IntCC::Equal, bx, by);
+        let xn = b.ins().fcmp(FloatCC::Unordered, x, x);
+        let yn = b.ins().fcmp(FloatCC::Unordered, y, y);
+        let r = b.ins().select(yn, x, y);
+        let r = b.ins().select(xn, y, r);
+        // Ordered here means equal (the caller's test): the same bits, or the two zeros.
+        let plain = b.ins().bor(xn, yn);
+        let plain = b.ins().bor(plain, same);
+        let zeros_b = b.create_block();
+        let merge = b.create_block();
+        b.append_block_param(merge, cl(t));
+        b.ins().brif(plain, merge, &ba(&[r]), zeros_b, &[]);
+        b.switch_to_block(zeros_b);
         let slow = self.binop_shim(op, (x, t), (y, t), t);
         self.b.ins().jump(merge, &ba(&[slow]));
         self.b.switch_to_block(merge);

@@ -435,6 +435,54 @@ fn min_max_ties_of_zeros_are_runic_prims() {
     }
 }
 
+/// The scalar code's `min`/`max` (a body the lanes do not take: `sin`) on every pair of
+/// NaNs, zeros, infinities and ordinary values, bit for bit runic_prim's.
+#[test]
+fn scalar_min_max_are_runic_prims_on_special_values() {
+    let specials = [
+        f64::NAN,
+        -f64::NAN,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::MIN_POSITIVE,
+    ];
+    let (xs, ys): (Vec<f64>, Vec<f64>) = specials
+        .iter()
+        .flat_map(|&x| specials.iter().map(move |&y| (x, y)))
+        .unzip();
+    for t in [PrimType::F32, PrimType::F64] {
+        for op in [BinOp::Min, BinOp::Max] {
+            let l = lam(
+                &[t, t, t],
+                vec![
+                    stm(3, t, BasicOp::BinOp(op, v(0), v(1))),
+                    stm(4, t, BasicOp::UnOp(runic_ir::UnOp::Sin, v(2))),
+                ],
+                3,
+                t,
+            );
+            let k = compile_map(&l, &|_| None).unwrap();
+            assert_eq!(k.simd_lanes, 0, "the scalar code is under test");
+            let got = run(&k, t, &[xs.clone(), ys.clone(), xs.clone()], 0);
+            for i in 0..xs.len() {
+                let e = binop(op, Prim::float(t, xs[i]), Prim::float(t, ys[i]));
+                let e = e.unwrap().as_float().unwrap();
+                let same = (e.is_nan() && got[i].is_nan()) || got[i].to_bits() == e.to_bits();
+                assert!(
+                    same,
+                    "{t} {op:?}({}, {}) = {}, not {e}",
+                    xs[i], ys[i], got[i]
+                );
+            }
+        }
+    }
+}
+
 /// `reduce (+) acc (map (\x -> x * x + c) xs)` over `start..n`, with `c` free.
 fn run_sum(t: PrimType, xs: &[f64], c: f64, acc: f64, start: usize) -> f64 {
     use BasicOp::*;
