@@ -594,7 +594,7 @@ fn vector_min_max_folds_are_sequential_folds() {
     for t in [PrimType::F32, PrimType::F64] {
         let round = |z: f64| Prim::float(t, z).as_float().unwrap();
         for op in [BinOp::Min, BinOp::Max] {
-            for n in [1, 7, 8, 9, 15, 16, 17, 24, 25, 33, 100] {
+            for n in [1, 7, 8, 9, 15, 16, 17, 24, 25, 31, 32, 33, 35, 64, 100] {
                 for trial in 0..20 {
                     let xs: Vec<f64> = (0..n)
                         .map(|_| match rng.next() % 8 {
