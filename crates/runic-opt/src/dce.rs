@@ -315,15 +315,21 @@ impl Dce {
         } = e
         {
             let guarded = self.bounds.guard(cond);
-            let then_ok = then_body.stms.iter().all(|s| self.removable_here(&s.exp));
+            let then_ok = then_body.stms.iter().all(|s| self.removable_stm(s));
             self.bounds.forget(guarded);
-            return then_ok && else_body.stms.iter().all(|s| self.removable_here(&s.exp));
+            return then_ok && else_body.stms.iter().all(|s| self.removable_stm(s));
         }
         !any_exp(e, |x| {
             !(removable_itself(x, &self.sizes)
                 || self.bounds.safe_access(x)
                 || self.bounds.float_arithmetic(x))
         })
+    }
+
+    /// Whether statement `s` can be dropped when unused ([`Dce::removable_here`], or a
+    /// [`concat_of_vectors`]).
+    fn removable_stm(&mut self, s: &Stm) -> bool {
+        concat_of_vectors(s) || self.removable_here(&s.exp)
     }
 
     /// What statement `s` reads when only its results `needed` are used: a loop or branch
@@ -375,7 +381,7 @@ impl Dce {
                 read.extend(self.body_reads(else_body, &needed));
             }
             e => {
-                if needed.contains(&true) || !self.removable_here(e) {
+                if needed.contains(&true) || !(concat_of_vectors(s) || self.removable_here(e)) {
                     add_uses(s, &mut read);
                 }
             }
@@ -591,7 +597,7 @@ impl VisitorMut for Dce {
         let mut kept = Vec::new();
         for mut s in std::mem::take(&mut b.stms).into_iter().rev() {
             let used = s.pat.iter().any(|p| live.contains(&p.name));
-            if !used && self.removable_here(&s.exp) {
+            if !used && self.removable_stm(&s) {
                 continue;
             }
             drop_dead_map_results(&mut s, &live);
@@ -694,6 +700,16 @@ fn drop_dead_map_results(s: &mut Stm, live: &HashSet<VName>) {
 fn filter<T>(v: &mut Vec<T>, keep: &[bool]) {
     let mut it = keep.iter();
     v.retain(|_| *it.next().unwrap_or(&true));
+}
+
+/// A concatenation of one-dimensional arrays (its result one-dimensional: the verifier
+/// holds the parts to its rank), which cannot fail: there are no other dimensions to
+/// disagree. `simplify` leaves one behind when it flattens `(a ++ b) ++ c`.
+fn concat_of_vectors(s: &Stm) -> bool {
+    matches!(
+        (&s.exp, s.pat.as_slice()),
+        (Exp::Basic(BasicOp::Concat(0, _)), [p]) if p.ty.rank() == 1
+    )
 }
 
 /// `iota n` (`0 .. 1 ..< n`) or `replicate shape x` where every size is a constant ≥ 0 or

@@ -1,8 +1,9 @@
 //! Copy propagation and constant folding: `let x = y` and `let x = 3` are substituted
 //! into later uses, and scalar operations on constants are evaluated (unless they would
 //! fail at run time, which must still happen at its place). Chains of `rearrange` become
-//! one. An elementwise sum with an array of zeros (reverse mode adds each contribution to
-//! a fresh zero adjoint) is the other operand.
+//! one, and so do nested concatenations along one dimension. An elementwise sum with an
+//! array of zeros (reverse mode adds each contribution to a fresh zero adjoint) is the
+//! other operand.
 
 use runic_ir::traverse::{walk_stm_mut, VisitorMut};
 use runic_ir::*;
@@ -49,6 +50,27 @@ fn integer_identity(o: BinOp, a: &SubExp, b: &SubExp) -> Option<SubExp> {
         BinOp::Mul if is(b, Prim::one) => Some(a.clone()),
         BinOp::Mul if is(a, Prim::one) => Some(b.clone()),
         _ => None,
+    }
+}
+
+/// `concat (concat a b) c` along one dimension is `concat a b c`: the parts are copied
+/// once into the result instead of into each partial concatenation (`[x] ++ ys ++ [z]`
+/// copied `ys` twice). `defs` holds the concatenations bound so far whose parts are still
+/// readable; the inner one stays for its other uses, if any.
+fn flatten_concats(s: &mut Stm, defs: &mut HashMap<VName, (usize, Vec<VName>)>) {
+    let Exp::Basic(BasicOp::Concat(d, parts)) = &mut s.exp else {
+        return;
+    };
+    let flat: Vec<VName> = parts
+        .iter()
+        .flat_map(|v| match defs.get(v) {
+            Some((inner, ps)) if inner == d => ps.clone(),
+            _ => vec![*v],
+        })
+        .collect();
+    *parts = flat;
+    if let [p] = s.pat.as_slice() {
+        defs.insert(p.name, (*d, parts.clone()));
     }
 }
 
@@ -229,14 +251,17 @@ impl VisitorMut for CopyProp {
         let outer = self.subst.clone();
         let mut out = Vec::new();
         let mut rearranged: HashMap<VName, (Vec<usize>, VName)> = HashMap::new();
+        let mut concatenated: HashMap<VName, (usize, Vec<VName>)> = HashMap::new();
         for mut s in std::mem::take(&mut b.stms) {
             // Substitutes into the statement and simplifies its nested bodies.
             walk_stm_mut(self, &mut s);
             self.drop_zero_add(&mut s);
             self.learn_zeros(&s);
             compose_rearranges(&mut s, &mut rearranged);
+            flatten_concats(&mut s, &mut concatenated);
             for v in consumed(&s.exp) {
                 rearranged.retain(|_, (_, z)| *z != v);
+                concatenated.retain(|_, (_, parts)| !parts.contains(&v));
             }
             // What a nested body consumes is not tracked: forget everything.
             if matches!(
@@ -244,6 +269,7 @@ impl VisitorMut for CopyProp {
                 Exp::If { .. } | Exp::Loop { .. } | Exp::Apply { .. } | Exp::WithAcc { .. }
             ) {
                 rearranged.clear();
+                concatenated.clear();
             }
             self.learn_dims(&s);
             if let (Some(d), [p]) = (self.known_size(&s.exp), s.pat.as_slice()) {

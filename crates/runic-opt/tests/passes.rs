@@ -201,6 +201,45 @@ fn rearranges_compose_and_cancel() {
 }
 
 #[test]
+fn concatenations_flatten_and_the_inner_one_goes() {
+    let p = lower(
+        "entry main (a: []i32) (b: []i32) (c: []i32) (m: [][2]i32) (n: [][2]i32) =
+           (a ++ b ++ c ++ a, m ++ n ++ m)",
+    );
+    let q = runic_opt::dce(runic_opt::simplify(p));
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    // One concatenation of all the parts for each chain; the partial one of the vectors is
+    // unused and gone (a concatenation of vectors cannot fail), that of the rows stays
+    // (rows of different lengths would make it fail) but is no longer copied again.
+    let parts: Vec<usize> = t
+        .lines()
+        .filter(|l| l.contains("concat@0("))
+        .map(|l| l.matches(',').count() + 1)
+        .collect();
+    assert_eq!(parts, vec![4, 2, 3], "{t}");
+}
+
+#[test]
+fn a_concatenation_whose_part_was_consumed_is_not_flattened() {
+    // After `elide-copies`, the update writes `a` in place: a later concatenation may not
+    // read `a` for the earlier one's part.
+    let p = lower(
+        "entry main (a: *[]i32) (b: []i32) (z: []i32) =
+           let c1 = a ++ b
+           let a[0] = 5
+           in (c1 ++ z, a)",
+    );
+    let q = runic_opt::simplify(runic_opt::elide_copies(p));
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(!t.contains("copy("), "the update is in place: {t}");
+    let cats: Vec<&str> = t.lines().filter(|l| l.contains("concat@0(")).collect();
+    assert_eq!(cats.len(), 2, "{t}");
+    assert!(cats[1].contains("concat@0(cat_"), "{t}");
+}
+
+#[test]
 fn cse_shares_repeated_computations() {
     let p = lower("entry main (x: i32) = (x * x + 1, x * x + 1)");
     let q = runic_opt::simplify(p.clone());
