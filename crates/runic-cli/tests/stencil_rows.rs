@@ -66,15 +66,19 @@ fn what_the_rows_cannot_replace_stays() {
     assert!(fast.contains("= g_59[2i64:"), "{grid}");
     assert!(!fast.contains("= g_59[b_"), "{grid}");
     // A read that is out of bounds at the range's first index (`a[i-1]` from 0, under a
-    // condition or not) makes the test false before it runs: the map is left as it was,
-    // its range with it, not put behind an `if false`.
-    for name in ["guarded", "row_shifted"] {
-        let e = entry(&after, name);
-        assert!(
-            !e.contains(" = if false") && !e.contains("range_check"),
-            "{e}"
-        );
-    }
+    // condition) makes the test false before it runs: the map is left as it was, its
+    // range with it, not put behind an `if false`.
+    let shifted = entry(&after, "row_shifted");
+    assert!(
+        !shifted.contains(" = if false") && !shifted.contains("range_check"),
+        "{shifted}"
+    );
+    // At the top level, `split-boundaries` first takes such a map apart at its condition
+    // (`if i > 0 then a[i-1] + a[i] else a[i]`): the interior, `1..n`, reads slices.
+    let guarded = entry(&after, "guarded");
+    assert!(!guarded.contains(" = if false"), "{guarded}");
+    assert_eq!(guarded.matches("concat@0(").count(), 1, "{guarded}");
+    assert!(guarded.contains("= a_47[b_"), "{guarded}");
     // A map over something other than a range is left alone.
     let rot = dev_ir(
         &["--print-ir-after", "stencil-rows"],

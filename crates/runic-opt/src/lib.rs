@@ -39,6 +39,7 @@
 pub mod acc_sums;
 pub mod accs;
 pub mod batch_sums;
+pub mod boundaries;
 pub mod checks;
 pub mod contract;
 pub mod copies;
@@ -58,6 +59,7 @@ pub mod transposed;
 pub use acc_sums::sums_before_updates;
 pub use accs::acc_to_reduce;
 pub use batch_sums::sum_batched_products;
+pub use boundaries::split_boundaries;
 pub use contract::split_contractions;
 pub use copies::elide_copies;
 pub use cse::{cse, drop_repeated_checks};
@@ -151,6 +153,9 @@ pub fn pipeline() -> Vec<(&'static str, Pass)> {
         ("sum-batched-products", sum_batched_products),
         // After the nests are final; the transposes it leaves unread die in the DCE.
         ("transposed-operands", transposed_operands),
+        // Once the maps are final; before `stencil-rows`, which then slices the interior's
+        // reads.
+        ("split-boundaries", split_boundaries),
         // Once the maps are final: the iotas it no longer reads die in the DCE.
         ("stencil-rows", stencil_rows),
         ("final-dce", dce),

@@ -239,6 +239,53 @@ fn a_concatenation_whose_part_was_consumed_is_not_flattened() {
     assert!(cats[1].contains("concat@0(cat_"), "{t}");
 }
 
+/// `text` after `simplify`, `split-boundaries` and DCE, verified and printed.
+fn split_at_boundaries(text: &str) -> String {
+    let q = runic_opt::dce(runic_opt::split_boundaries(runic_opt::simplify(lower(
+        text,
+    ))));
+    runic_ir::verify(&q).unwrap();
+    q.to_string()
+}
+
+#[test]
+fn boundary_conditions_split_a_map_into_its_ends_and_interior() {
+    let t = split_at_boundaries(
+        "entry main [n] (a: [n]f32) : [n]f32 =
+           map (\\i -> if i == 0 || i >= n - 2 then a[i] else a[i - 1] + a[i + 2]) (iota n)",
+    );
+    // Three maps over ranges (the ends and the interior) and their concatenation.
+    assert_eq!(t.matches("= map(").count(), 3, "{t}");
+    assert_eq!(t.matches("concat@0(").count(), 1, "{t}");
+    assert_eq!(t.matches("range_i64(").count(), 3, "{t}");
+    // The interior's map (the second) does not branch; the ends' do.
+    let maps: Vec<&str> = t.split("= map(").skip(1).collect();
+    let branches = |m: &str| m.split("}, range_").next().unwrap().contains(" = if ");
+    assert!(
+        branches(maps[0]) && !branches(maps[1]) && branches(maps[2]),
+        "{t}"
+    );
+}
+
+#[test]
+fn maps_whose_condition_or_branch_is_not_a_boundary_stay_whole() {
+    for text in [
+        // Not a comparison with the index.
+        "entry main [n] (a: [n]f32) : [n]f32 =
+           map (\\i -> if i % 2 == 0 then a[i] else a[i - 1]) (iota n)",
+        // Nothing read at an index in the interior: splitting would only copy.
+        "entry main [n] (a: [n]f32) : [n]f32 =
+           map (\\i -> if i == 0 then 1 else f32.i64 i) (iota n)",
+        // Not over an iota.
+        "entry main [n] (a: [n]f32) (is: [n]i64) : [n]f32 =
+           map (\\i -> if i == 0 then 1 else a[i - 1]) is",
+    ] {
+        let t = split_at_boundaries(text);
+        assert_eq!(t.matches("= map(").count(), 1, "{t}");
+        assert!(!t.contains("concat@0("), "{t}");
+    }
+}
+
 #[test]
 fn cse_shares_repeated_computations() {
     let p = lower("entry main (x: i32) = (x * x + 1, x * x + 1)");
