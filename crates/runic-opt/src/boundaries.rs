@@ -38,18 +38,7 @@ fn rewrite_body(body: &mut Body, ns: &mut NameSource) {
     let mut iotas: HashMap<VName, SubExp> = HashMap::new();
     let mut out = Vec::with_capacity(body.stms.len());
     for mut s in std::mem::take(&mut body.stms) {
-        match &mut s.exp {
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                rewrite_body(then_body, ns);
-                rewrite_body(else_body, ns);
-            }
-            Exp::Loop { body, .. } => rewrite_body(body, ns),
-            _ => {}
-        }
+        crate::rewrite_nested_bodies(&mut s, ns, &mut rewrite_body);
         if let (Some(w), [p]) = (iota_width(&s.exp), s.pat.as_slice()) {
             iotas.insert(p.name, w);
         }

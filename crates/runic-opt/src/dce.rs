@@ -380,8 +380,8 @@ impl Dce {
                 self.bounds.forget(guarded);
                 read.extend(self.body_reads(else_body, &needed));
             }
-            e => {
-                if needed.contains(&true) || !(concat_of_vectors(s) || self.removable_here(e)) {
+            _ => {
+                if needed.contains(&true) || !self.removable_stm(s) {
                     add_uses(s, &mut read);
                 }
             }

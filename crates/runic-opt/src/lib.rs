@@ -106,6 +106,27 @@ pub(crate) fn expand_stms(
     changed
 }
 
+/// Runs `rewrite` on the bodies of `s`'s branches or loop (the bodies the executor runs at
+/// the level of `s`, not those of lambdas), with the name source.
+pub(crate) fn rewrite_nested_bodies(
+    s: &mut runic_ir::Stm,
+    ns: &mut runic_ir::NameSource,
+    rewrite: &mut impl FnMut(&mut runic_ir::Body, &mut runic_ir::NameSource),
+) {
+    match &mut s.exp {
+        runic_ir::Exp::If {
+            then_body,
+            else_body,
+            ..
+        } => {
+            rewrite(then_body, ns);
+            rewrite(else_body, ns);
+        }
+        runic_ir::Exp::Loop { body, .. } => rewrite(body, ns),
+        _ => {}
+    }
+}
+
 /// Runs `rewrite` on the body of every function, with the program's name source (the
 /// types of all binders recorded first, so that a rewrite can look them up).
 pub(crate) fn rewrite_bodies(

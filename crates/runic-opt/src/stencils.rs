@@ -36,18 +36,7 @@ pub fn stencil_rows(prog: Prog) -> Prog {
 /// Rewrites the maps among the statements of `body` and of the branches and loops in it.
 fn rewrite_body(body: &mut Body, ns: &mut NameSource) {
     for s in &mut body.stms {
-        match &mut s.exp {
-            Exp::If {
-                then_body,
-                else_body,
-                ..
-            } => {
-                rewrite_body(then_body, ns);
-                rewrite_body(else_body, ns);
-            }
-            Exp::Loop { body, .. } => rewrite_body(body, ns),
-            _ => {}
-        }
+        crate::rewrite_nested_bodies(s, ns, &mut rewrite_body);
     }
     let mut k = 0;
     while k < body.stms.len() {
