@@ -101,3 +101,20 @@ entry inside [n] (a: [n]f32) : ([n]f32, [n]f32, [n]f32) =
   ( map (\i -> if i > 0 && i < n - 1 then (a[i - 1] + a[i + 1]) / 2 else a[i]) (iota n)
   , map (\i -> if i != 0 && n - 1 != i then (a[i - 1] + a[i + 1]) / 2 else a[i]) (iota n)
   , map (\i -> if i > 0 then a[i - 1] + a[i] else a[i]) (iota n) )
+
+-- Other inputs beside the index, elements and rows, sliced at the same bounds.
+-- ==
+-- entry: with_elems
+-- input { [1, 2, 3, 4] [10, 20, 30, 40] } output { [10, 21, 32, 43] }
+-- input { [1] [10] } output { [10] }
+
+entry with_elems [n] (a: [n]i32) (xs: [n]i32) : [n]i32 =
+  map2 (\i x -> if i == 0 then x else x + a[i - 1]) (iota n) xs
+
+-- ==
+-- entry: with_rows
+-- input { [[1, 2], [3, 4], [5, 6], [7, 8]] } output { [1, 10, 16, 7] }
+-- input { [[1, 2]] } output { [1] }
+
+entry with_rows [n] (g: [n][2]i32) : [n]i32 =
+  map2 (\r i -> if i == 0 || i == n - 1 then r[0] else r[1] + g[i - 1, 0] + g[i + 1, 0]) g (iota n)

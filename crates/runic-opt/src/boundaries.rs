@@ -1,4 +1,5 @@
-//! Boundaries split off a map's interior: a map over `iota w` whose body ends in a branch
+//! Boundaries split off a map's interior: a map over `iota w` (beside other inputs, which
+//! are sliced likewise) whose body ends in a branch
 //! on a condition of the index, one side of which reads arrays at offsets from the index
 //! (`a[i - 1]`, `a[i + k]`: a stencil) and the other does not (its boundary), is split into
 //! three maps over the ranges where the boundary holds and where it does not:
@@ -94,10 +95,11 @@ fn split(s: &Stm, iotas: &HashMap<VName, SubExp>, ns: &mut NameSource) -> Option
     let Exp::Soac(Soac::Map { w, lam, arrs }) = &s.exp else {
         return None;
     };
-    let ([is], [i]) = (arrs.as_slice(), lam.params.as_slice()) else {
-        return None;
-    };
-    if iotas.get(is) != Some(w) || i.ty != Type::Prim(PrimType::I64) {
+    // The index: the parameter whose input is `iota w`; the other inputs are sliced at the
+    // same bounds as the index's range.
+    let at = arrs.iter().position(|a| iotas.get(a) == Some(w))?;
+    let i = &lam.params[at];
+    if i.ty != Type::Prim(PrimType::I64) {
         return None;
     }
     let (last, before) = lam.body.stms.split_last()?;
@@ -162,13 +164,20 @@ fn split(s: &Stm, iotas: &HashMap<VName, SubExp>, ns: &mut NameSource) -> Option
     ];
     let mut outs: Vec<Vec<VName>> = vec![Vec::new(); lam.ret.len()];
     for (start, end, l) in parts {
-        let (len, is) = range(&mut b, start, end);
+        let (len, is) = range(&mut b, start.clone(), end.clone());
+        let mut inputs = Vec::with_capacity(arrs.len());
+        for (k, a) in arrs.iter().enumerate() {
+            inputs.push(match k == at {
+                true => is,
+                false => rows(&mut b, *a, &start, &end, &len)?,
+            });
+        }
         let tys = lam.ret.iter().map(|t| t.array_of(len.clone())).collect();
         let rs = b.bind(
             Exp::Soac(Soac::Map {
                 w: len,
                 lam: l,
-                arrs: vec![is],
+                arrs: inputs,
             }),
             tys,
         );
@@ -180,6 +189,22 @@ fn split(s: &Stm, iotas: &HashMap<VName, SubExp>, ns: &mut NameSource) -> Option
         b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::Concat(0, parts)));
     }
     Some(b.take_stms())
+}
+
+/// `a[start : end]`, `len` rows (a view of them).
+fn rows(b: &mut Builder, a: VName, start: &SubExp, end: &SubExp, len: &SubExp) -> Option<VName> {
+    let Ok(Type::Array { elem, shape }) = b.type_of(&SubExp::Var(a)) else {
+        return None;
+    };
+    let mut shape = shape;
+    *shape.first_mut()? = len.clone();
+    let slice = DimIndex::Slice {
+        start: Some(start.clone()),
+        end: Some(end.clone()),
+        stride: None,
+    };
+    let ty = Type::Array { elem, shape };
+    Some(b.bind1("rows", Exp::Basic(BasicOp::Index(a, vec![slice])), ty))
 }
 
 /// `lam` with its final branch replaced by its interior branch (`then` or `else`).

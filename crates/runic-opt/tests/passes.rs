@@ -268,6 +268,18 @@ fn boundary_conditions_split_a_map_into_its_ends_and_interior() {
 }
 
 #[test]
+fn the_other_inputs_of_a_split_map_are_sliced_at_its_bounds() {
+    let t = split_at_boundaries(
+        "entry main [n] (a: [n]f32) (xs: [n]f32) : [n]f32 =
+           map2 (\\x i -> if i == 0 then x else x + a[i - 1]) xs (iota n)",
+    );
+    assert_eq!(t.matches("= map(").count(), 3, "{t}");
+    // Each map takes a slice of `xs` beside its range, in the original order.
+    assert_eq!(t.matches("= xs_").count(), 3, "{t}");
+    assert_eq!(t.matches("}, rows_").count(), 3, "{t}");
+}
+
+#[test]
 fn maps_whose_condition_or_branch_is_not_a_boundary_stay_whole() {
     for text in [
         // Not a comparison with the index.
