@@ -1,8 +1,8 @@
 //! Boundaries split off a map's interior: a map over `iota w` (beside other inputs, which
-//! are sliced likewise) whose body ends in a branch
-//! on a condition of the index, one side of which reads arrays at offsets from the index
-//! (`a[i - 1]`, `a[i + k]`: a stencil) and the other does not (its boundary), is split into
-//! three maps over the ranges where the boundary holds and where it does not:
+//! are sliced likewise) whose body ends in a branch on a condition of the index, one side
+//! of which reads arrays at offsets from the index (`a[i - 1]`, `a[i + k]`: a stencil) and
+//! the other does not (its boundary), is split into three maps over the ranges where the
+//! boundary holds and where it does not:
 //!
 //! ```text
 //! map (\i -> … if i == 0 || i == w-1 then t else e) (iota w)
@@ -20,13 +20,15 @@
 //! at neither end, or a condition independent of `i` that puts every element on the
 //! boundary, leaves them all to the first map (the original map's results, more slowly).
 //! The interior's map no longer branches, so `stencil-rows` takes its reads as slices and
-//! it runs in SIMD lanes (a three-point average with its ends copied, 2^20 `f32`s: 1.6–2.1
-//! → 0.72–0.80 ms).
+//! it runs in SIMD lanes (a three-point average with its ends copied, 2^20 `f32`s: 2.46 →
+//! 0.80 ms; docs/PERFORMANCE.md, session 26).
 //!
 //! The ends still run the original body, so every element computes what it did and fails
 //! where it did; the maps run in index order, so the first failure is the same one.
 
-use runic_ir::traverse::{any_exp, binders, iota_width, walk_stm, Visitor};
+use runic_ir::traverse::{
+    any_exp, binders, iota_width, walk_stm, walk_stm_mut, Substitute, Visitor,
+};
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
 
@@ -193,18 +195,21 @@ fn split(s: &Stm, iotas: &HashMap<VName, SubExp>, ns: &mut NameSource) -> Option
 
 /// `a[start : end]`, `len` rows (a view of them).
 fn rows(b: &mut Builder, a: VName, start: &SubExp, end: &SubExp, len: &SubExp) -> Option<VName> {
-    let Ok(Type::Array { elem, shape }) = b.type_of(&SubExp::Var(a)) else {
+    let Ok(Type::Array { elem, mut shape }) = b.type_of(&SubExp::Var(a)) else {
         return None;
     };
-    let mut shape = shape;
     *shape.first_mut()? = len.clone();
-    let slice = DimIndex::Slice {
-        start: Some(start.clone()),
-        end: Some(end.clone()),
-        stride: None,
-    };
-    let ty = Type::Array { elem, shape };
-    Some(b.bind1("rows", Exp::Basic(BasicOp::Index(a, vec![slice])), ty))
+    let v = b.fresh("rows");
+    let src = b.src.clone();
+    b.add(crate::stencils::slice_stm(
+        v,
+        Type::Array { elem, shape },
+        a,
+        start,
+        end,
+        &src,
+    ));
+    Some(v)
 }
 
 /// `lam` with its final branch replaced by its interior branch (`then` or `else`).
@@ -419,7 +424,7 @@ fn bounds(b: &mut Builder, w: &SubExp, cond: &Cond) -> (SubExp, SubExp) {
     let mut rename: HashMap<VName, SubExp> = HashMap::new();
     for st in &cond.copies {
         let mut st = st.clone();
-        substitute(&mut st, &rename);
+        walk_stm_mut(&mut Substitute(&rename), &mut st);
         for p in &mut st.pat {
             let fresh = b.fresh("bound");
             rename.insert(p.name, SubExp::Var(fresh));
@@ -489,20 +494,4 @@ fn bounds(b: &mut Builder, w: &SubExp, cond: &Cond) -> (SubExp, SubExp) {
     let lo = to_end(b, lo);
     let hi = to_end(b, hi);
     (lo, hi)
-}
-
-/// `s` with the variables in `rename` replaced.
-fn substitute(s: &mut Stm, rename: &HashMap<VName, SubExp>) {
-    use runic_ir::traverse::{walk_stm_mut, VisitorMut};
-    struct Subst<'a>(&'a HashMap<VName, SubExp>);
-    impl VisitorMut for Subst<'_> {
-        fn subexp(&mut self, s: &mut SubExp) {
-            if let SubExp::Var(v) = s {
-                if let Some(r) = self.0.get(v) {
-                    *s = r.clone();
-                }
-            }
-        }
-    }
-    walk_stm_mut(&mut Subst(rename), s);
 }

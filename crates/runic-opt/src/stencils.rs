@@ -280,7 +280,14 @@ fn rewrite_inner(body: &mut Body, g: &mut Guard) {
 }
 
 /// `v = arr[lo : hi]`.
-fn slice_stm(v: VName, ty: Type, arr: VName, lo: &SubExp, hi: &SubExp, src: &SrcInfo) -> Stm {
+pub(crate) fn slice_stm(
+    v: VName,
+    ty: Type,
+    arr: VName,
+    lo: &SubExp,
+    hi: &SubExp,
+    src: &SrcInfo,
+) -> Stm {
     let slice = DimIndex::Slice {
         start: Some(lo.clone()),
         end: Some(hi.clone()),
