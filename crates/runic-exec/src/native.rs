@@ -453,6 +453,11 @@ impl Route {
     /// The line `explain` prints.
     pub fn describe(&self) -> String {
         match self {
+            Route::Map(k) if k.column_lanes => {
+                "native (runic-jit map kernel: a column reduction, its loops swapped, in SIMD \
+                 lanes)"
+                    .into()
+            }
             Route::Map(k) if k.column_reduction => {
                 "native (runic-jit map kernel: a column reduction, its loops swapped)".into()
             }

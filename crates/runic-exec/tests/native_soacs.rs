@@ -865,6 +865,78 @@ entry maxes [n][m] (a: [n][m]f32) : [m]f32 =
 /// accumulator it reads (rows, nested rows, a scan's rows); one that reads the
 /// accumulator elsewhere (a rotation) keeps a fresh array. Byte for byte against the
 /// evaluator, and against the interpreter.
+const BRANCHED_COLUMNS: &str = "
+entry plain [n][m] (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> a[i, j]) (iota n))) (iota m)
+entry relu [n][m] (a: [n][m]f64) : [m]f64 =
+  map (\\j -> f64.sum (map (\\i -> if a[i, j] > 0 then a[i, j] else 0) (iota n))) (iota m)
+entry masked [n][m][k] (r: [n][m]f32) (a: [k][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> if r[i, j] == 0 then 0 else a[i, j]) (iota n))) (iota m)
+entry nested [n][m] (r: [n][m]f32) (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> if r[i, j] > 0 then (if r[i, j] > 2 then a[i, j] * 2 else a[i, j])
+                                  else -a[i, j]) (iota n))) (iota m)
+entry guarded [n][m] (k: i64) (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> if i < n then a[i, j] else 1) (iota k))) (iota m)
+entry by_column [n][m] (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> if j % 2 == 0 then a[i, j] else 0) (iota n))) (iota m)
+";
+
+/// Column sums whose summand reads rows inside a branch run in SIMD lanes (the reads made
+/// before the branch, both sides computed) wherever the plain column sum does; a branch
+/// on the element itself does not. Reads a branch would skip must not fail: rows past an
+/// array's end send the step to the scalar loop, which fails only when the branch is taken.
+#[test]
+fn column_reductions_with_branches_run_in_lanes() {
+    let c = compile(BRANCHED_COLUMNS);
+    let explained = |e: &str| {
+        let rows: Vec<_> = c.native.explain();
+        let rows: Vec<_> = rows
+            .iter()
+            .filter(|r| r.entry == e && r.depth == 0)
+            .collect();
+        assert_eq!(rows.len(), 1, "{e}: {rows:?}");
+        assert!(
+            rows[0].how.contains("column reduction"),
+            "{e}: {}",
+            rows[0].how
+        );
+        rows[0].how.contains("in SIMD lanes")
+    };
+    let lanes = explained("plain");
+    for e in ["relu", "masked", "nested", "guarded"] {
+        assert_eq!(explained(e), lanes, "{e}");
+    }
+    assert!(!explained("by_column"));
+    for (n, m) in [(9, 13), (1, 4), (33, 40)] {
+        let a = matrix(n, m, "f32", n as u64);
+        let r = picked_matrix(n, m, &["0f32", "1f32", "2f32", "3f32"], m as u64);
+        c.agree("relu", &a.replace("f32", "f64"), true);
+        c.agree("masked", &format!("{r} {a}"), true);
+        c.agree("nested", &format!("{r} {a}"), true);
+        c.agree("guarded", &format!("{}i64 {a}", n + 3), true);
+        c.agree("guarded", &format!("{}i64 {a}", n / 2), true);
+        c.agree("by_column", &a, true);
+    }
+    // `a` has 2 rows and the mask 5: zero past them (no error), then not.
+    let a = matrix(2, 9, "f32", 3);
+    let r = |last: &str| {
+        let row = |v: &str| format!("[{}]", [v; 9].join(", "));
+        let rows = [
+            row("1f32"),
+            row("2f32"),
+            row("0f32"),
+            row("0f32"),
+            row(last),
+        ];
+        format!("[{}]", rows.join(", "))
+    };
+    c.agree("masked", &format!("{} {a}", r("0f32")), true);
+    c.agree_message("masked", &format!("{} {a}", r("1f32")));
+    let got = numbers(&c, "masked", &format!("{} {a}", r("0f32")), true);
+    let plain = numbers(&c, "plain", &a, true);
+    assert_eq!(got, plain);
+}
+
 #[test]
 fn array_accumulators_are_updated_in_place_when_elementwise() {
     let c = compile(ARRAY_FOLDS);

@@ -19,7 +19,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use runic_ir::traverse::uses;
 use runic_ir::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The parts of a nested map's lambda that is a column reduction: the statements before
 /// the reduction that do not depend on the element, those that do (scalar operations,
@@ -71,7 +71,7 @@ pub(crate) fn column(lam: &Lambda) -> Option<Column<'_>> {
             before.push(s.clone());
         }
     }
-    let independent = |used: std::collections::HashSet<VName>| js.iter().all(|j| !used.contains(j));
+    let independent = |used: HashSet<VName>| js.iter().all(|j| !used.contains(j));
     if !independent(uses(w))
         || !independent(uses(neutral.as_slice()))
         || !arrs.iter().all(|a| !js.contains(a))
@@ -383,27 +383,9 @@ fn lanes_lambda(col: &Column<'_>, lam: &Lambda) -> Option<Lanes> {
     let mut stms = Vec::new();
     let mut per_step = Vec::new();
     // What differs between elements: the row reads and what is computed from them.
-    let mut varying: std::collections::HashSet<VName> = std::collections::HashSet::new();
-    for s in &pre.body.stms {
-        let read = match (&s.exp, &s.pat[..]) {
-            (Exp::Basic(BasicOp::Index(a, idx)), [p]) => match idx.split_last() {
-                Some((DimIndex::Fix(SubExp::Var(last)), outer)) if *last == j.name => {
-                    let fixed: Option<Vec<SubExp>> = outer
-                        .iter()
-                        .map(|d| match d {
-                            DimIndex::Fix(x) if x.as_var().is_none_or(|v| !local.contains(&v)) => {
-                                Some(x.clone())
-                            }
-                            _ => None,
-                        })
-                        .collect();
-                    Some((p, *a, fixed?))
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        match read {
+    let mut varying: HashSet<VName> = std::collections::HashSet::new();
+    for s in &reads_before_branches(&pre.body.stms, j.name, &local) {
+        match row_read(s, j.name, &local) {
             Some((p, a, outer)) => {
                 params.push(p.clone());
                 rows.push((a, outer));
@@ -442,6 +424,76 @@ fn lanes_lambda(col: &Column<'_>, lam: &Lambda) -> Option<Lanes> {
             result: Vec::new(),
         },
     })
+}
+
+/// `s` as a read of a row at element `j` (`a[outer…, j]`, the outer indices bound outside
+/// `pre`, none of them in `local`): its result, the array and the outer indices.
+fn row_read<'s>(
+    s: &'s Stm,
+    j: VName,
+    local: &HashSet<VName>,
+) -> Option<(&'s Param, VName, Vec<SubExp>)> {
+    let (Exp::Basic(BasicOp::Index(a, idx)), [p]) = (&s.exp, &s.pat[..]) else {
+        return None;
+    };
+    let (DimIndex::Fix(SubExp::Var(last)), outer) = idx.split_last()? else {
+        return None;
+    };
+    if *last != j {
+        return None;
+    }
+    let outer = outer.iter().map(|d| match d {
+        DimIndex::Fix(x) if x.as_var().is_none_or(|v| !local.contains(&v)) => Some(x.clone()),
+        _ => None,
+    });
+    Some((p, *a, outer.collect::<Option<_>>()?))
+}
+
+/// `stms` with the row reads inside their `if`s' branches (at any depth) moved before the
+/// `if`, so that the branches are arithmetic the lanes compute on both sides and select
+/// (`if r[i, j] == 0 then 0 else δ[i, j]`, a masked column sum). Reading a row a branch
+/// would not have read is safe here: the lanes run only when [`Gen::column_lanes`] has
+/// checked every row they read in bounds, and otherwise the scalar loop runs the
+/// statements as written.
+fn reads_before_branches(stms: &[Stm], j: VName, local: &HashSet<VName>) -> Vec<Stm> {
+    fn lift(body: &Body, j: VName, local: &HashSet<VName>, out: &mut Vec<Stm>) -> Body {
+        let mut kept = Vec::new();
+        for s in &body.stms {
+            if row_read(s, j, local).is_some() {
+                out.push(s.clone());
+            } else {
+                kept.push(lift_stm(s, j, local, out));
+            }
+        }
+        Body {
+            stms: kept,
+            result: body.result.clone(),
+        }
+    }
+    fn lift_stm(s: &Stm, j: VName, local: &HashSet<VName>, out: &mut Vec<Stm>) -> Stm {
+        let Exp::If {
+            cond,
+            then_body,
+            else_body,
+            ret,
+        } = &s.exp
+        else {
+            return s.clone();
+        };
+        let exp = Exp::If {
+            cond: cond.clone(),
+            then_body: lift(then_body, j, local, out),
+            else_body: lift(else_body, j, local, out),
+            ret: ret.clone(),
+        };
+        Stm { exp, ..s.clone() }
+    }
+    let mut out = Vec::new();
+    for s in stms {
+        let s = lift_stm(s, j, local, &mut out);
+        out.push(s);
+    }
+    out
 }
 
 impl Gen<'_, '_> {
@@ -551,6 +603,7 @@ impl Gen<'_, '_> {
         // the errors.
         let some = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, w, 0);
         ok = self.b.ins().band(ok, some);
+        self.column_lanes = true;
         self.lanes_first(ok, |g| {
             let mut chain = Vec::new();
             for (&i, ins) in is.iter().zip(columns) {

@@ -410,6 +410,8 @@ pub(crate) struct Gen<'a, 'b> {
     pub(crate) lazy_iotas: HashMap<VName, Value>,
     /// The `iota`s that may stay lazy: every later use is an input of a map, reduce or scan.
     pub(crate) soac_only: HashSet<VName>,
+    /// Whether a column reduction's steps were generated in SIMD lanes (`columns.rs`).
+    pub(crate) column_lanes: bool,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -438,6 +440,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             iotas: HashSet::new(),
             lazy_iotas: HashMap::new(),
             soac_only: HashSet::new(),
+            column_lanes: false,
         }
     }
 }

@@ -276,6 +276,7 @@ pub fn compile_map(
     let columns = columns_shape
         .filter(|_| io.ranks.iter().all(|&r| r == 1) && result_ranks == [1] && io.accs.is_empty());
     let column_reduction = columns.is_some();
+    let mut column_lanes = false;
     let name = crate::gen::kernel_name("map", lam);
     let (ptr, code) = build_kernel(&name, &[i64t; 4], |b, rt, slot| {
         let entry = b.create_block();
@@ -312,6 +313,7 @@ pub fn compile_map(
                 _ => None,
             };
             g.column_loops(col, lam, &views, &out, w, consecutive)?;
+            column_lanes = g.column_lanes;
             crate::gen::return_ok_or_fail(b, fail);
             return Ok(());
         }
@@ -431,6 +433,7 @@ pub fn compile_map(
         accs: io.accs.into_iter().map(|(v, t, r, _)| (v, t, r)).collect(),
         simd_lanes: vector.map_or(0, |p| p.lanes as usize),
         column_reduction,
+        column_lanes,
         index_params: index,
         _code: code,
     })

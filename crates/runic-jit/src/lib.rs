@@ -123,6 +123,9 @@ pub struct MapKernel {
     /// Each element is a reduction down a column, run with the loops swapped
     /// (`columns.rs`).
     pub column_reduction: bool,
+    /// The column reduction's steps run in SIMD lanes (when, at run time, its elements are
+    /// consecutive and the rows it reads are in bounds; otherwise its scalar loops do).
+    pub column_lanes: bool,
     /// Which of the lambda's parameters are the element's index (their input an `iota`
     /// the caller need not build): bound to the kernel's counter, they have no input
     /// pointer, and `params`/`ranks` describe the other parameters only.
