@@ -1,10 +1,10 @@
-//! Common-subexpression elimination for pure scalar and shape operations within a body
-//! (and the bodies nested in it): a repeated computation reuses the earlier result (and,
-//! in [`drop_repeated_checks`], a repeated shape check or assertion goes: the earlier one
-//! passed).
+//! Common-subexpression elimination for pure scalar and shape operations and element reads
+//! within a body (and the bodies nested in it): a repeated computation reuses the earlier
+//! result (and, in [`drop_repeated_checks`], a repeated shape check or assertion goes: the
+//! earlier one passed).
 
 use crate::dce::removable;
-use runic_ir::traverse::{walk_stm_mut, VisitorMut};
+use runic_ir::traverse::{type_mut, walk_stm_mut, VisitorMut};
 use runic_ir::*;
 use std::collections::HashMap;
 use std::mem::{discriminant, Discriminant};
@@ -24,11 +24,13 @@ pub fn drop_repeated_checks(prog: Prog) -> Prog {
 
 fn eliminate(mut prog: Prog, checks: bool) -> Prog {
     for f in &mut prog.funs {
-        Cse {
+        let mut cse = Cse {
             checks,
             ..Cse::default()
-        }
-        .body(&mut f.body);
+        };
+        cse.body(&mut f.body);
+        // A result's size may be one computed inside the body.
+        f.ret.iter_mut().for_each(|t| type_mut(&mut cse, t));
     }
     prog
 }
@@ -88,6 +90,13 @@ fn key(op: &BasicOp, types: &[Type]) -> Option<Vec<Tok>> {
             k.extend(shape.iter().map(opd));
         }
         BasicOp::Assert { cond, .. } => k.push(opd(cond)),
+        BasicOp::Index(a, idx) => {
+            k.extend([Tok::Var(*a), Tok::Num(idx.len())]);
+            for d in idx {
+                let DimIndex::Fix(x) = d else { return None };
+                k.push(opd(x));
+            }
+        }
         _ => return None,
     }
     k.push(Tok::Num(types.len()));
@@ -116,6 +125,20 @@ fn is_check(op: &BasicOp) -> bool {
     matches!(op, BasicOp::ShapeCheck { .. } | BasicOp::Assert { .. })
 }
 
+/// An operation that may fail but otherwise always gives the same value for the same
+/// operands: an element read (arrays are immutable values; one consumed by an in-place
+/// update is not read again) and an integer division or remainder. A repeat after one
+/// that passed, in its body or an enclosing one, cannot fail and is its value.
+fn deterministic(op: &BasicOp, types: &[Type]) -> bool {
+    match op {
+        BasicOp::Index(_, idx) => {
+            matches!(types, [Type::Prim(_)]) && idx.iter().all(|d| matches!(d, DimIndex::Fix(_)))
+        }
+        BasicOp::BinOp(..) => true,
+        _ => false,
+    }
+}
+
 /// The bits of a constant (its type is kept beside them).
 fn bits(c: &Prim) -> u64 {
     match *c {
@@ -135,7 +158,8 @@ fn bits(c: &Prim) -> u64 {
 }
 
 /// Each body is visited with the computations of the bodies around it (`table`) and the
-/// renamings made so far (`subst`); what a body adds to them is forgotten when it ends.
+/// renamings made so far (`subst`); what a body adds to the table is forgotten when it
+/// ends.
 #[derive(Default)]
 struct Cse {
     /// Whether repeated checks go too.
@@ -153,7 +177,9 @@ impl VisitorMut for Cse {
     }
 
     fn body(&mut self, b: &mut Body) {
-        let outer = (self.table.clone(), self.subst.clone());
+        // The renamings outlive the body: a lambda's or branch's result type may name a
+        // size computed inside it (an existential), and names are unique.
+        let outer = self.table.clone();
         let mut out = Vec::new();
         for mut s in std::mem::take(&mut b.stms) {
             // Renames the statement's operands and eliminates in its nested bodies.
@@ -163,9 +189,14 @@ impl VisitorMut for Cse {
             let fresh = matches!(s.exp, Exp::Basic(BasicOp::Copy(_) | BasicOp::Scratch(..)));
             // Only basic operations: two SOACs or branches producing arrays are two
             // arrays, and either may be consumed.
+            let types: Vec<Type> = s.pat.iter().map(|p| p.ty.clone()).collect();
             let key = match &s.exp {
-                Exp::Basic(op) if (removable(&s.exp) || self.checks && is_check(op)) && !fresh => {
-                    let types: Vec<Type> = s.pat.iter().map(|p| p.ty.clone()).collect();
+                Exp::Basic(op)
+                    if (removable(&s.exp)
+                        || deterministic(op, &types)
+                        || self.checks && is_check(op))
+                        && !fresh =>
+                {
                     key(op, &types)
                 }
                 _ => None,
@@ -184,6 +215,6 @@ impl VisitorMut for Cse {
         }
         b.stms = out;
         b.result.iter_mut().for_each(|r| self.subexp(r));
-        (self.table, self.subst) = outer;
+        self.table = outer;
     }
 }

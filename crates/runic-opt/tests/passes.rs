@@ -410,6 +410,30 @@ fn cse_reuses_enclosing_computations_but_not_those_of_sibling_or_inner_bodies() 
     assert_eq!(inner.matches("Mul(").count(), 3, "{inner}");
 }
 
+/// An element read and an integer division may fail, but a repeat of one that passed in
+/// an enclosing body is its value; a read of a row (a view another statement may consume)
+/// and a read in a sibling body are not shared.
+#[test]
+fn cse_shares_repeated_element_reads_and_divisions() {
+    let p = lower(
+        "entry reads [n][m] (a: [n][m]f32) (i: i64) (j: i64) =
+           if a[i, j] > 0 then a[i, j] * 2 else -a[i, j]
+         entry divs (x: i32) (y: i32) (c: bool) = let q = x / y in (q, if c then x / y + 1 else 0)
+         entry rows [n][m] (a: [n][m]f32) (i: i64) = (a[i], a[i])
+         entry siblings [n] (a: [n]f32) (c: bool) (i: i64) = if c then a[i] else a[i] + 1",
+    );
+    let q = runic_opt::simplify(p);
+    runic_ir::verify(&q).unwrap();
+    let reads = fun_text(&q, "reads");
+    assert_eq!(reads.matches("[i_").count(), 1, "{reads}");
+    let divs = fun_text(&q, "divs");
+    assert_eq!(divs.matches("Div(").count(), 1, "{divs}");
+    let siblings = fun_text(&q, "siblings");
+    assert_eq!(siblings.matches("[i_").count(), 2, "{siblings}");
+    let rows = fun_text(&q, "rows");
+    assert_eq!(rows.matches("[i_").count(), 2, "{rows}");
+}
+
 #[test]
 fn copy_propagation_substitutes_into_nested_bodies() {
     use runic_ir::traverse::{binders, uses};
