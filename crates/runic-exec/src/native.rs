@@ -458,6 +458,9 @@ impl Route {
                  lanes)"
                     .into()
             }
+            Route::Map(k) if k.row_lanes => {
+                "native (runic-jit map kernel, a row per SIMD lane)".into()
+            }
             Route::Map(k) if k.column_reduction => {
                 "native (runic-jit map kernel: a column reduction, its loops swapped)".into()
             }

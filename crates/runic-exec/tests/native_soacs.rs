@@ -7,34 +7,9 @@
 mod common;
 
 use common::compile;
-
-/// `n` pseudo-random integers in `0..m` as a text array of type `t`.
-fn ints(n: usize, m: u64, t: &str, seed: u64) -> String {
-    let mut x = seed.max(1);
-    let xs: Vec<String> = (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            format!("{}{t}", x % m)
-        })
-        .collect();
-    format!("[{}]", xs.join(", "))
-}
-
-/// `n` pseudo-random floats in [-1, 1) as a text array of type `t`.
-fn floats(n: usize, t: &str, seed: u64) -> String {
-    let mut x = seed.max(1);
-    let xs: Vec<String> = (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            format!("{}{t}", (x % 2000) as f64 / 1000.0 - 1.0)
-        })
-        .collect();
-    format!("[{}]", xs.join(", "))
-}
+use common::data::{
+    assert_near, cube, flat_numbers, floats, int_matrix, ints, matrix, numbers, picked_matrix,
+};
 
 const SCANS: &str = "
 entry sq (xs: []f32) = scan (+) 0 (map (\\x -> x * x) xs)
@@ -287,37 +262,6 @@ entry conv (xs: []f64) (w: []f64) (s: []f64) =
 entry branchy (xs: []f64) (is: []i64) (s: []f64) =
   vjp (\\xs -> map (\\i -> if i % 2 == 0 then xs[i / 2] * 3 else f64.sin xs[i % 3]) is) xs s
 ";
-
-/// The values of a result as f64s (floats and integers).
-fn numbers(c: &common::Compiled, e: &str, input: &str, native: bool) -> Vec<f64> {
-    let ex = if native { &c.native } else { &c.evaluator };
-    flat_numbers(ex.run_entry(e, common::values(input)).expect("runs"))
-}
-
-/// `got` and `want` have the same length and agree within `rel` relative to `want`
-/// (absolute below 1).
-fn assert_near(got: &[f64], want: &[f64], rel: f64, what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}");
-    for (a, b) in got.iter().zip(want) {
-        assert!(
-            (a - b).abs() <= rel * b.abs().max(1.0),
-            "{what}: {a} against {b}"
-        );
-    }
-}
-
-/// The elements of array values as f64s, in order.
-fn flat_numbers(vs: Vec<runic_data::Value>) -> Vec<f64> {
-    let mut out = Vec::new();
-    for v in vs {
-        if let runic_data::Value::Array(a) = v {
-            for i in 0..a.data.len() {
-                out.push(a.data.get(i).as_float().unwrap_or(f64::NAN));
-            }
-        }
-    }
-    out
-}
 
 #[test]
 fn accumulators_run_native_and_agree() {
@@ -651,38 +595,6 @@ fn accumulators_reshapes_and_concatenations_in_kernels_run_native_and_agree() {
     assert_eq!(g, [2.0, 4.0, 12.0, 8.0, 10.0, 24.0]);
 }
 
-/// `g` matrices of `n` rows of `m` pseudo-random floats of type `t`, as a text array.
-fn cube(g: usize, n: usize, m: usize, t: &str, seed: u64) -> String {
-    let xs = floats(g * n * m, t, seed);
-    let xs: Vec<&str> = xs[1..xs.len() - 1].split(", ").collect();
-    let rows: Vec<String> = xs
-        .chunks(m)
-        .map(|r| format!("[{}]", r.join(", ")))
-        .collect();
-    let mats: Vec<String> = rows
-        .chunks(n)
-        .map(|m| format!("[{}]", m.join(", ")))
-        .collect();
-    format!("[{}]", mats.join(", "))
-}
-
-/// `n` rows of `m` pseudo-random floats of type `t`, as a text array.
-fn matrix(n: usize, m: usize, t: &str, seed: u64) -> String {
-    let c = cube(1, n, m, t, seed);
-    c[1..c.len() - 1].to_string()
-}
-
-/// `n` rows of `m` pseudo-random integers in `0..100` of type `t`, as a text array.
-fn int_matrix(n: usize, m: usize, t: &str, seed: u64) -> String {
-    let xs = ints(n * m, 100, t, seed);
-    let xs: Vec<&str> = xs[1..xs.len() - 1].split(", ").collect();
-    let rows: Vec<String> = xs
-        .chunks(m)
-        .map(|r| format!("[{}]", r.join(", ")))
-        .collect();
-    format!("[{}]", rows.join(", "))
-}
-
 const COLUMNS: &str = "
 entry cols [g][n][m] (a: [g][n][m]f32) : [g][m]f32 =
   map (\\x -> map (\\j -> f32.sum (map (\\i -> x[i, j]) (iota n))) (iota m)) a
@@ -865,78 +777,6 @@ entry maxes [n][m] (a: [n][m]f32) : [m]f32 =
 /// accumulator it reads (rows, nested rows, a scan's rows); one that reads the
 /// accumulator elsewhere (a rotation) keeps a fresh array. Byte for byte against the
 /// evaluator, and against the interpreter.
-const BRANCHED_COLUMNS: &str = "
-entry plain [n][m] (a: [n][m]f32) : [m]f32 =
-  map (\\j -> f32.sum (map (\\i -> a[i, j]) (iota n))) (iota m)
-entry relu [n][m] (a: [n][m]f64) : [m]f64 =
-  map (\\j -> f64.sum (map (\\i -> if a[i, j] > 0 then a[i, j] else 0) (iota n))) (iota m)
-entry masked [n][m][k] (r: [n][m]f32) (a: [k][m]f32) : [m]f32 =
-  map (\\j -> f32.sum (map (\\i -> if r[i, j] == 0 then 0 else a[i, j]) (iota n))) (iota m)
-entry nested [n][m] (r: [n][m]f32) (a: [n][m]f32) : [m]f32 =
-  map (\\j -> f32.sum (map (\\i -> if r[i, j] > 0 then (if r[i, j] > 2 then a[i, j] * 2 else a[i, j])
-                                  else -a[i, j]) (iota n))) (iota m)
-entry guarded [n][m] (k: i64) (a: [n][m]f32) : [m]f32 =
-  map (\\j -> f32.sum (map (\\i -> if i < n then a[i, j] else 1) (iota k))) (iota m)
-entry by_column [n][m] (a: [n][m]f32) : [m]f32 =
-  map (\\j -> f32.sum (map (\\i -> if j % 2 == 0 then a[i, j] else 0) (iota n))) (iota m)
-";
-
-/// Column sums whose summand reads rows inside a branch run in SIMD lanes (the reads made
-/// before the branch, both sides computed) wherever the plain column sum does; a branch
-/// on the element itself does not. Reads a branch would skip must not fail: rows past an
-/// array's end send the step to the scalar loop, which fails only when the branch is taken.
-#[test]
-fn column_reductions_with_branches_run_in_lanes() {
-    let c = compile(BRANCHED_COLUMNS);
-    let explained = |e: &str| {
-        let rows: Vec<_> = c.native.explain();
-        let rows: Vec<_> = rows
-            .iter()
-            .filter(|r| r.entry == e && r.depth == 0)
-            .collect();
-        assert_eq!(rows.len(), 1, "{e}: {rows:?}");
-        assert!(
-            rows[0].how.contains("column reduction"),
-            "{e}: {}",
-            rows[0].how
-        );
-        rows[0].how.contains("in SIMD lanes")
-    };
-    let lanes = explained("plain");
-    for e in ["relu", "masked", "nested", "guarded"] {
-        assert_eq!(explained(e), lanes, "{e}");
-    }
-    assert!(!explained("by_column"));
-    for (n, m) in [(9, 13), (1, 4), (33, 40)] {
-        let a = matrix(n, m, "f32", n as u64);
-        let r = picked_matrix(n, m, &["0f32", "1f32", "2f32", "3f32"], m as u64);
-        c.agree("relu", &a.replace("f32", "f64"), true);
-        c.agree("masked", &format!("{r} {a}"), true);
-        c.agree("nested", &format!("{r} {a}"), true);
-        c.agree("guarded", &format!("{}i64 {a}", n + 3), true);
-        c.agree("guarded", &format!("{}i64 {a}", n / 2), true);
-        c.agree("by_column", &a, true);
-    }
-    // `a` has 2 rows and the mask 5: zero past them (no error), then not.
-    let a = matrix(2, 9, "f32", 3);
-    let r = |last: &str| {
-        let row = |v: &str| format!("[{}]", [v; 9].join(", "));
-        let rows = [
-            row("1f32"),
-            row("2f32"),
-            row("0f32"),
-            row("0f32"),
-            row(last),
-        ];
-        format!("[{}]", rows.join(", "))
-    };
-    c.agree("masked", &format!("{} {a}", r("0f32")), true);
-    c.agree_message("masked", &format!("{} {a}", r("1f32")));
-    let got = numbers(&c, "masked", &format!("{} {a}", r("0f32")), true);
-    let plain = numbers(&c, "plain", &a, true);
-    assert_eq!(got, plain);
-}
-
 #[test]
 fn array_accumulators_are_updated_in_place_when_elementwise() {
     let c = compile(ARRAY_FOLDS);
@@ -977,23 +817,6 @@ entry ints [n][m] (a: [n][m]i32)
   , map (\\r -> reduce (||) false (map (\\x -> x == 7) r)) a
   , map (\\r -> reduce i32.max i32.lowest r) a )
 ";
-
-/// Rows of the values `vals` picked pseudo-randomly (`n` rows of `m`), as a text array.
-fn picked_matrix(n: usize, m: usize, vals: &[&str], seed: u64) -> String {
-    let idx = ints(n * m, vals.len() as u64, "", seed);
-    let idx: Vec<usize> = idx[1..idx.len() - 1]
-        .split(", ")
-        .map(|s| s.parse().unwrap())
-        .collect();
-    let rows: Vec<String> = idx
-        .chunks(m.max(1))
-        .map(|r| {
-            let r: Vec<&str> = r.iter().map(|&k| vals[k]).collect();
-            format!("[{}]", r.join(", "))
-        })
-        .collect();
-    format!("[{}]", rows.join(", "))
-}
 
 /// Inner reductions (`+`, `min`, `max` over rows, with or without a mapped function) and
 /// top-level `min`/`max` folds run in SIMD lanes first. `min` and `max` are exactly the

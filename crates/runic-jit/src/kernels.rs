@@ -181,6 +181,28 @@ pub(crate) fn index_bits(index: &[bool]) -> Option<u64> {
     Some((index.iter().enumerate()).fold(0, |bits, (k, &ix)| bits | (ix as u64) << k))
 }
 
+/// Where a row lambda's parameters come from (`simd/rows.rs`): rows of the inputs of rank
+/// 2, columns of the others.
+fn row_inputs(b: &mut FunctionBuilder, inputs: &[ArrV]) -> Vec<crate::simd::rows::RowInput> {
+    use crate::simd::rows::RowInput;
+    let mut bytes = |v: &ArrV, k: usize| {
+        let size = v.elem.size_bytes() as i64;
+        b.ins().imul_imm_s(v.strides[k], size)
+    };
+    inputs
+        .iter()
+        .map(|v| match v.dims.len() {
+            2 => RowInput::Rows {
+                base: v.base,
+                row_step: bytes(v, 0),
+                elem_step: bytes(v, 1),
+                len: v.dims[1],
+            },
+            _ => RowInput::Column(v.base),
+        })
+        .collect()
+}
+
 /// The column of each parameter of `lam` for its vector loop: an input's base, in order;
 /// an index parameter has none (its lanes are computed; `dummy` stands in).
 pub(crate) fn lane_columns(
@@ -267,11 +289,20 @@ pub fn compile_map(
         && io.free_arrays.is_empty()
         && io.accs.is_empty();
     let unroll = if flat { UNROLL } else { 1 };
+    // Short rows folded to scalars: a row per lane (`simd/rows.rs`).
+    let by_rows = !flat
+        && !index.contains(&true)
+        && io.free_arrays.is_empty()
+        && io.accs.is_empty()
+        && result_ranks.iter().all(|&r| r == 1);
     let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
     let vector = match index_bits(&index) {
         Some(bits) if flat => crate::simd::plan_indexed(lam, bits, &free_scalar),
         _ => None,
     };
+    let row_lanes = by_rows
+        .then(|| crate::simd::rows::row_plan(lam, &free_scalar))
+        .flatten();
     // A map whose elements are reductions down columns: its loops swapped.
     let columns = columns_shape
         .filter(|_| io.ranks.iter().all(|&r| r == 1) && result_ranks == [1] && io.accs.is_empty());
@@ -379,6 +410,10 @@ pub fn compile_map(
                 to,
             )?;
         }
+        if let Some(plan) = row_lanes {
+            let ins = row_inputs(b, &pro.inputs);
+            i0 = crate::simd::rows::row_loop(b, plan, lam, &pro.env, &ins, &out_bases, start, end)?;
+        }
         if unroll > 1 {
             // for (i = start; i + UNROLL <= end; i += UNROLL) { body(i) … body(i + UNROLL - 1) }
             let header = b.create_block();
@@ -434,6 +469,7 @@ pub fn compile_map(
         simd_lanes: vector.map_or(0, |p| p.lanes as usize),
         column_reduction,
         column_lanes,
+        row_lanes: row_lanes.is_some(),
         index_params: index,
         _code: code,
     })

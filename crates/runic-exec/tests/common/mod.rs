@@ -7,6 +7,8 @@
 use runic_data::Value;
 use std::sync::Arc;
 
+pub mod data;
+
 /// A program compiled for both backends.
 pub struct Compiled {
     pub sources: Arc<runic_syntax::SourceMap>,

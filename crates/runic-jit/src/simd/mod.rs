@@ -36,6 +36,7 @@ type R<T> = Result<T, String>;
 
 mod fold;
 mod math;
+pub(crate) mod rows;
 pub(crate) use fold::{vector_fold, Fold};
 pub(crate) use math::{exp, log, tanh};
 

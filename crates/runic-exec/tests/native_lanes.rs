@@ -1,0 +1,216 @@
+//! Native kernels whose SIMD lanes run across rows or down columns (runic-jit's
+//! `simd/rows.rs` and `columns.rs`) against the evaluator (`RUNIC_JIT=0`) and the
+//! interpreter: which maps take the lanes (as `explain` reports them), and that the lanes
+//! give the scalar code's results, failures and special values included.
+
+mod common;
+
+use common::compile;
+use common::data::{assert_near, floats, matrix, numbers, picked_matrix};
+
+/// Whether runic-jit generates SIMD code here (SSE4.1 on x86_64, NEON on aarch64, and
+/// `RUNIC_SIMD` not `0`).
+fn simd_on() -> bool {
+    if std::env::var("RUNIC_SIMD").is_ok_and(|v| v == "0") {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("sse4.1")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        cfg!(target_arch = "aarch64")
+    }
+}
+
+const BRANCHED_COLUMNS: &str = "
+entry plain [n][m] (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> a[i, j]) (iota n))) (iota m)
+entry relu [n][m] (a: [n][m]f64) : [m]f64 =
+  map (\\j -> f64.sum (map (\\i -> if a[i, j] > 0 then a[i, j] else 0) (iota n))) (iota m)
+entry masked [n][m][k] (r: [n][m]f32) (a: [k][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> if r[i, j] == 0 then 0 else a[i, j]) (iota n))) (iota m)
+entry nested [n][m] (r: [n][m]f32) (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> if r[i, j] > 0 then (if r[i, j] > 2 then a[i, j] * 2 else a[i, j])
+                                  else -a[i, j]) (iota n))) (iota m)
+entry guarded [n][m] (k: i64) (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> if i < n then a[i, j] else 1) (iota k))) (iota m)
+entry by_column [n][m] (a: [n][m]f32) : [m]f32 =
+  map (\\j -> f32.sum (map (\\i -> if j % 2 == 0 then a[i, j] else 0) (iota n))) (iota m)
+";
+
+/// Column sums whose summand reads rows inside a branch run in SIMD lanes (the reads made
+/// before the branch, both sides computed) wherever the plain column sum does; a branch
+/// on the element itself does not. Reads a branch would skip must not fail: rows past an
+/// array's end send the step to the scalar loop, which fails only when the branch is taken.
+#[test]
+fn column_reductions_with_branches_run_in_lanes() {
+    let c = compile(BRANCHED_COLUMNS);
+    let explained = |e: &str| {
+        let rows: Vec<_> = c.native.explain();
+        let rows: Vec<_> = rows
+            .iter()
+            .filter(|r| r.entry == e && r.depth == 0)
+            .collect();
+        assert_eq!(rows.len(), 1, "{e}: {rows:?}");
+        assert!(
+            rows[0].how.contains("column reduction"),
+            "{e}: {}",
+            rows[0].how
+        );
+        rows[0].how.contains("in SIMD lanes")
+    };
+    let lanes = explained("plain");
+    assert_eq!(lanes, simd_on());
+    for e in ["relu", "masked", "nested", "guarded"] {
+        assert_eq!(explained(e), lanes, "{e}");
+    }
+    assert!(!explained("by_column"));
+    for (n, m) in [(9, 13), (1, 4), (33, 40)] {
+        let a = matrix(n, m, "f32", n as u64);
+        let r = picked_matrix(n, m, &["0f32", "1f32", "2f32", "3f32"], m as u64);
+        c.agree("relu", &a.replace("f32", "f64"), true);
+        c.agree("masked", &format!("{r} {a}"), true);
+        c.agree("nested", &format!("{r} {a}"), true);
+        c.agree("guarded", &format!("{}i64 {a}", n + 3), true);
+        c.agree("guarded", &format!("{}i64 {a}", n / 2), true);
+        c.agree("by_column", &a, true);
+    }
+    // `a` has 2 rows and the mask 5: zero past them (no error), then not.
+    let a = matrix(2, 9, "f32", 3);
+    let r = |last: &str| {
+        let row = |v: &str| format!("[{}]", [v; 9].join(", "));
+        let rows = [
+            row("1f32"),
+            row("2f32"),
+            row("0f32"),
+            row("0f32"),
+            row(last),
+        ];
+        format!("[{}]", rows.join(", "))
+    };
+    c.agree("masked", &format!("{} {a}", r("0f32")), true);
+    c.agree_message("masked", &format!("{} {a}", r("1f32")));
+    let got = numbers(&c, "masked", &format!("{} {a}", r("0f32")), true);
+    let plain = numbers(&c, "plain", &a, true);
+    assert_eq!(got, plain);
+}
+
+const ROW_LANES: &str = "
+entry rowmax [n][m] (a: [n][m]f32) : [n]f32 = map (\\r -> f32.maximum r) a
+entry lse [n][m] (a: [n][m]f64) : [n]f64 =
+  map (\\r -> let mx = f64.maximum r in mx + f64.log (f64.sum (map (\\x -> f64.exp (x - mx)) r))) a
+entry scaled [n][m] (a: [n][m]f32) (s: [n]f32) : [n]f32 =
+  map2 (\\r k -> f32.sum (map (\\x -> x * k) r) + k) a s
+entry dots [n][m] (a: [n][m]f32) (b: [n][m]f32) : [n]f32 =
+  map2 (\\r q -> f32.sum (map2 (*) r q)) a b
+entry extremes [n][m] (a: [n][m]f32) : ([n]f32, [n]f32) =
+  unzip (map (\\r -> (f32.maximum r, f32.minimum r)) a)
+entry product [n][m] (a: [n][m]f64) : [n]f64 = map (\\r -> reduce (*) 1 r) a
+entry branchy [n][m] (a: [n][m]f32) (flag: bool) : [n]f32 =
+  map (\\r -> let s = f32.sum r in if flag && s > 0 then f32.sqrt s else -s) a
+entry norms_t [n][m] (a: [m][n]f32) : [n]f32 =
+  map (\\r -> f32.sqrt (f32.sum (map (\\x -> x * x) r))) (transpose a)
+entry picked [n][m] (a: [n][m]f32) (ks: [n]i64) : [n]f32 =
+  map2 (\\r k -> f32.maximum r - r[k]) a ks
+";
+
+/// Maps folding short rows to scalars run a row per lane (`simd/rows.rs`): on `f32` and
+/// `f64`, with scalars beside the rows, two rows in one fold, several results, any
+/// operator the lanes compute, a branch after the folds, and rows strided in memory; not
+/// a map that also indexes its row. Every lane folds its row in order from the neutral
+/// element, so the results are the scalar code's byte for byte (within rounding where
+/// `exp` and `log` are polynomials), for row counts around the lanes and rows around the
+/// longest that take them (32), with `0` against `-0` and NaNs in `max`/`min` (a group of
+/// rows that meets the choice between the zeros goes back to the scalar loop).
+#[test]
+fn short_rows_run_a_row_per_lane() {
+    let c = compile(ROW_LANES);
+    let how = |e: &str| -> String {
+        let rows = c.native.explain();
+        let top: Vec<_> = rows
+            .iter()
+            .filter(|r| r.entry == e && r.depth == 0)
+            .collect();
+        top.iter()
+            .map(|r| r.how.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let lanes = how("rowmax").contains("a row per SIMD lane");
+    assert_eq!(lanes, simd_on(), "{}", how("rowmax"));
+    for e in [
+        "lse", "scaled", "dots", "extremes", "product", "branchy", "norms_t",
+    ] {
+        assert_eq!(
+            how(e).contains("a row per SIMD lane"),
+            lanes,
+            "{e}: {}",
+            how(e)
+        );
+    }
+    assert!(
+        !how("picked").contains("a row per SIMD lane"),
+        "{}",
+        how("picked")
+    );
+    let specials = [
+        "0f32", "-0f32", "1f32", "-1f32", "2.5f32", "f32.nan", "f32.inf", "-f32.inf",
+    ];
+    for n in [0, 1, 3, 4, 5, 9, 33] {
+        for m in [0, 1, 7, 10, 32, 33] {
+            let shape = |t: &str| match (n, m) {
+                (0, _) => format!("empty([0][{m}]{t})"),
+                (_, 0) => format!("empty([{n}][0]{t})"),
+                _ => matrix(n, m, t, (n * 40 + m) as u64),
+            };
+            let (a32, a64) = (shape("f32"), shape("f64"));
+            let s = match n {
+                0 => "empty([0]f32)".to_string(),
+                _ => floats(n, "f32", m as u64 + 3),
+            };
+            // Exact everywhere: `max`, `min` and `*` fold in order on every path.
+            c.agree("rowmax", &a32, true);
+            c.agree("extremes", &a32, true);
+            c.agree("product", &a64, true);
+            // Sums: the rows left to the scalar loop have lanes along them (reassociated).
+            let near = |e: &str, input: &str, rel: f64| {
+                let native = numbers(&c, e, input, true);
+                assert_near(&native, &numbers(&c, e, input, false), rel, e);
+            };
+            near("scaled", &format!("{a32} {s}"), 1e-5);
+            near("dots", &format!("{a32} {a32}"), 1e-5);
+            near("branchy", &format!("{a32} true"), 1e-5);
+            near("branchy", &format!("{a32} false"), 1e-5);
+            near("lse", &a64, 1e-14);
+            if n > 0 && m > 0 {
+                let t = matrix(m, n, "f32", 5);
+                near("norms_t", &t, 1e-5);
+                let special = picked_matrix(n, m, &specials, (n + m) as u64);
+                c.agree("rowmax", &special, true);
+                c.agree("extremes", &special, true);
+            }
+        }
+    }
+    // 2²⁴ then fifteen 1s, four rows (`branchy` negates their sums): in order each 1 is
+    // lost to rounding (2²⁴ + 1 rounds to 2²⁴), and a row per lane adds in order (lanes
+    // along the row, which a single row still takes, add the 1s up first: 2²⁴ + 14).
+    let row = format!("[16777216f32, {}]", ["1f32"; 15].join(", "));
+    let input = format!("[{}] false", [row.as_str(); 4].join(", "));
+    assert_eq!(numbers(&c, "branchy", &input, false), [-16_777_216.0; 4]);
+    if lanes {
+        assert_eq!(numbers(&c, "branchy", &input, true), [-16_777_216.0; 4]);
+    }
+    // Rows of zeros of both signs: each group meets the choice and goes to the scalar loop.
+    let zeros = picked_matrix(9, 5, &["0f32", "-0f32"], 2);
+    c.agree("extremes", &zeros, true);
+    let got = c.run(
+        "extremes",
+        "[[0f32, -0], [-0f32, 0], [1f32, 2], [-0f32, -0], [3f32, 0]]",
+    );
+    assert_eq!(
+        got,
+        common::values("[0f32, -0f32, 2f32, -0f32, 3f32] [0f32, -0f32, 1f32, -0f32, 0f32]")
+    );
+}
