@@ -459,7 +459,8 @@ impl Route {
                     .into()
             }
             Route::Map(k) if k.row_lanes => {
-                "native (runic-jit map kernel, a row per SIMD lane)".into()
+                "native (runic-jit map kernel, a row per SIMD lane when the rows are at most 32 long)"
+                    .into()
             }
             Route::Map(k) if k.column_reduction => {
                 "native (runic-jit map kernel: a column reduction, its loops swapped)".into()

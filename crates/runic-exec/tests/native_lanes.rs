@@ -114,6 +114,17 @@ entry norms_t [n][m] (a: [m][n]f32) : [n]f32 =
   map (\\r -> f32.sqrt (f32.sum (map (\\x -> x * x) r))) (transpose a)
 entry picked [n][m] (a: [n][m]f32) (ks: [n]i64) : [n]f32 =
   map2 (\\r k -> f32.maximum r - r[k]) a ks
+entry softmax [n][m] (a: [n][m]f32) : [n][m]f32 =
+  map (\\r -> let mx = f32.maximum r
+             let e = map (\\x -> f32.exp (x - mx)) r
+             let s = f32.sum e
+             in map (/ s) e) a
+entry mixed_lse [n][m] (a: [n][m]f64) (c: [n][m]f64) : [n]f64 =
+  map2 (\\r q -> let v = map2 (\\x y -> x - 0.5 * y) r q
+                 let mx = f64.maximum v
+                 in mx + f64.log (f64.sum (map (\\x -> f64.exp (x - mx)) v))) a c
+entry centred [n][m] (a: [n][m]f32) : ([n][m]f32, [n]f32) =
+  unzip (map (\\r -> let mu = f32.sum r / f32.i64 m in (map (\\x -> x - mu) r, mu)) a)
 ";
 
 /// Maps folding short rows to scalars run a row per lane (`simd/rows.rs`): on `f32` and
@@ -184,6 +195,9 @@ fn short_rows_run_a_row_per_lane() {
             near("branchy", &format!("{a32} true"), 1e-5);
             near("branchy", &format!("{a32} false"), 1e-5);
             near("lse", &a64, 1e-14);
+            near("mixed_lse", &format!("{a64} {a64}"), 1e-14);
+            near("softmax", &a32, 1e-6);
+            near("centred", &a32, 1e-6);
             if n > 0 && m > 0 {
                 let t = matrix(m, n, "f32", 5);
                 near("norms_t", &t, 1e-5);

@@ -181,8 +181,8 @@ pub(crate) fn index_bits(index: &[bool]) -> Option<u64> {
     Some((index.iter().enumerate()).fold(0, |bits, (k, &ix)| bits | (ix as u64) << k))
 }
 
-/// Where a row lambda's parameters come from (`simd/rows.rs`): rows of the inputs of rank
-/// 2, columns of the others.
+/// Where a row lambda's parameters come from, or its results go (`simd/rows.rs`): rows of
+/// the arrays of rank 2, columns of the others.
 fn row_inputs(b: &mut FunctionBuilder, inputs: &[ArrV]) -> Vec<crate::simd::rows::RowInput> {
     use crate::simd::rows::RowInput;
     let mut bytes = |v: &ArrV, k: usize| {
@@ -192,12 +192,12 @@ fn row_inputs(b: &mut FunctionBuilder, inputs: &[ArrV]) -> Vec<crate::simd::rows
     inputs
         .iter()
         .map(|v| match v.dims.len() {
-            2 => RowInput::Rows {
+            2 => RowInput::Rows(crate::simd::rows::Rows {
                 base: v.base,
                 row_step: bytes(v, 0),
                 elem_step: bytes(v, 1),
                 len: v.dims[1],
-            },
+            }),
             _ => RowInput::Column(v.base),
         })
         .collect()
@@ -289,12 +289,12 @@ pub fn compile_map(
         && io.free_arrays.is_empty()
         && io.accs.is_empty();
     let unroll = if flat { UNROLL } else { 1 };
-    // Short rows folded to scalars: a row per lane (`simd/rows.rs`).
+    // Short rows folded or mapped: a row per lane (`simd/rows.rs`).
     let by_rows = !flat
         && !index.contains(&true)
         && io.free_arrays.is_empty()
         && io.accs.is_empty()
-        && result_ranks.iter().all(|&r| r == 1);
+        && result_ranks.iter().all(|&r| r <= 2);
     let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
     let vector = match index_bits(&index) {
         Some(bits) if flat => crate::simd::plan_indexed(lam, bits, &free_scalar),
@@ -412,7 +412,8 @@ pub fn compile_map(
         }
         if let Some(plan) = row_lanes {
             let ins = row_inputs(b, &pro.inputs);
-            i0 = crate::simd::rows::row_loop(b, plan, lam, &pro.env, &ins, &out_bases, start, end)?;
+            let outs = row_inputs(b, &out_views);
+            i0 = crate::simd::rows::row_loop(b, plan, lam, &pro.env, &ins, &outs, start, end)?;
         }
         if unroll > 1 {
             // for (i = start; i + UNROLL <= end; i += UNROLL) { body(i) … body(i + UNROLL - 1) }

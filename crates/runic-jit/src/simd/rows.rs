@@ -1,26 +1,32 @@
 //! Maps over short rows with one row per SIMD lane: `map (\r -> … reduce op ne (map pre r)
-//! …) xs`, a row's maximum, sum, log-sum-exp or norm, for rows too short for lanes along
-//! them (ten classes of a softmax: lanes along such a row spend more on their tail and on
-//! combining than on the row). Each lane folds its own row from the neutral element in
-//! the row's order, exactly as the scalar code does, so the results are the scalar code's
-//! (up to the last bit of `exp`, `log` and `tanh`, as everywhere in `simd/`); the elements
-//! of the lanes' rows are gathered from the rows at each step of the fold.
+//! …) xs`, a row's maximum, sum, log-sum-exp, norm or softmax, for rows too short for
+//! lanes along them (ten classes: lanes along such a row spend more on their tail and on
+//! combining than on the row). Each lane folds its own row from the neutral element in the
+//! row's order, exactly as the scalar code does, so the results are the scalar code's (up
+//! to the last bit of `exp`, `log` and `tanh`, as everywhere in `simd/`); the elements of
+//! the lanes' rows are gathered from the rows at each step.
 //!
-//! The lambda takes rows and scalars of one float type `T` and returns scalars of `T`; its
-//! statements are those the lane code does (`VGen`) and reductions over its rows whose
-//! operator and `pre` are such code too. Part of [`super`], whose `VGen` it uses.
+//! The lambda takes rows and scalars of one float type `T`; its statements are those the
+//! lane code does (`VGen`), reductions over rows whose operator and `pre` are such code,
+//! and maps of such code over rows, whose results (a row per lane) are kept interleaved in
+//! a stack slot, one vector per element, which is why rows are at most [`ROW_LANES_MAX`]
+//! long. It returns scalars of `T` and such maps' rows, scattered into the output's rows.
+//! Part of [`super`], whose `VGen` it uses.
 
 use super::{check_body, enabled, lane_groups, splat_env, sub_type, unaligned};
 use super::{Plan, VGen, R, V};
 use crate::gen::ba;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value};
 use cranelift_frontend::FunctionBuilder;
 use runic_ir::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The longest rows that run with one row per lane; longer ones have lanes along them.
 pub(crate) const ROW_LANES_MAX: i64 = 32;
+
+/// The bytes of one vector of lanes (`F32X4`, `F64X2`).
+const VECTOR_BYTES: i64 = 16;
 
 /// The plan of `lam` if its elements can run with one row per lane (see the module
 /// comment); `free` gives the type of a variable the lambda does not bind.
@@ -28,25 +34,35 @@ pub(crate) fn row_plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -
     if !enabled() {
         return None;
     }
-    let t = match lam.ret.first()? {
-        Type::Prim(t @ (PrimType::F32 | PrimType::F64)) => *t,
-        _ => return None,
-    };
+    let t = lam.params.iter().find_map(|p| match &p.ty {
+        Type::Array { elem, shape } if shape.len() == 1 => Some(*elem),
+        _ => None,
+    })?;
+    if !matches!(t, PrimType::F32 | PrimType::F64) {
+        return None;
+    }
     let is_t = |ty: &Type| matches!(ty, Type::Prim(p) if *p == t);
     let is_row =
         |ty: &Type| matches!(ty, Type::Array { elem, shape } if *elem == t && shape.len() == 1);
-    let rows: Vec<VName> = (lam.params.iter())
+    // The rows in scope: the parameters', then the maps'.
+    let mut rows: HashSet<VName> = (lam.params.iter())
         .filter(|p| is_row(&p.ty))
         .map(|p| p.name)
         .collect();
     let params_ok = lam.params.iter().all(|p| is_t(&p.ty) || is_row(&p.ty));
-    if rows.is_empty() || !params_ok || !lam.ret.iter().all(is_t) {
+    if !params_ok || !lam.ret.iter().all(|r| is_t(r) || is_row(r)) {
         return None;
     }
+    let mut made = HashSet::new();
     let mut tys: HashMap<VName, PrimType> = (lam.params.iter())
         .filter(|p| is_t(&p.ty))
         .map(|p| (p.name, t))
         .collect();
+    // The width is the same in every lane: a constant or a free size.
+    let uniform = |w: &SubExp| match w {
+        SubExp::Const(_) => true,
+        SubExp::Var(v) => free(*v) == Some(PrimType::I64),
+    };
     for s in &lam.body.stms {
         match &s.exp {
             Exp::Soac(Soac::Reduce {
@@ -59,12 +75,7 @@ pub(crate) fn row_plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -
             }) => {
                 let [p] = &s.pat[..] else { return None };
                 let [ne] = &neutral[..] else { return None };
-                // The width is the same in every lane: a constant or a free size.
-                let uniform = match w {
-                    SubExp::Const(_) => true,
-                    SubExp::Var(v) => free(*v) == Some(PrimType::I64),
-                };
-                if !uniform
+                if !uniform(w)
                     || arrs.is_empty()
                     || !arrs.iter().all(|a| rows.contains(a))
                     || !is_t(&p.ty)
@@ -74,7 +85,7 @@ pub(crate) fn row_plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -
                 }
                 match pre {
                     Some(pre) if pre.params.len() == arrs.len() => {
-                        scalar_lambda(pre, t, &mut tys, free)?
+                        scalar_lambda(pre, 1, t, &mut tys, free)?
                     }
                     None if arrs.len() == 1 => {}
                     _ => return None,
@@ -82,8 +93,21 @@ pub(crate) fn row_plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -
                 if op.params.len() != 2 {
                     return None;
                 }
-                scalar_lambda(op, t, &mut tys, free)?;
+                scalar_lambda(op, 1, t, &mut tys, free)?;
                 tys.insert(p.name, t);
+            }
+            Exp::Soac(Soac::Map { w, lam: f, arrs }) => {
+                let fits = uniform(w)
+                    && !arrs.is_empty()
+                    && arrs.iter().all(|a| rows.contains(a))
+                    && f.params.len() == arrs.len()
+                    && s.pat.iter().all(|p| is_row(&p.ty));
+                if !fits {
+                    return None;
+                }
+                scalar_lambda(f, s.pat.len(), t, &mut tys, free)?;
+                rows.extend(s.pat.iter().map(|p| p.name));
+                made.extend(s.pat.iter().map(|p| p.name));
             }
             _ => {
                 let one = Body {
@@ -94,51 +118,79 @@ pub(crate) fn row_plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -
             }
         }
     }
-    let results_t = (lam.body.result.iter()).all(|r| sub_type(r, &tys, free) == Some(t));
-    results_t.then_some(Plan {
+    // Scalar results of `T`, and rows the lambda's maps made.
+    let results_ok = lam.body.result.iter().zip(&lam.ret).all(|(r, ty)| match r {
+        SubExp::Var(v) if is_row(ty) => made.contains(v),
+        _ => is_t(ty) && sub_type(r, &tys, free) == Some(t),
+    });
+    results_ok.then_some(Plan {
         elem: t,
         lanes: if t == PrimType::F32 { 4 } else { 2 },
         index: 0,
     })
 }
 
-/// Whether `l` takes and returns scalars of `t` and its body is lane code, seeing the
-/// enclosing lambda's bindings `tys` (its parameters are added to them).
+/// Whether `l` takes scalars of `t` and returns `results` of them, its body lane code
+/// seeing the enclosing lambda's bindings `tys` (its parameters are added to them).
 fn scalar_lambda(
     l: &Lambda,
+    results: usize,
     t: PrimType,
     tys: &mut HashMap<VName, PrimType>,
     free: &dyn Fn(VName) -> Option<PrimType>,
 ) -> Option<()> {
     let is_t = |ty: &Type| matches!(ty, Type::Prim(p) if *p == t);
-    if !l.params.iter().all(|p| is_t(&p.ty)) || l.ret.len() != 1 || !is_t(&l.ret[0]) {
+    let typed = l.params.iter().all(|p| is_t(&p.ty)) && l.ret.iter().all(is_t);
+    if !typed || l.ret.len() != results || l.body.result.len() != results {
         return None;
     }
     tys.extend(l.params.iter().map(|p| (p.name, t)));
     check_body(&l.body, t, tys, free)?;
-    let [r] = &l.body.result[..] else { return None };
-    (sub_type(r, tys, free) == Some(t)).then_some(())
+    (l.body.result.iter())
+        .all(|r| sub_type(r, tys, free) == Some(t))
+        .then_some(())
 }
 
-/// Where a parameter's values come from: rows of an array (its base, the distances in
-/// bytes between rows and between a row's elements, and the rows' length), or a column of
-/// scalars (its base).
+/// Rows of an array in memory: its base, the distances in bytes between rows and between
+/// a row's elements, and the rows' length.
+#[derive(Clone, Copy)]
+pub(crate) struct Rows {
+    pub base: Value,
+    pub row_step: Value,
+    pub elem_step: Value,
+    pub len: Value,
+}
+
+/// Where a parameter's values come from (or a result goes): rows of an array, or a column
+/// of scalars (its base).
+#[derive(Clone, Copy)]
 pub(crate) enum RowInput {
-    Rows {
-        base: Value,
-        row_step: Value,
-        elem_step: Value,
-        len: Value,
-    },
+    Rows(Rows),
     Column(Value),
 }
 
+/// A row of each lane: gathered from rows in memory (each lane's row's address, and the
+/// step between its elements), or made by a map of the lambda (the address of its stack
+/// slot, where element `k` of every lane is the vector at `k`·16 bytes).
+enum LaneRow {
+    Gathered(Vec<Value>, Value),
+    Slot(Value),
+}
+
+/// A result of the lambda for a group of lanes: scalars, or a row of each lane in a slot
+/// (and its length).
+enum Out {
+    Lanes(V),
+    Row(Value, Value),
+}
+
 /// Emits the loop over the elements `from..to` of a map whose lambda has a [`row_plan`],
-/// a group of rows at a time, writing each result into its column of `outs` (contiguous);
+/// a group of rows at a time, writing each result into its column or rows of `outs`;
 /// returns the element the scalar code continues from: `to` minus the tail, or the first
 /// group that a `min`/`max` between `0` and `-0` leaves to it, or `from` when a row is
-/// longer than [`ROW_LANES_MAX`] or shorter than a reduction over it. `env` holds the
-/// kernel's free scalars (sizes among them).
+/// longer than [`ROW_LANES_MAX`] or shorter than a reduction or map over it, or a result
+/// row is not as long as the output's. `env` holds the kernel's free scalars (sizes among
+/// them).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_loop(
     b: &mut FunctionBuilder,
@@ -146,26 +198,28 @@ pub(crate) fn row_loop(
     lam: &Lambda,
     env: &HashMap<VName, (Value, PrimType)>,
     inputs: &[RowInput],
-    outs: &[Value],
+    outs: &[RowInput],
     from: Value,
     to: Value,
 ) -> R<Value> {
-    let by_name: HashMap<VName, &RowInput> =
-        lam.params.iter().map(|p| p.name).zip(inputs).collect();
-    // Every row short, and as long as every reduction over it.
+    let by_name: HashMap<VName, RowInput> = (lam.params.iter().map(|p| p.name))
+        .zip(inputs.iter().copied())
+        .collect();
+    // The length of every row in scope, each at most ROW_LANES_MAX and at least the width
+    // of every SOAC over it.
     let mut ok = b.ins().iconst(types::I8, 1);
-    for input in inputs {
-        if let RowInput::Rows { len, .. } = input {
-            let short = b
-                .ins()
-                .icmp_imm_s(IntCC::SignedLessThanOrEqual, *len, ROW_LANES_MAX);
-            ok = b.ins().band(ok, short);
+    let mut lens: HashMap<VName, Value> = HashMap::new();
+    for (p, input) in &by_name {
+        if let RowInput::Rows(r) = input {
+            lens.insert(*p, r.len);
         }
     }
     let mut widths = HashMap::new();
+    let mut slots = HashMap::new();
     for s in &lam.body.stms {
-        let Exp::Soac(Soac::Reduce { w, arrs, .. }) = &s.exp else {
-            continue;
+        let (w, arrs) = match &s.exp {
+            Exp::Soac(Soac::Reduce { w, arrs, .. } | Soac::Map { w, arrs, .. }) => (w, arrs),
+            _ => continue,
         };
         let w = match w {
             SubExp::Const(c) => {
@@ -180,12 +234,40 @@ pub(crate) fn row_loop(
         let natural = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, w, 0);
         ok = b.ins().band(ok, natural);
         for a in arrs {
-            if let Some(RowInput::Rows { len, .. }) = by_name.get(a) {
-                let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, w, *len);
-                ok = b.ins().band(ok, fits);
+            let len = lens.get(a).ok_or("internal error: a row's length")?;
+            let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, w, *len);
+            ok = b.ins().band(ok, fits);
+        }
+        for p in &s.pat {
+            widths.insert(p.name, w);
+            if matches!(s.exp, Exp::Soac(Soac::Map { .. })) {
+                lens.insert(p.name, w);
+                let size = (ROW_LANES_MAX * VECTOR_BYTES) as u32;
+                let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size, 4);
+                let slot = b.create_sized_stack_slot(data);
+                slots.insert(p.name, b.ins().stack_addr(types::I64, slot, 0));
             }
         }
-        widths.insert(s.pat[0].name, w);
+    }
+    for len in lens.values() {
+        let short = b
+            .ins()
+            .icmp_imm_s(IntCC::SignedLessThanOrEqual, *len, ROW_LANES_MAX);
+        ok = b.ins().band(ok, short);
+    }
+    // Scalars into columns; a result row as long as the output's rows.
+    for (r, out) in lam.body.result.iter().zip(outs) {
+        match (r, out) {
+            (SubExp::Var(v), RowInput::Rows(o)) if slots.contains_key(v) => {
+                let same = b.ins().icmp(IntCC::Equal, lens[v], o.len);
+                ok = b.ins().band(ok, same);
+            }
+            (SubExp::Var(v), _) if slots.contains_key(v) => {
+                return Err("internal error: a row result into a column".into())
+            }
+            (_, RowInput::Rows(_)) => return Err("internal error: a scalar into rows".into()),
+            _ => {}
+        }
     }
     let frees = splat_env(b, plan, env, lam);
     let lanes_block = b.create_block();
@@ -193,64 +275,59 @@ pub(crate) fn row_loop(
     b.append_block_param(after, types::I64);
     b.ins().brif(ok, lanes_block, &[], after, &ba(&[from]));
     b.switch_to_block(lanes_block);
+    let parts = Parts {
+        lam,
+        frees: &frees,
+        inputs: &by_name,
+        widths: &widths,
+        slots: &slots,
+    };
     let stop = lane_groups(
         b,
         plan,
         (from, to),
         1,
-        |b, off| rows_body(b, plan, lam, &frees, &by_name, &widths, off),
-        |b, off, res: Vec<V>| {
-            for (r, base) in res.iter().zip(outs) {
-                let a = b.ins().iadd(*base, off);
-                b.ins().store(unaligned(), r.v, a, 0);
-            }
-        },
+        |b, off| rows_body(b, plan, &parts, off),
+        |b, off, res: Vec<Out>| store_results(b, plan, &res, outs, off),
     )?;
     b.ins().jump(after, &ba(&[stop]));
     b.switch_to_block(after);
     Ok(b.block_params(after)[0])
 }
 
-/// The lambda on the group of rows at byte offset `off` (of the first row's result):
-/// its results in lanes, and the lanes to leave to the scalar code, if any can be.
+/// What the code of a group of rows needs: the lambda, its broadcast free scalars, its
+/// parameters' inputs, the width of each SOAC's result and the slot of each map's.
+struct Parts<'a> {
+    lam: &'a Lambda,
+    frees: &'a HashMap<VName, (Value, bool)>,
+    inputs: &'a HashMap<VName, RowInput>,
+    widths: &'a HashMap<VName, Value>,
+    slots: &'a HashMap<VName, Value>,
+}
+
+/// The lambda on the group of rows at byte offset `off` (of the first row's result): its
+/// results, and the lanes to leave to the scalar code, if any can be.
 fn rows_body(
     b: &mut FunctionBuilder,
     plan: Plan,
-    lam: &Lambda,
-    frees: &HashMap<VName, (Value, bool)>,
-    inputs: &HashMap<VName, &RowInput>,
-    widths: &HashMap<VName, Value>,
+    parts: &Parts,
     off: Value,
-) -> R<(Vec<V>, Option<Value>)> {
-    let shift = plan.elem.size_bytes().trailing_zeros() as i64;
-    let first = b.ins().ushr_imm_u(off, shift);
-    let mut env: HashMap<VName, V> = frees
-        .iter()
+) -> R<(Vec<Out>, Option<Value>)> {
+    let first = first_row(b, plan, off);
+    let mut env: HashMap<VName, V> = (parts.frees.iter())
         .map(|(k, &(v, mask))| (*k, V { v, mask }))
         .collect();
-    // Each row parameter's lanes: the address of each lane's row.
-    let mut rows: HashMap<VName, (Vec<Value>, Value)> = HashMap::new();
-    for p in &lam.params {
-        match inputs.get(&p.name) {
+    let mut rows: HashMap<VName, LaneRow> = HashMap::new();
+    for p in &parts.lam.params {
+        match parts.inputs.get(&p.name) {
             Some(RowInput::Column(base)) => {
                 let a = b.ins().iadd(*base, off);
                 let v = b.ins().load(plan.vt(), unaligned(), a, 0);
                 env.insert(p.name, V { v, mask: false });
             }
-            Some(RowInput::Rows {
-                base,
-                row_step,
-                elem_step,
-                ..
-            }) => {
-                let at = b.ins().imul(first, *row_step);
-                let row0 = b.ins().iadd(*base, at);
-                let mut lanes = vec![row0];
-                for _ in 1..plan.lanes {
-                    let prev = *lanes.last().unwrap_or(&row0);
-                    lanes.push(b.ins().iadd(prev, *row_step));
-                }
-                rows.insert(p.name, (lanes, *elem_step));
+            Some(RowInput::Rows(r)) => {
+                let lanes = lane_rows(b, plan, r, first);
+                rows.insert(p.name, LaneRow::Gathered(lanes, r.elem_step));
             }
             None => return Err(format!("internal error: no input for {}", p.name)),
         }
@@ -261,7 +338,7 @@ fn rows_body(
         env,
         bail: None,
     };
-    for s in &lam.body.stms {
+    for s in &parts.lam.body.stms {
         match &s.exp {
             Exp::Soac(Soac::Reduce {
                 arrs,
@@ -270,106 +347,234 @@ fn rows_body(
                 neutral,
                 ..
             }) => {
-                let w = widths[&s.pat[0].name];
-                let reads: Vec<&(Vec<Value>, Value)> = arrs
-                    .iter()
-                    .map(|a| rows.get(a).ok_or("internal error: a reduction's row"))
-                    .collect::<Result<_, _>>()?;
-                let v = row_fold(&mut g, &reads, pre.as_ref(), op, &neutral[0], w)?;
+                let w = parts.widths[&s.pat[0].name];
+                let ins = arrs.iter().map(|a| &rows[a]).collect::<Vec<_>>();
+                let v = row_fold(&mut g, &ins, pre.as_ref(), op, &neutral[0], w)?;
                 g.env.insert(s.pat[0].name, v);
+            }
+            Exp::Soac(Soac::Map { arrs, lam: f, .. }) => {
+                let w = parts.widths[&s.pat[0].name];
+                let ins = arrs.iter().map(|a| &rows[a]).collect::<Vec<_>>();
+                let outs: Vec<Value> = s.pat.iter().map(|p| parts.slots[&p.name]).collect();
+                row_map(&mut g, &ins, f, &outs, w)?;
+                for (p, slot) in s.pat.iter().zip(outs) {
+                    rows.insert(p.name, LaneRow::Slot(slot));
+                }
             }
             _ => g.stm(s)?,
         }
     }
-    let res = (lam.body.result.iter())
-        .map(|r| g.opd(r))
-        .collect::<R<Vec<V>>>()?;
+    let mut res = Vec::new();
+    for r in &parts.lam.body.result {
+        res.push(match r {
+            SubExp::Var(v) if parts.slots.contains_key(v) => {
+                Out::Row(parts.slots[v], parts.widths[v])
+            }
+            _ => Out::Lanes(g.opd(r)?),
+        });
+    }
     Ok((res, g.bail))
 }
 
-/// `reduce op ne (map pre rows…)` over the first `w` elements of each lane's rows, in
-/// order: a loop over the elements carrying the accumulators' lanes and the lanes that
-/// a `min`/`max` leaves to the scalar code.
-fn row_fold(
+/// The row at byte offset `off` of a column of the plan's elements.
+fn first_row(b: &mut FunctionBuilder, plan: Plan, off: Value) -> Value {
+    let shift = plan.elem.size_bytes().trailing_zeros() as i64;
+    b.ins().ushr_imm_u(off, shift)
+}
+
+/// The address of each lane's row of `r`, the first lane's being row `first` (pinned:
+/// Cranelift would otherwise compute them again at every element of the loops that read
+/// the rows).
+fn lane_rows(b: &mut FunctionBuilder, plan: Plan, r: &Rows, first: Value) -> Vec<Value> {
+    let at = b.ins().imul(first, r.row_step);
+    let mut row = b.ins().iadd(r.base, at);
+    let mut lanes = vec![crate::scalar::pinned(b, row)];
+    for _ in 1..plan.lanes {
+        row = b.ins().iadd(row, r.row_step);
+        lanes.push(crate::scalar::pinned(b, row));
+    }
+    lanes
+}
+
+/// Element `k` of each lane's row, as one vector.
+fn element(g: &mut VGen, row: &LaneRow, k: Value) -> Value {
+    match row {
+        LaneRow::Slot(slot) => {
+            let at = g.b.ins().imul_imm_s(k, VECTOR_BYTES);
+            let a = g.b.ins().iadd(*slot, at);
+            g.b.ins().load(g.plan.vt(), unaligned(), a, 0)
+        }
+        LaneRow::Gathered(lanes, step) => {
+            let at = g.b.ins().imul(k, *step);
+            let mut v = None;
+            for (l, row) in lanes.iter().enumerate() {
+                let a = g.b.ins().iadd(*row, at);
+                let x = g.b.ins().load(g.plan.elem_type(), unaligned(), a, 0);
+                v = Some(match v {
+                    None => g.b.ins().scalar_to_vector(g.plan.vt(), x),
+                    Some(v) => g.b.ins().insertlane(v, x, l as u8),
+                });
+            }
+            v.unwrap_or(k)
+        }
+    }
+}
+
+/// `for k < w` carrying `carried` (vectors of the plan's type) and the lanes a `min`/`max`
+/// leaves to the scalar code: `step(g, k, carried)` emits one element's code and returns
+/// the next values. Returns the final values, the lanes left joined into `g.bail`.
+fn lane_loop(
     g: &mut VGen,
-    reads: &[&(Vec<Value>, Value)],
-    pre: Option<&Lambda>,
-    op: &Lambda,
-    ne: &SubExp,
     w: Value,
-) -> R<V> {
+    carried: &[Value],
+    mut step: impl FnMut(&mut VGen, Value, &[Value]) -> R<Vec<Value>>,
+) -> R<Vec<Value>> {
     let (vt, mt) = (g.plan.vt(), g.plan.mt());
-    let acc0 = g.opd(ne)?.v;
     let zero = g.b.ins().iconst(mt.lane_type(), 0);
     let no_bail = g.b.ins().splat(mt, zero);
     let k0 = g.b.ins().iconst(types::I64, 0);
     let header = g.b.create_block();
     let body = g.b.create_block();
     let done = g.b.create_block();
-    for (blk, ts) in [(header, &[types::I64, vt, mt][..]), (done, &[vt, mt][..])] {
-        for &t in ts {
-            g.b.append_block_param(blk, t);
-        }
+    g.b.append_block_param(header, types::I64);
+    for _ in carried {
+        g.b.append_block_param(header, vt);
+        g.b.append_block_param(done, vt);
     }
-    g.b.ins().jump(header, &ba(&[k0, acc0, no_bail]));
+    g.b.append_block_param(header, mt);
+    g.b.append_block_param(done, mt);
+    let init = [&[k0][..], carried, &[no_bail]].concat();
+    g.b.ins().jump(header, &ba(&init));
     g.b.switch_to_block(header);
-    let [k, acc, bail] = g.b.block_params(header)[..] else {
-        return Err("internal error: a fold's loop".into());
-    };
-    let more = g.b.ins().icmp(IntCC::SignedLessThan, k, w);
-    g.b.ins().brif(more, body, &[], done, &ba(&[acc, bail]));
-    g.b.switch_to_block(body);
-    // Element k of each lane's row, gathered into one vector per input.
-    let mut xs = Vec::new();
-    for (lanes, step) in reads {
-        let at = g.b.ins().imul(k, *step);
-        let mut v = None;
-        for (l, row) in lanes.iter().enumerate() {
-            let a = g.b.ins().iadd(*row, at);
-            let x = g.b.ins().load(g.plan.elem_type(), unaligned(), a, 0);
-            v = Some(match v {
-                None => g.b.ins().scalar_to_vector(vt, x),
-                Some(v) => g.b.ins().insertlane(v, x, l as u8),
-            });
-        }
-        xs.push(v.ok_or("internal error: no lanes")?);
-    }
-    let saved = (g.env.clone(), g.bail.take());
-    let y = match pre {
-        Some(pre) => {
-            for (p, x) in pre.params.iter().zip(&xs) {
-                g.env.insert(p.name, V { v: *x, mask: false });
-            }
-            g.body(&pre.body)?[0].v
-        }
-        None => xs[0],
-    };
-    g.env.insert(
-        op.params[0].name,
-        V {
-            v: acc,
-            mask: false,
-        },
+    let params = g.b.block_params(header).to_vec();
+    let (k, values, bail) = (
+        params[0],
+        &params[1..params.len() - 1],
+        params[params.len() - 1],
     );
-    g.env.insert(op.params[1].name, V { v: y, mask: false });
-    let next = g.body(&op.body)?[0].v;
+    let more = g.b.ins().icmp(IntCC::SignedLessThan, k, w);
+    g.b.ins().brif(more, body, &[], done, &ba(&params[1..]));
+    g.b.switch_to_block(body);
+    let saved = (g.env.clone(), g.bail.take());
+    let next = step(g, k, values)?;
     let bail = match g.bail {
         Some(m) => g.b.ins().bor(bail, m),
         None => bail,
     };
     (g.env, g.bail) = saved;
     let k1 = g.b.ins().iadd_imm_s(k, 1);
-    g.b.ins().jump(header, &ba(&[k1, next, bail]));
+    g.b.ins()
+        .jump(header, &ba(&[&[k1][..], &next, &[bail]].concat()));
     g.b.switch_to_block(done);
-    let [acc, bail] = g.b.block_params(done)[..] else {
-        return Err("internal error: a fold's loop".into());
-    };
+    let out = g.b.block_params(done).to_vec();
+    let (values, bail) = (&out[..out.len() - 1], out[out.len() - 1]);
     g.bail = Some(match g.bail {
         Some(m) => g.b.ins().bor(m, bail),
         None => bail,
     });
+    Ok(values.to_vec())
+}
+
+/// `reduce op ne (map pre rows…)` over the first `w` elements of each lane's rows, in
+/// order from `ne`.
+fn row_fold(
+    g: &mut VGen,
+    ins: &[&LaneRow],
+    pre: Option<&Lambda>,
+    op: &Lambda,
+    ne: &SubExp,
+    w: Value,
+) -> R<V> {
+    let acc0 = g.opd(ne)?.v;
+    let out = lane_loop(g, w, &[acc0], |g, k, acc| {
+        let xs: Vec<Value> = ins.iter().map(|r| element(g, r, k)).collect();
+        let y = match pre {
+            Some(pre) => apply(g, pre, &xs)?[0],
+            None => xs[0],
+        };
+        apply(g, op, &[acc[0], y])
+    })?;
     Ok(V {
-        v: acc,
+        v: out[0],
         mask: false,
     })
+}
+
+/// `map f rows…` over the first `w` elements of each lane's rows, into the slots `outs`.
+fn row_map(g: &mut VGen, ins: &[&LaneRow], f: &Lambda, outs: &[Value], w: Value) -> R<()> {
+    lane_loop(g, w, &[], |g, k, _| {
+        let xs: Vec<Value> = ins.iter().map(|r| element(g, r, k)).collect();
+        let ys = apply(g, f, &xs)?;
+        let at = g.b.ins().imul_imm_s(k, VECTOR_BYTES);
+        for (y, slot) in ys.iter().zip(outs) {
+            let a = g.b.ins().iadd(*slot, at);
+            g.b.ins().store(unaligned(), *y, a, 0);
+        }
+        Ok(Vec::new())
+    })?;
+    Ok(())
+}
+
+/// `l` applied to lanes `xs`: its results' lanes.
+fn apply(g: &mut VGen, l: &Lambda, xs: &[Value]) -> R<Vec<Value>> {
+    for (p, x) in l.params.iter().zip(xs) {
+        g.env.insert(p.name, V { v: *x, mask: false });
+    }
+    Ok(g.body(&l.body)?.iter().map(|r| r.v).collect())
+}
+
+/// A group's results into the outputs at byte offset `off` (of the first row's scalar):
+/// scalars into their columns, rows scattered element by element into each lane's row.
+fn store_results(b: &mut FunctionBuilder, plan: Plan, res: &[Out], outs: &[RowInput], off: Value) {
+    for (r, out) in res.iter().zip(outs) {
+        match (r, out) {
+            (Out::Lanes(v), RowInput::Column(base)) => {
+                let a = b.ins().iadd(*base, off);
+                b.ins().store(unaligned(), v.v, a, 0);
+            }
+            (Out::Row(slot, w), RowInput::Rows(o)) => {
+                let first = first_row(b, plan, off);
+                let lanes = lane_rows(b, plan, o, first);
+                let (k, header, done) = counted(b, *w);
+                let at = b.ins().imul_imm_s(k, VECTOR_BYTES);
+                let a = b.ins().iadd(*slot, at);
+                let v = b.ins().load(plan.vt(), unaligned(), a, 0);
+                let at = b.ins().imul(k, o.elem_step);
+                for (l, row) in lanes.iter().enumerate() {
+                    let x = b.ins().extractlane(v, l as u8);
+                    let a = b.ins().iadd(*row, at);
+                    b.ins().store(unaligned(), x, a, 0);
+                }
+                let k1 = b.ins().iadd_imm_s(k, 1);
+                b.ins().jump(header, &ba(&[k1]));
+                b.switch_to_block(done);
+            }
+            // Paired as `row_loop` checked.
+            _ => {}
+        }
+    }
+}
+
+/// Opens `for k < n` (from 0); the body jumps back to the returned header with `k + 1`,
+/// and code after the loop goes into the returned `done` block.
+fn counted(
+    b: &mut FunctionBuilder,
+    n: Value,
+) -> (
+    Value,
+    cranelift_codegen::ir::Block,
+    cranelift_codegen::ir::Block,
+) {
+    let k0 = b.ins().iconst(types::I64, 0);
+    let header = b.create_block();
+    let body = b.create_block();
+    let done = b.create_block();
+    b.append_block_param(header, types::I64);
+    b.ins().jump(header, &ba(&[k0]));
+    b.switch_to_block(header);
+    let k = b.block_params(header)[0];
+    let more = b.ins().icmp(IntCC::SignedLessThan, k, n);
+    b.ins().brif(more, body, &[], done, &[]);
+    b.switch_to_block(body);
+    (k, header, done)
 }
