@@ -123,14 +123,21 @@ entry mixed_lse [n][m] (a: [n][m]f64) (c: [n][m]f64) : [n]f64 =
   map2 (\\r q -> let v = map2 (\\x y -> x - 0.5 * y) r q
                  let mx = f64.maximum v
                  in mx + f64.log (f64.sum (map (\\x -> f64.exp (x - mx)) v))) a c
+entry xent [n][m] (z: [n][m]f32) (b: [m]f32) (labels: [n]i64) : [n]f32 =
+  map2 (\\r l -> let v = map2 (+) r b
+                 let mx = f32.maximum v
+                 in mx + f32.log (f32.sum (map (\\x -> f32.exp (x - mx)) v)) - v[l]) z labels
+entry pick_free [n][m][k] (a: [n][m]f32) (b: [k]f32) (ks: [n]i64) : [n]f32 =
+  map2 (\\r i -> f32.sum r * b[i]) a ks
 entry centred [n][m] (a: [n][m]f32) : ([n][m]f32, [n]f32) =
   unzip (map (\\r -> let mu = f32.sum r / f32.i64 m in (map (\\x -> x - mu) r, mu)) a)
 ";
 
 /// Maps folding short rows to scalars run a row per lane (`simd/rows.rs`): on `f32` and
 /// `f64`, with scalars beside the rows, two rows in one fold, several results, any
-/// operator the lanes compute, a branch after the folds, and rows strided in memory; not
-/// a map that also indexes its row. Every lane folds its row in order from the neutral
+/// operator the lanes compute, a branch after the folds, rows strided in memory, maps
+/// whose rows the lambda returns, free vectors, and a row read at each lane's own index
+/// (one outside sends the group to the scalar code, which reports it). Every lane folds its row in order from the neutral
 /// element, so the results are the scalar code's byte for byte (within rounding where
 /// `exp` and `log` are polynomials), for row counts around the lanes and rows around the
 /// longest that take them (32), with `0` against `-0` and NaNs in `max`/`min` (a group of
@@ -152,7 +159,19 @@ fn short_rows_run_a_row_per_lane() {
     let lanes = how("rowmax").contains("a row per SIMD lane");
     assert_eq!(lanes, simd_on(), "{}", how("rowmax"));
     for e in [
-        "lse", "scaled", "dots", "extremes", "product", "branchy", "norms_t",
+        "lse",
+        "scaled",
+        "dots",
+        "extremes",
+        "product",
+        "branchy",
+        "norms_t",
+        "softmax",
+        "mixed_lse",
+        "centred",
+        "picked",
+        "xent",
+        "pick_free",
     ] {
         assert_eq!(
             how(e).contains("a row per SIMD lane"),
@@ -161,11 +180,6 @@ fn short_rows_run_a_row_per_lane() {
             how(e)
         );
     }
-    assert!(
-        !how("picked").contains("a row per SIMD lane"),
-        "{}",
-        how("picked")
-    );
     let specials = [
         "0f32", "-0f32", "1f32", "-1f32", "2.5f32", "f32.nan", "f32.inf", "-f32.inf",
     ];
@@ -198,6 +212,36 @@ fn short_rows_run_a_row_per_lane() {
             near("mixed_lse", &format!("{a64} {a64}"), 1e-14);
             near("softmax", &a32, 1e-6);
             near("centred", &a32, 1e-6);
+            // Each row at its own index (a row, a free vector, a map's row), then the first
+            // outside (the scalar code reports it, as the interpreter does).
+            let b = match m {
+                0 => "empty([0]f32)".to_string(),
+                _ => floats(m, "f32", 9),
+            };
+            let indices = |last: usize| {
+                let mut ks: Vec<String> = (0..n)
+                    .map(|i| format!("{}i64", (i * 7 + 3) % m.max(1)))
+                    .collect();
+                if let Some(k) = ks.first_mut() {
+                    *k = format!("{last}i64");
+                }
+                match n {
+                    0 => "empty([0]i64)".to_string(),
+                    _ => format!("[{}]", ks.join(", ")),
+                }
+            };
+            if m > 0 {
+                let ks = indices(m - 1);
+                c.agree("picked", &format!("{a32} {ks}"), true);
+                near("pick_free", &format!("{a32} {b} {ks}"), 1e-5);
+                near("xent", &format!("{a32} {b} {ks}"), 1e-5);
+            }
+            if n > 0 {
+                let ks = indices(m + 1);
+                c.agree_message("picked", &format!("{a32} {ks}"));
+                c.agree_message("pick_free", &format!("{a32} {b} {ks}"));
+                c.agree_message("xent", &format!("{a32} {b} {ks}"));
+            }
             if n > 0 && m > 0 {
                 let t = matrix(m, n, "f32", 5);
                 near("norms_t", &t, 1e-5);

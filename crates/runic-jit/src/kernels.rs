@@ -198,7 +198,28 @@ fn row_inputs(b: &mut FunctionBuilder, inputs: &[ArrV]) -> Vec<crate::simd::rows
                 elem_step: bytes(v, 1),
                 len: v.dims[1],
             }),
+            _ if v.elem == PrimType::I64 => RowInput::Indices(v.base),
             _ => RowInput::Column(v.base),
+        })
+        .collect()
+}
+
+/// The free vectors of a kernel (`simd/rows.rs` reads them in every lane alike).
+fn free_vectors(
+    b: &mut FunctionBuilder,
+    arrays: &HashMap<VName, ArrV>,
+) -> HashMap<VName, crate::simd::rows::Vector> {
+    (arrays.iter())
+        .filter(|(_, v)| v.dims.len() == 1)
+        .map(|(n, v)| {
+            let size = v.elem.size_bytes() as i64;
+            let step = b.ins().imul_imm_s(v.strides[0], size);
+            let x = crate::simd::rows::Vector {
+                base: v.base,
+                step,
+                len: v.dims[0],
+            };
+            (*n, x)
         })
         .collect()
 }
@@ -292,7 +313,6 @@ pub fn compile_map(
     // Short rows folded or mapped: a row per lane (`simd/rows.rs`).
     let by_rows = !flat
         && !index.contains(&true)
-        && io.free_arrays.is_empty()
         && io.accs.is_empty()
         && result_ranks.iter().all(|&r| r <= 2);
     let free_scalar = |v: VName| io.frees.iter().find(|(n, _)| *n == v).map(|(_, t)| *t);
@@ -300,8 +320,12 @@ pub fn compile_map(
         Some(bits) if flat => crate::simd::plan_indexed(lam, bits, &free_scalar),
         _ => None,
     };
+    let free_vector = |v: VName| {
+        let vector = io.free_arrays.iter().find(|(n, _, r)| *n == v && *r == 1);
+        vector.map(|(_, t, _)| *t)
+    };
     let row_lanes = by_rows
-        .then(|| crate::simd::rows::row_plan(lam, &free_scalar))
+        .then(|| crate::simd::rows::row_plan(lam, &free_scalar, &free_vector))
         .flatten();
     // A map whose elements are reductions down columns: its loops swapped.
     let columns = columns_shape
@@ -413,7 +437,10 @@ pub fn compile_map(
         if let Some(plan) = row_lanes {
             let ins = row_inputs(b, &pro.inputs);
             let outs = row_inputs(b, &out_views);
-            i0 = crate::simd::rows::row_loop(b, plan, lam, &pro.env, &ins, &outs, start, end)?;
+            let vectors = free_vectors(b, &pro.arrays);
+            i0 = crate::simd::rows::row_loop(
+                b, plan, lam, &pro.env, &vectors, &ins, &outs, start, end,
+            )?;
         }
         if unroll > 1 {
             // for (i = start; i + UNROLL <= end; i += UNROLL) { body(i) … body(i + UNROLL - 1) }

@@ -6,11 +6,14 @@
 //! to the last bit of `exp`, `log` and `tanh`, as everywhere in `simd/`); the elements of
 //! the lanes' rows are gathered from the rows at each step.
 //!
-//! The lambda takes rows and scalars of one float type `T`; its statements are those the
-//! lane code does (`VGen`), reductions over rows whose operator and `pre` are such code,
-//! and maps of such code over rows, whose results (a row per lane) are kept interleaved in
-//! a stack slot, one vector per element, which is why rows are at most [`ROW_LANES_MAX`]
-//! long. It returns scalars of `T` and such maps' rows, scattered into the output's rows.
+//! The lambda takes rows and scalars of one float type `T`, and `i64`s that only index its
+//! rows; its statements are those the lane code does (`VGen`), reductions over rows whose
+//! operator and `pre` are such code, maps of such code over rows, whose results (a row
+//! per lane) are kept interleaved in a stack slot, one vector per element, which is why
+//! rows are at most [`ROW_LANES_MAX`] long, and reads of a row at each lane's own index
+//! (a cross-entropy's `z[label]`; an index outside its row sends the group to the scalar
+//! code, which reports it). Free vectors of `T` are rows too, the same in every lane (a
+//! bias). It returns scalars of `T` and its maps' rows, scattered into the output's rows.
 //! Part of [`super`], whose `VGen` it uses.
 
 use super::{check_body, enabled, lane_groups, splat_env, sub_type, unaligned};
@@ -30,7 +33,11 @@ const VECTOR_BYTES: i64 = 16;
 
 /// The plan of `lam` if its elements can run with one row per lane (see the module
 /// comment); `free` gives the type of a variable the lambda does not bind.
-pub(crate) fn row_plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -> Option<Plan> {
+pub(crate) fn row_plan(
+    lam: &Lambda,
+    free: &dyn Fn(VName) -> Option<PrimType>,
+    free_vector: &dyn Fn(VName) -> Option<PrimType>,
+) -> Option<Plan> {
     if !enabled() {
         return None;
     }
@@ -44,12 +51,24 @@ pub(crate) fn row_plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -
     let is_t = |ty: &Type| matches!(ty, Type::Prim(p) if *p == t);
     let is_row =
         |ty: &Type| matches!(ty, Type::Array { elem, shape } if *elem == t && shape.len() == 1);
-    // The rows in scope: the parameters', then the maps'.
+    // The rows in scope: the parameters', free vectors of `T` (the same in every lane),
+    // then the maps'.
     let mut rows: HashSet<VName> = (lam.params.iter())
         .filter(|p| is_row(&p.ty))
         .map(|p| p.name)
         .collect();
-    let params_ok = lam.params.iter().all(|p| is_t(&p.ty) || is_row(&p.ty));
+    rows.extend(
+        runic_ir::traverse::free_vars(lam)
+            .into_iter()
+            .filter(|v| free_vector(*v) == Some(t)),
+    );
+    // Parameters that are `i64`s may only index rows.
+    let is_index = |ty: &Type| *ty == Type::Prim(PrimType::I64);
+    let indices: HashSet<VName> = (lam.params.iter())
+        .filter(|p| is_index(&p.ty))
+        .map(|p| p.name)
+        .collect();
+    let params_ok = (lam.params.iter()).all(|p| is_t(&p.ty) || is_row(&p.ty) || is_index(&p.ty));
     if !params_ok || !lam.ret.iter().all(|r| is_t(r) || is_row(r)) {
         return None;
     }
@@ -109,6 +128,17 @@ pub(crate) fn row_plan(lam: &Lambda, free: &dyn Fn(VName) -> Option<PrimType>) -
                 rows.extend(s.pat.iter().map(|p| p.name));
                 made.extend(s.pat.iter().map(|p| p.name));
             }
+            // An element of a row at each lane's own index.
+            Exp::Basic(BasicOp::Index(a, idx)) => {
+                let [DimIndex::Fix(SubExp::Var(k))] = &idx[..] else {
+                    return None;
+                };
+                let [p] = &s.pat[..] else { return None };
+                if !rows.contains(a) || !indices.contains(k) || !is_t(&p.ty) {
+                    return None;
+                }
+                tys.insert(p.name, t);
+            }
             _ => {
                 let one = Body {
                     stms: vec![s.clone()],
@@ -161,20 +191,32 @@ pub(crate) struct Rows {
     pub len: Value,
 }
 
+/// A free vector: its base, the distance in bytes between its elements, and its length.
+#[derive(Clone, Copy)]
+pub(crate) struct Vector {
+    pub base: Value,
+    pub step: Value,
+    pub len: Value,
+}
+
 /// Where a parameter's values come from (or a result goes): rows of an array, or a column
-/// of scalars (its base).
+/// of scalars or of indices (its base).
 #[derive(Clone, Copy)]
 pub(crate) enum RowInput {
     Rows(Rows),
     Column(Value),
+    /// A column of `i64` indices.
+    Indices(Value),
 }
 
 /// A row of each lane: gathered from rows in memory (each lane's row's address, and the
-/// step between its elements), or made by a map of the lambda (the address of its stack
-/// slot, where element `k` of every lane is the vector at `k`·16 bytes).
+/// step between its elements), made by a map of the lambda (the address of its stack
+/// slot, where element `k` of every lane is the vector at `k`·16 bytes), or a free vector.
 enum LaneRow {
     Gathered(Vec<Value>, Value),
     Slot(Value),
+    /// A free vector (its base and step): the same row in every lane.
+    Uniform(Value, Value),
 }
 
 /// A result of the lambda for a group of lanes: scalars, or a row of each lane in a slot
@@ -190,13 +232,14 @@ enum Out {
 /// group that a `min`/`max` between `0` and `-0` leaves to it, or `from` when a row is
 /// longer than [`ROW_LANES_MAX`] or shorter than a reduction or map over it, or a result
 /// row is not as long as the output's. `env` holds the kernel's free scalars (sizes among
-/// them).
+/// them), `vectors` its free vectors.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_loop(
     b: &mut FunctionBuilder,
     plan: Plan,
     lam: &Lambda,
     env: &HashMap<VName, (Value, PrimType)>,
+    vectors: &HashMap<VName, Vector>,
     inputs: &[RowInput],
     outs: &[RowInput],
     from: Value,
@@ -214,6 +257,9 @@ pub(crate) fn row_loop(
             lens.insert(*p, r.len);
         }
     }
+    // A free vector may be longer: it is read element by element, not kept.
+    let mut all_lens = lens.clone();
+    all_lens.extend(vectors.iter().map(|(v, x)| (*v, x.len)));
     let mut widths = HashMap::new();
     let mut slots = HashMap::new();
     for s in &lam.body.stms {
@@ -234,7 +280,7 @@ pub(crate) fn row_loop(
         let natural = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, w, 0);
         ok = b.ins().band(ok, natural);
         for a in arrs {
-            let len = lens.get(a).ok_or("internal error: a row's length")?;
+            let len = all_lens.get(a).ok_or("internal error: a row's length")?;
             let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, w, *len);
             ok = b.ins().band(ok, fits);
         }
@@ -242,6 +288,7 @@ pub(crate) fn row_loop(
             widths.insert(p.name, w);
             if matches!(s.exp, Exp::Soac(Soac::Map { .. })) {
                 lens.insert(p.name, w);
+                all_lens.insert(p.name, w);
                 let size = (ROW_LANES_MAX * VECTOR_BYTES) as u32;
                 let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size, 4);
                 let slot = b.create_sized_stack_slot(data);
@@ -275,12 +322,17 @@ pub(crate) fn row_loop(
     b.append_block_param(after, types::I64);
     b.ins().brif(ok, lanes_block, &[], after, &ba(&[from]));
     b.switch_to_block(lanes_block);
+    let data = StackSlotData::new(StackSlotKind::ExplicitSlot, VECTOR_BYTES as u32, 4);
+    let dummy = b.create_sized_stack_slot(data);
     let parts = Parts {
         lam,
         frees: &frees,
         inputs: &by_name,
+        vectors,
         widths: &widths,
         slots: &slots,
+        lens: &all_lens,
+        dummy: b.ins().stack_addr(types::I64, dummy, 0),
     };
     let stop = lane_groups(
         b,
@@ -296,13 +348,17 @@ pub(crate) fn row_loop(
 }
 
 /// What the code of a group of rows needs: the lambda, its broadcast free scalars, its
-/// parameters' inputs, the width of each SOAC's result and the slot of each map's.
+/// parameters' inputs and free vectors, the width of each SOAC's result, the slot of each
+/// map's, the length of every row, and where a read outside a row reads instead.
 struct Parts<'a> {
     lam: &'a Lambda,
     frees: &'a HashMap<VName, (Value, bool)>,
     inputs: &'a HashMap<VName, RowInput>,
+    vectors: &'a HashMap<VName, Vector>,
     widths: &'a HashMap<VName, Value>,
     slots: &'a HashMap<VName, Value>,
+    lens: &'a HashMap<VName, Value>,
+    dummy: Value,
 }
 
 /// The lambda on the group of rows at byte offset `off` (of the first row's result): its
@@ -317,9 +373,22 @@ fn rows_body(
     let mut env: HashMap<VName, V> = (parts.frees.iter())
         .map(|(k, &(v, mask))| (*k, V { v, mask }))
         .collect();
-    let mut rows: HashMap<VName, LaneRow> = HashMap::new();
+    let mut rows: HashMap<VName, LaneRow> = (parts.vectors.iter())
+        .map(|(v, x)| (*v, LaneRow::Uniform(x.base, x.step)))
+        .collect();
+    let mut indices: HashMap<VName, Vec<Value>> = HashMap::new();
     for p in &parts.lam.params {
         match parts.inputs.get(&p.name) {
+            Some(RowInput::Indices(base)) => {
+                let ks = (0..plan.lanes)
+                    .map(|l| {
+                        let at = b.ins().iadd_imm_s(first, l);
+                        let a = crate::gen::elem_addr(b, *base, at, PrimType::I64);
+                        b.ins().load(types::I64, unaligned(), a, 0)
+                    })
+                    .collect();
+                indices.insert(p.name, ks);
+            }
             Some(RowInput::Column(base)) => {
                 let a = b.ins().iadd(*base, off);
                 let v = b.ins().load(plan.vt(), unaligned(), a, 0);
@@ -360,6 +429,14 @@ fn rows_body(
                 for (p, slot) in s.pat.iter().zip(outs) {
                     rows.insert(p.name, LaneRow::Slot(slot));
                 }
+            }
+            Exp::Basic(BasicOp::Index(a, idx)) => {
+                let [DimIndex::Fix(SubExp::Var(k))] = &idx[..] else {
+                    return Err("internal error: a row read".into());
+                };
+                let len = parts.lens[a];
+                let v = element_at(&mut g, &rows[a], &indices[k], len, parts.dummy);
+                g.env.insert(s.pat[0].name, V { v, mask: false });
             }
             _ => g.stm(s)?,
         }
@@ -417,7 +494,58 @@ fn element(g: &mut VGen, row: &LaneRow, k: Value) -> Value {
             }
             v.unwrap_or(k)
         }
+        LaneRow::Uniform(base, step) => {
+            let at = g.b.ins().imul(k, *step);
+            let a = g.b.ins().iadd(*base, at);
+            let x = g.b.ins().load(g.plan.elem_type(), unaligned(), a, 0);
+            g.b.ins().splat(g.plan.vt(), x)
+        }
     }
+}
+
+/// Element `ks[l]` of lane `l`'s row, as one vector; an index outside the row (of length
+/// `len`) reads a harmless dummy and sends the group to the scalar code, which reports it.
+fn element_at(g: &mut VGen, row: &LaneRow, ks: &[Value], len: Value, dummy: Value) -> Value {
+    let mut v = None;
+    let mut inside = g.b.ins().iconst(types::I8, 1);
+    let size = g.plan.elem.size_bytes() as i64;
+    for (l, &k) in ks.iter().enumerate() {
+        let ok = g.b.ins().icmp(IntCC::UnsignedLessThan, k, len);
+        inside = g.b.ins().band(inside, ok);
+        let a = match row {
+            LaneRow::Gathered(lanes, step) => {
+                let at = g.b.ins().imul(k, *step);
+                g.b.ins().iadd(lanes[l], at)
+            }
+            LaneRow::Slot(slot) => {
+                let at = g.b.ins().imul_imm_s(k, VECTOR_BYTES);
+                let a = g.b.ins().iadd(*slot, at);
+                g.b.ins().iadd_imm_s(a, l as i64 * size)
+            }
+            LaneRow::Uniform(base, step) => {
+                let at = g.b.ins().imul(k, *step);
+                g.b.ins().iadd(*base, at)
+            }
+        };
+        let a = g.b.ins().select(ok, a, dummy);
+        let x = g.b.ins().load(g.plan.elem_type(), unaligned(), a, 0);
+        v = Some(match v {
+            None => g.b.ins().scalar_to_vector(g.plan.vt(), x),
+            Some(v) => g.b.ins().insertlane(v, x, l as u8),
+        });
+    }
+    // Every lane to the scalar code when one is outside.
+    let mt = g.plan.mt();
+    let (all, none) = (-1i64, 0i64);
+    let lane = mt.lane_type();
+    let (all, none) = (g.b.ins().iconst(lane, all), g.b.ins().iconst(lane, none));
+    let flag = g.b.ins().select(inside, none, all);
+    let outside = g.b.ins().splat(mt, flag);
+    g.bail = Some(match g.bail {
+        Some(m) => g.b.ins().bor(m, outside),
+        None => outside,
+    });
+    v.unwrap_or(dummy)
 }
 
 /// `for k < w` carrying `carried` (vectors of the plan's type) and the lanes a `min`/`max`
