@@ -464,21 +464,9 @@ pub fn compile_map(
             b.switch_to_block(rest);
             i0 = b.block_params(rest)[0];
         }
-        let header = b.create_block();
-        b.append_block_param(header, i64t);
-        let body = b.create_block();
-        let done = b.create_block();
-        b.ins().jump(header, &ba(&[i0]));
-        b.switch_to_block(header);
-        let i = b.block_params(header)[0];
-        let more = b.ins().icmp(IntCC::SignedLessThan, i, end);
-        b.ins().brif(more, body, &[], done, &[]);
-        b.switch_to_block(body);
+        let (i, header, done) = crate::rows::open_loop(b, i0, end);
         element(b, i)?;
-        let next = b.ins().iadd_imm_s(i, 1);
-        b.ins().jump(header, &ba(&[next]));
-
-        b.switch_to_block(done);
+        crate::rows::close_loop(b, i, header, done);
         crate::gen::return_ok_or_fail(b, fail);
         Ok(())
     })?;

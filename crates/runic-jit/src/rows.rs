@@ -9,17 +9,41 @@ use crate::gen::{ba, cl, elem_addr, mem, prim_of, Gen, R};
 use crate::nest::{ArrV, FAIL_INDEX};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
+use cranelift_frontend::FunctionBuilder;
 use runic_ir::*;
 
 /// The rank that marks an accumulator among the results of an `if`.
 const ACC: usize = usize::MAX;
+
+/// Opens `for j in from..n` (an `i64` counter) and continues in its body; returns the
+/// counter and the blocks [`close_loop`] needs.
+pub(crate) fn open_loop(b: &mut FunctionBuilder, from: Value, n: Value) -> (Value, Block, Block) {
+    let header = b.create_block();
+    let body = b.create_block();
+    let done = b.create_block();
+    b.append_block_param(header, types::I64);
+    b.ins().jump(header, &ba(&[from]));
+    b.switch_to_block(header);
+    let j = b.block_params(header)[0];
+    let more = b.ins().icmp(IntCC::SignedLessThan, j, n);
+    b.ins().brif(more, body, &[], done, &[]);
+    b.switch_to_block(body);
+    (j, header, done)
+}
+
+/// Ends the body of a loop opened by [`open_loop`] and continues after it.
+pub(crate) fn close_loop(b: &mut FunctionBuilder, j: Value, header: Block, done: Block) {
+    let next = b.ins().iadd_imm_s(j, 1);
+    b.ins().jump(header, &ba(&[next]));
+    b.switch_to_block(done);
+}
 
 impl Gen<'_, '_> {
     /// Opens `for j < n` (an `i64` counter from 0) and continues in its body; returns the
     /// counter and the blocks [`Gen::close_counted_loop`] needs.
     pub(crate) fn open_counted_loop(&mut self, n: Value) -> (Value, Block, Block) {
         let zero = self.b.ins().iconst(types::I64, 0);
-        self.open_counted_loop_from(zero, n)
+        open_loop(self.b, zero, n)
     }
 
     /// [`Gen::open_counted_loop`] over `j` in `from..n`.
@@ -28,24 +52,12 @@ impl Gen<'_, '_> {
         from: Value,
         n: Value,
     ) -> (Value, Block, Block) {
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.append_block_param(header, types::I64);
-        self.b.ins().jump(header, &ba(&[from]));
-        self.b.switch_to_block(header);
-        let j = self.b.block_params(header)[0];
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, j, n);
-        self.b.ins().brif(more, body, &[], done, &[]);
-        self.b.switch_to_block(body);
-        (j, header, done)
+        open_loop(self.b, from, n)
     }
 
     /// Ends the body of a loop opened by [`Gen::open_counted_loop`] and continues after it.
     pub(crate) fn close_counted_loop(&mut self, j: Value, header: Block, done: Block) {
-        let next = self.b.ins().iadd_imm_s(j, 1);
-        self.b.ins().jump(header, &ba(&[next]));
-        self.b.switch_to_block(done);
+        close_loop(self.b, j, header, done)
     }
 
     /// Runs `lanes` — which emits a SIMD loop and returns the element it stopped at — where

@@ -3,30 +3,29 @@
 
 use super::Compiled;
 
+/// Pseudo-random numbers from `seed` (xorshift).
+fn xorshift(seed: u64) -> impl Iterator<Item = u64> {
+    let mut x = seed.max(1);
+    std::iter::repeat_with(move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    })
+}
+
 /// `n` pseudo-random integers in `0..m` as a text array of type `t`.
 pub fn ints(n: usize, m: u64, t: &str, seed: u64) -> String {
-    let mut x = seed.max(1);
-    let xs: Vec<String> = (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            format!("{}{t}", x % m)
-        })
+    let xs: Vec<String> = (xorshift(seed).take(n))
+        .map(|x| format!("{}{t}", x % m))
         .collect();
     format!("[{}]", xs.join(", "))
 }
 
 /// `n` pseudo-random floats in [-1, 1) as a text array of type `t`.
 pub fn floats(n: usize, t: &str, seed: u64) -> String {
-    let mut x = seed.max(1);
-    let xs: Vec<String> = (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            format!("{}{t}", (x % 2000) as f64 / 1000.0 - 1.0)
-        })
+    let xs: Vec<String> = (xorshift(seed).take(n))
+        .map(|x| format!("{}{t}", (x % 2000) as f64 / 1000.0 - 1.0))
         .collect();
     format!("[{}]", xs.join(", "))
 }

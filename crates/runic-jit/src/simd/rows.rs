@@ -663,7 +663,8 @@ fn store_results(b: &mut FunctionBuilder, plan: Plan, res: &[Out], outs: &[RowIn
             (Out::Row(slot, w), RowInput::Rows(o)) => {
                 let first = first_row(b, plan, off);
                 let lanes = lane_rows(b, plan, o, first);
-                let (k, header, done) = counted(b, *w);
+                let zero = b.ins().iconst(types::I64, 0);
+                let (k, header, done) = crate::rows::open_loop(b, zero, *w);
                 let at = b.ins().imul_imm_s(k, VECTOR_BYTES);
                 let a = b.ins().iadd(*slot, at);
                 let v = b.ins().load(plan.vt(), unaligned(), a, 0);
@@ -673,36 +674,10 @@ fn store_results(b: &mut FunctionBuilder, plan: Plan, res: &[Out], outs: &[RowIn
                     let a = b.ins().iadd(*row, at);
                     b.ins().store(unaligned(), x, a, 0);
                 }
-                let k1 = b.ins().iadd_imm_s(k, 1);
-                b.ins().jump(header, &ba(&[k1]));
-                b.switch_to_block(done);
+                crate::rows::close_loop(b, k, header, done);
             }
             // Paired as `row_loop` checked.
             _ => {}
         }
     }
-}
-
-/// Opens `for k < n` (from 0); the body jumps back to the returned header with `k + 1`,
-/// and code after the loop goes into the returned `done` block.
-fn counted(
-    b: &mut FunctionBuilder,
-    n: Value,
-) -> (
-    Value,
-    cranelift_codegen::ir::Block,
-    cranelift_codegen::ir::Block,
-) {
-    let k0 = b.ins().iconst(types::I64, 0);
-    let header = b.create_block();
-    let body = b.create_block();
-    let done = b.create_block();
-    b.append_block_param(header, types::I64);
-    b.ins().jump(header, &ba(&[k0]));
-    b.switch_to_block(header);
-    let k = b.block_params(header)[0];
-    let more = b.ins().icmp(IntCC::SignedLessThan, k, n);
-    b.ins().brif(more, body, &[], done, &[]);
-    b.switch_to_block(body);
-    (k, header, done)
 }
