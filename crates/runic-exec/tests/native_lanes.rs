@@ -272,3 +272,101 @@ fn short_rows_run_a_row_per_lane() {
         common::values("[0f32, -0f32, 2f32, -0f32, 3f32] [0f32, -0f32, 1f32, -0f32, 0f32]")
     );
 }
+
+/// A random scalar expression of `f32` over a row's element `x` and the row's scalar `k`.
+fn elementwise(choices: &mut impl Iterator<Item = u64>, x: &str, depth: u32) -> String {
+    let mut pick = |n: u64| choices.next().unwrap_or(0) % n;
+    let leaf = [
+        x.to_string(),
+        "k".into(),
+        "1.5f32".into(),
+        format!("({x} * {x})"),
+    ];
+    if depth == 0 {
+        return leaf[pick(leaf.len() as u64) as usize].clone();
+    }
+    let a = elementwise(choices, x, depth - 1);
+    let b = elementwise(choices, x, depth - 1);
+    let forms = [
+        format!("({a} + {b})"),
+        format!("({a} - {b})"),
+        format!("({a} * {b})"),
+        format!("(f32.max {a} {b})"),
+        format!("(f32.min {a} {b})"),
+        format!("(f32.exp (f32.min {a} 3))"),
+        format!("(if {a} > {b} then {a} else -{b})"),
+        format!("(f32.abs {a})"),
+    ];
+    let k = choices.next().unwrap_or(0) % forms.len() as u64;
+    forms[k as usize].clone()
+}
+
+/// A random fold of the row `row` through a random elementwise function.
+fn fold(choices: &mut impl Iterator<Item = u64>, row: &str) -> String {
+    let f = elementwise(choices, "x", 2);
+    let ops = ["f32.sum", "f32.maximum", "f32.minimum", "f32.product"];
+    let op = ops[(choices.next().unwrap_or(0) % 4) as usize];
+    format!("{op} (map (\\x -> {f}) {row})")
+}
+
+/// Random row lambdas (folds of elementwise functions combined, or a map of the row by a
+/// fold's value, returned as a row) on random data with special values, run natively and
+/// on the evaluator: the same numbers (within rounding: sums left to the scalar loop are
+/// reassociated, `exp` is a polynomial in the lanes). Most of them must take the lanes.
+#[test]
+fn random_row_lambdas_agree_with_the_evaluator() {
+    let mut seeds = 0x9e37_79b9_7f4a_7c15u64..;
+    let mut took = 0;
+    let programs = 60;
+    for case in 0..programs {
+        let mut choices = std::iter::repeat_with(|| {
+            let mut x = seeds
+                .next()
+                .unwrap_or(1)
+                .wrapping_mul(0x2545_f491_4f6c_dd1d);
+            x ^= x >> 29;
+            x
+        });
+        let (f1, f2) = (fold(&mut choices, "r"), fold(&mut choices, "r"));
+        let g = elementwise(&mut choices, "y", 1);
+        let body = match case % 3 {
+            0 => format!("let s = {f1} in {f2} + s * k"),
+            1 => format!("let s = {f1} in if s > k then {f2} else s"),
+            _ => format!("let s = {f1} in map (\\y -> {g} - s) r"),
+        };
+        let ret = if case % 3 == 2 { "[n][m]f32" } else { "[n]f32" };
+        let src = format!(
+            "entry main [n][m] (a: [n][m]f32) (s: [n]f32) : {ret} = map2 (\\r k -> {body}) a s"
+        );
+        let c = compile(&src);
+        let how: Vec<String> = (c.native.explain().iter())
+            .filter(|r| r.depth == 0)
+            .map(|r| r.how.clone())
+            .collect();
+        took += how.iter().any(|h| h.contains("a row per SIMD lane")) as usize;
+        let specials = [
+            "0.5f32", "-1f32", "2f32", "0f32", "-0f32", "f32.nan", "f32.inf",
+        ];
+        for (n, m) in [(9, 10), (4, 32), (5, 1), (6, 33), (0, 3), (3, 0)] {
+            let a = match (n, m) {
+                (0, _) | (_, 0) => format!("empty([{n}][{m}]f32)"),
+                _ if case % 4 == 3 => picked_matrix(n, m, &specials, case as u64 + 1),
+                _ => matrix(n, m, "f32", (case * 100 + n * 10 + m) as u64),
+            };
+            let s = match n {
+                0 => "empty([0]f32)".to_string(),
+                _ => floats(n, "f32", case as u64 + 7),
+            };
+            let input = format!("{a} {s}");
+            let native = numbers(&c, "main", &input, true);
+            let evaluator = numbers(&c, "main", &input, false);
+            assert_near(&native, &evaluator, 1e-3, &format!("{src}\n{input}"));
+        }
+    }
+    if simd_on() {
+        assert!(
+            took * 2 >= programs,
+            "only {took} of {programs} took the row lanes"
+        );
+    }
+}
