@@ -251,14 +251,18 @@ fn short_rows_run_a_row_per_lane() {
             }
         }
     }
-    // 2²⁴ then fifteen 1s, four rows (`branchy` negates their sums): in order each 1 is
-    // lost to rounding (2²⁴ + 1 rounds to 2²⁴), and a row per lane adds in order (lanes
-    // along the row, which a single row still takes, add the 1s up first: 2²⁴ + 14).
+    // 2²⁴ then fifteen 1s, five rows (`branchy` negates their sums): in order each 1 is
+    // lost to rounding (2²⁴ + 1 rounds to 2²⁴). Four rows run a row per lane, in order;
+    // the fifth, left to the scalar loop, must be summed in order too, not in lanes along
+    // the row (which add the 1s up first: 2²⁴ + 14), or its bits would depend on where
+    // it falls. A single row of 40 has lanes along it.
     let row = format!("[16777216f32, {}]", ["1f32"; 15].join(", "));
-    let input = format!("[{}] false", [row.as_str(); 4].join(", "));
-    assert_eq!(numbers(&c, "branchy", &input, false), [-16_777_216.0; 4]);
+    let input = format!("[{}] false", [row.as_str(); 5].join(", "));
+    assert_eq!(numbers(&c, "branchy", &input, false), [-16_777_216.0; 5]);
+    assert_eq!(numbers(&c, "branchy", &input, true), [-16_777_216.0; 5]);
+    let long = format!("[[16777216f32, {}]] false", ["1f32"; 39].join(", "));
     if lanes {
-        assert_eq!(numbers(&c, "branchy", &input, true), [-16_777_216.0; 4]);
+        assert!(numbers(&c, "branchy", &long, true)[0] < -16_777_216.0);
     }
     // Rows of zeros of both signs: each group meets the choice and goes to the scalar loop.
     let zeros = picked_matrix(9, 5, &["0f32", "-0f32"], 2);

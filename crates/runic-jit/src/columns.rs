@@ -439,7 +439,8 @@ fn row_read<'s>(
     let (DimIndex::Fix(SubExp::Var(last)), outer) = idx.split_last()? else {
         return None;
     };
-    if *last != j {
+    // The array itself from outside `pre` too: the lanes read it before the branch.
+    if *last != j || local.contains(a) {
         return None;
     }
     let outer = outer.iter().map(|d| match d {

@@ -412,6 +412,10 @@ pub(crate) struct Gen<'a, 'b> {
     pub(crate) soac_only: HashSet<VName>,
     /// Whether a column reduction's steps were generated in SIMD lanes (`columns.rs`).
     pub(crate) column_lanes: bool,
+    /// Sums over at most `simd::rows::ROW_LANES_MAX` elements fold in order, not in lanes
+    /// along the row: the scalar code of a map whose other rows run a row per lane, which
+    /// fold in order (so a row's sum does not depend on where the row falls).
+    pub(crate) in_order_short_sums: bool,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -441,6 +445,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             lazy_iotas: HashMap::new(),
             soac_only: HashSet::new(),
             column_lanes: false,
+            in_order_short_sums: false,
         }
     }
 }

@@ -383,6 +383,7 @@ pub fn compile_map(
             g.arrays = pro.arrays.clone();
             g.accs = pro.accs.clone();
             g.free_iotas(&pro.iotas);
+            g.in_order_short_sums = row_lanes.is_some();
             g.bind_element(&elem_params, &pro.inputs, i);
             g.bind_index(&lam.params, &index, i, has_loops(lam));
             for (r, row) in lam.body.result.iter().zip(&out_rows) {

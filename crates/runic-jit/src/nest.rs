@@ -491,7 +491,12 @@ impl Gen<'_, '_> {
         {
             return Ok(start);
         }
-        let contiguous = self.contiguous(&vectors);
+        let mut contiguous = self.contiguous(&vectors);
+        if kind == crate::simd::Fold::Add && self.in_order_short_sums {
+            let max = crate::simd::rows::ROW_LANES_MAX;
+            let long = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, w, max);
+            contiguous = self.b.ins().band(contiguous, long);
+        }
         let lanes = self.b.create_block();
         let after = self.b.create_block();
         self.b.append_block_param(after, types::I64);

@@ -2,9 +2,11 @@
 //! …) xs`, a row's maximum, sum, log-sum-exp, norm or softmax, for rows too short for
 //! lanes along them (ten classes: lanes along such a row spend more on their tail and on
 //! combining than on the row). Each lane folds its own row from the neutral element in the
-//! row's order, exactly as the scalar code does, so the results are the scalar code's (up
-//! to the last bit of `exp`, `log` and `tanh`, as everywhere in `simd/`); the elements of
-//! the lanes' rows are gathered from the rows at each step.
+//! row's order, and the scalar code of such a map folds its sums of at most
+//! [`ROW_LANES_MAX`] elements in order too (`Gen::in_order_short_sums`), so a row's results
+//! do not depend on whether its group ran in lanes (up to the last bit of `exp`, `log` and
+//! `tanh`, as everywhere in `simd/`); the elements of the lanes' rows are gathered from the
+//! rows at each step.
 //!
 //! The lambda takes rows and scalars of one float type `T`, and `i64`s that only index its
 //! rows; its statements are those the lane code does (`VGen`), reductions over rows whose
@@ -118,6 +120,7 @@ pub(crate) fn row_plan(
             Exp::Soac(Soac::Map { w, lam: f, arrs }) => {
                 let fits = uniform(w)
                     && !arrs.is_empty()
+                    && !s.pat.is_empty()
                     && arrs.iter().all(|a| rows.contains(a))
                     && f.params.len() == arrs.len()
                     && s.pat.iter().all(|p| is_row(&p.ty));
@@ -277,8 +280,13 @@ pub(crate) fn row_loop(
                 .map(|x| x.0)
                 .ok_or_else(|| format!("internal error: the width {v} is not in scope"))?,
         };
+        // Widths of at most ROW_LANES_MAX: the scalar code folds those in order too.
         let natural = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, w, 0);
+        let short = b
+            .ins()
+            .icmp_imm_s(IntCC::SignedLessThanOrEqual, w, ROW_LANES_MAX);
         ok = b.ins().band(ok, natural);
+        ok = b.ins().band(ok, short);
         for a in arrs {
             let len = all_lens.get(a).ok_or("internal error: a row's length")?;
             let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, w, *len);
