@@ -232,10 +232,11 @@ enum Out {
 /// Emits the loop over the elements `from..to` of a map whose lambda has a [`row_plan`],
 /// a group of rows at a time, writing each result into its column or rows of `outs`;
 /// returns the element the scalar code continues from: `to` minus the tail, or the first
-/// group that a `min`/`max` between `0` and `-0` leaves to it, or `from` when a row is
-/// longer than [`ROW_LANES_MAX`] or shorter than a reduction or map over it, or a result
-/// row is not as long as the output's. `env` holds the kernel's free scalars (sizes among
-/// them), `vectors` its free vectors.
+/// group that a `min`/`max` between `0` and `-0` or an index outside its row leaves to it,
+/// or `from` when a row or a reduction's or map's width is longer than [`ROW_LANES_MAX`],
+/// a row is shorter than a reduction or map over it, or a result row is not as long as
+/// the output's. `env` holds the kernel's free scalars (sizes among them), `vectors` its
+/// free vectors.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_loop(
     b: &mut FunctionBuilder,
