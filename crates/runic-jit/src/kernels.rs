@@ -185,17 +185,13 @@ pub(crate) fn index_bits(index: &[bool]) -> Option<u64> {
 /// the arrays of rank 2, columns of the others.
 fn row_inputs(b: &mut FunctionBuilder, inputs: &[ArrV]) -> Vec<crate::simd::rows::RowInput> {
     use crate::simd::rows::RowInput;
-    let mut bytes = |v: &ArrV, k: usize| {
-        let size = v.elem.size_bytes() as i64;
-        b.ins().imul_imm_s(v.strides[k], size)
-    };
     inputs
         .iter()
         .map(|v| match v.dims.len() {
             2 => RowInput::Rows(crate::simd::rows::Rows {
                 base: v.base,
-                row_step: bytes(v, 0),
-                elem_step: bytes(v, 1),
+                row_step: step_bytes(b, v, 0),
+                elem_step: step_bytes(b, v, 1),
                 len: v.dims[1],
             }),
             _ if v.elem == PrimType::I64 => RowInput::Indices(v.base),
@@ -212,16 +208,19 @@ fn free_vectors(
     (arrays.iter())
         .filter(|(_, v)| v.dims.len() == 1)
         .map(|(n, v)| {
-            let size = v.elem.size_bytes() as i64;
-            let step = b.ins().imul_imm_s(v.strides[0], size);
             let x = crate::simd::rows::Vector {
                 base: v.base,
-                step,
+                step: step_bytes(b, v, 0),
                 len: v.dims[0],
             };
             (*n, x)
         })
         .collect()
+}
+
+/// The distance in bytes between consecutive indices of dimension `k` of `v`.
+fn step_bytes(b: &mut FunctionBuilder, v: &ArrV, k: usize) -> Value {
+    b.ins().imul_imm_s(v.strides[k], v.elem.size_bytes() as i64)
 }
 
 /// The column of each parameter of `lam` for its vector loop: an input's base, in order;

@@ -252,18 +252,21 @@ pub(crate) fn row_loop(
     let by_name: HashMap<VName, RowInput> = (lam.params.iter().map(|p| p.name))
         .zip(inputs.iter().copied())
         .collect();
-    // The length of every row in scope, each at most ROW_LANES_MAX and at least the width
-    // of every SOAC over it.
+    // The length of every row in scope, at least the width of every SOAC over it; the
+    // parameters' rows at most ROW_LANES_MAX (they are gathered a lane at a time). A free
+    // vector may be longer: it is read element by element, not kept.
     let mut ok = b.ins().iconst(types::I8, 1);
     let mut lens: HashMap<VName, Value> = HashMap::new();
     for (p, input) in &by_name {
         if let RowInput::Rows(r) = input {
+            let short = b
+                .ins()
+                .icmp_imm_s(IntCC::SignedLessThanOrEqual, r.len, ROW_LANES_MAX);
+            ok = b.ins().band(ok, short);
             lens.insert(*p, r.len);
         }
     }
-    // A free vector may be longer: it is read element by element, not kept.
-    let mut all_lens = lens.clone();
-    all_lens.extend(vectors.iter().map(|(v, x)| (*v, x.len)));
+    lens.extend(vectors.iter().map(|(v, x)| (*v, x.len)));
     let mut widths = HashMap::new();
     let mut slots = HashMap::new();
     for s in &lam.body.stms {
@@ -281,7 +284,8 @@ pub(crate) fn row_loop(
                 .map(|x| x.0)
                 .ok_or_else(|| format!("internal error: the width {v} is not in scope"))?,
         };
-        // Widths of at most ROW_LANES_MAX: the scalar code folds those in order too.
+        // Widths of at most ROW_LANES_MAX: a map's rows fit its slot, and the scalar code
+        // folds those in order too.
         let natural = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, w, 0);
         let short = b
             .ins()
@@ -289,7 +293,7 @@ pub(crate) fn row_loop(
         ok = b.ins().band(ok, natural);
         ok = b.ins().band(ok, short);
         for a in arrs {
-            let len = all_lens.get(a).ok_or("internal error: a row's length")?;
+            let len = lens.get(a).ok_or("internal error: a row's length")?;
             let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, w, *len);
             ok = b.ins().band(ok, fits);
         }
@@ -297,19 +301,12 @@ pub(crate) fn row_loop(
             widths.insert(p.name, w);
             if matches!(s.exp, Exp::Soac(Soac::Map { .. })) {
                 lens.insert(p.name, w);
-                all_lens.insert(p.name, w);
                 let size = (ROW_LANES_MAX * VECTOR_BYTES) as u32;
                 let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size, 4);
                 let slot = b.create_sized_stack_slot(data);
                 slots.insert(p.name, b.ins().stack_addr(types::I64, slot, 0));
             }
         }
-    }
-    for len in lens.values() {
-        let short = b
-            .ins()
-            .icmp_imm_s(IntCC::SignedLessThanOrEqual, *len, ROW_LANES_MAX);
-        ok = b.ins().band(ok, short);
     }
     // Scalars into columns; a result row as long as the output's rows.
     for (r, out) in lam.body.result.iter().zip(outs) {
@@ -340,7 +337,7 @@ pub(crate) fn row_loop(
         vectors,
         widths: &widths,
         slots: &slots,
-        lens: &all_lens,
+        lens: &lens,
         dummy: b.ins().stack_addr(types::I64, dummy, 0),
     };
     let stop = lane_groups(
@@ -492,16 +489,8 @@ fn element(g: &mut VGen, row: &LaneRow, k: Value) -> Value {
         }
         LaneRow::Gathered(lanes, step) => {
             let at = g.b.ins().imul(k, *step);
-            let mut v = None;
-            for (l, row) in lanes.iter().enumerate() {
-                let a = g.b.ins().iadd(*row, at);
-                let x = g.b.ins().load(g.plan.elem_type(), unaligned(), a, 0);
-                v = Some(match v {
-                    None => g.b.ins().scalar_to_vector(g.plan.vt(), x),
-                    Some(v) => g.b.ins().insertlane(v, x, l as u8),
-                });
-            }
-            v.unwrap_or(k)
+            let addrs: Vec<Value> = lanes.iter().map(|row| g.b.ins().iadd(*row, at)).collect();
+            gather(g, &addrs)
         }
         LaneRow::Uniform(base, step) => {
             let at = g.b.ins().imul(k, *step);
@@ -515,7 +504,7 @@ fn element(g: &mut VGen, row: &LaneRow, k: Value) -> Value {
 /// Element `ks[l]` of lane `l`'s row, as one vector; an index outside the row (of length
 /// `len`) reads a harmless dummy and sends the group to the scalar code, which reports it.
 fn element_at(g: &mut VGen, row: &LaneRow, ks: &[Value], len: Value, dummy: Value) -> Value {
-    let mut v = None;
+    let mut addrs = Vec::new();
     let mut inside = g.b.ins().iconst(types::I8, 1);
     let size = g.plan.elem.size_bytes() as i64;
     for (l, &k) in ks.iter().enumerate() {
@@ -536,13 +525,9 @@ fn element_at(g: &mut VGen, row: &LaneRow, ks: &[Value], len: Value, dummy: Valu
                 g.b.ins().iadd(*base, at)
             }
         };
-        let a = g.b.ins().select(ok, a, dummy);
-        let x = g.b.ins().load(g.plan.elem_type(), unaligned(), a, 0);
-        v = Some(match v {
-            None => g.b.ins().scalar_to_vector(g.plan.vt(), x),
-            Some(v) => g.b.ins().insertlane(v, x, l as u8),
-        });
+        addrs.push(g.b.ins().select(ok, a, dummy));
     }
+    let v = gather(g, &addrs);
     // Every lane to the scalar code when one is outside.
     let mt = g.plan.mt();
     let (all, none) = (-1i64, 0i64);
@@ -554,7 +539,19 @@ fn element_at(g: &mut VGen, row: &LaneRow, ks: &[Value], len: Value, dummy: Valu
         Some(m) => g.b.ins().bor(m, outside),
         None => outside,
     });
-    v.unwrap_or(dummy)
+    v
+}
+
+/// One element of the plan's type loaded from each of `addrs` (one per lane), as a vector.
+fn gather(g: &mut VGen, addrs: &[Value]) -> Value {
+    let load = |g: &mut VGen, a: Value| g.b.ins().load(g.plan.elem_type(), unaligned(), a, 0);
+    let first = load(g, addrs[0]);
+    let mut v = g.b.ins().scalar_to_vector(g.plan.vt(), first);
+    for (l, &a) in addrs.iter().enumerate().skip(1) {
+        let x = load(g, a);
+        v = g.b.ins().insertlane(v, x, l as u8);
+    }
+    v
 }
 
 /// `for k < w` carrying `carried` (vectors of the plan's type) and the lanes a `min`/`max`
