@@ -26,6 +26,7 @@ mod out;
 mod packed;
 mod permute;
 mod profile;
+mod short;
 pub mod slots;
 mod soac;
 mod tasks;

@@ -1,10 +1,19 @@
 //! The element types of products and their packed GEMM kernel: the `gemm` crates'
 //! (`gemm-f32`, `gemm-f64`), AVX-512 where the CPU has it and AVX2 + FMA otherwise, chosen
-//! on the first call. A product with few columns goes to [`crate::thin`]'s kernel first.
+//! on the first call. A product with few columns goes to [`crate::thin`]'s kernel first,
+//! one with a short sum to [`crate::short`]'s.
 
 /// The element types with a GEMM kernel.
 pub(crate) trait Element:
-    crate::thin::Scalar + Copy + Default + Send + Sync + std::ops::AddAssign + From<u8> + 'static
+    crate::thin::Scalar
+    + crate::short::Lanes
+    + Copy
+    + Default
+    + Send
+    + Sync
+    + std::ops::AddAssign
+    + From<u8>
+    + 'static
 {
     /// The `gemm` crates' kernel for the type (chosen for the CPU on the first call).
     fn kernel() -> Kernel<Self>;
@@ -29,8 +38,11 @@ pub(crate) trait Element:
         rsc: isize,
         accumulate: bool,
     ) {
-        // SAFETY (both calls): the caller's contract is theirs.
+        // SAFETY (all three calls): the caller's contract is theirs.
         if unsafe { crate::thin::gemm(m, k, n, a, a_steps, b, b_steps, c, rsc, accumulate) } {
+            return;
+        }
+        if unsafe { crate::short::gemm(m, k, n, a, a_steps, b, b_steps, c, rsc, accumulate) } {
             return;
         }
         let kernel = Self::kernel();
