@@ -9,7 +9,7 @@ use runic_syntax::SourceMap;
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Once};
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
 /// Why a call produced no results.
@@ -44,6 +44,8 @@ pub struct Executor {
     /// For the ir backend, the checked program whose entry sizes are checked before a call
     /// (with the interpreter's messages, which name the sizes).
     entry_check: Option<Arc<runic_types::Checked>>,
+    /// The thread that ends calls with a time limit (started by the first).
+    watchdog: Option<crate::watchdog::Watchdog>,
 }
 
 enum Backend {
@@ -94,6 +96,7 @@ impl Executor {
             sources: loaded.sources.clone(),
             timings,
             entry_check,
+            watchdog: None,
         })
     }
 
@@ -109,6 +112,7 @@ impl Executor {
             sources,
             timings: Vec::new(),
             entry_check: None,
+            watchdog: None,
         })
     }
 
@@ -151,19 +155,14 @@ impl Executor {
         let Some(limit) = limit else {
             return self.run(entry, args);
         };
-        // The watchdog sets the flag unless the call finishes first (dropping `done`).
-        let (done, wait) = mpsc::channel::<()>();
-        let watchdog = {
-            let flag = flag.clone();
-            std::thread::spawn(move || {
-                if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(limit) {
-                    flag.store(true, Ordering::SeqCst);
-                }
-            })
-        };
+        // The watchdog raises the flag unless the call finishes first.
+        self.watchdog
+            .get_or_insert_with(crate::watchdog::Watchdog::new)
+            .arm(limit, flag.clone());
         let result = self.run(entry, args);
-        drop(done);
-        let _ = watchdog.join();
+        if let Some(w) = &self.watchdog {
+            w.disarm();
+        }
         match result {
             Err(CallError::Runtime(_)) if flag.load(Ordering::SeqCst) => {
                 Err(CallError::Timeout(limit.as_secs_f64()))

@@ -46,6 +46,7 @@ mod outputs;
 pub mod pipeline;
 mod sig;
 pub mod trace;
+mod watchdog;
 
 pub use convert::{Element, FromValue, IntoArgs, IntoValue, Record};
 pub use error::Error;
