@@ -19,8 +19,8 @@ pub(crate) trait Element:
     fn kernel() -> Kernel<Self>;
 
     /// `C = A·B`, or `C += A·B` when `accumulate` (`m×k` times `k×n`, with the given
-    /// steps; `C`'s columns are contiguous): on a thin kernel when one applies, else
-    /// packed.
+    /// steps; `C`'s columns are contiguous): on a thin or short kernel when one applies,
+    /// else packed.
     ///
     /// # Safety
     /// The pointers and steps must address `m×k`, `k×n` and `m×n` elements inside their
@@ -38,15 +38,63 @@ pub(crate) trait Element:
         rsc: isize,
         accumulate: bool,
     ) {
+        let op = Product::new(m, k, n, a, a_steps, b, b_steps, c, rsc, accumulate);
         // SAFETY (all three calls): the caller's contract is theirs.
-        if unsafe { crate::thin::gemm(m, k, n, a, a_steps, b, b_steps, c, rsc, accumulate) } {
+        if unsafe { crate::thin::gemm(&op) || crate::short::gemm(&op) } {
             return;
         }
-        if unsafe { crate::short::gemm(m, k, n, a, a_steps, b, b_steps, c, rsc, accumulate) } {
-            return;
+        unsafe { packed(Self::kernel(), &op) }
+    }
+}
+
+/// One product for a kernel: `C = A·B`, or `C += A·B` when `accumulate` (`m×k` times
+/// `k×p`), each operand by the steps of its rows and columns, `C`'s rows `rsc` apart and
+/// its columns contiguous.
+#[derive(Clone, Copy)]
+pub(crate) struct Product<T> {
+    pub(crate) m: usize,
+    pub(crate) k: usize,
+    pub(crate) p: usize,
+    pub(crate) a: *const T,
+    pub(crate) rsa: isize,
+    pub(crate) csa: isize,
+    pub(crate) b: *const T,
+    pub(crate) rsb: isize,
+    pub(crate) csb: isize,
+    pub(crate) c: *mut T,
+    pub(crate) rsc: isize,
+    pub(crate) accumulate: bool,
+}
+
+impl<T> Product<T> {
+    /// The product of `m×k` `A` and `k×p` `B` into `C`, each matrix by its steps.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        m: usize,
+        k: usize,
+        p: usize,
+        a: *const T,
+        (rsa, csa): (isize, isize),
+        b: *const T,
+        (rsb, csb): (isize, isize),
+        c: *mut T,
+        rsc: isize,
+        accumulate: bool,
+    ) -> Product<T> {
+        Product {
+            m,
+            k,
+            p,
+            a,
+            rsa,
+            csa,
+            b,
+            rsb,
+            csb,
+            c,
+            rsc,
+            accumulate,
         }
-        let kernel = Self::kernel();
-        unsafe { packed(kernel, m, k, n, a, a_steps, b, b_steps, c, rsc, accumulate) }
     }
 }
 
@@ -94,27 +142,31 @@ type Kernel<T> = unsafe fn(
 ///
 /// # Safety
 /// As [`Element::gemm`]; the steps must not be negative.
-#[allow(clippy::too_many_arguments)]
-unsafe fn packed<T: Copy + From<u8>>(
-    kernel: Kernel<T>,
-    m: usize,
-    k: usize,
-    n: usize,
-    a: *const T,
-    (rsa, csa): (isize, isize),
-    b: *const T,
-    (rsb, csb): (isize, isize),
-    c: *mut T,
-    rsc: isize,
-    accumulate: bool,
-) {
+unsafe fn packed<T: Copy + From<u8>>(kernel: Kernel<T>, op: &Product<T>) {
     let one = T::from(1);
     let none = gemm_common::Parallelism::None;
     // SAFETY: the caller's contract: every step addresses elements inside the arrays.
     unsafe {
         kernel(
-            n, m, k, c, rsc, 1, accumulate, b, rsb, csb, a, rsa, csa, one, one, false, false,
-            false, none,
+            op.p,
+            op.m,
+            op.k,
+            op.c,
+            op.rsc,
+            1,
+            op.accumulate,
+            op.b,
+            op.rsb,
+            op.csb,
+            op.a,
+            op.rsa,
+            op.csa,
+            one,
+            one,
+            false,
+            false,
+            false,
+            none,
         )
     }
 }

@@ -9,6 +9,8 @@
 //! [`gemm`] returns false for any other layout or CPU, and the caller runs the general GEMM.
 //! Results differ from it in the last bits, as blocked sums do.
 
+use crate::packed::Product;
+
 /// The longest summed index this kernel takes.
 pub(crate) const SHORT: usize = 16;
 
@@ -19,43 +21,21 @@ pub(crate) const SHORT: usize = 16;
 /// As [`crate::packed`]'s `Element::gemm`: the pointers and steps address `m×k`, `k×p` and
 /// `m×p` elements inside their arrays (`C`'s columns contiguous), and `C` overlaps neither
 /// operand.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn gemm<T: Lanes>(
-    m: usize,
-    k: usize,
-    p: usize,
-    a: *const T,
-    (rsa, csa): (isize, isize),
-    b: *const T,
-    (rsb, csb): (isize, isize),
-    c: *mut T,
-    rsc: isize,
-    accumulate: bool,
-) -> bool {
+pub(crate) unsafe fn gemm<T: Lanes>(op: &Product<T>) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         // At least a vector of columns: narrower products are thin.rs's or the GEMM's.
-        if m == 0 || k == 0 || k > SHORT || csb != 1 || p < T::LANES || !has_avx512f() {
+        let fits = op.m > 0 && (1..=SHORT).contains(&op.k) && op.p >= T::LANES;
+        if !fits || op.csb != 1 || !has_avx512f() {
             return false;
         }
-        let op = Short {
-            k,
-            a,
-            rsa,
-            csa,
-            b,
-            rsb,
-            c,
-            rsc,
-            accumulate,
-        };
         // SAFETY: the CPU has AVX-512F; the rest is the caller's contract.
-        unsafe { x86::rows_all(&op, m, p) };
+        unsafe { x86::rows_all(op) };
         true
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (m, k, p, a, rsa, csa, b, rsb, csb, c, rsc, accumulate);
+        let _ = op;
         false
     }
 }
@@ -63,20 +43,6 @@ pub(crate) unsafe fn gemm<T: Lanes>(
 #[cfg(target_arch = "x86_64")]
 fn has_avx512f() -> bool {
     std::is_x86_feature_detected!("avx512f")
-}
-
-/// A product for the kernel: `B`'s rows contiguous, `rsb` apart.
-#[cfg(target_arch = "x86_64")]
-struct Short<T> {
-    k: usize,
-    a: *const T,
-    rsa: isize,
-    csa: isize,
-    b: *const T,
-    rsb: isize,
-    c: *mut T,
-    rsc: isize,
-    accumulate: bool,
 }
 
 /// The element types of the kernel: [`Lanes::LANES`] of them in a 512-bit register.
@@ -109,7 +75,7 @@ pub(crate) trait Lanes: Copy {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn tile<T: Lanes, const R: usize, const S: usize>(
-    op: &Short<T>,
+    op: &Product<T>,
     i: usize,
     j: usize,
     n: usize,
@@ -150,7 +116,7 @@ unsafe fn tile<T: Lanes, const R: usize, const S: usize>(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{tile, Lanes, Short};
+    use super::{tile, Lanes, Product};
     use std::arch::x86_64::*;
 
     /// Columns taken at once: four vectors (two rows of them are eight accumulators).
@@ -159,7 +125,8 @@ mod x86 {
     /// The whole of `C`: pairs of rows, each through its columns four vectors at a time,
     /// then the vectors left, the last one partial.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn rows_all<T: Lanes>(op: &Short<T>, m: usize, p: usize) {
+    pub(super) unsafe fn rows_all<T: Lanes>(op: &Product<T>) {
+        let (m, p) = (op.m, op.p);
         let lanes = T::LANES;
         let mut i = 0;
         while i < m {
@@ -301,6 +268,7 @@ impl Lanes for f64 {
 #[cfg(test)]
 mod tests {
     use super::{gemm, Lanes, SHORT};
+    use crate::packed::Product;
 
     /// Whether the kernel can run here.
     fn avx512() -> bool {
@@ -340,7 +308,7 @@ mod tests {
         // SAFETY: the steps address m×k, k×p and m×p elements of the vectors, and C is its
         // own vector.
         let done = unsafe {
-            gemm(
+            gemm(&Product::new(
                 m,
                 k,
                 p,
@@ -351,7 +319,7 @@ mod tests {
                 c.as_mut_ptr(),
                 rsc as isize,
                 accumulate,
-            )
+            ))
         };
         let applies = avx512() && m > 0 && (1..=SHORT).contains(&k) && p >= T::LANES;
         assert_eq!(done, applies, "{m}×{k}×{p}");

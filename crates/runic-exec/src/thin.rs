@@ -12,6 +12,8 @@
 //! [`gemm`] returns false for any other layout or CPU, and the caller runs the general GEMM.
 //! Results differ from it in the last bits, as blocked sums do.
 
+use crate::packed::Product;
+
 /// The largest thin side.
 pub(crate) const THIN: usize = 16;
 
@@ -24,48 +26,25 @@ const ALONG_MIN: usize = 16;
 /// written) otherwise.
 ///
 /// # Safety
-/// As [`crate::gemm`]'s `Element::gemm`: the pointers and steps address `m×k`, `k×p` and
+/// As [`crate::packed`]'s `Element::gemm`: the pointers and steps address `m×k`, `k×p` and
 /// `m×p` elements inside their arrays (`C`'s columns contiguous), and `C` overlaps
 /// neither operand.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn gemm<T: Scalar>(
-    m: usize,
-    k: usize,
-    p: usize,
-    a: *const T,
-    (rsa, csa): (isize, isize),
-    b: *const T,
-    (rsb, csb): (isize, isize),
-    c: *mut T,
-    rsc: isize,
-    accumulate: bool,
-) -> bool {
+pub(crate) unsafe fn gemm<T: Scalar>(op: &Product<T>) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        if m == 0 || p == 0 || !has_avx2_fma() {
+        if op.m == 0 || op.p == 0 || !has_avx2_fma() {
             return false;
         }
-        let lanes = T::LANES;
-        if p <= THIN && csa == 1 && rsb == 1 && k >= ALONG_MIN * lanes {
-            let op = Along {
-                k,
-                a,
-                rsa,
-                b,
-                csb,
-                c,
-                rsc,
-                accumulate,
-            };
+        if op.p <= THIN && op.csa == 1 && op.rsb == 1 && op.k >= ALONG_MIN * T::LANES {
             // SAFETY: the CPU has AVX2 and FMA; the rest is the caller's contract.
-            unsafe { x86::along_all(&op, m, p) };
+            unsafe { x86::along_all(op) };
             return true;
         }
         false
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (m, k, p, a, rsa, csa, b, rsb, csb, c, rsc, accumulate);
+        let _ = op;
         false
     }
 }
@@ -73,20 +52,6 @@ pub(crate) unsafe fn gemm<T: Scalar>(
 #[cfg(target_arch = "x86_64")]
 fn has_avx2_fma() -> bool {
     std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
-}
-
-/// A product for [`along`]: `A`'s rows contiguous (`csa = 1`), `B`'s columns contiguous
-/// (`rsb = 1`), `csb` apart.
-#[cfg(target_arch = "x86_64")]
-struct Along<T> {
-    k: usize,
-    a: *const T,
-    rsa: isize,
-    b: *const T,
-    csb: isize,
-    c: *mut T,
-    rsc: isize,
-    accumulate: bool,
 }
 
 /// The element types with thin kernels: a vector of [`Scalar::LANES`] of them in a
@@ -113,7 +78,7 @@ pub(crate) trait Scalar: Copy + std::ops::Add<Output = Self> {
 /// of B, into C.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn along<T: Scalar, const R: usize, const S: usize>(op: &Along<T>, i: usize, j: usize) {
+unsafe fn along<T: Scalar, const R: usize, const S: usize>(op: &Product<T>, i: usize, j: usize) {
     // SAFETY (whole body): rows i..i+R of A (k contiguous elements each), columns j..j+S
     // of B (k contiguous elements each) and those elements of C are inside their arrays.
     unsafe {
@@ -153,13 +118,14 @@ unsafe fn along<T: Scalar, const R: usize, const S: usize>(op: &Along<T>, i: usi
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{along, Along, Scalar};
+    use super::{along, Product, Scalar};
     use std::arch::x86_64::*;
 
     /// The whole of `C` by `along` tiles: pairs of rows, each through the columns in
     /// groups of up to 6.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn along_all<T: Scalar>(op: &Along<T>, m: usize, p: usize) {
+    pub(super) unsafe fn along_all<T: Scalar>(op: &Product<T>) {
+        let (m, p) = (op.m, op.p);
         let mut i = 0;
         while i < m {
             let rows = (m - i).min(2);
@@ -182,7 +148,7 @@ mod x86 {
 
     #[target_feature(enable = "avx2,fma")]
     unsafe fn along_cols<T: Scalar, const R: usize>(
-        op: &Along<T>,
+        op: &Product<T>,
         cols: usize,
         i: usize,
         j: usize,
@@ -300,6 +266,7 @@ impl Scalar for f64 {
 #[cfg(test)]
 mod tests {
     use super::{gemm, Scalar, THIN};
+    use crate::packed::Product;
 
     /// `C` for `m×k` times `k×p` with the given steps, by the definition (in `f64`).
     #[allow(clippy::too_many_arguments)]
@@ -358,7 +325,7 @@ mod tests {
                         // SAFETY: the steps address m×k, k×p and m×p elements of the
                         // vectors, and C is its own vector.
                         let done = unsafe {
-                            gemm(
+                            gemm(&Product::new(
                                 m,
                                 k,
                                 p,
@@ -369,7 +336,7 @@ mod tests {
                                 c.as_mut_ptr(),
                                 p as isize,
                                 accumulate,
-                            )
+                            ))
                         };
                         // The kernel applies to few columns, with rows of A and columns
                         // of B contiguous and long enough.
@@ -427,8 +394,8 @@ mod tests {
             let want = naive(m, k, p, &a, sa, &b, sb);
             // SAFETY: the steps address m×k, k×p and m×p elements of the vectors.
             let done = unsafe {
-                gemm(m, k, p, a.as_ptr(), (sa.0 as isize, sa.1 as isize), b.as_ptr(),
-                     (sb.0 as isize, sb.1 as isize), c.as_mut_ptr(), rsc as isize, accumulate)
+                gemm(&Product::new(m, k, p, a.as_ptr(), (sa.0 as isize, sa.1 as isize), b.as_ptr(),
+                     (sb.0 as isize, sb.1 as isize), c.as_mut_ptr(), rsc as isize, accumulate))
             };
             for (s, (&got, &old)) in c.iter().zip(&before).enumerate() {
                 let (i, j) = (s / rsc, s % rsc);
