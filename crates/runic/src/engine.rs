@@ -155,14 +155,18 @@ impl Executor {
         let Some(limit) = limit else {
             return self.run(entry, args);
         };
-        // The watchdog raises the flag unless the call finishes first.
-        self.watchdog
-            .get_or_insert_with(crate::watchdog::Watchdog::new)
-            .arm(limit, flag.clone());
-        let result = self.run(entry, args);
-        if let Some(w) = &self.watchdog {
-            w.disarm();
+        // The watchdog raises the flag unless the call finishes first. Without it (its
+        // thread could not be started; tried again at the next call) there is no limit.
+        if self.watchdog.is_none() {
+            self.watchdog = crate::watchdog::Watchdog::start();
         }
+        let result = match &self.watchdog {
+            Some(w) => {
+                let _armed = w.arm(limit, flag.clone());
+                self.run(entry, args)
+            }
+            None => self.run(entry, args),
+        };
         match result {
             Err(CallError::Runtime(_)) if flag.load(Ordering::SeqCst) => {
                 Err(CallError::Timeout(limit.as_secs_f64()))

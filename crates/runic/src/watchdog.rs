@@ -1,4 +1,4 @@
-//! The time limit of calls: one thread per [`crate::Executor`], started by its first call
+//! The time limit of calls: one thread per [`crate::engine::Executor`], started by its first call
 //! with a limit, that raises the running call's interrupt flag once the call's deadline
 //! passes. A thread spawned and joined per call cost 100–200 µs of every call on a 2-vCPU
 //! VM (`runic bench --timeout`: the MLP's 2.2 ms primal 2.3–2.4 ms), as much as some
@@ -31,36 +31,44 @@ pub(crate) struct Watchdog {
 }
 
 impl Watchdog {
-    pub(crate) fn new() -> Watchdog {
+    /// The watchdog and its thread; `None` when the thread cannot be started.
+    pub(crate) fn start() -> Option<Watchdog> {
         let shared: Shared = Arc::new((Mutex::new(State::Idle), Condvar::new()));
         let watched = shared.clone();
         let thread = std::thread::Builder::new()
             .name("runic-watchdog".into())
             .spawn(move || watch(&watched))
-            .ok();
-        Watchdog { shared, thread }
+            .ok()?;
+        Some(Watchdog {
+            shared,
+            thread: Some(thread),
+        })
     }
 
-    /// Raise `flag` once `limit` has passed, unless [`Watchdog::disarm`] comes first.
-    /// Without a thread (it could not be started), a call is not interrupted.
-    pub(crate) fn arm(&self, limit: Duration, flag: Arc<AtomicBool>) {
+    /// Raise `flag` once `limit` has passed, unless the returned guard is dropped first
+    /// (when the call returns, or unwinds).
+    pub(crate) fn arm(&self, limit: Duration, flag: Arc<AtomicBool>) -> Armed<'_> {
         // A limit too far to represent is no limit.
-        let Some(deadline) = Instant::now().checked_add(limit) else {
-            return;
-        };
-        self.set(State::Armed { deadline, flag });
-    }
-
-    /// The call has finished: its flag is no longer raised.
-    pub(crate) fn disarm(&self) {
-        let (state, _) = &*self.shared;
-        *lock(state) = State::Idle;
+        if let Some(deadline) = Instant::now().checked_add(limit) {
+            self.set(State::Armed { deadline, flag });
+        }
+        Armed(self)
     }
 
     fn set(&self, new: State) {
         let (state, wake) = &*self.shared;
         *lock(state) = new;
         wake.notify_one();
+    }
+}
+
+/// A running call's deadline: dropping it disarms the watchdog.
+pub(crate) struct Armed<'w>(&'w Watchdog);
+
+impl Drop for Armed<'_> {
+    fn drop(&mut self) {
+        let (state, _) = &*self.0.shared;
+        *lock(state) = State::Idle;
     }
 }
 
@@ -127,28 +135,51 @@ mod tests {
     /// disarmed) does not, even after its deadline; the next call's flag is its own.
     #[test]
     fn the_flag_of_the_armed_call_is_raised_at_its_deadline() {
-        let w = Watchdog::new();
+        let w = Watchdog::start().expect("a thread");
         let slow = Arc::new(AtomicBool::new(false));
-        w.arm(Duration::from_millis(30), slow.clone());
-        assert!(raised_within(&slow, 5));
-        w.disarm();
+        {
+            let _armed = w.arm(Duration::from_millis(30), slow.clone());
+            assert!(raised_within(&slow, 5));
+        }
 
         let quick = Arc::new(AtomicBool::new(false));
-        w.arm(Duration::from_millis(50), quick.clone());
-        w.disarm();
+        drop(w.arm(Duration::from_millis(300), quick.clone()));
         let next = Arc::new(AtomicBool::new(false));
-        w.arm(Duration::from_secs(3600), next.clone());
-        std::thread::sleep(Duration::from_millis(120));
+        let armed = w.arm(Duration::from_secs(3600), next.clone());
+        std::thread::sleep(Duration::from_millis(400));
         assert!(!quick.load(Ordering::SeqCst));
         assert!(!next.load(Ordering::SeqCst));
-        w.disarm();
+        drop(armed);
 
         // A later, shorter limit replaces a longer one the thread is waiting on.
+        let long = w.arm(Duration::from_secs(3600), Arc::new(AtomicBool::new(false)));
+        std::thread::sleep(Duration::from_millis(20));
+        drop(long);
         let short = Arc::new(AtomicBool::new(false));
-        w.arm(Duration::from_millis(20), short.clone());
+        let armed = w.arm(Duration::from_millis(20), short.clone());
         assert!(raised_within(&short, 5));
+        drop(armed);
         // An unrepresentable limit is no limit.
-        w.arm(Duration::MAX, Arc::new(AtomicBool::new(false)));
+        drop(w.arm(Duration::MAX, Arc::new(AtomicBool::new(false))));
         drop(w);
+    }
+
+    /// A call that unwinds disarms the watchdog on its way out.
+    #[test]
+    fn a_panicking_call_disarms_it() {
+        let w = Watchdog::start().expect("a thread");
+        let flag = Arc::new(AtomicBool::new(false));
+        // Long enough for the panic hook to print (and maybe symbolise a backtrace).
+        let limit = Duration::from_secs(1);
+        let start = Instant::now();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _armed = w.arm(limit, flag.clone());
+            panic!("a bug in a call");
+        }));
+        assert!(r.is_err());
+        if start.elapsed() < limit {
+            std::thread::sleep(limit + Duration::from_millis(200) - start.elapsed());
+            assert!(!flag.load(Ordering::SeqCst));
+        }
     }
 }
