@@ -1,10 +1,11 @@
 -- Products with a thin side or a short sum, which the ir backend runs with its own
--- register-tiled kernels rather than the general GEMM: an output layer of a few units
--- (C = X·Wᵀ, vectorised along the sum, f32 and f64; crates/runic-exec/src/thin.rs), a
--- rank-10 update (C = D·W, a short sum vectorised along C's rows, 37 columns: two vectors
--- and a masked tail; short.rs), the same with 64 columns (four whole vectors) and in f64
--- with 16 terms and 19 columns, and a few-row adjoint (C = Dᵀ·H, A transposed). The
--- entries are small integers, so every product is exact; each entry returns the checksum
+-- register-tiled kernels where the CPU has AVX2 + FMA (thin side) or AVX-512 (short sum),
+-- and with the general GEMM elsewhere: an output layer of a few units (C = X·Wᵀ,
+-- vectorised along the sum, f32 and f64; crates/runic-exec/src/thin.rs), a rank-10 update
+-- (C = D·W, a short sum vectorised along C's rows, 37 columns: two vectors and a masked
+-- tail; short.rs), a rank-3 update with 64 columns (four whole vectors), a rank-16 update
+-- in f64 with 19 columns, and a few-row adjoint (C = Dᵀ·H, A transposed). The entries are
+-- small integers, so every product is exact; each entry returns the checksum
 -- Σ (flat index + 1)·C, computed from numpy's products.
 -- ==
 -- entry: output_layer

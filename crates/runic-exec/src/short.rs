@@ -4,7 +4,8 @@
 //! block of `C`; with so few terms per element the packing and the tile bookkeeping cost
 //! as much as the arithmetic. Here each row of `C` is built in AVX-512 registers, two rows
 //! at a time: for each term `l`, `A[i][l]` in every lane times a row of `B`, added in
-//! (one rounding per term, in order). `B` (at most 16 rows) stays in the L1 cache.
+//! (one rounding per term, in order). `B` (at most 16 rows) stays in the L1 cache when its
+//! rows are at most a few thousand elements long.
 //!
 //! [`gemm`] returns false for any other layout or CPU, and the caller runs the general GEMM.
 //! Results differ from it in the last bits, as blocked sums do.
@@ -46,6 +47,10 @@ fn has_avx512f() -> bool {
 }
 
 /// The element types of the kernel: [`Lanes::LANES`] of them in a 512-bit register.
+///
+/// # Safety
+/// The methods are AVX-512F instructions: call them only from code compiled with that
+/// feature enabled (`x86::rows_all`), which runs only where the CPU has it.
 pub(crate) trait Lanes: Copy {
     const LANES: usize;
     #[cfg(target_arch = "x86_64")]
@@ -278,9 +283,11 @@ mod tests {
         return false;
     }
 
-    /// Small integers: every product and partial sum is exact in both types.
+    /// Small integers: every product and partial sum is exact in both types. Not
+    /// periodic in a row's length (a period of 17 made B's rows alike when their step
+    /// was a multiple of 17, hiding a wrong row).
     fn val(s: usize) -> i8 {
-        ((s * 7919) % 17) as i8 - 8
+        ((s * 7919 + s * s) % 251 % 17) as i8 - 8
     }
 
     /// Runs the kernel on `m×k` times `k×p`, A by rows or by columns (`a_t`), B's rows
@@ -369,6 +376,46 @@ mod tests {
         }
         if avx512() {
             assert!(taken > 100);
+        }
+    }
+
+    /// B's other layouts: a row repeated (row step 0, a broadcast) is taken and right; B
+    /// by columns (column step not 1) is declined and C left as it was.
+    #[test]
+    fn b_layouts_are_taken_or_declined() {
+        let (m, k, p) = (5, 4, 35);
+        let a: Vec<f32> = (0..m * k).map(|s| val(s) as f32).collect();
+        let b: Vec<f32> = (0..k * p).map(|s| val(s + 7) as f32).collect();
+        for (rsb, csb) in [(0isize, 1isize), (1, k as isize)] {
+            let mut c = vec![1.5f32; m * p];
+            // SAFETY: with either layout, the steps address k×p elements of b (a row
+            // repeated, or b read by columns) and m×k of a; C is its own vector.
+            let done = unsafe {
+                gemm(&Product::new(
+                    m,
+                    k,
+                    p,
+                    a.as_ptr(),
+                    (k as isize, 1),
+                    b.as_ptr(),
+                    (rsb, csb),
+                    c.as_mut_ptr(),
+                    p as isize,
+                    false,
+                ))
+            };
+            assert_eq!(done, avx512() && csb == 1, "steps ({rsb}, {csb})");
+            for i in 0..m {
+                for j in 0..p {
+                    let want = if done {
+                        let at = |l: usize| b[(l as isize * rsb + j as isize * csb) as usize];
+                        (0..k).map(|l| a[i * k + l] * at(l)).sum::<f32>()
+                    } else {
+                        1.5
+                    };
+                    assert_eq!(c[i * p + j], want, "steps ({rsb}, {csb}): C[{i}][{j}]");
+                }
+            }
         }
     }
 
