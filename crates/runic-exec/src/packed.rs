@@ -50,7 +50,6 @@ pub(crate) trait Element:
 /// One product for a kernel: `C = A·B`, or `C += A·B` when `accumulate` (`m×k` times
 /// `k×p`), each operand by the steps of its rows and columns, `C`'s rows `rsc` apart and
 /// its columns contiguous.
-#[derive(Clone, Copy)]
 pub(crate) struct Product<T> {
     pub(crate) m: usize,
     pub(crate) k: usize,
