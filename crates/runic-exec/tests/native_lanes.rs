@@ -313,8 +313,9 @@ fn fold(choices: &mut impl Iterator<Item = u64>, row: &str) -> String {
     format!("{op} (map (\\x -> {f}) {row})")
 }
 
-/// Random row lambdas (folds of elementwise functions combined, or a map of the row by a
-/// fold's value, returned as a row) on random data with special values, run natively and
+/// Random row lambdas (folds of elementwise functions combined, a map of the row by a
+/// fold's value, or the row with its first element past a fold's value replaced, returned
+/// as rows) on random data with special values, run natively and
 /// on the evaluator: the same numbers (within rounding: sums left to the scalar loop are
 /// reassociated, `exp` is a polynomial in the lanes). Most of them must take the lanes.
 #[test]
@@ -333,12 +334,21 @@ fn random_row_lambdas_agree_with_the_evaluator() {
         });
         let (f1, f2) = (fold(&mut choices, "r"), fold(&mut choices, "r"));
         let g = elementwise(&mut choices, "y", 1);
-        let body = match case % 3 {
+        let h = elementwise(&mut choices, "x", 1);
+        let body = match case % 4 {
             0 => format!("let s = {f1} in {f2} + s * k"),
             1 => format!("let s = {f1} in if s > k then {f2} else s"),
-            _ => format!("let s = {f1} in map (\\y -> {g} - s) r"),
+            2 => format!("let s = {f1} in map (\\y -> {g} - s) r"),
+            // The first element where `h` passes `s`, replaced by `f2` (an `i64` fold
+            // over an `iota`, a row from an `if`, an update at each lane's index).
+            _ => format!(
+                "let s = {f1} \
+                 let j = reduce_comm i64.min i64.highest \
+                           (map2 (\\x i -> if {h} > s then i else i64.highest) r (iota m)) \
+                 in if j < m then copy r with [j] = {f2} else map (\\y -> {g}) r"
+            ),
         };
-        let ret = if case % 3 == 2 { "[n][m]f32" } else { "[n]f32" };
+        let ret = if case % 4 >= 2 { "[n][m]f32" } else { "[n]f32" };
         let src = format!(
             "entry main [n][m] (a: [n][m]f32) (s: [n]f32) : {ret} = map2 (\\r k -> {body}) a s"
         );
@@ -354,7 +364,7 @@ fn random_row_lambdas_agree_with_the_evaluator() {
         for (n, m) in [(9, 10), (4, 32), (5, 1), (6, 33), (0, 3), (3, 0)] {
             let a = match (n, m) {
                 (0, _) | (_, 0) => format!("empty([{n}][{m}]f32)"),
-                _ if case % 4 == 3 => picked_matrix(n, m, &specials, case as u64 + 1),
+                _ if case % 5 == 3 => picked_matrix(n, m, &specials, case as u64 + 1),
                 _ => matrix(n, m, "f32", (case * 100 + n * 10 + m) as u64),
             };
             let s = match n {
@@ -373,4 +383,109 @@ fn random_row_lambdas_agree_with_the_evaluator() {
             "only {took} of {programs} took the row lanes"
         );
     }
+}
+
+const ROW_UPDATES: &str = "
+def lse32 [m] (r: [m]f32) : f32 =
+  let mx = f32.maximum r in mx + f32.log (f32.sum (map (\\x -> f32.exp (x - mx)) r))
+def lse64 [m] (r: [m]f64) : f64 =
+  let mx = f64.maximum r in mx + f64.log (f64.sum (map (\\x -> f64.exp (x - mx)) r))
+entry xent_grad [n][m] (z: [n][m]f32) (ls: [n]i64) : [n][m]f32 =
+  vjp (\\z -> f32.sum (map2 (\\r l -> lse32 r - r[l]) z ls)) z 1
+entry xent_grad64 [n][m] (z: [n][m]f64) (ls: [n]i64) : [n][m]f64 =
+  vjp (\\z -> f64.sum (map2 (\\r l -> lse64 r - r[l]) z ls)) z 1
+entry onehot [n][m] (a: [n][m]f32) (ls: [n]i64) : [n][m]f32 =
+  map2 (\\r l -> map2 (+) r (replicate m 0f32 with [l] = 1)) a ls
+entry zero_max [n][m] (a: [n][m]f64) (lim: i64) : [n][m]f64 =
+  map (\\r -> let mx = f64.maximum r
+             let k = reduce_comm i64.min i64.highest
+                       (map2 (\\x i -> if x == mx then i else i64.highest) r (iota m))
+             in if k < lim then copy r with [k] = 0 else r) a
+entry zero_max32 [n][m] (a: [n][m]f32) (lim: i64) : [n][m]f32 =
+  map (\\r -> let mx = f32.maximum r
+             let k = reduce_comm i64.min i64.highest
+                       (map2 (\\x i -> if x == mx then i else i64.highest) r (iota m))
+             in if k < lim then copy r with [k] = 0 else r) a
+entry two_ends [n][m] (a: [n][m]f32) : [n][m]f32 =
+  map (\\r -> let k = reduce_comm i64.min i64.highest
+                       (map2 (\\x i -> if x > 0 then i else i64.highest) r (iota m))
+             in if k == 9223372036854775806 then map (+ 1) r else map (+ 2) r) a
+";
+
+/// Row lambdas with what a softmax cross-entropy's gradient needs run a row per lane too:
+/// a row replaced at one index per lane (`with`, from a `replicate` or a copy), `if`s
+/// whose results are rows or `i64`s, and `i64` reductions over an `iota` (the arg-max
+/// the adjoint of `maximum` finds), in `i32` lanes beside `f32` rows. Their results are the
+/// scalar code's; an index outside its row, or a free size beyond `i32` in `i32` lanes,
+/// sends the group to the scalar code (which reports the first, and decides the second
+/// as it always does); two constants that `i32` lanes would not tell apart keep the
+/// scalar code.
+#[test]
+fn row_updates_branches_and_integer_folds_run_a_row_per_lane() {
+    let c = compile(ROW_UPDATES);
+    let how = |e: &str| -> String {
+        let rows = c.native.explain();
+        (rows.iter().filter(|r| r.entry == e && r.depth == 0))
+            .map(|r| r.how.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let lanes = simd_on();
+    for e in [
+        "xent_grad",
+        "xent_grad64",
+        "onehot",
+        "zero_max",
+        "zero_max32",
+    ] {
+        assert_eq!(
+            how(e).contains("a row per SIMD lane"),
+            lanes,
+            "{e}: {}",
+            how(e)
+        );
+    }
+    assert!(
+        !how("two_ends").contains("a row per SIMD lane"),
+        "{}",
+        how("two_ends")
+    );
+    let near = |e: &str, input: &str, rel: f64| {
+        let native = numbers(&c, e, input, true);
+        assert_near(&native, &numbers(&c, e, input, false), rel, e);
+    };
+    let specials = [
+        "0f32", "-0f32", "1f32", "-1f32", "2.5f32", "f32.nan", "-f32.inf",
+    ];
+    for n in [1, 3, 4, 5, 9, 33] {
+        for m in [1, 4, 10, 32, 33] {
+            let a32 = matrix(n, m, "f32", (n * 40 + m) as u64);
+            let a64 = a32.replace("f32", "f64");
+            let ks = |first: usize| {
+                let ks: Vec<String> = (0..n)
+                    .map(|i| format!("{}i64", if i == 0 { first } else { (i * 7 + 3) % m }))
+                    .collect();
+                format!("[{}]", ks.join(", "))
+            };
+            near("xent_grad", &format!("{a32} {}", ks(m - 1)), 1e-5);
+            near("xent_grad64", &format!("{a64} {}", ks(0)), 1e-13);
+            c.agree("onehot", &format!("{a32} {}", ks(m - 1)), true);
+            c.agree_message("onehot", &format!("{a32} {}", ks(m)));
+            c.agree_message("xent_grad", &format!("{a32} {}", ks(m + 5)));
+            for lim in [0, 3, m as i64, 1 << 40, -(1 << 40)] {
+                c.agree("zero_max", &format!("{a64} {lim}i64"), true);
+                c.agree("zero_max32", &format!("{a32} {lim}i64"), true);
+            }
+            let special = picked_matrix(n, m, &specials, (n + m) as u64);
+            c.agree("zero_max32", &format!("{special} {m}i64"), true);
+            c.agree("two_ends", &special, true);
+            near("xent_grad", &format!("{special} {}", ks(0)), 1e-5);
+        }
+    }
+    // Rows without a positive element: `k` is `i64.highest`, not the constant below it.
+    let got = c.run("two_ends", "[[-1f32, 0], [1f32, 2], [0f32, 0], [-2f32, 3]]");
+    assert_eq!(
+        got,
+        common::values("[[1f32, 2], [3f32, 4], [2f32, 2], [0f32, 5]]")
+    );
 }
