@@ -6,7 +6,8 @@
 //! such a map folds its sums of at most [`ROW_LANES_MAX`] elements in order too
 //! (`Gen::in_order_short_sums`), so a row's results do not depend on whether its group ran
 //! in lanes (up to the last bit of `exp`, `log` and `tanh`, as everywhere in `simd/`); the
-//! elements of the lanes' rows are gathered from the rows at each step.
+//! elements of the lanes' rows are gathered from the rows at each step (a parameter's row
+//! that more than one SOAC reads, once into a slot first).
 //!
 //! The lambda takes rows and scalars of one float type `T`, and `i64`s that only index its
 //! rows; its statements are those the lane code does (`VGen`), reductions over rows whose
@@ -513,6 +514,9 @@ struct Prep<'e> {
     lens: HashMap<VName, Value>,
     widths: HashMap<VName, Value>,
     slots: HashMap<VName, Value>,
+    /// The parameters' rows that SOACs read more than once, gathered into these slots
+    /// first (a vector load per element afterwards, instead of a load per lane).
+    staged: HashMap<VName, Value>,
 }
 
 impl Prep<'_> {
@@ -650,6 +654,7 @@ pub(crate) fn row_loop(
         lens: HashMap::new(),
         widths: HashMap::new(),
         slots: HashMap::new(),
+        staged: HashMap::new(),
     };
     // The parameters' rows at most ROW_LANES_MAX (they are gathered a lane at a time). A
     // free vector may be longer: it is read element by element, not kept.
@@ -661,6 +666,13 @@ pub(crate) fn row_loop(
     }
     prep.lens.extend(vectors.iter().map(|(v, x)| (*v, x.len)));
     prep.body(b, &lam.body)?;
+    let mut reads = HashMap::new();
+    soac_reads(&lam.body, &mut reads);
+    for (p, input) in &by_name {
+        if matches!(input, RowInput::Rows(_)) && reads.get(p).is_some_and(|&n| n > 1) {
+            prep.staged.insert(*p, new_slot(b));
+        }
+    }
     // Scalars into columns; a result row as long as the output's rows.
     for (r, out) in lam.body.result.iter().zip(outs) {
         match (r, out) {
@@ -691,6 +703,7 @@ pub(crate) fn row_loop(
         vectors,
         widths: &prep.widths,
         slots: &prep.slots,
+        staged: &prep.staged,
         lens: &prep.lens,
         dummy: b.ins().stack_addr(types::I64, dummy, 0),
     };
@@ -719,6 +732,7 @@ struct Parts<'a> {
     vectors: &'a HashMap<VName, Vector>,
     widths: &'a HashMap<VName, Value>,
     slots: &'a HashMap<VName, Value>,
+    staged: &'a HashMap<VName, Value>,
     lens: &'a HashMap<VName, Value>,
     dummy: Value,
 }
@@ -775,6 +789,15 @@ fn rows_body(
         ints: HashMap::new(),
         indices,
     };
+    for (p, &slot) in parts.staged {
+        let (row, len) = (r.row(p)?, parts.lens[p]);
+        r.lane_loop(len, &[], |r, j, _| {
+            let v = element(&mut r.g, &row, j).value();
+            store_element(r.g.b, slot, j, v);
+            Ok(Vec::new())
+        })?;
+        r.rows.insert(*p, LaneRow::Slot(slot));
+    }
     r.stms(&parts.lam.body)?;
     let mut res = Vec::new();
     for x in &parts.lam.body.result {
@@ -1211,6 +1234,36 @@ fn lane_rows(b: &mut FunctionBuilder, plan: Plan, r: &Rows, first: Value) -> Vec
         lanes.push(crate::scalar::pinned(b, row));
     }
     lanes
+}
+
+/// A slot for a row of each lane, [`ROW_LANES_MAX`] vectors.
+fn new_slot(b: &mut FunctionBuilder) -> Value {
+    let size = (ROW_LANES_MAX * VECTOR_BYTES) as u32;
+    let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size, 4);
+    let slot = b.create_sized_stack_slot(data);
+    b.ins().stack_addr(types::I64, slot, 0)
+}
+
+/// How many SOACs of `body` (in its branches too) read each array.
+fn soac_reads(body: &Body, reads: &mut HashMap<VName, usize>) {
+    for s in &body.stms {
+        match &s.exp {
+            Exp::Soac(Soac::Reduce { arrs, .. } | Soac::Map { arrs, .. }) => {
+                for a in arrs {
+                    *reads.entry(*a).or_default() += 1;
+                }
+            }
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                soac_reads(then_body, reads);
+                soac_reads(else_body, reads);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `k` (an `i64`) in every lane of a vector of the mask's type.
