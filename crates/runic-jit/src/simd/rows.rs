@@ -205,10 +205,8 @@ impl Scope<'_> {
             }) if top => {
                 let p = one(s)?;
                 let [ne] = &neutral[..] else { return None };
-                let ins_ok = arrs
-                    .iter()
-                    .all(|a| self.rows.contains(a) || self.iotas.contains(a));
-                if !self.uniform(w) || arrs.is_empty() || !ins_ok {
+                let params = self.soac_params(arrs)?;
+                if !self.uniform(w) {
                     return None;
                 }
                 let int = p.ty == Type::Prim(PrimType::I64);
@@ -221,15 +219,6 @@ impl Scope<'_> {
                 if !ne_ok || !(int || self.is_t(&p.ty)) {
                     return None;
                 }
-                let params: Vec<PrimType> = (arrs.iter())
-                    .map(|a| {
-                        if self.iotas.contains(a) {
-                            PrimType::I64
-                        } else {
-                            t
-                        }
-                    })
-                    .collect();
                 match pre {
                     Some(pre) => self.lambda(pre, &params, &[elem])?,
                     None if params == [elem] => {}
@@ -239,25 +228,13 @@ impl Scope<'_> {
                 self.bind(p.name, elem);
             }
             Exp::Soac(Soac::Map { w, lam: f, arrs }) if top => {
+                let params = self.soac_params(arrs)?;
                 let fits = self.uniform(w)
-                    && !arrs.is_empty()
                     && !s.pat.is_empty()
-                    && arrs
-                        .iter()
-                        .all(|a| self.rows.contains(a) || self.iotas.contains(a))
                     && s.pat.iter().all(|p| self.is_row(&p.ty));
                 if !fits {
                     return None;
                 }
-                let params: Vec<PrimType> = (arrs.iter())
-                    .map(|a| {
-                        if self.iotas.contains(a) {
-                            PrimType::I64
-                        } else {
-                            t
-                        }
-                    })
-                    .collect();
                 self.lambda(f, &params, &vec![t; s.pat.len()])?;
                 self.made_rows(s);
             }
@@ -382,6 +359,17 @@ impl Scope<'_> {
             }
             _ => false,
         }
+    }
+
+    /// The element types of a SOAC's inputs (rows of `T`, or `iota`s), if it has some.
+    fn soac_params(&self, arrs: &[VName]) -> Option<Vec<PrimType>> {
+        let elem = |a: &VName| match (self.rows.contains(a), self.iotas.contains(a)) {
+            (true, _) => Some(self.t),
+            (_, true) => Some(PrimType::I64),
+            _ => None,
+        };
+        let params: Vec<PrimType> = arrs.iter().map(elem).collect::<Option<_>>()?;
+        (!params.is_empty()).then_some(params)
     }
 
     fn bind(&mut self, v: VName, ty: PrimType) {
