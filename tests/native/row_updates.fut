@@ -46,3 +46,16 @@ entry zero_first_max [n][m] (a: [n][m]f64) (lim: i64) : [n][m]f64 =
              let k = reduce_comm i64.min i64.highest
                        (map2 (\x i -> if x == mx then i else i64.highest) r (iota m))
              in if k < lim then copy r with [k] = 0 else r) a
+
+-- An update guarded by its index (`-1` for none): the branch not taken is not checked.
+-- ==
+-- entry: double_at
+-- input { [[1f32, 2, 3], [4f32, 5, 6], [7f32, 8, 9], [0f32, 0, 0], [-1f32, -2, -3]]
+--         [2i64, -1, 0, -1, 1] }
+-- output { [[1f32, 2, 6], [5f32, 6, 7], [14f32, 8, 9], [1f32, 1, 1], [-1f32, -4, -3]] }
+-- input { [[1f32, 2, 3], [4f32, 5, 6], [7f32, 8, 9], [0f32, 0, 0], [-1f32, -2, -3]]
+--         [2i64, -1, 3, -1, 1] }
+-- error: out of bounds
+
+entry double_at [n][m] (a: [n][m]f32) (ks: [n]i64) : [n][m]f32 =
+  map2 (\r k -> if k >= 0 then copy r with [k] = r[k] * 2 else map (+ 1) r) a ks

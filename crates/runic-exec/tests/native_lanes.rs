@@ -406,6 +406,8 @@ entry zero_max32 [n][m] (a: [n][m]f32) (lim: i64) : [n][m]f32 =
              let k = reduce_comm i64.min i64.highest
                        (map2 (\\x i -> if x == mx then i else i64.highest) r (iota m))
              in if k < lim then copy r with [k] = 0 else r) a
+entry guarded [n][m] (a: [n][m]f32) (ks: [n]i64) : [n][m]f32 =
+  map2 (\\r k -> if k >= 0 then copy r with [k] = r[k] * 2 else map (+ 1) r) a ks
 entry two_ends [n][m] (a: [n][m]f32) : [n][m]f32 =
   map (\\r -> let k = reduce_comm i64.min i64.highest
                        (map2 (\\x i -> if x > 0 then i else i64.highest) r (iota m))
@@ -437,6 +439,7 @@ fn row_updates_branches_and_integer_folds_run_a_row_per_lane() {
         "onehot",
         "zero_max",
         "zero_max32",
+        "guarded",
     ] {
         assert_eq!(
             how(e).contains("a row per SIMD lane"),
@@ -481,6 +484,24 @@ fn row_updates_branches_and_integer_folds_run_a_row_per_lane() {
             c.agree("two_ends", &special, true);
             near("xent_grad", &format!("{special} {}", ks(0)), 1e-5);
         }
+    }
+    // Updates guarded by an `if`: `-1` (not taken) in most rows, an index outside the row
+    // where the branch is taken fails as the scalar code fails.
+    for (n, m) in [(9, 10), (33, 4), (5, 32)] {
+        let a = matrix(n, m, "f32", n as u64);
+        // Every third row an index, the others `-1`; the last row `last`.
+        let ks = |last: String| {
+            let mut ks: Vec<String> = (0..n)
+                .map(|i| match i % 3 {
+                    0 => format!("{}i64", i % m),
+                    _ => "-1i64".to_string(),
+                })
+                .collect();
+            ks[n - 1] = last;
+            format!("[{}]", ks.join(", "))
+        };
+        c.agree("guarded", &format!("{a} {}", ks("-1i64".into())), true);
+        c.agree_message("guarded", &format!("{a} {}", ks(format!("{m}i64"))));
     }
     // Rows without a positive element: `k` is `i64.highest`, not the constant below it.
     let got = c.run("two_ends", "[[-1f32, 0], [1f32, 2], [0f32, 0], [-2f32, 3]]");

@@ -9,8 +9,8 @@
 //! elements of the lanes' rows are gathered from the rows at each step (a parameter's row
 //! that more than one SOAC reads, once into a slot first).
 //!
-//! The lambda takes rows and scalars of one float type `T`, and `i64`s that only index its
-//! rows; its statements are those the lane code does (`VGen`), reductions over rows whose
+//! The lambda takes rows and scalars of one float type `T`, and `i64`s that index its
+//! rows (or are compared: small integers below); its statements are those the lane code does (`VGen`), reductions over rows whose
 //! operator and `pre` are such code, maps of such code over rows, reads of a row at each
 //! lane's own index (a cross-entropy's `z[label]`), rows with an element replaced at each
 //! lane's own index (`with`, of a `replicate`, a copy or any other row: the one-hot
@@ -22,8 +22,8 @@
 //! be returned. Free vectors of `T` are rows too, the same in every lane (a bias). It
 //! returns scalars of `T` and rows it made, scattered into the output's rows.
 //!
-//! An index outside its row sends the group to the scalar code, which reports it (or,
-//! in a branch not taken, does not). Small integers are in vectors of the lane mask's type:
+//! An index outside its row sends the group to the scalar code, which reports it; one in
+//! a branch of an `if` that its lane does not take is ignored (`k = -1` for "none"). Small integers are in vectors of the lane mask's type:
 //! `i64` lanes beside `f64` rows, `i32` lanes beside `f32` ones, where a constant beyond
 //! `i32` is clamped to its end (a plan needs those constants apart: at most one at each
 //! end) and a free size beyond it sends the group to the scalar code; an `iota`'s elements
@@ -113,9 +113,10 @@ fn row_of(t: PrimType, ty: &Type) -> bool {
 
 /// What [`row_plan`] knows of the names in scope: scalars of `T` and booleans (`tys`, as
 /// `check_body` takes them), rows of `T` (those in a slot: `made`), rows of `iota`s,
-/// small integers in lanes (`ints`: made only from `iota`s' elements, constants and free
-/// sizes, by `min`, `max` and `if`), `i64` parameters that only index, and the integer
-/// constants the lanes use.
+/// small integers in lanes (`ints`: made only from `iota`s' elements, constants, free
+/// sizes and `i64` parameters, by `min`, `max` and `if`), the `i64` parameters (each
+/// lane's own, which index rows as they are and are checked to fit `i32` lanes where
+/// they are compared), and the integer constants the lanes use.
 struct Scope<'f> {
     t: PrimType,
     free: &'f dyn Fn(VName) -> Option<PrimType>,
@@ -158,13 +159,17 @@ impl Scope<'_> {
                 true
             }
             SubExp::Const(_) => false,
-            SubExp::Var(v) => self.ints.contains(v) || (self.free)(*v) == Some(PrimType::I64),
+            SubExp::Var(v) => {
+                self.ints.contains(v)
+                    || self.indices.contains(v)
+                    || (self.free)(*v) == Some(PrimType::I64)
+            }
         }
     }
 
     /// Whether `s` can index the lanes' rows: an index parameter or a small integer.
     fn index(&mut self, s: &SubExp) -> bool {
-        matches!(s, SubExp::Var(v) if self.indices.contains(v)) || self.int(s)
+        self.int(s)
     }
 
     /// `i32` lanes hold the integers of `f32` rows: the constants must stay apart when
@@ -352,7 +357,9 @@ impl Scope<'_> {
                 let is_int = |s: &SubExp| match s {
                     SubExp::Const(p) => p.ty() == PrimType::I64,
                     SubExp::Var(v) => {
-                        self.ints.contains(v) || (self.free)(*v) == Some(PrimType::I64)
+                        self.ints.contains(v)
+                            || self.indices.contains(v)
+                            || (self.free)(*v) == Some(PrimType::I64)
                     }
                 };
                 (is_int(a) || is_int(b)) && self.int(a) && self.int(b)
@@ -911,6 +918,7 @@ impl RowGen<'_, '_, '_> {
             SubExp::Const(p) => p.ty() == PrimType::I64,
             SubExp::Var(v) => {
                 self.ints.contains_key(v)
+                    || self.indices.contains_key(v)
                     || (!self.g.env.contains_key(v)
                         && matches!(self.parts.env.get(v), Some((_, PrimType::I64))))
             }
@@ -972,17 +980,17 @@ impl RowGen<'_, '_, '_> {
                 if let Some(x) = self.ints.get(v) {
                     return Ok(*x);
                 }
+                if let Some(ks) = self.indices.get(v).cloned() {
+                    if mt.lane_bits() == 32 {
+                        let oks: Vec<Value> = (ks.iter()).map(|&k| fits_i32(self.g.b, k)).collect();
+                        bail_lanes(&mut self.g, &oks);
+                    }
+                    return Ok(index_vector(&mut self.g, &ks));
+                }
                 let &(x, _) = (self.parts.env.get(v))
                     .ok_or_else(|| format!("internal error: {v} is not in scope"))?;
                 if mt.lane_bits() == 32 {
-                    let b = &mut self.g.b;
-                    let above = b
-                        .ins()
-                        .icmp_imm_s(IntCC::SignedGreaterThan, x, i32::MIN as i64);
-                    let below = b
-                        .ins()
-                        .icmp_imm_s(IntCC::SignedLessThan, x, i32::MAX as i64);
-                    let inside = b.ins().band(above, below);
+                    let inside = fits_i32(self.g.b, x);
                     bail_unless(&mut self.g, inside);
                 }
                 Ok(int_splat(&mut self.g, x))
@@ -1028,12 +1036,10 @@ impl RowGen<'_, '_, '_> {
         let ks = self.lane_indices(k)?;
         let len = self.parts.lens[a];
         let b = &mut self.g.b;
-        let mut inside = b.ins().iconst(types::I8, 1);
-        for &k in &ks {
-            let ok = b.ins().icmp(IntCC::UnsignedLessThan, k, len);
-            inside = b.ins().band(inside, ok);
-        }
-        bail_unless(&mut self.g, inside);
+        let oks: Vec<Value> = (ks.iter())
+            .map(|&k| b.ins().icmp(IntCC::UnsignedLessThan, k, len))
+            .collect();
+        bail_lanes(&mut self.g, &oks);
         let at = index_vector(&mut self.g, &ks);
         let x = self.g.opd(x)?.v;
         let (src, slot) = (self.row(a)?, self.parts.slots[&p]);
@@ -1049,14 +1055,24 @@ impl RowGen<'_, '_, '_> {
         Ok(())
     }
 
-    /// An `if`: both branches computed (none of their operations has an effect; what
-    /// either leaves to the scalar code, it leaves), their results selected lane by lane,
-    /// rows element by element into the slots of `pat`.
+    /// An `if`: both branches computed (none of their operations has an effect, and what
+    /// each leaves to the scalar code counts only in the lanes that take it), their
+    /// results selected lane by lane, rows element by element into the slots of `pat`.
     fn branch(&mut self, pat: &[Param], cond: &SubExp, then: &Body, els: &Body) -> R<()> {
         let c = self.g.opd(cond)?.v;
+        let not_c = self.g.b.ins().bnot(c);
+        let mut bail = self.g.bail.take();
         let mut sides = Vec::new();
-        for body in [then, els] {
+        for (body, taken) in [(then, c), (els, not_c)] {
             self.stms(body)?;
+            // What a branch leaves to the scalar code matters only where it is taken.
+            if let Some(m) = self.g.bail.take() {
+                let m = self.g.b.ins().band(m, taken);
+                bail = Some(match bail {
+                    Some(old) => self.g.b.ins().bor(old, m),
+                    None => m,
+                });
+            }
             let mut side = Vec::new();
             for (r, p) in body.result.iter().zip(pat) {
                 side.push(match (r, &p.ty) {
@@ -1066,6 +1082,7 @@ impl RowGen<'_, '_, '_> {
             }
             sides.push(side);
         }
+        self.g.bail = bail;
         let els = sides.pop().unwrap_or_default();
         let then = sides.pop().unwrap_or_default();
         for ((p, x), y) in pat.iter().zip(then).zip(els) {
@@ -1297,6 +1314,33 @@ fn bail_unless(g: &mut VGen, inside: Value) {
     });
 }
 
+/// Whether `x` (an `i64`) lies strictly between `i32`'s ends, where no clamped constant is.
+fn fits_i32(b: &mut FunctionBuilder, x: Value) -> Value {
+    let above = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedGreaterThan, x, i32::MIN as i64);
+    let below = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedLessThan, x, i32::MAX as i64);
+    b.ins().band(above, below)
+}
+
+/// The lanes `l` where `oks[l]` (a scalar condition) fails to the scalar code.
+fn bail_lanes(g: &mut VGen, oks: &[Value]) {
+    let mt = g.plan.mt();
+    let lane = mt.lane_type();
+    let (all, none) = (g.b.ins().iconst(lane, -1), g.b.ins().iconst(lane, 0));
+    let mut out = g.b.ins().splat(mt, none);
+    for (l, &ok) in oks.iter().enumerate() {
+        let flag = g.b.ins().select(ok, none, all);
+        out = g.b.ins().insertlane(out, flag, l as u8);
+    }
+    g.bail = Some(match g.bail {
+        Some(m) => g.b.ins().bor(m, out),
+        None => out,
+    });
+}
+
 /// Vector `v` as element `j` of the lanes' rows in `slot`.
 fn store_element(b: &mut FunctionBuilder, slot: Value, j: Value, v: Value) {
     let at = b.ins().imul_imm_s(j, VECTOR_BYTES);
@@ -1332,11 +1376,11 @@ fn element(g: &mut VGen, row: &LaneRow, k: Value) -> Lane {
 /// `len`) reads a harmless dummy and sends the group to the scalar code, which reports it.
 fn element_at(g: &mut VGen, row: &LaneRow, ks: &[Value], len: Value, dummy: Value) -> R<Value> {
     let mut addrs = Vec::new();
-    let mut inside = g.b.ins().iconst(types::I8, 1);
+    let mut oks = Vec::new();
     let size = g.plan.elem.size_bytes() as i64;
     for (l, &k) in ks.iter().enumerate() {
         let ok = g.b.ins().icmp(IntCC::UnsignedLessThan, k, len);
-        inside = g.b.ins().band(inside, ok);
+        oks.push(ok);
         let a = match row {
             LaneRow::Gathered(lanes, step) => {
                 let at = g.b.ins().imul(k, *step);
@@ -1356,7 +1400,7 @@ fn element_at(g: &mut VGen, row: &LaneRow, ks: &[Value], len: Value, dummy: Valu
         };
         addrs.push(g.b.ins().select(ok, a, dummy));
     }
-    bail_unless(g, inside);
+    bail_lanes(g, &oks);
     Ok(match row {
         LaneRow::Filled(v) => *v,
         _ => gather(g, &addrs),
