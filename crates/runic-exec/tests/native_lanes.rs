@@ -408,6 +408,9 @@ entry zero_max32 [n][m] (a: [n][m]f32) (lim: i64) : [n][m]f32 =
              in if k < lim then copy r with [k] = 0 else r) a
 entry guarded [n][m] (a: [n][m]f32) (ks: [n]i64) : [n][m]f32 =
   map2 (\\r k -> if k >= 0 then copy r with [k] = r[k] * 2 else map (+ 1) r) a ks
+entry far [n][m] (a: [n][m]f32) (ks: [n]i64) : [n][m]f32 =
+  map2 (\\r k -> let j = if r[0] > 0 then k else 0
+                 in if j < m then copy r with [j] = 5 else r) a ks
 entry two_ends [n][m] (a: [n][m]f32) : [n][m]f32 =
   map (\\r -> let k = reduce_comm i64.min i64.highest
                        (map2 (\\x i -> if x > 0 then i else i64.highest) r (iota m))
@@ -440,6 +443,7 @@ fn row_updates_branches_and_integer_folds_run_a_row_per_lane() {
         "zero_max",
         "zero_max32",
         "guarded",
+        "far",
     ] {
         assert_eq!(
             how(e).contains("a row per SIMD lane"),
@@ -503,6 +507,19 @@ fn row_updates_branches_and_integer_folds_run_a_row_per_lane() {
         c.agree("guarded", &format!("{a} {}", ks("-1i64".into())), true);
         c.agree_message("guarded", &format!("{a} {}", ks(format!("{m}i64"))));
     }
+    // An `i64` parameter beyond `i32` in `i32` lanes, as the result of a branch taken (the
+    // group goes to the scalar code: `j < m` is false there) and of one not taken.
+    let a = "[[1f32, 2], [-1f32, 2], [3f32, 4], [-5f32, 6], [7f32, 8]]";
+    for k in [1i64 << 32, -(1 << 32), 1 << 40] {
+        let ks = format!("[{k}i64, 0i64, 1i64, {k}i64, {k}i64]");
+        c.agree("far", &format!("{a} {ks}"), true);
+    }
+    let got = c.run(
+        "far",
+        &format!("{a} [4294967296i64, 0i64, 1i64, 0i64, 0i64]"),
+    );
+    let want = "[[1f32, 2], [5f32, 2], [3f32, 5], [5f32, 6], [5f32, 8]]";
+    assert_eq!(got, common::values(want));
     // Rows without a positive element: `k` is `i64.highest`, not the constant below it.
     let got = c.run("two_ends", "[[-1f32, 0], [1f32, 2], [0f32, 0], [-2f32, 3]]");
     assert_eq!(

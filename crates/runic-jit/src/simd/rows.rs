@@ -167,9 +167,10 @@ impl Scope<'_> {
         }
     }
 
-    /// Whether `s` can index the lanes' rows: an index parameter or a small integer.
+    /// Whether `s` can index the lanes' rows: a small integer or an index parameter, or a
+    /// constant of any integer type (clamped to `i32` it is as far outside a row).
     fn index(&mut self, s: &SubExp) -> bool {
-        self.int(s)
+        matches!(s, SubExp::Const(p) if p.as_int().is_some()) || self.int(s)
     }
 
     /// `i32` lanes hold the integers of `f32` rows: the constants must stay apart when
@@ -1065,14 +1066,6 @@ impl RowGen<'_, '_, '_> {
         let mut sides = Vec::new();
         for (body, taken) in [(then, c), (els, not_c)] {
             self.stms(body)?;
-            // What a branch leaves to the scalar code matters only where it is taken.
-            if let Some(m) = self.g.bail.take() {
-                let m = self.g.b.ins().band(m, taken);
-                bail = Some(match bail {
-                    Some(old) => self.g.b.ins().bor(old, m),
-                    None => m,
-                });
-            }
             let mut side = Vec::new();
             for (r, p) in body.result.iter().zip(pat) {
                 side.push(match (r, &p.ty) {
@@ -1081,6 +1074,15 @@ impl RowGen<'_, '_, '_> {
                 });
             }
             sides.push(side);
+            // What a branch (its results included) leaves to the scalar code matters only
+            // where it is taken.
+            if let Some(m) = self.g.bail.take() {
+                let m = self.g.b.ins().band(m, taken);
+                bail = Some(match bail {
+                    Some(old) => self.g.b.ins().bor(old, m),
+                    None => m,
+                });
+            }
         }
         self.g.bail = bail;
         let els = sides.pop().unwrap_or_default();
