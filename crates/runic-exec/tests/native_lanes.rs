@@ -1,5 +1,5 @@
 //! Native kernels whose SIMD lanes run across rows or down columns (runic-jit's
-//! `simd/rows.rs` and `columns.rs`) against the evaluator (`RUNIC_JIT=0`) and the
+//! `simd/rows/` and `columns.rs`) against the evaluator (`RUNIC_JIT=0`) and the
 //! interpreter: which maps take the lanes (as `explain` reports them), and that the lanes
 //! give the scalar code's results, failures and special values included.
 
@@ -133,7 +133,7 @@ entry centred [n][m] (a: [n][m]f32) : ([n][m]f32, [n]f32) =
   unzip (map (\\r -> let mu = f32.sum r / f32.i64 m in (map (\\x -> x - mu) r, mu)) a)
 ";
 
-/// Maps folding short rows to scalars run a row per lane (`simd/rows.rs`): on `f32` and
+/// Maps folding short rows to scalars run a row per lane (`simd/rows/`): on `f32` and
 /// `f64`, with scalars beside the rows, two rows in one fold, several results, any
 /// operator the lanes compute, a branch after the folds, rows strided in memory, maps
 /// whose rows the lambda returns, free vectors, and a row read at each lane's own index

@@ -181,7 +181,7 @@ pub(crate) fn index_bits(index: &[bool]) -> Option<u64> {
     Some((index.iter().enumerate()).fold(0, |bits, (k, &ix)| bits | (ix as u64) << k))
 }
 
-/// Where a row lambda's parameters come from, or its results go (`simd/rows.rs`): rows of
+/// Where a row lambda's parameters come from, or its results go (`simd/rows/`): rows of
 /// the arrays of rank 2, columns of the others.
 fn row_inputs(b: &mut FunctionBuilder, inputs: &[ArrV]) -> Vec<crate::simd::rows::RowInput> {
     use crate::simd::rows::RowInput;
@@ -200,7 +200,7 @@ fn row_inputs(b: &mut FunctionBuilder, inputs: &[ArrV]) -> Vec<crate::simd::rows
         .collect()
 }
 
-/// The free vectors of a kernel (`simd/rows.rs` reads them in every lane alike).
+/// The free vectors of a kernel (`simd/rows/` reads them in every lane alike).
 fn free_vectors(
     b: &mut FunctionBuilder,
     arrays: &HashMap<VName, ArrV>,
@@ -309,7 +309,7 @@ pub fn compile_map(
         && io.free_arrays.is_empty()
         && io.accs.is_empty();
     let unroll = if flat { UNROLL } else { 1 };
-    // Short rows folded or mapped: a row per lane (`simd/rows.rs`).
+    // Short rows folded or mapped: a row per lane (`simd/rows/`).
     let by_rows = !flat
         && !index.contains(&true)
         && io.accs.is_empty()

@@ -27,7 +27,7 @@
 //! only vectorisable operations run in SIMD lanes first (`simd/`; `RUNIC_SIMD=0` turns
 //! it off); `exp`, `log` and `tanh` there are polynomials within a few ulp of std's. Maps
 //! folding or mapping short rows (a row's maximum, log-sum-exp or softmax over ten
-//! classes) run a row per lane (`simd/rows.rs`).
+//! classes) run a row per lane (`simd/rows/`).
 //!
 //! Anything else makes [`compile_map`]/[`compile_fold`] return `Err` with the reason.
 //!
@@ -128,7 +128,7 @@ pub struct MapKernel {
     /// The column reduction's steps run in SIMD lanes (when, at run time, its elements are
     /// consecutive and the rows it reads are in bounds; otherwise its scalar loops do).
     pub column_lanes: bool,
-    /// Its elements are short rows folded and mapped a row per SIMD lane (`simd/rows.rs`;
+    /// Its elements are short rows folded and mapped a row per SIMD lane (`simd/rows/`;
     /// when, at run time, every row is at most 32 long).
     pub row_lanes: bool,
     /// Which of the lambda's parameters are the element's index (their input an `iota`

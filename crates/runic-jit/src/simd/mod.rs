@@ -556,11 +556,16 @@ impl<'a, 'b> VGen<'a, 'b> {
         let differ = b.ins().icmp(IntCC::NotEqual, xi, yi);
         let eq = vcast(b, mt, eq);
         let zeros = b.ins().band(eq, differ);
-        self.bail = Some(match self.bail {
-            Some(m) => self.b.ins().bor(m, zeros),
-            None => zeros,
-        });
+        self.leave(zeros);
         self.lanes(r)
+    }
+
+    /// Leaves the lanes of mask `m` to the scalar code (with those left before).
+    fn leave(&mut self, m: Value) {
+        self.bail = Some(match self.bail {
+            Some(old) => self.b.ins().bor(old, m),
+            None => m,
+        });
     }
 
     /// `x ⊕ y` lane by lane, for a fold's operator.
