@@ -27,6 +27,7 @@ mod packed;
 mod permute;
 mod profile;
 mod short;
+mod simd;
 pub mod slots;
 mod soac;
 mod tasks;

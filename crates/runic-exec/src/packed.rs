@@ -1,19 +1,11 @@
 //! The element types of products and their packed GEMM kernel: the `gemm` crates'
 //! (`gemm-f32`, `gemm-f64`), AVX-512 where the CPU has it and AVX2 + FMA otherwise, chosen
 //! on the first call. A product with few columns goes to [`crate::thin`]'s kernel first,
-//! one with a short sum to [`crate::short`]'s.
+//! one with a short sum or few rows to [`crate::short`]'s.
 
 /// The element types with a GEMM kernel.
 pub(crate) trait Element:
-    crate::thin::Scalar
-    + crate::short::Lanes
-    + Copy
-    + Default
-    + Send
-    + Sync
-    + std::ops::AddAssign
-    + From<u8>
-    + 'static
+    crate::simd::Lanes + Copy + Default + Send + Sync + std::ops::AddAssign + From<u8> + 'static
 {
     /// The `gemm` crates' kernel for the type (chosen for the CPU on the first call).
     fn kernel() -> Kernel<Self>;

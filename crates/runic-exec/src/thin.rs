@@ -5,14 +5,18 @@
 //! `[256][10]`: 130–143 µs here against 154–232 µs through the `gemm` crates). One
 //! register-tiled kernel, AVX2 + FMA, chosen at run time, [`along`]: vectorised along
 //! the sum, up to 2×6 dot products at once, each a vector of partial sums added up at
-//! the end. (Its sibling vectorised along `C`'s rows, for few rows or few summed terms,
-//! lost to the `gemm` crates' AVX-512 kernels: the MLP's `δᵀ·h` 250–290 → 110 µs, GMM's
-//! 16×16 products summed over 10 000 points 17–21 → 13 ms per batch.)
+//! the end. (A sibling vectorised along `C`'s rows, for few rows or few summed terms,
+//! lost to the `gemm` crates' AVX-512 kernels on a Zen 4: the MLP's `δᵀ·h` 250–290 →
+//! 110 µs, GMM's 16×16 products summed over 10 000 points 17–21 → 13 ms per batch;
+//! short.rs now builds such products a row band at a time, in registers.)
 //!
 //! [`gemm`] returns false for any other layout or CPU, and the caller runs the general GEMM.
 //! Results differ from it in the last bits, as blocked sums do.
 
 use crate::packed::Product;
+use crate::simd::Lanes;
+#[cfg(target_arch = "x86_64")]
+use crate::simd::{avx2_lanes, has_avx2_fma, Vector};
 
 /// The largest thin side.
 pub(crate) const THIN: usize = 16;
@@ -29,13 +33,13 @@ const ALONG_MIN: usize = 16;
 /// As [`crate::packed`]'s `Element::gemm`: the pointers and steps address `m×k`, `k×p` and
 /// `m×p` elements inside their arrays (`C`'s columns contiguous), and `C` overlaps
 /// neither operand.
-pub(crate) unsafe fn gemm<T: Scalar>(op: &Product<T>) -> bool {
+pub(crate) unsafe fn gemm<T: Lanes>(op: &Product<T>) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         if op.m == 0 || op.p == 0 || !has_avx2_fma() {
             return false;
         }
-        if op.p <= THIN && op.csa == 1 && op.rsb == 1 && op.k >= ALONG_MIN * T::LANES {
+        if op.p <= THIN && op.csa == 1 && op.rsb == 1 && op.k >= ALONG_MIN * avx2_lanes::<T>() {
             // SAFETY: the CPU has AVX2 and FMA; the rest is the caller's contract.
             unsafe { x86::along_all(op) };
             return true;
@@ -49,59 +53,38 @@ pub(crate) unsafe fn gemm<T: Scalar>(op: &Product<T>) -> bool {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-fn has_avx2_fma() -> bool {
-    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
-}
-
-/// The element types with thin kernels: a vector of [`Scalar::LANES`] of them in a
-/// 256-bit register.
-pub(crate) trait Scalar: Copy + std::ops::Add<Output = Self> {
-    const LANES: usize;
-    #[cfg(target_arch = "x86_64")]
-    type V: Copy;
-    /// All lanes zero.
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn zero() -> Self::V;
-    /// The first `n` lanes from `p` (all when `n == LANES`), the others zero.
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn load(p: *const Self, n: usize) -> Self::V;
-    /// `a·b + c` lane by lane, rounded once.
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn fma(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
-    /// The sum of the lanes.
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn sum(v: Self::V) -> Self;
-}
-
 /// `along` one tile: the `R×S` dot products of rows `i..i+R` of A with columns `j..j+S`
 /// of B, into C.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn along<T: Scalar, const R: usize, const S: usize>(op: &Product<T>, i: usize, j: usize) {
+unsafe fn along<T: Lanes, V: Vector<T>, const R: usize, const S: usize>(
+    op: &Product<T>,
+    i: usize,
+    j: usize,
+) {
     // SAFETY (whole body): rows i..i+R of A (k contiguous elements each), columns j..j+S
     // of B (k contiguous elements each) and those elements of C are inside their arrays.
     unsafe {
         let a = op.a.offset(i as isize * op.rsa);
         let b = op.b.offset(j as isize * op.csb);
         // acc[s][r]: the dot product of row r of the tile with its column s.
-        let mut acc = [[T::zero(); R]; S];
+        let mut acc = [[V::zero(); R]; S];
         let mut step = |l: usize, w: usize| {
-            let mut av = [T::zero(); R];
+            let mut av = [V::zero(); R];
             for (r, x) in av.iter_mut().enumerate() {
-                *x = T::load(a.offset(r as isize * op.rsa).add(l), w);
+                *x = V::load(a.offset(r as isize * op.rsa).add(l), w);
             }
             for (s, col) in acc.iter_mut().enumerate() {
-                let bv = T::load(b.offset(s as isize * op.csb).add(l), w);
+                let bv = V::load(b.offset(s as isize * op.csb).add(l), w);
                 for (x, ar) in col.iter_mut().zip(av) {
-                    *x = T::fma(ar, bv, *x);
+                    *x = V::fma(ar, bv, *x);
                 }
             }
         };
         let mut l = 0;
-        while l + T::LANES <= op.k {
-            step(l, T::LANES);
-            l += T::LANES;
+        while l + V::LANES <= op.k {
+            step(l, V::LANES);
+            l += V::LANES;
         }
         if l < op.k {
             step(l, op.k - l);
@@ -109,7 +92,7 @@ unsafe fn along<T: Scalar, const R: usize, const S: usize>(op: &Product<T>, i: u
         for (s, col) in acc.iter().enumerate() {
             for (r, x) in col.iter().enumerate() {
                 let c = op.c.offset((i + r) as isize * op.rsc).add(j + s);
-                let t = T::sum(*x);
+                let t = x.sum();
                 *c = if op.accumulate { *c + t } else { t };
             }
         }
@@ -118,13 +101,12 @@ unsafe fn along<T: Scalar, const R: usize, const S: usize>(op: &Product<T>, i: u
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{along, Product, Scalar};
-    use std::arch::x86_64::*;
+    use super::{along, Lanes, Product};
 
     /// The whole of `C` by `along` tiles: pairs of rows, each through the columns in
     /// groups of up to 6.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn along_all<T: Scalar>(op: &Product<T>) {
+    pub(super) unsafe fn along_all<T: Lanes>(op: &Product<T>) {
         let (m, p) = (op.m, op.p);
         let mut i = 0;
         while i < m {
@@ -147,126 +129,31 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn along_cols<T: Scalar, const R: usize>(
+    unsafe fn along_cols<T: Lanes, const R: usize>(
         op: &Product<T>,
         cols: usize,
         i: usize,
         j: usize,
     ) {
-        // SAFETY: the caller's tile.
+        // SAFETY: the caller's tile; AVX2 and FMA are enabled for the 256-bit register.
         unsafe {
             match cols {
-                6 => along::<T, R, 6>(op, i, j),
-                5 => along::<T, R, 5>(op, i, j),
-                4 => along::<T, R, 4>(op, i, j),
-                3 => along::<T, R, 3>(op, i, j),
-                2 => along::<T, R, 2>(op, i, j),
-                _ => along::<T, R, 1>(op, i, j),
+                6 => along::<T, T::Avx2, R, 6>(op, i, j),
+                5 => along::<T, T::Avx2, R, 5>(op, i, j),
+                4 => along::<T, T::Avx2, R, 4>(op, i, j),
+                3 => along::<T, T::Avx2, R, 3>(op, i, j),
+                2 => along::<T, T::Avx2, R, 2>(op, i, j),
+                _ => along::<T, T::Avx2, R, 1>(op, i, j),
             }
         }
     }
-
-    /// Lanes `0..n` set (their sign bits), as 32-bit lanes.
-    #[inline(always)]
-    unsafe fn mask32(n: usize) -> __m256i {
-        // SAFETY: plain register arithmetic (AVX2 is enabled in every caller).
-        unsafe {
-            _mm256_cmpgt_epi32(
-                _mm256_set1_epi32(n as i32),
-                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-            )
-        }
-    }
-
-    /// Lanes `0..n` set, as 64-bit lanes.
-    #[inline(always)]
-    unsafe fn mask64(n: usize) -> __m256i {
-        // SAFETY: as above.
-        unsafe { _mm256_cmpgt_epi64(_mm256_set1_epi64x(n as i64), _mm256_setr_epi64x(0, 1, 2, 3)) }
-    }
-
-    // The methods are only called from the `#[target_feature]` functions above, into which
-    // they are inlined; their intrinsics then compile to AVX2 and FMA instructions.
-    impl Scalar for f32 {
-        const LANES: usize = 8;
-        type V = __m256;
-        #[inline(always)]
-        unsafe fn zero() -> __m256 {
-            unsafe { _mm256_setzero_ps() }
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f32, n: usize) -> __m256 {
-            // SAFETY: the caller's n lanes at p are readable; masked lanes are not read.
-            unsafe {
-                if n == 8 {
-                    _mm256_loadu_ps(p)
-                } else {
-                    _mm256_maskload_ps(p, mask32(n))
-                }
-            }
-        }
-        #[inline(always)]
-        unsafe fn fma(a: __m256, b: __m256, c: __m256) -> __m256 {
-            unsafe { _mm256_fmadd_ps(a, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn sum(v: __m256) -> f32 {
-            unsafe {
-                let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-                let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-                let s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
-                _mm_cvtss_f32(s)
-            }
-        }
-    }
-
-    impl Scalar for f64 {
-        const LANES: usize = 4;
-        type V = __m256d;
-        #[inline(always)]
-        unsafe fn zero() -> __m256d {
-            unsafe { _mm256_setzero_pd() }
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f64, n: usize) -> __m256d {
-            // SAFETY: as for f32.
-            unsafe {
-                if n == 4 {
-                    _mm256_loadu_pd(p)
-                } else {
-                    _mm256_maskload_pd(p, mask64(n))
-                }
-            }
-        }
-        #[inline(always)]
-        unsafe fn fma(a: __m256d, b: __m256d, c: __m256d) -> __m256d {
-            unsafe { _mm256_fmadd_pd(a, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn sum(v: __m256d) -> f64 {
-            unsafe {
-                let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-                let s = _mm_add_sd(s, _mm_unpackhi_pd(s, s));
-                _mm_cvtsd_f64(s)
-            }
-        }
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-impl Scalar for f32 {
-    const LANES: usize = 1;
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-impl Scalar for f64 {
-    const LANES: usize = 1;
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{gemm, Scalar, THIN};
+    use super::{gemm, Lanes, THIN};
     use crate::packed::Product;
+    use crate::simd::{avx2_lanes, has_avx2_fma};
 
     /// `C` for `m×k` times `k×p` with the given steps, by the definition (in `f64`).
     #[allow(clippy::too_many_arguments)]
@@ -294,7 +181,7 @@ mod tests {
     /// definition: row counts across the 2-row tiles, column counts across the 6-column
     /// ones, sums shorter than a vector and with a tail, both transpositions of each
     /// operand, and accumulation into C.
-    fn check<T: Scalar + Copy + Into<f64> + From<i8> + std::fmt::Debug>(tol: f64) {
+    fn check<T: Lanes + Into<f64> + From<i8> + std::fmt::Debug>(tol: f64) {
         let mut taken = 0;
         let val = |s: usize| T::from(((s * 7919) % 17) as i8 - 8);
         for &(m, k, p) in &[
@@ -340,9 +227,15 @@ mod tests {
                         };
                         // The kernel applies to few columns, with rows of A and columns
                         // of B contiguous and long enough.
-                        let along =
-                            p <= THIN && sa.1 == 1 && sb.0 == 1 && k >= super::ALONG_MIN * T::LANES;
-                        assert_eq!(done, avx2_fma() && along, "{m}×{k}×{p} a_t {a_t} b_t {b_t}");
+                        let along = p <= THIN
+                            && sa.1 == 1
+                            && sb.0 == 1
+                            && k >= super::ALONG_MIN * avx2_lanes::<T>();
+                        assert_eq!(
+                            done,
+                            has_avx2_fma() && along,
+                            "{m}×{k}×{p} a_t {a_t} b_t {b_t}"
+                        );
                         if !done {
                             assert_eq!(c.iter().map(|&x| x.into()).collect::<Vec<f64>>(), before);
                             continue;
@@ -357,16 +250,9 @@ mod tests {
                 }
             }
         }
-        if avx2_fma() {
+        if has_avx2_fma() {
             assert!(taken > 0);
         }
-    }
-
-    fn avx2_fma() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        return super::has_avx2_fma();
-        #[cfg(not(target_arch = "x86_64"))]
-        return false;
     }
 
     proptest::proptest! {
