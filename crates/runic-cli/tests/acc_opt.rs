@@ -249,16 +249,19 @@ fn rnn_gradient_products_run_as_gemm() {
 /// a transpose inside the map, a layer with an epilogue, batches of products, columns
 /// taken by slices — one operand, both, and slices shorter than their dimension, which
 /// the run-time shape check sends back to the nest as written — and a product by indices
-/// that only a sum reads, which fusion leaves apart).
+/// that only a sum reads, which fusion leaves apart, and products with one matrix of a
+/// stack, `ws[g]`, read inside the map over rows).
 #[test]
 fn user_products_run_as_gemm() {
     let text = explain("tests/linalg/matmul_forms.fut");
-    assert_eq!(gemms(&text), 13, "{text}");
+    assert_eq!(gemms(&text), 15, "{text}");
     for entry in [
         "columns",
         "columns_both",
         "prefix_columns",
         "summed_by_indices",
+        "one_of_a_stack",
+        "first_of_a_stack",
     ] {
         assert_eq!(gemms(explained_entry(&text, entry)), 1, "{entry}: {text}");
     }

@@ -152,18 +152,35 @@ fn split(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
         return None;
     }
     l2e.body.stms.drain(..=r);
+    let dot_name = dot.name;
     l2e.params.push(dot);
+    // The epilogue no longer reads the operands' rows, nor the slices they came from
+    // (`w[g]`): both go. The contraction makes those reads first, in every iteration,
+    // so any failure of theirs still happens.
+    let read = uses(&l2e.body);
+    let (params, inputs): (Vec<Param>, Vec<VName>) = (l2e.params.drain(..))
+        .zip(a2e.drain(..))
+        .filter(|(p, _)| p.name == dot_name || read.contains(&p.name))
+        .unzip();
+    (l2e.params, *a2e) = (params, inputs);
+    let still_read = uses(&l1e.body);
+    l1e.body.stms.retain(|st| {
+        !matches!(st.exp, Exp::Basic(BasicOp::Index(..)))
+            || binders(st).iter().any(|v| still_read.contains(v))
+    });
     ns.record_types(&epilogue);
     let _ = (a1, out);
     Some((contraction, epilogue))
 }
 
-/// The position of the only map among a body's statements (the others iotas).
+/// The position of the only map among a body's statements (the others iotas, and reads
+/// before the map: `w[g]`, one matrix of a stack, which the GEMM recogniser follows).
 pub(crate) fn inner_map(body: &Body) -> Option<usize> {
     let mut found = None;
     for (k, st) in body.stms.iter().enumerate() {
         match &st.exp {
             Exp::Basic(BasicOp::Range { .. }) => {}
+            Exp::Basic(BasicOp::Index(..)) if found.is_none() => {}
             Exp::Soac(Soac::Map { .. }) if found.is_none() && st.pat.len() == 1 => found = Some(k),
             _ => return None,
         }
@@ -252,7 +269,13 @@ fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
         .stms
         .iter()
         .filter(|st| {
-            let read = matches!(&st.exp, Exp::Basic(BasicOp::Index(a, _)) if params.contains(a));
+            let read = match &st.exp {
+                Exp::Basic(BasicOp::Index(a, _)) if params.contains(a) => true,
+                // An invariant read (`w[g]`); not a gather at a parameter (see
+                // `outside_read`).
+                Exp::Basic(BasicOp::Index(..)) => outside_read(st, &local, &params),
+                _ => false,
+            };
             let iota = matches!(st.exp, Exp::Basic(BasicOp::Range { .. }));
             (read || iota)
                 && uses(*st)
@@ -283,6 +306,7 @@ fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
         .filter(|r| r.pat.iter().any(|p| needed.contains(&p.name)))
         .cloned()
         .collect();
+    let copied: HashSet<VName> = stms.iter().flat_map(binders).collect();
     stms.push(st);
     // The new map: the same inputs, the nest (after its reads) as its body.
     let nest = copied_lambda(&lam.params, stms, &y, ns);
@@ -297,8 +321,20 @@ fn hoist_one(s: &mut Stm, ns: &mut NameSource) -> Option<Stm> {
         }),
         src: s.src.clone(),
     };
-    // The old map reads row i of it in place of the nest.
+    // The old map reads row i of it in place of the nest. The reads that went along and
+    // that nothing else reads go: the new map makes them in every iteration first, so
+    // any failure of theirs happens there.
     lam.body.stms.remove(k);
+    let still_read = uses(&lam.body);
+    lam.body.stms.retain(|st| {
+        !(binders(st)
+            .iter()
+            .all(|v| copied.contains(v) && !still_read.contains(v))
+            && matches!(
+                st.exp,
+                Exp::Basic(BasicOp::Index(..) | BasicOp::Range { .. })
+            ))
+    });
     lam.params.push(y);
     arrs.push(ys);
     lam.id = LamId::fresh();
@@ -331,6 +367,7 @@ fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
             st.pat.iter().any(|p| p.name == *v)
                 && !matches!(&st.exp, Exp::Basic(BasicOp::Index(a, _)) if params.contains(a))
                 && !matches!(st.exp, Exp::Basic(BasicOp::Range { .. }))
+                && !outside_read(st, &defined, &params)
         })
     };
     if k == 0 || !uses(&lam.body.stms[k]).iter().any(computed) {
@@ -338,7 +375,9 @@ fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
     }
     // The values the rest of the body reads from the first part. Iotas whose size is
     // known outside the map are computed again in the rest rather than stored per
-    // iteration (the GEMM recogniser sees them as indices).
+    // iteration (the GEMM recogniser sees them as indices), and so are reads of arrays
+    // from outside (`w[0]`, the same matrix in every iteration, stored per iteration
+    // would be a copy of it per row).
     let mut after = Body {
         stms: lam.body.stms[k..].to_vec(),
         result: lam.body.result.clone(),
@@ -347,11 +386,12 @@ fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
     let recomputed: Vec<Stm> = before
         .iter()
         .filter(|st| {
-            matches!(st.exp, Exp::Basic(BasicOp::Range { .. }))
-                && st.pat.iter().any(|p| read.contains(&p.name))
+            let iota = matches!(st.exp, Exp::Basic(BasicOp::Range { .. }))
                 && uses(*st)
                     .iter()
-                    .all(|v| !defined.contains(v) && !params.contains(v))
+                    .all(|v| !defined.contains(v) && !params.contains(v));
+            (iota || outside_read(st, &defined, &params))
+                && st.pat.iter().any(|p| read.contains(&p.name))
         })
         .cloned()
         .collect();
@@ -421,6 +461,18 @@ fn split_before_dot_nest(s: &Stm, ns: &mut NameSource) -> Option<(Stm, Stm)> {
     *l = rest_lam;
     *a = rest_arrs;
     Some((first, rest))
+}
+
+/// Whether `st` reads an element or a slice of an array from outside a lambda (neither
+/// one of its `params` nor bound by its statements `defined`) at subscripts that depend
+/// on neither: the same value in every iteration (`w[g]`), which a fission computes again
+/// rather than storing it per iteration. (A read at a parameter, a gather `h[src]`, is
+/// stored: the gathered rows are then an operand of a matrix product.)
+fn outside_read(st: &Stm, defined: &HashSet<VName>, params: &HashSet<VName>) -> bool {
+    matches!(&st.exp, Exp::Basic(BasicOp::Index(..)))
+        && uses(st)
+            .iter()
+            .all(|v| !defined.contains(v) && !params.contains(v))
 }
 
 /// The lambda applied to each element of a SOAC, with the width and the input arrays: a

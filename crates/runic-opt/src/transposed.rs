@@ -76,8 +76,7 @@ fn read_columns(s: &mut Stm, transposes: &HashMap<VName, VName>, ns: &mut NameSo
     if !float_matrix || !contraction_nest(lam) || inner_map(&lam.body).is_none() {
         return Vec::new();
     }
-    // Inner levels first: a level's column slices would hide its inner map from
-    // `inner_map`, which allows only iotas beside it.
+    // Inner levels first, each level's column slices bound at the start of its body.
     rewrite_inner_maps(lam, transposes, ns);
     take_columns(w, lam, arrs, transposes, ns)
 }

@@ -916,3 +916,31 @@ fn sequential_for_loops_become_kernels() {
         assert_eq!(e.matches("= loop {").count(), 1, "{e}");
     }
 }
+
+/// split-contractions: a matrix product whose weights are one matrix of a stack read
+/// inside the map over rows (`ws[g]`, an LSTM gate's) keeps that read with the product,
+/// which becomes a map of its own, and nothing stores the matrix once per row (it was a
+/// copy of the matrix per row, and the nest no longer a GEMM).
+#[test]
+fn a_slice_of_an_outside_array_goes_with_its_product_and_is_not_stored_per_row() {
+    let p = lower(
+        "def dot [n] (a: [n]f32) (b: [n]f32) : f32 = f32.sum (map2 (*) a b)
+         entry main [m][k][p] (a: [m][k]f32) (ws: [][p][k]f32) (g: i64) : [m][p]f32 =
+           map (\\r -> map (\\c -> dot r c) ws[g]) a",
+    );
+    let q =
+        runic_opt::split_contractions(runic_opt::fuse(runic_opt::hoist(runic_opt::simplify(p))));
+    // The map the product left is empty (its copy of the read went): DCE drops it.
+    let q = runic_opt::dce(q);
+    runic_ir::verify(&q).unwrap();
+    let t = q.to_string();
+    assert!(!t.contains("stored"), "{t}");
+    // One map over the rows remains, the product's, and the slice is read once in it.
+    let top_maps = t
+        .lines()
+        .filter(|l| l.starts_with("  let {") && l.contains(" = map("))
+        .count();
+    assert_eq!(top_maps, 1, "{t}");
+    assert_eq!(t.matches("= ws_").count(), 1, "{t}");
+    assert!(t.contains("hoisted"), "{t}");
+}
