@@ -287,6 +287,25 @@ fn vjp_of_a_product_by_indices_through_its_right_operand() {
     );
 }
 
+/// A stack of matrices built from the input, two of them read by index inside the maps
+/// over the rows (one at an index computed at run time): runic-opt's acc-to-reduce
+/// narrows each adjoint's updates to the matrix's row of the stack and makes it a sum
+/// over the rows.
+#[test]
+fn vjp_of_matrices_read_from_a_stack() {
+    check_vjp(
+        "entry f [n] (xs: [n]f64) : [n]f64 =
+           let w = tabulate_3d 3 n n (\\g j k -> xs[(j + k + g) % n] * f64.i64 (g + 1) + f64.cos xs[k])
+           let x = tabulate_2d n n (\\b k -> f64.sin xs[(b * 2 + k) % n] + xs[b])
+           let g = i64.f64 (f64.abs xs[0]) % 3
+           let y = map (\\r -> map (\\c -> f64.sum (map2 (*) r c)) w[1]) x
+           let z = map (\\r -> map (\\c -> f64.sum (map2 (*) r c)) w[g]) x
+           in map2 (\\a b -> f64.sum (map2 (\\u v -> f64.tanh u * v) a b)) y z
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp f xs s",
+        |n| n,
+    );
+}
+
 /// dᵀ·x written with columns sliced out, differentiated through both operands: the
 /// columns become reads at the elements of the map over them before the updates move.
 #[test]

@@ -675,3 +675,42 @@ fn column_product_adjoints_are_products() {
         );
     }
 }
+
+/// Matrices of a stack read by index inside a map (`w[1]`, `w[g]`): reverse mode updates
+/// the stack's adjoint at `[g, j, k]` from every row. acc-to-reduce narrows each such
+/// accumulator to its row of the stack, under a check that `g` is in bounds, and the row
+/// becomes a sum over the rows (a GEMM); out of bounds the adjoint is left as it was (the
+/// accumulator ignores the updates). The test blocks hold JAX's gradients.
+#[test]
+fn a_matrix_of_a_stack_gets_its_adjoint_as_a_sum_over_rows() {
+    let before = ir_after("simplify", "stack_slices");
+    let fixed_before = entry_text(&before, "fixed");
+    assert_eq!(
+        fixed_before.matches("update_acc(").count(),
+        2,
+        "{fixed_before}"
+    );
+    assert!(fixed_before.contains("[3i64, j_"), "{fixed_before}");
+    let after = ir_after("acc-to-reduce", "stack_slices");
+    let fixed = entry_text(&after, "fixed");
+    insta::assert_snapshot!(fixed);
+    assert!(!after.contains("with_acc("), "{after}");
+    assert!(!after.contains("update_acc("), "{after}");
+    // One check of the row and one replaced row per matrix read.
+    assert_eq!(fixed.matches(" = if ").count(), 2, "{fixed}");
+    assert_eq!(fixed.matches(" with [3i64] = ").count(), 1, "{fixed}");
+    assert_eq!(fixed.matches(" with [1i64] = ").count(), 1, "{fixed}");
+    assert_eq!(element_bodies(fixed).len(), 2, "{fixed}");
+    let explained = explain("tests/ad_rules/stack_slices.fut");
+    // The loss's two products and the two matrices' adjoints (x is not differentiated).
+    assert_eq!(
+        gemms(explained_entry(&explained, "fixed")),
+        4,
+        "{explained}"
+    );
+    assert_eq!(
+        gemms(explained_entry(&explained, "chosen")),
+        2,
+        "{explained}"
+    );
+}

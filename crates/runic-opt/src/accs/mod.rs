@@ -35,7 +35,13 @@
 //! batched contraction and summed). The other accumulators (a scatter of gathered rows,
 //! as a graph network's) stay those of a smaller `with_acc` around the split map, which
 //! also returns the per-iteration values the sums read; anything else is left alone.
+//!
+//! An accumulator whose updates all fall in one row `g` of its outer dimension (the
+//! adjoint of `w[g]`, one matrix of a stack, read inside the map) is first narrowed to that
+//! row (`narrow.rs`): under a check that `g` is in bounds, a `with_acc` over the row alone,
+//! rewritten as above, and the destination with the row replaced by the sum.
 
+mod narrow;
 mod sums;
 
 use crate::linear;
@@ -69,7 +75,8 @@ pub fn acc_to_reduce(mut prog: Prog) -> Prog {
 /// Rewrites the `with_acc` statements of one body (inner bodies were done first).
 fn rewrite_body(body: &mut Body, ranges: &HashMap<VName, SubExp>, ns: &mut NameSource) -> bool {
     crate::expand_stms(body, |before, s| {
-        rewrite_with_acc(s, ranges, &zero_arrays(before), ns)
+        let zeros = zero_arrays(before);
+        rewrite_with_acc(s, ranges, &zeros, ns).or_else(|| narrow::narrowed(s, ranges, &zeros, ns))
     })
 }
 
