@@ -120,8 +120,22 @@ fn all_groups<T: Copy + Send + Sync>(
 /// the interleaved passes here and `soac`'s `fold_col`, `scan_col` and `scan_into`.
 macro_rules! with_typed_ops {
     ($m:ident) => {
-        $m!(F32, f32, |a, b| a + b, |a, b| a * b, f32::min, f32::max);
-        $m!(F64, f64, |a, b| a + b, |a, b| a * b, f64::min, f64::max);
+        $m!(
+            F32,
+            f32,
+            |a, b| a + b,
+            |a, b| a * b,
+            runic_prim::min_f32,
+            runic_prim::max_f32
+        );
+        $m!(
+            F64,
+            f64,
+            |a, b| a + b,
+            |a, b| a * b,
+            runic_prim::min_f64,
+            runic_prim::max_f64
+        );
         $m!(
             I32,
             i32,
@@ -217,8 +231,8 @@ mod tests {
                     let want = f32s[lo..hi].iter().fold(1.0f32, |a, &x| match op {
                         BinOp::Add => a + x,
                         BinOp::Mul => a * x,
-                        BinOp::Min => a.min(x),
-                        _ => a.max(x),
+                        BinOp::Min => runic_prim::min_f32(a, x),
+                        _ => runic_prim::max_f32(a, x),
                     });
                     let Prim::F32(g) = g else { panic!("{g:?}") };
                     assert_eq!(g.to_bits(), want.to_bits(), "{op:?} {k}");

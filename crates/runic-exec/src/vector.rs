@@ -606,15 +606,14 @@ fn vselect(c: Arg, a: Arg, b: Arg, n: usize, t: PrimType) -> R<Buffer> {
 #[inline]
 pub fn fast_binop(op: BinOp, x: Prim, y: Prim) -> Option<Prim> {
     macro_rules! float {
-        ($V:ident, $a:expr, $b:expr) => {
+        ($V:ident, $a:expr, $b:expr, $min:path, $max:path) => {
             Some(match op {
                 BinOp::Add => Prim::$V($a + $b),
                 BinOp::Sub => Prim::$V($a - $b),
                 BinOp::Mul => Prim::$V($a * $b),
                 BinOp::Div => Prim::$V($a / $b),
-                // NaN-ignoring, as runic_prim's (which returns the non-NaN operand).
-                BinOp::Min => Prim::$V($a.min($b)),
-                BinOp::Max => Prim::$V($a.max($b)),
+                BinOp::Min => Prim::$V($min($a, $b)),
+                BinOp::Max => Prim::$V($max($a, $b)),
                 BinOp::Lt => Prim::Bool($a < $b),
                 BinOp::Le => Prim::Bool($a <= $b),
                 BinOp::Gt => Prim::Bool($a > $b),
@@ -644,8 +643,12 @@ pub fn fast_binop(op: BinOp, x: Prim, y: Prim) -> Option<Prim> {
         };
     }
     match (x, y) {
-        (Prim::F32(a), Prim::F32(b)) => float!(F32, a, b),
-        (Prim::F64(a), Prim::F64(b)) => float!(F64, a, b),
+        (Prim::F32(a), Prim::F32(b)) => {
+            float!(F32, a, b, runic_prim::min_f32, runic_prim::max_f32)
+        }
+        (Prim::F64(a), Prim::F64(b)) => {
+            float!(F64, a, b, runic_prim::min_f64, runic_prim::max_f64)
+        }
         (Prim::I32(a), Prim::I32(b)) => int!(I32, a, b),
         (Prim::I64(a), Prim::I64(b)) => int!(I64, a, b),
         (Prim::Bool(a), Prim::Bool(b)) => match op {

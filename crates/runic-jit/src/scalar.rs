@@ -344,8 +344,7 @@ impl Gen<'_, '_> {
     }
 
     /// runic_prim's `min`/`max`: a NaN operand yields the other one; otherwise the smaller
-    /// (larger) operand. Which zero `min(0, -0)` gives is whatever the Rust library gives
-    /// (it differs between builds), so that one case calls runic_prim.
+    /// (larger) operand, `-0` counting as smaller than `0`.
     ///
     /// The common case, ordered and unequal operands, is one `minss`/`maxss` (`y` when it
     /// is smaller/larger, else `x`): a running extremum `x` carries four cycles per step
@@ -374,8 +373,9 @@ impl Gen<'_, '_> {
         self.b.block_params(merge)[0]
     }
 
-    /// `min`/`max` of a NaN operand (the other operand) or of equal ones (either, unless
-    /// they are 0 and -0, which runic_prim decides).
+    /// `min`/`max` of a NaN operand (the other operand) or of equal ones: their bits
+    /// combined, `x & y` for `max` and `x | y` for `min` (`0` and `-0` for the two zeros,
+    /// as runic_prim orders them; other equal values are the same bits).
     fn float_min_max_special(&mut self, op: BinOp, t: PrimType, x: Value, y: Value) -> Value {
         let int = if t == PrimType::F32 {
             types::I32
@@ -385,23 +385,16 @@ impl Gen<'_, '_> {
         let b = &mut self.b;
         let bx = b.ins().bitcast(int, MemFlagsData::new(), x);
         let by = b.ins().bitcast(int, MemFlagsData::new(), y);
-        let same = b.ins().icmp(IntCC::Equal, bx, by);
+        let both = if op == BinOp::Min {
+            b.ins().bor(bx, by)
+        } else {
+            b.ins().band(bx, by)
+        };
+        let both = b.ins().bitcast(cl(t), MemFlagsData::new(), both);
         let xn = b.ins().fcmp(FloatCC::Unordered, x, x);
         let yn = b.ins().fcmp(FloatCC::Unordered, y, y);
-        let r = b.ins().select(yn, x, y);
-        let r = b.ins().select(xn, y, r);
-        // Ordered here means equal (the caller's test): the same bits, or the two zeros.
-        let plain = b.ins().bor(xn, yn);
-        let plain = b.ins().bor(plain, same);
-        let zeros_b = b.create_block();
-        let merge = b.create_block();
-        b.append_block_param(merge, cl(t));
-        b.ins().brif(plain, merge, &ba(&[r]), zeros_b, &[]);
-        b.switch_to_block(zeros_b);
-        let slow = self.binop_shim(op, (x, t), (y, t), t);
-        self.b.ins().jump(merge, &ba(&[slow]));
-        self.b.switch_to_block(merge);
-        self.b.block_params(merge)[0]
+        let r = b.ins().select(yn, x, both);
+        b.ins().select(xn, y, r)
     }
 
     // ---- unary operations ----

@@ -435,6 +435,43 @@ fn min_max_ties_of_zeros_are_runic_prims() {
     }
 }
 
+/// `min`/`max` with a constant operand on either side (ReLU's `max 0 x`, which the lanes
+/// compute with one comparison), constants `0`, `-0` and others, against runic_prim on
+/// every edge value, each element of a vector's lanes in turn.
+#[test]
+fn min_max_with_a_constant_are_runic_prims() {
+    for t in [PrimType::F32, PrimType::F64] {
+        for op in [BinOp::Min, BinOp::Max] {
+            for c in [0.0, -0.0, 1.0, -0.5, f64::INFINITY, f64::NAN] {
+                let k = SubExp::Const(Prim::float(t, c));
+                for const_first in [false, true] {
+                    let e = if const_first {
+                        BasicOp::BinOp(op, k.clone(), v(0))
+                    } else {
+                        BasicOp::BinOp(op, v(0), k.clone())
+                    };
+                    let kernel =
+                        compile_map(&lam(&[t], vec![stm(1, t, e)], 1, t), &|_| None).unwrap();
+                    let xs: Vec<f64> = (0..3)
+                        .flat_map(|_| EDGES)
+                        .chain(EDGES[..5].iter().copied())
+                        .collect();
+                    let got = run(&kernel, t, std::slice::from_ref(&xs), 0);
+                    for (x, g) in xs.iter().zip(&got) {
+                        let (a, b) = if const_first { (c, *x) } else { (*x, c) };
+                        let want = binop(op, Prim::float(t, a), Prim::float(t, b)).unwrap();
+                        let want = want.as_float().unwrap();
+                        assert!(
+                            g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                            "{t} {op:?}({a}, {b}) = {g}, runic_prim {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The scalar code's `min`/`max` (a body the lanes do not take: `sin`) on every pair of
 /// NaNs, zeros, infinities and ordinary values, bit for bit runic_prim's.
 #[test]

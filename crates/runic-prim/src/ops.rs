@@ -443,6 +443,52 @@ fn wrap(v: i128, bits: u32, signed: bool) -> i128 {
     }
 }
 
+/// Float `max`, the same in every engine: a NaN operand gives the other, and `0` is
+/// larger than `-0` (so the result does not depend on the operands' order, and a
+/// reduction's on its association).
+pub fn max_f64(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y > x {
+        y
+    } else if x == y {
+        f64::from_bits(x.to_bits() & y.to_bits())
+    } else {
+        x
+    }
+}
+
+/// Float `min`: a NaN operand gives the other, and `-0` is smaller than `0`.
+pub fn min_f64(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y < x {
+        y
+    } else if x == y {
+        f64::from_bits(x.to_bits() | y.to_bits())
+    } else {
+        x
+    }
+}
+
+/// [`max_f64`] on `f32`s (the same result, without the round trip).
+pub fn max_f32(x: f32, y: f32) -> f32 {
+    if x.is_nan() || y > x {
+        y
+    } else if x == y {
+        f32::from_bits(x.to_bits() & y.to_bits())
+    } else {
+        x
+    }
+}
+
+/// [`min_f64`] on `f32`s.
+pub fn min_f32(x: f32, y: f32) -> f32 {
+    if x.is_nan() || y < x {
+        y
+    } else if x == y {
+        f32::from_bits(x.to_bits() | y.to_bits())
+    } else {
+        x
+    }
+}
+
 fn float_binop(op: BinOp, t: PrimType, x: f64, y: f64) -> Prim {
     let r = match op {
         BinOp::Add => x + y,
@@ -457,24 +503,8 @@ fn float_binop(op: BinOp, t: PrimType, x: f64, y: f64) -> Prim {
                 x.powf(y)
             }
         }
-        BinOp::Max => {
-            if x.is_nan() {
-                y
-            } else if y.is_nan() {
-                x
-            } else {
-                x.max(y)
-            }
-        }
-        BinOp::Min => {
-            if x.is_nan() {
-                y
-            } else if y.is_nan() {
-                x
-            } else {
-                x.min(y)
-            }
-        }
+        BinOp::Max => max_f64(x, y),
+        BinOp::Min => min_f64(x, y),
         BinOp::Atan2 => y_atan2(x, y),
         BinOp::Atan2Pi => y_atan2(x, y) / std::f64::consts::PI,
         BinOp::Hypot => x.hypot(y),
@@ -871,6 +901,49 @@ pub fn float_literal(text: &str, t: PrimType) -> Prim {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `min`/`max` of floats: NaNs are ignored, `-0 < 0` whatever the operands' order, and
+    /// the f32 helpers agree with the f64 ones.
+    #[test]
+    fn min_max_order_the_zeros_and_ignore_nans() {
+        let bits = |p: Prim| p.as_float().unwrap().to_bits();
+        for t in [PrimType::F32, PrimType::F64] {
+            let f = |x: f64| Prim::float(t, x);
+            for (x, y) in [(0.0, -0.0), (-0.0, 0.0)] {
+                assert_eq!(
+                    bits(binop(BinOp::Max, f(x), f(y)).unwrap()),
+                    0.0f64.to_bits()
+                );
+                assert_eq!(
+                    bits(binop(BinOp::Min, f(x), f(y)).unwrap()),
+                    (-0.0f64).to_bits()
+                );
+            }
+            for (x, y, max, min) in [
+                (f64::NAN, 1.0, 1.0f64, 1.0f64),
+                (2.0, f64::NAN, 2.0, 2.0),
+                (-3.0, 5.0, 5.0, -3.0),
+                (-0.0, -0.0, -0.0, -0.0),
+            ] {
+                assert_eq!(bits(binop(BinOp::Max, f(x), f(y)).unwrap()), max.to_bits());
+                assert_eq!(bits(binop(BinOp::Min, f(x), f(y)).unwrap()), min.to_bits());
+            }
+            assert!(binop(BinOp::Max, f(f64::NAN), f(f64::NAN))
+                .unwrap()
+                .as_float()
+                .unwrap()
+                .is_nan());
+        }
+        let vals = [0.0f32, -0.0, 1.5, -2.0, f32::NAN, f32::INFINITY];
+        for &x in &vals {
+            for &y in &vals {
+                let wide = max_f64(x as f64, y as f64) as f32;
+                assert_eq!(max_f32(x, y).to_bits(), wide.to_bits(), "max {x} {y}");
+                let wide = min_f64(x as f64, y as f64) as f32;
+                assert_eq!(min_f32(x, y).to_bits(), wide.to_bits(), "min {x} {y}");
+            }
+        }
+    }
 
     fn lgamma64(x: f64) -> f64 {
         match unop(UnOp::Lgamma, Prim::F64(x)) {

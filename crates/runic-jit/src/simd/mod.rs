@@ -452,6 +452,13 @@ impl<'a, 'b> VGen<'a, 'b> {
     fn basic(&mut self, op: &BasicOp) -> R<V> {
         Ok(match op {
             BasicOp::SubExp(a) => self.opd(a)?,
+            BasicOp::BinOp(o @ (BinOp::Min | BinOp::Max), x, SubExp::Const(c))
+            | BasicOp::BinOp(o @ (BinOp::Min | BinOp::Max), SubExp::Const(c), x)
+                if c.as_float().is_some_and(|c| !c.is_nan()) =>
+            {
+                let (x, k) = (self.opd(x)?, self.opd(&SubExp::Const(*c))?);
+                self.min_max_const(*o, x.v, k.v, c.as_float().unwrap_or(1.0))
+            }
             BasicOp::BinOp(o, a, b) => {
                 let (a, b) = (self.opd(a)?, self.opd(b)?);
                 self.binop(*o, a, b)?
@@ -535,28 +542,53 @@ impl<'a, 'b> VGen<'a, 'b> {
         Ok(self.lanes(r))
     }
 
-    /// runic_prim's `min`/`max` (a NaN operand gives the other one); lanes comparing `0`
-    /// with `-0` are left to the scalar code.
+    /// runic_prim's `min`/`max`: a NaN operand gives the other one, and `-0 < 0`. `y`
+    /// where it is larger (smaller) or `x` is NaN, else `x`; where the operands are equal
+    /// (the result is `x` there) their bits are combined, `x & y` for `max` and `x | y` for
+    /// `min`: the two zeros give `0` and `-0`, other equal values stay as they are.
     fn min_max(&mut self, op: BinOp, x: Value, y: Value) -> V {
         let mt = self.plan.mt();
         let b = &mut self.b;
-        let cc = if op == BinOp::Min {
-            FloatCC::LessThan
-        } else {
+        let y_better = if op == BinOp::Min {
             FloatCC::GreaterThan
+        } else {
+            FloatCC::LessThan
         };
-        let pick_x = b.ins().fcmp(cc, x, y);
-        let r = select(b, pick_x, x, y);
-        let yn = b.ins().fcmp(FloatCC::NotEqual, y, y);
-        let r = select(b, yn, x, r);
+        let better = b.ins().fcmp(y_better, x, y);
         let xn = b.ins().fcmp(FloatCC::NotEqual, x, x);
-        let r = select(b, xn, y, r);
+        let y_wins = b.ins().bor(better, xn);
+        let r = select(b, y_wins, y, x);
         let eq = b.ins().fcmp(FloatCC::Equal, x, y);
-        let (xi, yi) = (vcast(b, mt, x), vcast(b, mt, y));
-        let differ = b.ins().icmp(IntCC::NotEqual, xi, yi);
-        let eq = vcast(b, mt, eq);
-        let zeros = b.ins().band(eq, differ);
-        self.leave(zeros);
+        let (ri, yi, eq) = (vcast(b, mt, r), vcast(b, mt, y), vcast(b, mt, eq));
+        let r = if op == BinOp::Min {
+            // r | (eq & y)
+            let add = b.ins().band(eq, yi);
+            b.ins().bor(ri, add)
+        } else {
+            // r & ~(eq & ~y): r & y where equal, r elsewhere
+            let clear = b.ins().band_not(eq, yi);
+            b.ins().band_not(ri, clear)
+        };
+        let float = b.func.dfg.value_type(x);
+        let r = vcast(b, float, r);
+        self.lanes(r)
+    }
+
+    /// `min`/`max` with a constant `k` (of value `c`, not NaN; ReLU's `max 0 x`): `x` where it is
+    /// larger (smaller), else `k` — which is also right where `x` is NaN, and where `x`
+    /// equals `k` unless they are the two zeros and `k` is the wrong one (`-0` for `max`,
+    /// `0` for `min`): then `x` wins ties too.
+    fn min_max_const(&mut self, op: BinOp, x: Value, k: Value, c: f64) -> V {
+        let x_wins_ties = c == 0.0 && (op == BinOp::Max) == c.is_sign_negative();
+        let cc = match (op, x_wins_ties) {
+            (BinOp::Max, false) => FloatCC::GreaterThan,
+            (BinOp::Max, true) => FloatCC::GreaterThanOrEqual,
+            (_, false) => FloatCC::LessThan,
+            (_, true) => FloatCC::LessThanOrEqual,
+        };
+        let b = &mut self.b;
+        let x_wins = b.ins().fcmp(cc, x, k);
+        let r = select(b, x_wins, x, k);
         self.lanes(r)
     }
 
