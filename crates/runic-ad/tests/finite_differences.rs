@@ -306,6 +306,23 @@ fn vjp_of_matrices_read_from_a_stack() {
     );
 }
 
+/// Two matrices of a stack read in one map, one at a run-time index that is at times the
+/// other's: the adjoint's row accumulators add into their rows one after another.
+#[test]
+fn vjp_of_two_matrices_of_a_stack_in_one_map() {
+    check_vjp(
+        "entry f [n] (xs: [n]f64) : [n]f64 =
+           let w = tabulate_3d 3 n n (\\g j k -> xs[(j * 2 + k + g) % n] * f64.i64 (g + 2) + f64.sin xs[j])
+           let g = i64.f64 (f64.abs xs[0] * 2) % 3
+           in map (\\i -> let r = map (\\k -> xs[(i + k) % n] + f64.i64 k) (iota n)
+                          let y = map (\\c -> f64.sum (map2 (*) r c)) w[1]
+                          let z = map (\\c -> f64.sum (map2 (*) r c)) w[g]
+                          in f64.sum (map2 (\\u v -> f64.tanh u * v) y z)) (iota n)
+         entry vf [n] (xs: [n]f64) (s: [n]f64) = vjp f xs s",
+        |n| n,
+    );
+}
+
 /// dᵀ·x written with columns sliced out, differentiated through both operands: the
 /// columns become reads at the elements of the map over them before the updates move.
 #[test]

@@ -676,11 +676,12 @@ fn column_product_adjoints_are_products() {
     }
 }
 
-/// Matrices of a stack read by index inside a map (`w[1]`, `w[g]`): reverse mode updates
-/// the stack's adjoint at `[g, j, k]` from every row. acc-to-reduce narrows each such
-/// accumulator to its row of the stack, under a check that `g` is in bounds, and the row
-/// becomes a sum over the rows (a GEMM); out of bounds the adjoint is left as it was (the
-/// accumulator ignores the updates). The test blocks hold JAX's gradients.
+/// Matrices of a stack read by index inside a map (`w[1]`, `w[g]`, all four gates in one
+/// map): reverse mode updates the stack's adjoint at `[g, j, k]` from every row.
+/// acc-to-reduce narrows each such accumulator to one accumulator per row of the stack it
+/// updates; each becomes a sum over the rows (a GEMM), added into its row where the row is
+/// in bounds (out of bounds the accumulator ignored the updates; equal rows add up). The
+/// test blocks hold JAX's gradients, including two run-time indices that are equal.
 #[test]
 fn a_matrix_of_a_stack_gets_its_adjoint_as_a_sum_over_rows() {
     let before = ir_after("simplify", "stack_slices");
@@ -713,4 +714,14 @@ fn a_matrix_of_a_stack_gets_its_adjoint_as_a_sum_over_rows() {
         2,
         "{explained}"
     );
+    assert_eq!(
+        gemms(explained_entry(&explained, "gates")),
+        8,
+        "{explained}"
+    );
+    assert_eq!(gemms(explained_entry(&explained, "pair")), 4, "{explained}");
+    let gates = entry_text(&after, "gates");
+    for g in 0..4 {
+        assert!(gates.contains(&format!(" with [{g}i64] = ")), "{gates}");
+    }
 }

@@ -36,10 +36,10 @@
 //! as a graph network's) stay those of a smaller `with_acc` around the split map, which
 //! also returns the per-iteration values the sums read; anything else is left alone.
 //!
-//! An accumulator whose updates all fall in one row `g` of its outer dimension (the
-//! adjoint of `w[g]`, one matrix of a stack, read inside the map) is first narrowed to that
-//! row (`narrow.rs`): under a check that `g` is in bounds, a `with_acc` over the row alone,
-//! rewritten as above, and the destination with the row replaced by the sum.
+//! An accumulator whose updates all fall in a few rows `g` of its outer dimension (the
+//! adjoint of `w[g]`, matrices of a stack read inside the map) is first split into one
+//! accumulator per row (`narrow.rs`), rewritten as above, each sum added into its row of
+//! the destination where the row is in bounds.
 
 mod narrow;
 mod sums;

@@ -1,34 +1,35 @@
-//! Accumulators updated at one fixed index of their outer dimension. `w[g]`, one matrix
-//! of a stack read by every iteration of a map (an LSTM's gate `g` written with its
-//! index), gets from reverse mode the adjoint
+//! Accumulators updated at a few fixed indices of their outer dimension. `w[g]`, one
+//! matrix of a stack read by every iteration of a map (an LSTM's gate `g` written with
+//! its index), gets from reverse mode the adjoint
 //!
 //! ```text
 //! with_acc (dest, +) \acc -> map (\x… -> …; acc[g, j, k] += V[j, k] for all j, k) xs
 //! ```
 //!
-//! whose updates all fall in row `g` of `dest`. When `g` is in bounds that is
+//! whose updates all fall in row `g` of `dest`. That is
 //!
 //! ```text
-//! let part = with_acc (dest[g], +) \acc -> map (\x… -> …; acc[j, k] += V[j, k]) xs
-//! in dest with [g] = part
+//! let part = with_acc (zeros, +) \acc -> map (\x… -> …; acc[j, k] += V[j, k]) xs
+//! in if 0 <= g < n then dest with [g] = dest[g] + part else dest
 //! ```
 //!
 //! an accumulator of the matrix alone, which the accumulator optimisation turns into a
-//! sum over the iterations (a matrix product) as it does for a free matrix. The narrowed
-//! form is kept only when that rewrite applies to it. It runs under an `if` on the bounds
-//! of `g`: out of bounds, the original ignores every update of that accumulator, so the
-//! other branch runs the `with_acc` as it was.
+//! sum over the iterations (a matrix product) as it does for a free matrix; out of bounds
+//! the accumulator would have ignored the updates. Several matrices of the stack read in
+//! one map (`w[0]` … `w[3]`, the four gates) give updates at several fixed rows: one row
+//! accumulator each, added into its row one after another (so equal rows add up, as
+//! they did). The narrowed form is kept only when that rewrite applies to it.
 
-use super::rewrite_with_acc;
-use runic_ir::traverse::{
-    binders, uses, walk_body_mut, walk_stm, walk_stm_mut, Renamer, Visitor, VisitorMut,
-};
+use super::{is_scalar_add, rewrite_with_acc};
+use runic_ir::traverse::{binders, uses, walk_stm, walk_stm_mut, Visitor, VisitorMut};
+use runic_ir::typing::{TResult, TypeError};
 use runic_ir::*;
 use std::collections::{HashMap, HashSet};
 
 /// The statements replacing the `with_acc` `s` when some of its accumulators are updated
-/// at one fixed outer index each and the accumulator optimisation rewrites the
-/// `with_acc` narrowed to those rows.
+/// at a few fixed outer indices each and the accumulator optimisation rewrites the
+/// `with_acc` narrowed to those rows: one accumulator per row, starting from zeros, and
+/// each row's sum added into its destination's row where that row is in bounds.
 pub(super) fn narrowed(
     s: &Stm,
     ranges: &HashMap<VName, SubExp>,
@@ -39,137 +40,70 @@ pub(super) fn narrowed(
         return None;
     };
     let inside = binders(lam);
-    let rows: Vec<Option<SubExp>> = (lam.params.iter().zip(inputs))
-        .map(|(p, inp)| fixed_row(lam, p, inp, &inside))
+    let rows: Vec<Vec<SubExp>> = (lam.params.iter().zip(inputs))
+        .map(|(p, inp)| fixed_rows(lam, p, inp, &inside))
         .collect();
-    if rows.iter().all(Option::is_none) {
+    if rows.iter().all(Vec::is_empty) {
         return None;
     }
     let mut b = Builder::new(ns);
-    // In bounds: every fixed row.
-    let mut in_bounds = SubExp::Const(Prim::Bool(true));
-    for (row, inp) in rows.iter().zip(inputs) {
-        let Some(g) = row else { continue };
-        let low = b.binop(BinOp::Le, SubExp::i64(0), g.clone(), PrimType::I64);
-        let high = b.binop(BinOp::Lt, g.clone(), inp.shape[0].clone(), PrimType::I64);
-        let both = b.binop(BinOp::LogAnd, low, high, PrimType::Bool);
-        in_bounds = b.binop(BinOp::LogAnd, in_bounds, both, PrimType::Bool);
-    }
-    let then_body = narrowed_branch(&mut b, s, &rows, ranges, zeros)?;
-    // The other branch: the statement as it was, under fresh names, without the updates
-    // out of bounds (which the accumulators ignore; left in, the next round of the pass
-    // would narrow this copy again). Simplification drops what is left of it when nothing
-    // else was computed.
-    let mut original = s.clone();
-    walk_stm_mut(&mut Renamer::new(b.names), &mut original);
-    if let Exp::WithAcc { lam, .. } = &mut original.exp {
-        for (p, row) in lam.params.iter().zip(&rows) {
-            if row.is_some() {
-                DropUpdates(p.name).body(&mut lam.body);
-            }
-        }
-    }
-    let else_body = Body {
-        result: original.pat.iter().map(|p| SubExp::Var(p.name)).collect(),
-        stms: vec![original],
-    };
-    b.let_pat(
-        s.pat.clone(),
-        Exp::If {
-            cond: in_bounds,
-            then_body,
-            else_body,
-            ret: s.pat.iter().map(|p| p.ty.clone()).collect(),
-        },
-    );
-    let mut out = b.take_stms();
-    for st in &mut out {
-        st.src = s.src.clone();
-    }
-    Some(out)
-}
-
-/// The branch that runs `s` narrowed to its fixed `rows`: the rows of the destinations
-/// (fresh zeros where a destination is zeros), the rewritten `with_acc` over them, and each
-/// destination with its row replaced by the sum.
-fn narrowed_branch(
-    b: &mut Builder,
-    s: &Stm,
-    rows: &[Option<SubExp>],
-    ranges: &HashMap<VName, SubExp>,
-    zeros: &HashSet<VName>,
-) -> Option<Body> {
-    let Exp::WithAcc { inputs, lam } = &s.exp else {
-        return None;
-    };
-    let mut stms = Vec::new();
     let mut narrow_inputs = Vec::new();
     let mut narrow_zeros = zeros.clone();
+    // The narrowed statement's pattern, and the values of `s`'s results.
     let mut pat = Vec::new();
+    let mut result = Vec::new();
+    // Per narrowed array: its destination, its (row, sum) pairs, its place in `result`.
+    let mut writes = Vec::new();
     let mut at = 0;
-    // (destination, row, the sum's name) for each narrowed array.
-    let mut replaced = Vec::new();
-    for (inp, row) in inputs.iter().zip(rows) {
+    for (inp, gs) in inputs.iter().zip(&rows) {
         let n = inp.arrays.len();
-        let Some(g) = row else {
+        if gs.is_empty() {
             narrow_inputs.push(inp.clone());
-            pat.extend(
-                s.pat[at..at + n]
-                    .iter()
-                    .map(|p| b.param("acc_res", p.ty.clone())),
-            );
+            for p in &s.pat[at..at + n] {
+                result.push(SubExp::Var(p.name));
+                pat.push(p.clone());
+            }
             at += n;
             continue;
-        };
-        let mut arrays = Vec::new();
-        for &dest in &inp.arrays {
-            let ty = b.names.type_of(dest)?.clone();
-            let Type::Array { elem, shape } = ty else {
-                return None;
-            };
-            let row_ty = Type::Array {
-                elem,
-                shape: shape[1..].to_vec(),
-            };
-            let part = b.param("row", row_ty.clone());
-            let exp = if zeros.contains(&dest) {
-                narrow_zeros.insert(part.name);
-                BasicOp::Replicate(shape[1..].to_vec(), SubExp::Const(Prim::float(elem, 0.0)))
-            } else {
-                let view = b.param("row_of", row_ty.clone());
-                stms.push(index_stm(view.clone(), dest, g.clone()));
-                BasicOp::Copy(view.name)
-            };
-            stms.push(Stm {
-                pat: vec![part.clone()],
-                exp: Exp::Basic(exp),
-                src: s.src.clone(),
+        }
+        let mut sums = vec![Vec::new(); n];
+        for g in gs {
+            let mut arrays = Vec::new();
+            for (k, &dest) in inp.arrays.iter().enumerate() {
+                let Type::Array { elem, shape } = b.names.type_of(dest)?.clone() else {
+                    return None;
+                };
+                let row_ty = Type::Array {
+                    elem,
+                    shape: shape[1..].to_vec(),
+                };
+                let part = b.zeros(&row_ty).ok()?.as_var()?;
+                narrow_zeros.insert(part);
+                arrays.push(part);
+                let sum = b.param("row_sum", row_ty);
+                sums[k].push((g.clone(), sum.name));
+                pat.push(sum);
+            }
+            narrow_inputs.push(AccInput {
+                shape: inp.shape[1..].to_vec(),
+                arrays,
+                op: inp.op.clone(),
             });
-            arrays.push(part.name);
-            let sum = b.param("row_sum", row_ty);
-            replaced.push((dest, g.clone(), sum.name, s.pat[at].ty.clone()));
-            pat.push(sum);
-            at += 1;
         }
-        narrow_inputs.push(AccInput {
-            shape: inp.shape[1..].to_vec(),
-            arrays,
-            op: inp.op.clone(),
-        });
+        for (k, (&dest, sums)) in inp.arrays.iter().zip(sums).enumerate() {
+            writes.push((dest, sums, result.len(), s.pat[at + k].ty.clone()));
+            result.push(SubExp::Var(dest));
+        }
+        at += n;
     }
-    pat.extend(s.pat[at..].iter().map(|p| b.param("acc_res", p.ty.clone())));
+    for p in &s.pat[at..] {
+        result.push(SubExp::Var(p.name));
+        pat.push(p.clone());
+    }
     let mut narrow_lam = lam.clone();
-    let Lambda {
-        params, body, ret, ..
-    } = &mut narrow_lam;
-    for ((p, r), row) in params.iter_mut().zip(ret).zip(rows) {
-        if row.is_some() {
-            drop_outer_index(body, p);
-            *r = p.ty.clone();
-        }
-    }
+    split_accs(&mut b, &mut narrow_lam, &rows)?;
     let narrow = Stm {
-        pat: pat.clone(),
+        pat,
         exp: Exp::WithAcc {
             inputs: narrow_inputs,
             lam: narrow_lam,
@@ -177,51 +111,58 @@ fn narrowed_branch(
         src: s.src.clone(),
     };
     b.names.record_types(&narrow);
-    stms.extend(rewrite_with_acc(&narrow, ranges, &narrow_zeros, b.names)?);
-    // The destinations with their rows replaced, in the order of the statement's results.
-    let mut result: Vec<SubExp> = pat.iter().map(|p| SubExp::Var(p.name)).collect();
-    for (dest, g, sum, ty) in replaced {
-        let whole = b.param("with_row", ty);
-        stms.push(Stm {
-            pat: vec![whole.clone()],
-            exp: Exp::Basic(BasicOp::Update(
-                dest,
-                vec![DimIndex::Fix(g)],
-                SubExp::Var(sum),
-            )),
-            src: s.src.clone(),
-        });
-        let k = pat.iter().position(|p| p.name == sum)?;
-        result[k] = SubExp::Var(whole.name);
+    for st in rewrite_with_acc(&narrow, ranges, &narrow_zeros, b.names)? {
+        b.add(st);
     }
-    Some(Body { stms, result })
+    for (dest, sums, k, ty) in writes {
+        let mut whole = dest;
+        for (g, sum) in sums {
+            whole = add_row(&mut b, whole, &ty, g, sum).ok()?;
+        }
+        result[k] = SubExp::Var(whole);
+    }
+    // `s`'s names for the results.
+    for (p, r) in s.pat.iter().zip(result) {
+        if r != SubExp::Var(p.name) {
+            b.let_pat(vec![p.clone()], Exp::Basic(BasicOp::SubExp(r)));
+        }
+    }
+    let mut out = b.take_stms();
+    for st in &mut out {
+        st.src = s.src.clone();
+    }
+    Some(out)
 }
 
-/// Removes the updates of one accumulator (whose results nothing reads).
-struct DropUpdates(VName);
-
-impl VisitorMut for DropUpdates {
-    fn body(&mut self, b: &mut Body) {
-        b.stms.retain(
-            |s| !matches!(&s.exp, Exp::Basic(BasicOp::UpdateAcc { acc, .. }) if *acc == self.0),
-        );
-        walk_body_mut(self, b)
-    }
+/// `whole` (of type `ty`) with `sum` added into its row `g` when `g` is in bounds, as an
+/// accumulator adds updates (and ignores those out of bounds).
+fn add_row(b: &mut Builder, whole: VName, ty: &Type, g: SubExp, sum: VName) -> TResult<VName> {
+    let Type::Array { shape, .. } = ty else {
+        return Err(TypeError("a row of a non-array".into()));
+    };
+    let low = b.binop(BinOp::Le, SubExp::i64(0), g.clone(), PrimType::I64);
+    let high = b.binop(BinOp::Lt, g.clone(), shape[0].clone(), PrimType::I64);
+    let inside = b.binop(BinOp::LogAnd, low, high, PrimType::Bool);
+    let r = b.let_if(
+        "with_row",
+        inside,
+        |b| {
+            let old = b.index1(whole, g.clone())?;
+            let new = b.add_values(&ty.row(), old, SubExp::Var(sum))?;
+            let upd = BasicOp::Update(whole, vec![DimIndex::Fix(g.clone())], new);
+            Ok::<_, TypeError>(vec![b.basic("with_row", upd, ty.clone())])
+        },
+        |_| Ok(vec![SubExp::Var(whole)]),
+    )?;
+    r[0].as_var()
+        .ok_or_else(|| TypeError("a row update".into()))
 }
 
-fn index_stm(p: Param, arr: VName, g: SubExp) -> Stm {
-    Stm {
-        pat: vec![p],
-        exp: Exp::Basic(BasicOp::Index(arr, vec![DimIndex::Fix(g)])),
-        src: SrcInfo::default(),
-    }
-}
-
-/// The outer index at which every update of the accumulator `acc` of `lam` falls, if
-/// there is one: the same operand in every update, bound outside the lambda, the
-/// accumulator used by nothing but those updates (whose results nothing reads) and
+/// The outer indices at which the updates of the accumulator `acc` of `lam` fall, when
+/// they are a few operands bound outside the lambda (none otherwise): an accumulator of
+/// scalar `+`, used by nothing but those updates (whose results nothing reads) and
 /// returned, and updates of single elements of an array of rank two or more.
-fn fixed_row(lam: &Lambda, acc: &Param, inp: &AccInput, inside: &HashSet<VName>) -> Option<SubExp> {
+fn fixed_rows(lam: &Lambda, acc: &Param, inp: &AccInput, inside: &HashSet<VName>) -> Vec<SubExp> {
     struct Scan {
         acc: VName,
         reads: usize,
@@ -245,7 +186,7 @@ fn fixed_row(lam: &Lambda, acc: &Param, inp: &AccInput, inside: &HashSet<VName>)
         }
     }
     let Type::Acc { shape, .. } = &acc.ty else {
-        return None;
+        return Vec::new();
     };
     let mut scan = Scan {
         acc: acc.name,
@@ -255,7 +196,12 @@ fn fixed_row(lam: &Lambda, acc: &Param, inp: &AccInput, inside: &HashSet<VName>)
         results: Vec::new(),
     };
     scan.body(&lam.body);
-    let g = scan.rows.first()?.clone();
+    let mut rows: Vec<SubExp> = Vec::new();
+    for g in &scan.rows {
+        if !rows.contains(g) {
+            rows.push(g.clone());
+        }
+    }
     let returned = lam
         .body
         .result
@@ -263,45 +209,103 @@ fn fixed_row(lam: &Lambda, acc: &Param, inp: &AccInput, inside: &HashSet<VName>)
         .filter(|r| r.as_var() == Some(acc.name))
         .count();
     let read = uses(&lam.body);
-    let outside = match &g {
+    let outside = |g: &SubExp| match g {
         SubExp::Var(v) => !inside.contains(v),
         SubExp::Const(_) => true,
     };
-    (scan.full
-        && outside
+    // Rows are added into the destination afterwards: only for `+`.
+    let fits = scan.full
+        && inp.op.as_ref().is_some_and(is_scalar_add)
+        && (1..=MAX_ROWS).contains(&rows.len())
+        && rows.iter().all(outside)
         && shape.len() >= 2
         && inp.shape.len() == shape.len()
-        && scan.rows.iter().all(|r| *r == g)
         && returned == 1
         && scan.reads == scan.rows.len() + 1
-        && scan.results.iter().all(|v| !read.contains(v)))
-    .then_some(g)
+        && scan.results.iter().all(|v| !read.contains(v));
+    if fits {
+        rows
+    } else {
+        Vec::new()
+    }
 }
 
-/// Narrows the accumulator parameter `acc` to its rows: its type loses the outer
-/// dimension, and so do its updates' indices (all at the fixed row) and their results.
-fn drop_outer_index(body: &mut Body, acc: &mut Param) {
-    let Type::Acc { shape, elems } = &acc.ty else {
-        return;
+/// The most fixed rows one accumulator is narrowed to (an LSTM's four gates; each row is
+/// a product of its own).
+const MAX_ROWS: usize = 8;
+
+/// Splits each accumulator parameter of `lam` with fixed `rows` into one per row, of the
+/// row's type: its updates go to the parameter of their row without the outer index, and
+/// the lambda returns the row accumulators where it returned the whole one.
+fn split_accs(b: &mut Builder, lam: &mut Lambda, rows: &[Vec<SubExp>]) -> Option<()> {
+    let mut params = Vec::new();
+    let mut ret = Vec::new();
+    let mut routes: HashMap<VName, Vec<(SubExp, VName, Type)>> = HashMap::new();
+    for ((p, r), gs) in lam.params.iter().zip(&lam.ret).zip(rows) {
+        if gs.is_empty() {
+            params.push(p.clone());
+            ret.push(r.clone());
+            continue;
+        }
+        let Type::Acc { shape, elems } = &p.ty else {
+            return None;
+        };
+        let row_ty = Type::Acc {
+            shape: shape[1..].to_vec(),
+            elems: elems.clone(),
+        };
+        let mut route = Vec::new();
+        for g in gs {
+            let q = b.param("acc_row", row_ty.clone());
+            route.push((g.clone(), q.name, row_ty.clone()));
+            params.push(q);
+            ret.push(row_ty.clone());
+        }
+        routes.insert(p.name, route);
+    }
+    ret.extend(lam.ret[lam.params.len()..].iter().cloned());
+    let mut router = Route {
+        routes: &routes,
+        lost: false,
     };
-    let row_ty = Type::Acc {
-        shape: shape[1..].to_vec(),
-        elems: elems.clone(),
-    };
-    struct Narrow(VName, Type);
-    impl VisitorMut for Narrow {
-        fn stm(&mut self, s: &mut Stm) {
-            if let Exp::Basic(BasicOp::UpdateAcc { acc, is, .. }) = &mut s.exp {
-                if *acc == self.0 {
-                    is.remove(0);
-                    for p in &mut s.pat {
-                        p.ty = self.1.clone();
+    router.body(&mut lam.body);
+    if router.lost {
+        return None;
+    }
+    lam.body.result = (lam.body.result.iter())
+        .flat_map(|r| match r.as_var().and_then(|v| routes.get(&v)) {
+            Some(route) => route.iter().map(|(_, q, _)| SubExp::Var(*q)).collect(),
+            None => vec![r.clone()],
+        })
+        .collect();
+    lam.params = params;
+    lam.ret = ret;
+    Some(())
+}
+
+/// Sends each update of a split accumulator to the accumulator of its row (`lost` if an
+/// update's row is none of them).
+struct Route<'a> {
+    routes: &'a HashMap<VName, Vec<(SubExp, VName, Type)>>,
+    lost: bool,
+}
+
+impl VisitorMut for Route<'_> {
+    fn stm(&mut self, s: &mut Stm) {
+        if let Exp::Basic(BasicOp::UpdateAcc { acc, is, .. }) = &mut s.exp {
+            if let Some(route) = self.routes.get(acc) {
+                match route.iter().find(|(g, _, _)| Some(g) == is.first()) {
+                    Some((_, q, ty)) => {
+                        *acc = *q;
+                        is.remove(0);
+                        for p in &mut s.pat {
+                            p.ty = ty.clone();
+                        }
                     }
+                    None => self.lost = true,
                 }
             }
-            walk_stm_mut(self, s)
         }
+        walk_stm_mut(self, s)
     }
-    Narrow(acc.name, row_ty.clone()).body(body);
-    acc.ty = row_ty;
 }
