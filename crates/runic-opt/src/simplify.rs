@@ -3,7 +3,7 @@
 //! fail at run time, which must still happen at its place). Chains of `rearrange` become
 //! one, and so do nested concatenations along one dimension. An elementwise sum with an
 //! array of zeros (reverse mode adds each contribution to a fresh zero adjoint) is the
-//! other operand. A `with_acc` that updates nothing is its destinations.
+//! other operand.
 
 use runic_ir::traverse::{walk_stm_mut, VisitorMut};
 use runic_ir::*;
@@ -208,17 +208,6 @@ impl CopyProp {
     }
 }
 
-/// The destinations of a `with_acc` whose lambda does nothing but return its
-/// accumulators: its results are those arrays as they were.
-fn idle_with_acc(e: &Exp) -> Option<Vec<VName>> {
-    let Exp::WithAcc { inputs, lam } = e else {
-        return None;
-    };
-    let params: Vec<SubExp> = lam.params.iter().map(|p| SubExp::Var(p.name)).collect();
-    (lam.body.stms.is_empty() && lam.body.result == params)
-        .then(|| inputs.iter().flat_map(|i| i.arrays.clone()).collect())
-}
-
 /// `\x y -> x + y`, or `\x y -> map (\u v -> …) x y` of such a lambda: elementwise `+`.
 fn is_add_nest(lam: &Lambda) -> bool {
     let [x, y] = lam.params.as_slice() else {
@@ -283,12 +272,6 @@ impl VisitorMut for CopyProp {
                 concatenated.clear();
             }
             self.learn_dims(&s);
-            if let Some(dests) = idle_with_acc(&s.exp) {
-                for (p, d) in s.pat.iter().zip(dests) {
-                    self.subst.insert(p.name, SubExp::Var(d));
-                }
-                continue;
-            }
             if let (Some(d), [p]) = (self.known_size(&s.exp), s.pat.as_slice()) {
                 self.subst.insert(p.name, d);
                 continue;

@@ -443,51 +443,39 @@ fn wrap(v: i128, bits: u32, signed: bool) -> i128 {
     }
 }
 
-/// Float `max`, the same in every engine: a NaN operand gives the other, and `0` is
-/// larger than `-0` (so the result does not depend on the operands' order, and a
-/// reduction's on its association).
-pub fn max_f64(x: f64, y: f64) -> f64 {
-    if x.is_nan() || y > x {
-        y
-    } else if x == y {
-        f64::from_bits(x.to_bits() & y.to_bits())
-    } else {
-        x
-    }
+/// Float `max` and `min` for one float type, the same in every engine: a NaN operand
+/// gives the other, and `-0 < 0` (so the result depends neither on the operands' order nor
+/// on a reduction's association). Equal operands are the same bits but for the two zeros,
+/// whose bits `&` (for `max`) and `|` (for `min`) combine into `0` and `-0`.
+macro_rules! float_min_max {
+    ($t:ty, $max:ident, $min:ident) => {
+        #[doc = concat!("`max` on `", stringify!($t), "` (see `float_min_max!`).")]
+        pub fn $max(x: $t, y: $t) -> $t {
+            if x.is_nan() || y > x {
+                y
+            } else if x == y {
+                <$t>::from_bits(x.to_bits() & y.to_bits())
+            } else {
+                x
+            }
+        }
+
+        #[doc = concat!("`min` on `", stringify!($t), "` (see `float_min_max!`).")]
+        pub fn $min(x: $t, y: $t) -> $t {
+            if x.is_nan() || y < x {
+                y
+            } else if x == y {
+                <$t>::from_bits(x.to_bits() | y.to_bits())
+            } else {
+                x
+            }
+        }
+    };
 }
 
-/// Float `min`: a NaN operand gives the other, and `-0` is smaller than `0`.
-pub fn min_f64(x: f64, y: f64) -> f64 {
-    if x.is_nan() || y < x {
-        y
-    } else if x == y {
-        f64::from_bits(x.to_bits() | y.to_bits())
-    } else {
-        x
-    }
-}
-
-/// [`max_f64`] on `f32`s (the same result, without the round trip).
-pub fn max_f32(x: f32, y: f32) -> f32 {
-    if x.is_nan() || y > x {
-        y
-    } else if x == y {
-        f32::from_bits(x.to_bits() & y.to_bits())
-    } else {
-        x
-    }
-}
-
-/// [`min_f64`] on `f32`s.
-pub fn min_f32(x: f32, y: f32) -> f32 {
-    if x.is_nan() || y < x {
-        y
-    } else if x == y {
-        f32::from_bits(x.to_bits() | y.to_bits())
-    } else {
-        x
-    }
-}
+float_min_max!(f64, max_f64, min_f64);
+// Beside the f64 pair (which runic_prim computes f32 in) for the executor's f32 loops.
+float_min_max!(f32, max_f32, min_f32);
 
 fn float_binop(op: BinOp, t: PrimType, x: f64, y: f64) -> Prim {
     let r = match op {
